@@ -1,0 +1,46 @@
+// Runs aimock (the scriptable OpenAI/Anthropic-compatible mock model) on a free loopback port.
+import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { freePort } from "./env.mjs";
+import { waitFor } from "./webdriver.mjs";
+
+/** Starts aimock serving the fixtures in `fixtureDir`; its output goes to `logFile`. */
+export async function startAimock(fixtureDir, logFile) {
+  const require = createRequire(import.meta.url);
+  const cli = join(dirname(require.resolve("@copilotkit/aimock/package.json")), "dist", "cli.js");
+  const port = await freePort();
+  const log = createWriteStream(logFile);
+  const child = spawn(
+    process.execPath,
+    [cli, "-p", String(port), "-h", "127.0.0.1", "-f", fixtureDir, "--validate-on-load"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  let exited = null;
+  child.once("exit", (code) => (exited = code));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise((resolve) => {
+      if (exited !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  try {
+    await waitFor(async () => {
+      if (exited !== null) throw new Error(`aimock exited with ${exited}; see ${logFile}`);
+      return (await fetch(`${url}/health`)).ok;
+    }, "aimock /health", 15000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    url,
+    /** Every request body aimock received, for asserting on what the app sent. */
+    journal: async () => (await fetch(`${url}/__aimock/journal`)).json(),
+    stop,
+  };
+}

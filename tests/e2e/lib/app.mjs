@@ -1,0 +1,39 @@
+// Launches the real Bridle app under WebDriver with its own data dir and workspace.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { decodePng, uniqueColours } from "./png.mjs";
+import { appBinary, outDir, webdriverUrl } from "./env.mjs";
+import { sleep, startSession } from "./webdriver.mjs";
+
+/**
+ * Starts the app with `--data-dir`, `--workspace` and any extra args; returns the WebDriver
+ * session once the chat input is on screen.
+ */
+export async function launchApp({ dataDir, workspace, extraArgs = [] }) {
+  const args = ["--data-dir", dataDir, "--workspace", workspace, ...extraArgs];
+  const session = await startSession(webdriverUrl(), appBinary(), args);
+  try {
+    await session.waitForElement("[data-testid=chat-input]", 30000);
+  } catch (err) {
+    await session.close().catch(() => {});
+    throw err;
+  }
+  return session;
+}
+
+/**
+ * Saves a screenshot as OUT_DIR/name and fails when it is blank (fewer than `minColours` distinct
+ * colours, as an unrendered or white window would be).
+ */
+export async function screenshot(session, name, minColours = 10) {
+  await sleep(600); // WebKit may still show the previous paint right after a DOM change.
+  const png = await session.screenshot();
+  const file = join(outDir(), name);
+  writeFileSync(file, png);
+  const image = decodePng(png);
+  const colours = uniqueColours(image);
+  if (colours <= minColours) {
+    throw new Error(`${file} looks blank: ${colours} distinct colours in ${image.width}x${image.height}`);
+  }
+  return { file, width: image.width, height: image.height, colours };
+}

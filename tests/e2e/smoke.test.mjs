@@ -1,0 +1,41 @@
+// Smoke: the real app starts with its own data dir and workspace, shows the chat under the CSP
+// with its stylesheet applied, is attached to an engine session, and paints a non-blank window.
+import assert from "node:assert/strict";
+import { basename } from "node:path";
+import { launchApp, screenshot } from "./lib/app.mjs";
+import { tempDirs } from "./lib/env.mjs";
+import { waitFor } from "./lib/webdriver.mjs";
+
+const NAV = ["chat", "approvals", "changes", "usage", "audit", "settings"];
+
+export default async function smoke({ log }) {
+  const dirs = tempDirs();
+  const workspace = dirs.make("workspace");
+  const session = await launchApp({ dataDir: dirs.make("data"), workspace });
+  try {
+    const input = await session.find("[data-testid=chat-input]");
+    assert.equal(await input.isDisplayed(), true, "chat-input is visible");
+    assert.equal(await input.isEnabled(), true, "chat-input is enabled");
+    assert.ok(await session.find("[data-testid=send-button]"), "send-button exists");
+    for (const view of NAV) assert.ok(await session.find(`[data-testid=nav-${view}]`), `nav-${view} exists`);
+
+    // The real Tauri webview, not a browser page.
+    assert.equal(await session.execute("return typeof window.__TAURI_INTERNALS__"), "object");
+    // The linked stylesheet loaded under the CSP (the dark theme's body background).
+    assert.equal(await session.execute("return getComputedStyle(document.body).backgroundColor"), "rgb(27, 29, 34)");
+    // session_info answered: the header names the workspace the app was given.
+    const header = await waitFor(async () => {
+      const text = await (await session.find("[data-testid=session-workspace]"))?.text();
+      return text && text !== "Connecting…" ? text : null;
+    }, "the session header to name the workspace");
+    assert.ok(header.includes(basename(workspace)), `header "${header}" names ${workspace}`);
+    const alert = await session.find("[role=alert]");
+    assert.equal(alert && (await alert.text()), null, "no error banner");
+
+    const shot = await screenshot(session, "smoke.png");
+    log(`screenshot ${shot.file} ${shot.width}x${shot.height}, ${shot.colours} colours`);
+  } finally {
+    await session.close().catch(() => {});
+    dirs.cleanup();
+  }
+}

@@ -1,0 +1,21 @@
+// Protocol types the UI uses, re-exported from the ts-rs bindings so features import one module.
+export type { AbortReason } from "./bindings/AbortReason";
+export type { ApprovalAnswer } from "./bindings/ApprovalAnswer";
+export type { ApprovalRequest } from "./bindings/ApprovalRequest";
+export type { ErrorInfo } from "./bindings/ErrorInfo";
+export type { Event } from "./bindings/Event";
+export type { Finding } from "./bindings/Finding";
+export type { Op } from "./bindings/Op";
+export type { TokenUsage } from "./bindings/TokenUsage";
+export type { ToolCall } from "./bindings/ToolCall";
+export type { ToolResult } from "./bindings/ToolResult";
+export type { ToolStatus } from "./bindings/ToolStatus";
+
+/** What the shell's `session_info` command returns about the open session. */
+export interface SessionSummary {
+  sessionId: string;
+  workspace: string;
+  mode: string;
+  model: string | null;
+  contextWindow: number | null;
+}

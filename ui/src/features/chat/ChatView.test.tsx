@@ -1,0 +1,173 @@
+// Chat view tests: the whole App against a mocked engine bridge (src/api/engine.ts), so what is
+// checked is what a user sees and what reaches the engine.
+import { act, render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Event } from "../../api/types";
+import { App } from "../../App";
+
+const engine = vi.hoisted(() => ({
+  listener: null as ((e: Event) => void) | null,
+  submit: vi.fn(async (_op: unknown) => {}),
+  sessionInfo: vi.fn(async () => ({
+    sessionId: "s1",
+    workspace: "/home/dev/project",
+    mode: "ask",
+    model: "mock-model",
+    contextWindow: 128000,
+  })),
+}));
+
+vi.mock("../../api/engine", () => ({
+  submit: engine.submit,
+  sessionInfo: engine.sessionInfo,
+  onEngineEvent: async (cb: (e: Event) => void) => {
+    engine.listener = cb;
+    return () => {
+      if (engine.listener === cb) engine.listener = null;
+    };
+  },
+}));
+
+function emit(...events: Event[]) {
+  act(() => events.forEach((e) => engine.listener?.(e)));
+}
+
+async function renderApp() {
+  render(<App />);
+  await screen.findByText("/home/dev/project");
+}
+
+const S = "s1";
+const T = "t1";
+
+describe("Chat view", () => {
+  afterEach(() => {
+    engine.listener = null;
+  });
+
+  it("sends the typed message on Enter and shows it", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    const input = screen.getByTestId("chat-input");
+    await user.type(input, "hello bridle{Enter}");
+    expect(engine.submit).toHaveBeenCalledExactlyOnceWith({ type: "userMessage", text: "hello bridle" });
+    expect(input).toHaveProperty("value", "");
+    const sent = screen.getAllByTestId("message").filter((m) => m.dataset.role === "user");
+    expect(sent.map((m) => m.textContent)).toEqual(["Youhello bridle"]);
+  });
+
+  it("inserts a new line on Shift+Enter without sending", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    const input = screen.getByTestId("chat-input");
+    await user.type(input, "line one{Shift>}{Enter}{/Shift}line two");
+    expect(engine.submit).not.toHaveBeenCalled();
+    expect(input).toHaveProperty("value", "line one\nline two");
+    await user.click(screen.getByTestId("send-button"));
+    expect(engine.submit).toHaveBeenCalledWith({ type: "userMessage", text: "line one\nline two" });
+  });
+
+  it("streams the answer, shows tool cards, and offers Stop while the turn runs", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    expect(screen.queryByTestId("stop-button")).toBeNull();
+    emit({ type: "turnStarted", sessionId: S, turnId: T }, { type: "assistantDelta", sessionId: S, turnId: T, text: "Reading" });
+    const assistant = () => screen.getAllByTestId("message").filter((m) => m.dataset.role === "assistant");
+    expect(assistant()[0]?.textContent).toContain("Reading");
+
+    emit(
+      { type: "assistantMessage", sessionId: S, turnId: T, text: "Reading the file." },
+      { type: "toolCallBegin", sessionId: S, turnId: T, call: { id: "c1", providerId: "p1", name: "read_file", arguments: '{"path":"a.txt"}' } },
+    );
+    const card = screen.getByTestId("tool-call");
+    expect(card.dataset.tool).toBe("read_file");
+    expect(card.dataset.status).toBe("running");
+    emit({
+      type: "toolCallEnd",
+      sessionId: S,
+      turnId: T,
+      status: "ok",
+      durationMs: 1530,
+      result: { toolCallId: "c1", output: "file contents here", isError: false, data: null, diff: null },
+    });
+    expect(card.dataset.status).toBe("ok");
+    expect(within(card).getByText("1.5 s")).toBeTruthy();
+    expect(within(card).queryByText("file contents here")).toBeNull();
+    await user.click(within(card).getByRole("button", { expanded: false }));
+    expect(within(card).getByText("file contents here")).toBeTruthy();
+
+    await user.click(screen.getByTestId("stop-button"));
+    expect(engine.submit).toHaveBeenCalledWith({ type: "interrupt" });
+    emit({ type: "turnAborted", sessionId: S, turnId: T, reason: "interrupted" });
+    expect(screen.queryByTestId("stop-button")).toBeNull();
+    expect(assistant().map((m) => m.textContent)).toEqual(["AssistantReading the file."]);
+  });
+
+  it("shows token usage and the context meter in tokens", async () => {
+    await renderApp();
+    const meter = screen.getByTestId("context-meter");
+    expect(meter.dataset.window).toBe("128000");
+    expect(meter.dataset.used).toBe("0");
+    emit({
+      type: "tokenUsage",
+      sessionId: S,
+      turnId: T,
+      usage: { inputTokens: 3000, cachedInputTokens: 0, outputTokens: 120 },
+      total: { inputTokens: 12345, cachedInputTokens: 0, outputTokens: 678 },
+      contextUsed: 32000,
+      contextWindow: 128000,
+    });
+    expect(meter.dataset.used).toBe("32000");
+    expect(meter.textContent).toContain("25%");
+    expect(screen.getByTestId("token-usage").textContent).toBe("in 12.3kout 678");
+  });
+
+  it("shows engine errors in a banner that can be dismissed", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    emit({ type: "error", sessionId: S, info: { code: "provider_unauthorized", message: "The API key was rejected.", retryable: false } });
+    const alert = screen.getByRole("alert");
+    expect(alert.textContent).toContain("The API key was rejected.");
+    await user.click(within(alert).getByRole("button", { name: "Dismiss error" }));
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("answers an approval request from its card", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    emit(
+      { type: "turnStarted", sessionId: S, turnId: T },
+      { type: "toolCallBegin", sessionId: S, turnId: T, call: { id: "c9", providerId: "p9", name: "shell", arguments: '{"command":"ls"}' } },
+      {
+        type: "approvalRequested",
+        sessionId: S,
+        request: { id: "a9", sessionId: S, callId: "c9", tool: "shell", arguments: '{"command":"ls"}', findings: [], preview: null, callHash: "h", createdAt: 1, expiresAt: 2 },
+      },
+    );
+    expect(screen.getByTestId("tool-call").dataset.status).toBe("pending");
+    expect(screen.getByTestId("approval-card").dataset.tool).toBe("shell");
+    expect(screen.getByTestId("nav-approvals").textContent).toContain("1");
+    await user.click(screen.getByTestId("approve-once"));
+    expect(engine.submit).toHaveBeenCalledWith({ type: "resolveApproval", approvalId: "a9", decision: "approveOnce", feedback: null, editedArguments: null });
+  });
+
+  it("says so when the engine cannot be reached", async () => {
+    engine.sessionInfo.mockRejectedValueOnce(new Error("command session_info not found"));
+    render(<App />);
+    expect((await screen.findByRole("alert")).textContent).toContain("command session_info not found");
+  });
+
+  it("has every view in the nav, the unbuilt ones saying so", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    for (const id of ["approvals", "changes", "usage", "audit", "settings"]) {
+      await user.click(screen.getByTestId(`nav-${id}`));
+      expect(screen.getByText("This view arrives in a later version.")).toBeTruthy();
+      expect(screen.getByTestId("chat-input").closest("[hidden]")).not.toBeNull();
+    }
+    await user.click(screen.getByTestId("nav-chat"));
+    expect(screen.queryByText("This view arrives in a later version.")).toBeNull();
+    expect(screen.getByTestId("chat-input").closest("[hidden]")).toBeNull();
+  });
+});

@@ -1,0 +1,67 @@
+// One tool call: name, arguments at a glance, status, duration, and its output on demand. A call
+// waiting for a human carries its approval card.
+import { useState } from "react";
+import type { ApprovalAnswer, ApprovalRequest } from "../../api/types";
+import type { ChatItem } from "../../store/state";
+import { formatDuration } from "../usage/format";
+import { ApprovalCard } from "./ApprovalCard";
+
+type ToolItem = Extract<ChatItem, { kind: "tool" }>;
+
+interface Props {
+  item: ToolItem;
+  approval: ApprovalRequest | null;
+  onAnswer: (approvalId: string, decision: ApprovalAnswer) => void;
+}
+
+const STATUS_TEXT: Record<ToolItem["status"], string> = {
+  running: "running",
+  pending: "needs approval",
+  ok: "ok",
+  error: "error",
+  denied: "denied",
+  interrupted: "interrupted",
+};
+
+/** The arguments on one line, shortened; the full text is in the expanded card. */
+function argumentsLine(raw: string): string {
+  const oneLine = raw.replace(/\s+/g, " ").trim();
+  return oneLine.length > 140 ? `${oneLine.slice(0, 139)}…` : oneLine;
+}
+
+export function ToolCallCard({ item, approval, onAnswer }: Props) {
+  const [open, setOpen] = useState(false);
+  const { call, status, durationMs, result } = item;
+  return (
+    <div className={`tool-call status-${status}`} data-testid="tool-call" data-tool={call.name} data-status={status}>
+      <button type="button" className="tool-call-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="tool-call-toggle" aria-hidden="true">
+          {open ? "▾" : "▸"}
+        </span>
+        <span className="tool-call-name">{call.name}</span>
+        <span className="tool-call-args">{argumentsLine(call.arguments)}</span>
+        {durationMs !== null && <span className="tool-call-duration">{formatDuration(durationMs)}</span>}
+        <span className={`status-chip ${status}`}>{STATUS_TEXT[status]}</span>
+      </button>
+      {open && (
+        <div className="tool-call-body">
+          <div className="tool-call-section">arguments</div>
+          <pre className="code">{call.arguments}</pre>
+          <div className="tool-call-section">output</div>
+          {result ? (
+            <pre className={result.isError ? "code error-text" : "code"}>{result.output || "(no output)"}</pre>
+          ) : (
+            <p className="muted">No output yet.</p>
+          )}
+          {result?.diff && (
+            <>
+              <div className="tool-call-section">diff</div>
+              <pre className="code">{result.diff}</pre>
+            </>
+          )}
+        </div>
+      )}
+      {approval && <ApprovalCard request={approval} onAnswer={onAnswer} />}
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+// The left navigation rail: one button per view, the active one marked, counts where they help.
+import { VIEWS, type ViewId } from "./views";
+
+interface Props {
+  active: ViewId;
+  onSelect: (view: ViewId) => void;
+  /** Small counts shown beside a view's label, e.g. pending approvals. */
+  badges: Partial<Record<ViewId, number>>;
+}
+
+export function NavBar({ active, onSelect, badges }: Props) {
+  return (
+    <nav className="nav" aria-label="Views">
+      <div className="nav-brand">Bridle</div>
+      {VIEWS.map((view) => {
+        const count = badges[view.id] ?? 0;
+        return (
+          <button
+            key={view.id}
+            type="button"
+            className={view.id === active ? "nav-item active" : "nav-item"}
+            data-testid={`nav-${view.id}`}
+            aria-current={view.id === active ? "page" : undefined}
+            onClick={() => onSelect(view.id)}
+          >
+            <span className="nav-glyph" aria-hidden="true">
+              {view.glyph}
+            </span>
+            <span className="nav-label">{view.label}</span>
+            {count > 0 && <span className="nav-badge">{count}</span>}
+          </button>
+        );
+      })}
+    </nav>
+  );
+}

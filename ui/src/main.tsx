@@ -1,0 +1,15 @@
+// Entry point: styles (a linked stylesheet, as the CSP allows no inline styles) and the React root.
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { App } from "./App";
+import "./styles/base.css";
+import "./styles/layout.css";
+import "./styles/chat.css";
+
+const root = document.getElementById("root");
+if (!root) throw new Error("index.html has no #root element");
+createRoot(root).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,108 @@
+// The engine-event reducer: folds one protocol Event into SessionState. Pure, and exhaustive over
+// `event.type` (a new event kind fails to compile here until it is handled).
+import type { AbortReason, Event } from "../api/types";
+import { type ChatItem, type SessionState, nextKey, pushError } from "./state";
+import { closeTurn, setAssistantText, updateTool } from "./items";
+
+const ABORT_TEXT: Record<AbortReason, string> = {
+  interrupted: "Turn stopped by you.",
+  maxSteps: "Turn stopped: it reached the step limit.",
+  loopGuard: "Turn stopped: the model kept repeating the same call.",
+  error: "Turn stopped by an error.",
+};
+
+function pushItem(state: SessionState, prefix: string, make: (key: string) => ChatItem): SessionState {
+  const [key, next] = nextKey(state, prefix);
+  return { ...next, items: [...next.items, make(key)] };
+}
+
+export function reduce(state: SessionState, event: Event): SessionState {
+  const s: SessionState = state.sessionId === event.sessionId ? state : { ...state, sessionId: event.sessionId };
+  switch (event.type) {
+    case "turnStarted":
+      return { ...s, turn: { phase: "running", turnId: event.turnId }, lastAbort: null };
+    case "assistantDelta":
+      return setAssistantText(s, event.turnId, (old) => old + event.text, true);
+    case "assistantMessage":
+      return setAssistantText(s, event.turnId, () => event.text, false);
+    case "toolCallBegin":
+      return pushItem(s, "tool", (key) => ({
+        kind: "tool",
+        key,
+        turnId: event.turnId,
+        call: event.call,
+        status: "running",
+        durationMs: null,
+        result: null,
+      }));
+    case "toolCallEnd":
+      return updateTool(s, event.result.toolCallId, (item) => ({
+        ...item,
+        status: event.status,
+        durationMs: event.durationMs,
+        result: event.result,
+      }));
+    case "approvalRequested": {
+      const withCard = updateTool(s, event.request.callId, (item) => ({ ...item, status: "pending" }));
+      const others = withCard.approvals.filter((a) => a.id !== event.request.id);
+      return { ...withCard, approvals: [...others, event.request] };
+    }
+    case "approvalResolved": {
+      const request = s.approvals.find((a) => a.id === event.approvalId);
+      const approvals = s.approvals.filter((a) => a.id !== event.approvalId);
+      if (!request) return { ...s, approvals };
+      // Until toolCallEnd arrives the call is running (approved) or about to report `denied`.
+      return updateTool({ ...s, approvals }, request.callId, (item) =>
+        item.status === "pending" ? { ...item, status: "running" } : item,
+      );
+    }
+    case "fileChanged":
+      return {
+        ...s,
+        changes: [
+          ...s.changes,
+          { turnId: event.turnId, callId: event.callId, path: event.path, diff: event.diff },
+        ],
+      };
+    case "tokenUsage":
+      return {
+        ...s,
+        usage: {
+          total: event.total,
+          last: event.usage,
+          contextUsed: event.contextUsed,
+          contextWindow: event.contextWindow ?? s.usage.contextWindow,
+        },
+      };
+    case "compacted":
+      return pushItem({ ...s, usage: { ...s.usage, contextUsed: event.tokensAfter } }, "notice", (key) => ({
+        kind: "notice",
+        key,
+        tone: "info",
+        text: `Context compacted: about ${event.tokensBefore} tokens down to ${event.tokensAfter}.`,
+      }));
+    case "turnCompleted":
+      return { ...closeTurn(s, event.turnId, false), turn: { phase: "idle" } };
+    case "turnAborted": {
+      const closed = closeTurn(s, event.turnId, true);
+      const noted = pushItem(closed, "notice", (key) => ({
+        kind: "notice",
+        key,
+        tone: event.reason === "interrupted" ? "info" : "warn",
+        text: ABORT_TEXT[event.reason],
+      }));
+      return { ...noted, turn: { phase: "idle" }, lastAbort: event.reason };
+    }
+    case "error": {
+      const withError = pushError(s, event.info);
+      // An error before the turn started means it never will; let the user try again.
+      return withError.turn.phase === "starting" ? { ...withError, turn: { phase: "idle" } } : withError;
+    }
+    default:
+      return assertNever(event);
+  }
+}
+
+function assertNever(event: never): never {
+  throw new Error(`unhandled engine event: ${JSON.stringify(event)}`);
+}

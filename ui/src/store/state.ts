@@ -1,0 +1,100 @@
+// The session's UI state: what the engine's events have told us so far, plus the user's own
+// messages (the engine does not echo them back). Pure data; reduce.ts and local.ts change it.
+import type {
+  AbortReason,
+  ApprovalRequest,
+  ErrorInfo,
+  TokenUsage,
+  ToolCall,
+  ToolResult,
+  ToolStatus,
+} from "../api/types";
+
+/** A tool card's status: the engine's end status, or where the call is before it ends. */
+export type ToolCardStatus = "running" | "pending" | ToolStatus;
+
+/** One entry of the chat transcript, in the order it happened. */
+export type ChatItem =
+  | { kind: "user"; key: string; text: string }
+  | { kind: "assistant"; key: string; turnId: string; text: string; streaming: boolean }
+  | {
+      kind: "tool";
+      key: string;
+      turnId: string;
+      call: ToolCall;
+      status: ToolCardStatus;
+      durationMs: number | null;
+      result: ToolResult | null;
+    }
+  | { kind: "notice"; key: string; text: string; tone: "info" | "warn" };
+
+/** Where the current turn is: nothing running, sent but not started yet, or running. */
+export type TurnPhase =
+  | { phase: "idle" }
+  | { phase: "starting" }
+  | { phase: "running"; turnId: string };
+
+/** One file change the engine reported, kept for the Changes view. */
+export interface FileChange {
+  turnId: string;
+  callId: string;
+  path: string;
+  diff: string;
+}
+
+export interface UsageState {
+  /** Tokens of the whole session, as the engine last summed them. */
+  total: TokenUsage | null;
+  /** Tokens of the last model request. */
+  last: TokenUsage | null;
+  /** Tokens the last request put in the context window. */
+  contextUsed: number | null;
+  /** The model's context window, when known. */
+  contextWindow: number | null;
+}
+
+export interface ErrorEntry {
+  key: string;
+  info: ErrorInfo;
+}
+
+export interface SessionState {
+  sessionId: string | null;
+  items: ChatItem[];
+  turn: TurnPhase;
+  /** Approval requests still waiting for an answer, oldest first. */
+  approvals: ApprovalRequest[];
+  changes: FileChange[];
+  usage: UsageState;
+  /** Errors not yet dismissed, oldest first. */
+  errors: ErrorEntry[];
+  lastAbort: AbortReason | null;
+  /** Counter for item keys, so the reducer stays pure. */
+  seq: number;
+}
+
+export const initialState: SessionState = {
+  sessionId: null,
+  items: [],
+  turn: { phase: "idle" },
+  approvals: [],
+  changes: [],
+  usage: { total: null, last: null, contextUsed: null, contextWindow: null },
+  errors: [],
+  lastAbort: null,
+  seq: 0,
+};
+
+/** Returns a fresh key and the state with its counter advanced. */
+export function nextKey(state: SessionState, prefix: string): [string, SessionState] {
+  const seq = state.seq + 1;
+  return [`${prefix}-${seq}`, { ...state, seq }];
+}
+
+/** Errors kept on screen at once; older ones drop off first. */
+export const MAX_ERRORS = 5;
+
+export function pushError(state: SessionState, info: ErrorInfo): SessionState {
+  const [key, next] = nextKey(state, "error");
+  return { ...next, errors: [...next.errors, { key, info }].slice(-MAX_ERRORS) };
+}

@@ -1,0 +1,72 @@
+// The one store of the window: subscribes to engine events, loads the session summary, and
+// offers the user's commands (send, stop, answer an approval) as functions.
+import { useCallback, useEffect, useReducer, useState } from "react";
+import { onEngineEvent, sessionInfo, submit } from "../api/engine";
+import type { ApprovalAnswer, Op, SessionSummary } from "../api/types";
+import { type Action, apply } from "./local";
+import { type SessionState, initialState } from "./state";
+
+export interface SessionCommands {
+  send: (text: string) => void;
+  stop: () => void;
+  answer: (approvalId: string, decision: ApprovalAnswer) => void;
+  dismissError: (key: string) => void;
+}
+
+export interface Session {
+  state: SessionState;
+  info: SessionSummary | null;
+  commands: SessionCommands;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function useSession(): Session {
+  const [state, dispatch] = useReducer(apply, initialState);
+  const [info, setInfo] = useState<SessionSummary | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    let unlisten: (() => void) | null = null;
+    // Listen first, then ask for the summary, so no event falls between the two.
+    void (async () => {
+      try {
+        const stop = await onEngineEvent((event) => dispatch({ type: "engine", event }));
+        if (cancelled) return stop();
+        unlisten = stop;
+        const summary = await sessionInfo();
+        if (cancelled) return;
+        setInfo(summary);
+        dispatch({ type: "sessionLoaded", info: summary });
+      } catch (err) {
+        if (cancelled) return;
+        const message = `Cannot reach the Bridle engine: ${describe(err)}`;
+        dispatch({ type: "bridgeFailed", code: "engine_unreachable", message });
+      }
+    })();
+    return () => {
+      cancelled = true;
+      unlisten?.();
+    };
+  }, []);
+
+  const send = useCallback((text: string) => {
+    dispatch({ type: "userSubmitted", text });
+    submitOrReport({ type: "userMessage", text }, dispatch);
+  }, []);
+  const stop = useCallback(() => submitOrReport({ type: "interrupt" }, dispatch), []);
+  const answer = useCallback((approvalId: string, decision: ApprovalAnswer) => {
+    submitOrReport({ type: "resolveApproval", approvalId, decision, feedback: null, editedArguments: null }, dispatch);
+  }, []);
+  const dismissError = useCallback((key: string) => dispatch({ type: "dismissError", key }), []);
+
+  return { state, info, commands: { send, stop, answer, dismissError } };
+}
+
+function submitOrReport(op: Op, dispatch: (action: Action) => void): void {
+  submit(op).catch((err: unknown) =>
+    dispatch({ type: "bridgeFailed", code: "submit_failed", message: `Could not send to the engine: ${describe(err)}` }),
+  );
+}
