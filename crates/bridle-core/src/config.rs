@@ -1,0 +1,173 @@
+//! The user's configuration (`config.toml`): provider, mode, limits.
+//!
+//! Parsing is strict about unknown keys so a typo never silently changes behaviour; API keys
+//! are never read from here (they come from the keychain or the environment).
+
+use std::path::Path;
+use std::time::Duration;
+
+use bridle_protocol::Mode;
+use serde::{Deserialize, Serialize};
+
+/// Which wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// OpenAI-compatible Chat Completions (OpenAI, Ollama, llama.cpp, vLLM, LM Studio).
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl std::str::FromStr for ProviderKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "openai" => Ok(Self::Openai),
+            "anthropic" => Ok(Self::Anthropic),
+            other => Err(format!("unknown provider `{other}` (expected openai or anthropic)")),
+        }
+    }
+}
+
+/// The model provider to talk to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// Wire format.
+    pub kind: ProviderKind,
+    /// Base URL; OpenAI-compatible URLs include `/v1`, Anthropic's do not.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// The model's context window in tokens, when known.
+    #[serde(default)]
+    pub context_window: Option<u64>,
+    /// Completion token cap per request (Anthropic requires one).
+    #[serde(default = "default_max_output_tokens")]
+    pub max_output_tokens: u32,
+}
+
+fn default_max_output_tokens() -> u32 {
+    8192
+}
+
+/// Bounds on what one turn may do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Model requests per turn.
+    pub max_steps: u32,
+    /// Tool calls of one answer running at once.
+    pub max_concurrent_tools: usize,
+    /// Seconds a tool call may run, counted after approval.
+    pub tool_timeout_secs: u64,
+    /// Provider retries before giving up.
+    pub max_retries: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_steps: 50, max_concurrent_tools: 8, tool_timeout_secs: 60, max_retries: 4 }
+    }
+}
+
+impl Limits {
+    /// The per-call tool timeout.
+    pub fn tool_timeout(&self) -> Duration {
+        Duration::from_secs(self.tool_timeout_secs)
+    }
+}
+
+/// The whole configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Approval mode.
+    pub mode: Mode,
+    /// The model provider; absent until the user sets one.
+    pub provider: Option<ProviderConfig>,
+    /// Turn limits.
+    pub limits: Limits,
+    /// Replaces the built-in system prompt when set.
+    pub system_prompt: Option<String>,
+}
+
+/// Why a configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML for a Bridle config.
+    #[error("invalid config {path}: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// What is wrong, with the line.
+        message: String,
+    },
+}
+
+impl Config {
+    /// Loads `path`; a missing file is the default configuration.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(source) => return Err(ConfigError::Read { path: path.display().to_string(), source }),
+        };
+        Self::parse(&text).map_err(|message| ConfigError::Parse { path: path.display().to_string(), message })
+    }
+
+    /// Parses TOML text.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn parses_a_full_config() {
+        let config = Config::parse(
+            r#"
+            mode = "auto-edit"
+            [provider]
+            kind = "anthropic"
+            base_url = "https://api.anthropic.com"
+            model = "claude-sonnet"
+            context_window = 200000
+            [limits]
+            max_steps = 7
+            "#,
+        )
+        .unwrap();
+        assert_eq!(config.mode, Mode::AutoEdit);
+        let provider = config.provider.unwrap();
+        assert_eq!(provider.kind, ProviderKind::Anthropic);
+        assert_eq!(provider.context_window, Some(200_000));
+        assert_eq!(config.limits.max_steps, 7);
+        assert_eq!(config.limits.max_concurrent_tools, 8);
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_modes() {
+        assert!(Config::parse("mdoe = \"auto\"").unwrap_err().contains("mdoe"));
+        assert!(Config::parse("mode = \"yolo\"").is_err());
+    }
+
+    #[test]
+    fn a_missing_file_is_the_default() {
+        let config = Config::load(Path::new("/nonexistent/bridle/config.toml")).unwrap();
+        assert_eq!(config, Config::default());
+    }
+}

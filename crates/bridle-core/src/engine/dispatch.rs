@@ -1,0 +1,149 @@
+//! Running the tool calls of one answer.
+//!
+//! Rules: calls run concurrently up to `max_concurrent_tools`; an exec tool (`bash`) runs
+//! alone; each call's timeout starts when it actually starts; one call failing or timing out
+//! never cancels its siblings; results come back in call order whatever order they finish in.
+
+use std::sync::Arc;
+
+use bridle_protocol::{Event, ToolCall, ToolResult, ToolStatus};
+use futures::future::join_all;
+use tokio::sync::{RwLock, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use super::loop_guard::{LoopGuard, Repetition, REMINDER};
+use super::session::Session;
+use crate::pipeline::{CallOutcome, CheckedCall};
+use crate::tools::ToolKind;
+
+pub(crate) struct Dispatched {
+    /// One result per call, in call order.
+    pub results: Vec<ToolResult>,
+    /// The loop guard stopped the turn.
+    pub loop_stopped: bool,
+}
+
+enum Plan {
+    Run { checked: CheckedCall, remind: bool },
+    Done(Box<CallOutcome>),
+}
+
+pub(crate) async fn run_calls(
+    session: &Session,
+    turn_id: &str,
+    calls: &[ToolCall],
+    loop_guard: &mut LoopGuard,
+    cancel: &CancellationToken,
+) -> Dispatched {
+    for call in calls {
+        session
+            .emit(Event::ToolCallBegin { session_id: session.id.clone(), turn_id: turn_id.to_string(), call: call.clone() })
+            .await;
+    }
+    let mut loop_stopped = false;
+    let mut plans = Vec::with_capacity(calls.len());
+    for call in calls {
+        if loop_stopped {
+            plans.push(Plan::Done(Box::new(not_run(call, "Not run: the turn was ended by the loop guard."))));
+            continue;
+        }
+        let checked = session.pipeline.check(call);
+        let key = match &checked {
+            Ok(c) => format!("{}\u{0}{}", c.prepared.name, c.prepared.canonical_args),
+            Err(_) => format!("{}\u{0}{}", call.name, call.arguments),
+        };
+        let repetition = loop_guard.observe(key);
+        plans.push(match (repetition, checked) {
+            (Repetition::Stop, _) => {
+                loop_stopped = true;
+                Plan::Done(Box::new(not_run(
+                    call,
+                    "Not run: this is the fourth identical call in a row with nothing changed, so the turn has ended.",
+                )))
+            }
+            (_, Err(outcome)) => Plan::Done(outcome),
+            (repetition, Ok(checked)) => Plan::Run { checked, remind: repetition == Repetition::Remind },
+        });
+    }
+
+    let slots = Arc::new(Semaphore::new(session.config.limits.max_concurrent_tools.max(1)));
+    let exclusive = Arc::new(RwLock::new(()));
+    let runs = plans.into_iter().zip(calls).map(|(plan, call)| {
+        let slots = slots.clone();
+        let exclusive = exclusive.clone();
+        async move {
+            let outcome = match plan {
+                Plan::Done(outcome) => *outcome,
+                Plan::Run { checked, remind } => {
+                    let mut outcome = run_one(session, call, checked, &slots, &exclusive, cancel).await;
+                    if remind {
+                        outcome.result.output.push_str(REMINDER);
+                    }
+                    outcome
+                }
+            };
+            session
+                .emit(Event::ToolCallEnd {
+                    session_id: session.id.clone(),
+                    turn_id: turn_id.to_string(),
+                    status: outcome.status,
+                    duration_ms: outcome.duration.as_millis() as u64,
+                    result: outcome.result.clone(),
+                })
+                .await;
+            outcome
+        }
+    });
+    let outcomes = join_all(runs).await;
+    if outcomes.iter().any(|o| o.result.diff.is_some()) {
+        loop_guard.reset();
+    }
+    Dispatched { results: outcomes.into_iter().map(|o| o.result).collect(), loop_stopped }
+}
+
+async fn run_one(
+    session: &Session,
+    call: &ToolCall,
+    checked: CheckedCall,
+    slots: &Semaphore,
+    exclusive: &RwLock<()>,
+    cancel: &CancellationToken,
+) -> CallOutcome {
+    let exec = checked.prepared.kind == ToolKind::Exec;
+    let wait = async {
+        let slot = slots.acquire().await;
+        let lock = if exec { Lock::Alone(exclusive.write().await) } else { Lock::Shared(exclusive.read().await) };
+        (slot, lock)
+    };
+    let _held = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return interrupted(call),
+        held = wait => held,
+    };
+    let ctx = session.tool_context(&call.id, cancel.child_token());
+    session.pipeline.execute(checked, ctx).await
+}
+
+enum Lock<'a> {
+    Alone(#[allow(dead_code)] tokio::sync::RwLockWriteGuard<'a, ()>),
+    Shared(#[allow(dead_code)] tokio::sync::RwLockReadGuard<'a, ()>),
+}
+
+fn not_run(call: &ToolCall, message: &str) -> CallOutcome {
+    CallOutcome {
+        verdict: crate::guard::Verdict::allow_by_mode(),
+        executed: false,
+        result: ToolResult::error(&call.id, message),
+        status: ToolStatus::Error,
+        failure: None,
+        duration: std::time::Duration::ZERO,
+    }
+}
+
+fn interrupted(call: &ToolCall) -> CallOutcome {
+    CallOutcome {
+        status: ToolStatus::Interrupted,
+        failure: Some(crate::pipeline::CallFailure::Interrupted),
+        ..not_run(call, "Not run: interrupted by the user.")
+    }
+}

@@ -1,0 +1,50 @@
+//! The guard: every tool call is judged before it runs.
+//!
+//! This version holds the decision's final shape — a decision, its source and the findings
+//! behind it — and answers `allow` from the mode for every call. Modes, user rules and the
+//! guardians (path, shell rules, shell evasion, exec-config) arrive with the approval queue.
+
+use bridle_protocol::{Decision, DecisionSource, Finding, Mode};
+
+use crate::tools::PreparedCall;
+
+/// The guard's answer for one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Allow, ask or deny.
+    pub decision: Decision,
+    /// What decided.
+    pub source: DecisionSource,
+    /// What the guardians found.
+    pub findings: Vec<Finding>,
+}
+
+impl Verdict {
+    /// An allow decided by the mode, with no findings.
+    pub fn allow_by_mode() -> Self {
+        Self { decision: Decision::Allow, source: DecisionSource::Mode, findings: Vec::new() }
+    }
+}
+
+/// Judges calls for one session.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    mode: Mode,
+}
+
+impl Guard {
+    /// A guard for `mode`.
+    pub fn new(mode: Mode) -> Self {
+        Self { mode }
+    }
+
+    /// The session's mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Judges one prepared call.
+    pub fn judge(&self, _call: &PreparedCall) -> Verdict {
+        Verdict::allow_by_mode()
+    }
+}

@@ -1,0 +1,29 @@
+//! Bridle's engine and everything with power: the agent loop, model providers, the tool
+//! registry and tools, the guard, and the conversation store.
+//!
+//! The rule this crate keeps: it reaches the outside world — clock, model provider, file system
+//! root, data directory — only through values passed in, never through globals or environment
+//! variables, and it never depends on a UI toolkit. The CLI and the desktop shell are thin
+//! wrappers that build an [`engine::Engine`] and forward its events.
+//!
+//! ```no_run
+//! # async fn demo(deps: bridle_core::engine::EngineDeps) -> Result<(), Box<dyn std::error::Error>> {
+//! use bridle_core::engine::{Engine, EngineConfig, SessionSpec};
+//! use bridle_protocol::Op;
+//! let (engine, mut events) = Engine::spawn(EngineConfig::default(), deps, SessionSpec::New)?;
+//! engine.submit(Op::UserMessage { text: "What time is it?".into() }).await?;
+//! while let Some(event) = events.recv().await {
+//!     println!("{}", serde_json::to_string(&event)?);
+//! }
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+pub mod clock;
+pub mod config;
+pub mod engine;
+pub mod guard;
+pub mod pipeline;
+pub mod provider;
+pub mod store;
+pub mod tools;

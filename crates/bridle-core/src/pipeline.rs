@@ -1,0 +1,158 @@
+//! One tool call through the whole pipeline: look up, repair and validate, judge, execute.
+//!
+//! The engine and `bridle tool` both go through here, so a call behaves the same wherever it
+//! comes from. Rule: every way a call can fail — unknown tool, bad arguments, denial, tool
+//! error, timeout, interrupt — ends as a `ToolResult` the model can read, never a panic.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bridle_protocol::{Decision, DecisionSource, ToolCall, ToolResult, ToolStatus};
+
+use crate::guard::{Guard, Verdict};
+use crate::tools::{CallError, PreparedCall, ToolContext, ToolRegistry};
+
+/// Why a call did not produce a successful result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallFailure {
+    /// No such tool.
+    UnknownTool,
+    /// Arguments not JSON even after repair.
+    NotJson,
+    /// Arguments do not match the schema.
+    InvalidArguments,
+    /// The guard (or a human) refused it.
+    Denied,
+    /// The tool ran and reported an error.
+    ToolError,
+    /// The tool ran past its timeout.
+    TimedOut,
+    /// The turn was interrupted while it ran.
+    Interrupted,
+}
+
+/// Everything known about a finished call.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    /// The guard's verdict (a validation deny when the call never reached the guard).
+    pub verdict: Verdict,
+    /// Whether the tool ran.
+    pub executed: bool,
+    /// What the model receives.
+    pub result: ToolResult,
+    /// How it ended, for events and the UI.
+    pub status: ToolStatus,
+    /// Why it failed, if it did.
+    pub failure: Option<CallFailure>,
+    /// Execution time (zero when it did not run).
+    pub duration: Duration,
+}
+
+/// A call that passed validation, with the guard's verdict.
+pub struct CheckedCall {
+    /// The prepared call.
+    pub prepared: PreparedCall,
+    /// The guard's verdict.
+    pub verdict: Verdict,
+}
+
+/// Registry and guard, shared by every call of a session.
+#[derive(Clone)]
+pub struct CallPipeline {
+    registry: Arc<ToolRegistry>,
+    guard: Arc<Guard>,
+    timeout: Duration,
+}
+
+impl CallPipeline {
+    /// A pipeline over `registry` judged by `guard`, with a per-call `timeout`.
+    pub fn new(registry: Arc<ToolRegistry>, guard: Arc<Guard>, timeout: Duration) -> Self {
+        Self { registry, guard, timeout }
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// Validates and judges a call; a call that cannot proceed comes back as its final outcome.
+    pub fn check(&self, call: &ToolCall) -> Result<CheckedCall, Box<CallOutcome>> {
+        let prepared = match self.registry.prepare_call(call) {
+            Ok(prepared) => prepared,
+            Err(err) => {
+                let failure = match err {
+                    CallError::UnknownTool { .. } => CallFailure::UnknownTool,
+                    CallError::NotJson { .. } => CallFailure::NotJson,
+                    CallError::Invalid { .. } => CallFailure::InvalidArguments,
+                };
+                let verdict = Verdict { decision: Decision::Deny, source: DecisionSource::Validation, findings: Vec::new() };
+                return Err(Box::new(not_run(call, verdict, format!("Error: {err}"), ToolStatus::Error, failure)));
+            }
+        };
+        let verdict = self.guard.judge(&prepared);
+        if verdict.decision == Decision::Deny {
+            let reasons: Vec<_> = verdict.findings.iter().map(|f| f.message.as_str()).collect();
+            let message = if reasons.is_empty() {
+                format!("Denied: `{}` is not allowed here.", call.name)
+            } else {
+                format!("Denied: {}", reasons.join("; "))
+            };
+            return Err(Box::new(not_run(call, verdict, message, ToolStatus::Denied, CallFailure::Denied)));
+        }
+        Ok(CheckedCall { prepared, verdict })
+    }
+
+    /// Runs a checked call with its timeout, stopping early when `ctx.cancel` fires.
+    /// The timeout starts here, after any approval and any wait for a slot.
+    pub async fn execute(&self, checked: CheckedCall, ctx: ToolContext) -> CallOutcome {
+        let CheckedCall { prepared, verdict } = checked;
+        let call_id = ctx.call_id.clone();
+        let cancel = ctx.cancel.clone();
+        let started = Instant::now();
+        let run = prepared.tool.call(prepared.args.clone(), ctx);
+        let (mut result, status, failure) = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => (
+                ToolResult::error(&call_id, "Interrupted by the user before the tool finished."),
+                ToolStatus::Interrupted,
+                Some(CallFailure::Interrupted),
+            ),
+            outcome = tokio::time::timeout(self.timeout, run) => match outcome {
+                Ok(Ok(out)) => (
+                    ToolResult { tool_call_id: call_id.clone(), output: out.output, is_error: false, data: out.data, diff: out.diff },
+                    ToolStatus::Ok,
+                    None,
+                ),
+                Ok(Err(err)) => (ToolResult::error(&call_id, format!("Error: {err}")), ToolStatus::Error, Some(CallFailure::ToolError)),
+                Err(_) => (
+                    ToolResult::error(&call_id, format!("Error: `{}` timed out after {} s and was stopped.", prepared.name, self.timeout.as_secs_f64())),
+                    ToolStatus::Error,
+                    Some(CallFailure::TimedOut),
+                ),
+            },
+        };
+        if !prepared.repairs.is_empty() {
+            result.output.push_str(&format!("\n\n[note: your arguments were repaired: {}]", prepared.repairs.join("; ")));
+        }
+        CallOutcome { verdict, executed: true, result, status, failure, duration: started.elapsed() }
+    }
+
+    /// Checks and executes in one go (no approval, no scheduling): `bridle tool`'s path.
+    pub async fn run(&self, call: &ToolCall, ctx: ToolContext) -> CallOutcome {
+        match self.check(call) {
+            Ok(checked) => self.execute(checked, ctx).await,
+            Err(outcome) => *outcome,
+        }
+    }
+}
+
+fn not_run(call: &ToolCall, verdict: Verdict, message: String, status: ToolStatus, failure: CallFailure) -> CallOutcome {
+    CallOutcome {
+        verdict,
+        executed: false,
+        result: ToolResult::error(&call.id, message),
+        status,
+        failure: Some(failure),
+        duration: Duration::ZERO,
+    }
+}

@@ -1,0 +1,173 @@
+//! Server-sent events: bytes in, `(event, data)` records out, and the glue that turns a
+//! response body into a stream of [`ModelEvent`]s through a wire-specific decoder.
+//!
+//! Rule: a stream that ends before its wire format says the answer is complete is an error
+//! ([`ProviderError::StreamDropped`]), never a silently short answer.
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+
+use super::{ModelEvent, ModelStream, ProviderError};
+
+/// One dispatched server-sent event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SseEvent {
+    /// The `event:` field, if any.
+    pub event: Option<String>,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+}
+
+/// Incremental SSE parser (the WHATWG algorithm, minus `id` and `retry`, which we ignore).
+#[derive(Debug, Default)]
+pub(crate) struct SseParser {
+    buffer: Vec<u8>,
+    event: Option<String>,
+    data: Vec<String>,
+}
+
+impl SseParser {
+    /// Feeds bytes; returns the events completed by them.
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+        self.buffer.extend_from_slice(chunk);
+        let mut events = Vec::new();
+        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n' || b == b'\r') {
+            // A CR followed by LF is one line break; wait for the next byte if CR ends the buffer.
+            let crlf = self.buffer[end] == b'\r' && self.buffer.get(end + 1) == Some(&b'\n');
+            if self.buffer[end] == b'\r' && end + 1 == self.buffer.len() {
+                break;
+            }
+            let line: Vec<u8> = self.buffer.drain(..end).collect();
+            self.buffer.drain(..if crlf { 2 } else { 1 });
+            let line = String::from_utf8_lossy(&line);
+            if line.is_empty() {
+                if !self.data.is_empty() {
+                    events.push(SseEvent { event: self.event.take(), data: self.data.join("\n") });
+                }
+                self.data.clear();
+                self.event = None;
+                continue;
+            }
+            if line.starts_with(':') {
+                continue;
+            }
+            let (field, value) = match line.split_once(':') {
+                Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+                None => (line.as_ref(), ""),
+            };
+            match field {
+                "event" => self.event = Some(value.to_string()),
+                "data" => self.data.push(value.to_string()),
+                _ => {}
+            }
+        }
+        events
+    }
+}
+
+/// What a wire format does with each SSE event.
+pub(crate) trait WireDecoder: Send + 'static {
+    /// Handles one event, pushing what it completes.
+    fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError>;
+    /// Whether the answer is complete (after which the body is no longer read).
+    fn is_done(&self) -> bool;
+    /// At the end of the body: flush what is pending, or report the cut.
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError>;
+}
+
+struct State<S, D> {
+    body: S,
+    parser: SseParser,
+    decoder: D,
+    pending: VecDeque<Result<ModelEvent, ProviderError>>,
+    ended: bool,
+}
+
+/// Turns a response body into model events through `decoder`.
+pub(crate) fn decode<S, D>(body: S, decoder: D) -> ModelStream
+where
+    S: Stream<Item = Result<Bytes, reqwest::Error>> + Send + Unpin + 'static,
+    D: WireDecoder,
+{
+    let state = State { body, parser: SseParser::default(), decoder, pending: VecDeque::new(), ended: false };
+    Box::pin(futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(item) = st.pending.pop_front() {
+                return Some((item, st));
+            }
+            if st.ended {
+                return None;
+            }
+            let mut out = Vec::new();
+            let step = if st.decoder.is_done() {
+                st.ended = true;
+                Ok(())
+            } else {
+                match st.body.next().await {
+                    Some(Ok(chunk)) => st
+                        .parser
+                        .feed(&chunk)
+                        .into_iter()
+                        .try_for_each(|event| st.decoder.on_event(event, &mut out)),
+                    Some(Err(e)) => {
+                        st.ended = true;
+                        Err(ProviderError::StreamDropped(super::http::describe(&e)))
+                    }
+                    None => {
+                        st.ended = true;
+                        st.decoder.finish(&mut out)
+                    }
+                }
+            };
+            st.pending.extend(out.into_iter().map(Ok));
+            if let Err(e) = step {
+                st.ended = true;
+                st.pending.push_back(Err(e));
+            }
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn ev(event: Option<&str>, data: &str) -> SseEvent {
+        SseEvent { event: event.map(str::to_owned), data: data.into() }
+    }
+
+    #[test]
+    fn parses_events_split_anywhere() {
+        let text = b"event: message_start\ndata: {\"a\":1}\n\n: comment\ndata: x\ndata: y\n\ndata:[DONE]\n\n";
+        for split in 0..text.len() {
+            let mut p = SseParser::default();
+            let mut events = p.feed(&text[..split]);
+            events.extend(p.feed(&text[split..]));
+            assert_eq!(
+                events,
+                vec![ev(Some("message_start"), "{\"a\":1}"), ev(None, "x\ny"), ev(None, "[DONE]")],
+                "split at {split}"
+            );
+        }
+    }
+
+    #[test]
+    fn handles_crlf_and_cr_line_breaks() {
+        let mut p = SseParser::default();
+        let mut events = p.feed(b"data: a\r");
+        events.extend(p.feed(b"\n\r\ndata: b\r\r"));
+        // A CR at the very end could be half of a CRLF: the event waits for the next byte.
+        assert_eq!(events.len(), 1);
+        events.extend(p.feed(b": keep-alive\n"));
+        assert_eq!(events, vec![ev(None, "a"), ev(None, "b")]);
+    }
+
+    #[test]
+    fn an_event_without_data_is_not_dispatched() {
+        let mut p = SseParser::default();
+        assert!(p.feed(b"event: ping\n\n").is_empty());
+    }
+}

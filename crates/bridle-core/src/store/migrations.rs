@@ -1,0 +1,40 @@
+//! Schema migrations, tracked in `PRAGMA user_version`; each runs once, in a transaction.
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+const MIGRATIONS: &[&str] = &[
+    // 1: sessions and their history.
+    "CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE items (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE INDEX items_by_session ON items(session_id, id);",
+];
+
+/// Brings the schema up to date.
+pub(super) fn apply(conn: &Connection) -> Result<(), StoreError> {
+    let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let supported = MIGRATIONS.len() as i64;
+    if current > supported {
+        return Err(StoreError::TooNew { found: current, supported });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,221 @@
+//! The conversation store: sessions and their history in one SQLite file (WAL).
+//!
+//! Rules: history is append-only; every item is written before the engine moves on, so a
+//! session survives the process (`bridle run --session ID`); a history cut short by a crash
+//! (tool calls without results) is closed with error results when loaded, so a resumed
+//! conversation is always valid for the provider.
+
+mod migrations;
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+use bridle_protocol::{HistoryItem, SessionInfo, ToolResult};
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite reported an error.
+    #[error("conversation store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A stored item is not valid JSON for its type.
+    #[error("conversation store: corrupt item {id}: {message}")]
+    Corrupt {
+        /// Row id.
+        id: i64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The database is newer than this build.
+    #[error("conversation store: schema version {found} is newer than this build understands ({supported})")]
+    TooNew {
+        /// Version in the file.
+        found: i64,
+        /// Highest version this build knows.
+        supported: i64,
+    },
+    /// No session has that id.
+    #[error("no session `{0}`")]
+    NoSession(String),
+    /// The store's lock was poisoned by a panic elsewhere.
+    #[error("conversation store: lock poisoned")]
+    Poisoned,
+}
+
+/// Handle on `bridle.db`; cheap operations, called from async code directly.
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+impl Store {
+    /// Opens (creating and migrating) the store at `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open(path)?;
+        Self::init(conn)
+    }
+
+    /// A private in-memory store (tests).
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    fn init(conn: Connection) -> Result<Store, StoreError> {
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        migrations::apply(&conn)?;
+        Ok(Store { conn: Mutex::new(conn) })
+    }
+
+    fn conn(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
+        self.conn.lock().map_err(|_| StoreError::Poisoned)
+    }
+
+    /// Records a new session.
+    pub fn create_session(&self, id: &str, workspace: &str, now_ms: i64) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT INTO sessions (id, workspace, title, created_at, updated_at) VALUES (?1, ?2, '', ?3, ?3)",
+            params![id, workspace, now_ms],
+        )?;
+        Ok(())
+    }
+
+    /// One session's summary.
+    pub fn session(&self, id: &str) -> Result<SessionInfo, StoreError> {
+        self.conn()?
+            .query_row(
+                "SELECT id, workspace, title, created_at, updated_at FROM sessions WHERE id = ?1",
+                [id],
+                session_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NoSession(id.to_string()))
+    }
+
+    /// Every session, most recently updated first.
+    pub fn sessions(&self) -> Result<Vec<SessionInfo>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(
+            "SELECT id, workspace, title, created_at, updated_at FROM sessions ORDER BY updated_at DESC, id",
+        )?;
+        let rows = stmt.query_map([], session_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Deletes a session and its history.
+    pub fn delete_session(&self, id: &str) -> Result<(), StoreError> {
+        let n = self.conn()?.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+        if n == 0 {
+            return Err(StoreError::NoSession(id.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Appends one item; the first user message becomes the session's title.
+    pub fn append(&self, session_id: &str, turn_id: &str, item: &HistoryItem, now_ms: i64) -> Result<(), StoreError> {
+        let body = serde_json::to_string(item).map_err(|e| StoreError::Corrupt { id: 0, message: e.to_string() })?;
+        let mut conn = self.conn()?;
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO items (session_id, turn_id, body, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![session_id, turn_id, body, now_ms],
+        )?;
+        let title = match item {
+            HistoryItem::User { text } => text.lines().next().unwrap_or_default().chars().take(80).collect(),
+            _ => String::new(),
+        };
+        tx.execute(
+            "UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' THEN ?3 ELSE title END WHERE id = ?1",
+            params![session_id, now_ms, title],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The session's history in order, with unanswered tool calls closed by error results
+    /// (which are also written, so the repair happens once).
+    pub fn history(&self, session_id: &str, now_ms: i64) -> Result<Vec<HistoryItem>, StoreError> {
+        self.session(session_id)?;
+        let items = self.raw_history(session_id)?;
+        let (history, added) = close_dangling_calls(items);
+        for item in &added {
+            self.append(session_id, "", item, now_ms)?;
+        }
+        Ok(history)
+    }
+
+    fn raw_history(&self, session_id: &str) -> Result<Vec<HistoryItem>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare("SELECT id, body FROM items WHERE session_id = ?1 ORDER BY id")?;
+        let rows = stmt.query_map([session_id], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))?;
+        let mut items = Vec::new();
+        for row in rows {
+            let (id, body) = row?;
+            items.push(serde_json::from_str(&body).map_err(|e| StoreError::Corrupt { id, message: e.to_string() })?);
+        }
+        Ok(items)
+    }
+}
+
+fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionInfo> {
+    Ok(SessionInfo {
+        id: row.get(0)?,
+        workspace: row.get(1)?,
+        title: row.get(2)?,
+        created_at: row.get(3)?,
+        updated_at: row.get(4)?,
+    })
+}
+
+/// Inserts an error result after every tool call that has none; returns the history and the
+/// inserted items.
+fn close_dangling_calls(items: Vec<HistoryItem>) -> (Vec<HistoryItem>, Vec<HistoryItem>) {
+    let answered: std::collections::HashSet<String> = items
+        .iter()
+        .filter_map(|i| match i {
+            HistoryItem::ToolResult { result } => Some(result.tool_call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    let dangling: Vec<String> = items
+        .iter()
+        .flat_map(|i| match i {
+            HistoryItem::Assistant { tool_calls, .. } => tool_calls.iter().map(|c| c.id.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .filter(|id| !answered.contains(id))
+        .collect();
+    if dangling.is_empty() {
+        return (items, Vec::new());
+    }
+    // Results appended at the end would not follow their calls; rebuild in order instead.
+    let mut history = Vec::with_capacity(items.len() + dangling.len());
+    let mut added = Vec::new();
+    let mut open: Vec<String> = Vec::new();
+    let close = |open: &mut Vec<String>, history: &mut Vec<HistoryItem>, added: &mut Vec<HistoryItem>| {
+        for id in open.drain(..) {
+            let item = HistoryItem::ToolResult {
+                result: ToolResult::error(id, "No result: the session ended before this call finished."),
+            };
+            added.push(item.clone());
+            history.push(item);
+        }
+    };
+    for item in items {
+        match &item {
+            HistoryItem::ToolResult { result } => open.retain(|id| id != &result.tool_call_id),
+            _ => close(&mut open, &mut history, &mut added),
+        }
+        if let HistoryItem::Assistant { tool_calls, .. } = &item {
+            open = tool_calls.iter().map(|c| c.id.clone()).filter(|id| dangling.contains(id)).collect();
+        }
+        history.push(item);
+    }
+    close(&mut open, &mut history, &mut added);
+    (history, added)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+//! The tool registry and the built-in tools, one per file.
+//!
+//! A tool's arguments are a struct deriving `JsonSchema`: its doc comment is the description the
+//! model reads and its fields are the schema, so the two cannot drift. The registry repairs and
+//! validates arguments before any tool runs; a tool only ever sees arguments that match its
+//! schema. Errors a tool returns are for the model to act on, never a crash of the harness.
+
+mod get_current_time;
+mod get_token_usage;
+mod registry;
+mod repair;
+mod schema;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use bridle_protocol::{TokenUsage, ToolDefinition};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::Clock;
+
+pub use get_current_time::GetCurrentTime;
+pub use get_token_usage::GetTokenUsage;
+pub use registry::{CallError, PreparedCall, RegistryError, ToolRegistry};
+pub use repair::{canonical_json, repair_arguments, Repaired, RepairError};
+
+/// What a tool may do, which decides its guard column and how it is scheduled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Reads only; runs in parallel freely.
+    Read,
+    /// Changes files; serialised per path.
+    Write,
+    /// Runs commands; runs alone, since it can touch anything.
+    Exec,
+    /// Provided by an MCP server; not trusted to be read-only.
+    Mcp,
+}
+
+/// Token figures a session exposes to its tools (for `get_token_usage`).
+#[derive(Debug, Clone, Default)]
+pub struct UsageSnapshot {
+    /// The session's totals.
+    pub total: TokenUsage,
+    /// Tokens the last request put in the context window.
+    pub context_used: u64,
+    /// The model's context window, when known.
+    pub context_window: Option<u64>,
+}
+
+/// Shared, updatable usage figures of one session.
+pub type UsageMeter = Arc<Mutex<UsageSnapshot>>;
+
+/// Everything a tool may reach; passed in, never global.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The session making the call.
+    pub session_id: String,
+    /// Bridle's id for the call.
+    pub call_id: String,
+    /// The workspace root.
+    pub workspace: PathBuf,
+    /// Bridle's data directory.
+    pub data_dir: PathBuf,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// The session's token usage.
+    pub usage: UsageMeter,
+    /// Cancelled when the turn is interrupted.
+    pub cancel: CancellationToken,
+}
+
+/// What a successful tool call returns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolOutput {
+    /// Text for the model.
+    pub output: String,
+    /// Structured output for programs and the UI.
+    pub data: Option<Value>,
+    /// Unified diff of a file change.
+    pub diff: Option<String>,
+}
+
+impl ToolOutput {
+    /// Text only.
+    pub fn text(output: impl Into<String>) -> Self {
+        Self { output: output.into(), ..Self::default() }
+    }
+}
+
+/// A failure the model can act on; it becomes an error result, never a crash.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ToolError(pub String);
+
+impl ToolError {
+    /// A message for the model.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+/// A tool as the registry holds it.
+#[async_trait]
+pub trait Tool: Send + Sync + 'static {
+    /// Name, description and argument schema.
+    fn definition(&self) -> ToolDefinition;
+    /// What the tool may do.
+    fn kind(&self) -> ToolKind;
+    /// Runs with arguments already repaired and validated against the schema.
+    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// A tool with typed arguments; implement this and the registry derives the rest.
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    /// The arguments; the doc comment is the tool's description.
+    type Args: DeserializeOwned + schemars::JsonSchema + Send;
+    /// The tool's name.
+    const NAME: &'static str;
+    /// What it may do.
+    const KIND: ToolKind;
+    /// Runs the tool.
+    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for T {
+    fn definition(&self) -> ToolDefinition {
+        schema::definition_for::<T::Args>(T::NAME)
+    }
+
+    fn kind(&self) -> ToolKind {
+        T::KIND
+    }
+
+    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        // The registry validated `args` against this very schema, so a failure here means the
+        // schema and the struct disagree (e.g. a custom deserializer); report it, do not panic.
+        let args: T::Args = serde_json::from_value(args)
+            .map_err(|e| ToolError::new(format!("invalid arguments for {}: {e}", T::NAME)))?;
+        self.run(args, &ctx).await
+    }
+}
+
+/// The registry with every built-in tool of this version.
+pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(GetCurrentTime))?;
+    registry.register(Arc::new(GetTokenUsage))?;
+    Ok(registry)
+}

@@ -1,0 +1,265 @@
+//! The registry: tools by name, and the path from a raw call to validated arguments.
+//!
+//! Rules: the first registration of a name wins and a duplicate is an error; definitions are
+//! listed sorted by name so the request payload is byte-stable; a tool never runs on arguments
+//! that failed validation against its own schema.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use bridle_protocol::{ToolCall, ToolDefinition};
+use serde_json::Value;
+
+use super::repair::{canonical_json, repair_arguments};
+use super::{Tool, ToolKind};
+
+/// Why a tool could not be registered.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    /// A tool of that name is already registered; the first one stays.
+    #[error("a tool named `{0}` is already registered; the first registration is kept")]
+    Duplicate(String),
+    /// The name does not match `^[A-Za-z0-9_-]{1,64}$`.
+    #[error("invalid tool name `{0}`: names are 1-64 characters of A-Z, a-z, 0-9, `_` and `-`")]
+    InvalidName(String),
+    /// The tool's schema is not a valid JSON Schema.
+    #[error("tool `{name}` has an invalid schema: {message}")]
+    InvalidSchema {
+        /// The tool.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Why a call cannot run; the message is written for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// No tool of that name.
+    #[error("unknown tool `{name}`; the available tools are: {available}")]
+    UnknownTool {
+        /// The name the model used.
+        name: String,
+        /// The registered names, comma-separated.
+        available: String,
+    },
+    /// The arguments are not JSON even after repair.
+    #[error("the arguments for `{tool}` are not valid JSON ({message}); send one JSON object")]
+    NotJson {
+        /// The tool.
+        tool: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// The arguments do not match the schema.
+    #[error("invalid arguments for `{tool}`: {problems}; fix them and call again")]
+    Invalid {
+        /// The tool.
+        tool: String,
+        /// Every problem, with its location.
+        problems: String,
+    },
+}
+
+struct Entry {
+    tool: Arc<dyn Tool>,
+    definition: ToolDefinition,
+    validator: jsonschema::Validator,
+}
+
+/// A call whose tool exists and whose arguments are repaired and valid.
+#[derive(Clone)]
+pub struct PreparedCall {
+    /// The tool.
+    pub tool: Arc<dyn Tool>,
+    /// Its name.
+    pub name: String,
+    /// What it may do.
+    pub kind: ToolKind,
+    /// The repaired, validated arguments.
+    pub args: Value,
+    /// `args` as canonical JSON (sorted keys): the identity of the call.
+    pub canonical_args: String,
+    /// What repair changed, for the model.
+    pub repairs: Vec<String>,
+}
+
+impl std::fmt::Debug for PreparedCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedCall")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("canonical_args", &self.canonical_args)
+            .field("repairs", &self.repairs)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Tools by name.
+#[derive(Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Entry>,
+}
+
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool; a name already taken is refused and the first tool kept.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let definition = tool.definition();
+        let name = definition.name.clone();
+        if !valid_name(&name) {
+            return Err(RegistryError::InvalidName(name));
+        }
+        if self.tools.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        let validator = jsonschema::validator_for(&definition.input_schema)
+            .map_err(|e| RegistryError::InvalidSchema { name: name.clone(), message: e.to_string() })?;
+        self.tools.insert(name, Entry { tool, definition, validator });
+        Ok(())
+    }
+
+    /// Every definition, sorted by name.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.tools.values().map(|e| e.definition.clone()).collect()
+    }
+
+    /// Registered names, sorted.
+    pub fn names(&self) -> Vec<&str> {
+        self.tools.keys().map(String::as_str).collect()
+    }
+
+    /// Looks the tool up, repairs the arguments and validates them against the schema.
+    pub fn prepare(&self, name: &str, raw_arguments: &str) -> Result<PreparedCall, CallError> {
+        let entry = self.tools.get(name).ok_or_else(|| CallError::UnknownTool {
+            name: name.to_string(),
+            available: self.names().join(", "),
+        })?;
+        let repaired = repair_arguments(raw_arguments, &entry.definition.input_schema)
+            .map_err(|e| CallError::NotJson { tool: name.to_string(), message: e.0 })?;
+        let problems: Vec<String> = entry
+            .validator
+            .iter_errors(&repaired.value)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(CallError::Invalid { tool: name.to_string(), problems: problems.join("; ") });
+        }
+        Ok(PreparedCall {
+            tool: entry.tool.clone(),
+            name: name.to_string(),
+            kind: entry.tool.kind(),
+            canonical_args: canonical_json(&repaired.value),
+            args: repaired.value,
+            repairs: repaired.notes,
+        })
+    }
+
+    /// [`Self::prepare`] for a protocol call.
+    pub fn prepare_call(&self, call: &ToolCall) -> Result<PreparedCall, CallError> {
+        self.prepare(&call.name, &call.arguments)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+    use async_trait::async_trait;
+    use serde::Deserialize;
+
+    /// Adds two numbers.
+    #[derive(Deserialize, schemars::JsonSchema)]
+    struct AddArgs {
+        /// First.
+        a: i64,
+        /// Second.
+        b: i64,
+        /// Shout the answer.
+        #[serde(default)]
+        loud: Option<bool>,
+    }
+
+    struct Add;
+
+    #[async_trait]
+    impl TypedTool for Add {
+        type Args = AddArgs;
+        const NAME: &'static str = "add";
+        const KIND: ToolKind = ToolKind::Read;
+        async fn run(&self, args: AddArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+            let sum = args.a + args.b;
+            Ok(ToolOutput::text(if args.loud == Some(true) { format!("{sum}!") } else { sum.to_string() }))
+        }
+    }
+
+    struct Named(&'static str);
+
+    #[async_trait]
+    impl Tool for Named {
+        fn definition(&self) -> ToolDefinition {
+            ToolDefinition { name: self.0.into(), description: String::new(), input_schema: serde_json::json!({"type":"object"}) }
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Read
+        }
+        async fn call(&self, _: Value, _: ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(self.0))
+        }
+    }
+
+    #[test]
+    fn the_first_registration_wins_and_a_duplicate_is_an_error() {
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(Add)).unwrap();
+        let err = registry.register(Arc::new(Named("add"))).unwrap_err();
+        assert!(matches!(err, RegistryError::Duplicate(ref n) if n == "add"));
+        assert_eq!(registry.definitions()[0].description, "Adds two numbers.");
+    }
+
+    #[test]
+    fn definitions_are_sorted_by_name() {
+        let mut registry = ToolRegistry::new();
+        for name in ["zeta", "alpha", "mid"] {
+            registry.register(Arc::new(Named(name))).unwrap();
+        }
+        let names: Vec<_> = registry.definitions().into_iter().map(|d| d.name).collect();
+        assert_eq!(names, ["alpha", "mid", "zeta"]);
+    }
+
+    #[test]
+    fn invalid_names_are_refused() {
+        let mut registry = ToolRegistry::new();
+        assert!(matches!(registry.register(Arc::new(Named("a b"))), Err(RegistryError::InvalidName(_))));
+        assert!(matches!(registry.register(Arc::new(Named(""))), Err(RegistryError::InvalidName(_))));
+    }
+
+    #[test]
+    fn arguments_are_repaired_then_validated() {
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(Add)).unwrap();
+        let ok = registry.prepare("add", r#"{"a":"2","b":3}{"b":9}"#).unwrap();
+        assert_eq!(ok.canonical_args, r#"{"a":2,"b":3}"#);
+        assert_eq!(ok.repairs.len(), 2);
+
+        let invalid = registry.prepare("add", r#"{"a":"two"}"#).unwrap_err();
+        let CallError::Invalid { problems, .. } = &invalid else { panic!("{invalid:?}") };
+        assert!(problems.contains("/a") && problems.contains("\"b\""), "{problems}");
+
+        assert!(matches!(registry.prepare("add", "{"), Err(CallError::NotJson { .. })));
+        let unknown = registry.prepare("sub", "{}").unwrap_err();
+        assert_eq!(unknown.to_string(), "unknown tool `sub`; the available tools are: add");
+    }
+}

@@ -1,0 +1,146 @@
+//! Modes, guard decisions, findings and approval requests: the vocabulary of the guard.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// How much the agent may do without asking.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Reads only; every change is denied.
+    ReadOnly,
+    /// Reads run; changes, commands and MCP tools ask.
+    #[default]
+    Ask,
+    /// File changes run; commands and MCP tools ask.
+    AutoEdit,
+    /// Everything runs unless a guardian finds something worth a look.
+    Auto,
+    /// Everything runs but hard denials.
+    Bypass,
+}
+
+impl Mode {
+    /// The kebab-case name used in configs, flags and on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::ReadOnly => "read-only",
+            Mode::Ask => "ask",
+            Mode::AutoEdit => "auto-edit",
+            Mode::Auto => "auto",
+            Mode::Bypass => "bypass",
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [Mode::ReadOnly, Mode::Ask, Mode::AutoEdit, Mode::Auto, Mode::Bypass]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| format!("unknown mode `{s}` (expected read-only, ask, auto-edit, auto or bypass)"))
+    }
+}
+
+/// The guard's verdict on one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// A human decides.
+    Ask,
+    /// Do not run it.
+    Deny,
+}
+
+/// Who or what produced a decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum DecisionSource {
+    /// The mode's decision table.
+    Mode,
+    /// A user rule from the config.
+    Rule,
+    /// A guardian's finding.
+    Guard,
+    /// The path sandbox.
+    Sandbox,
+    /// A human answer.
+    User,
+    /// An unanswered request that expired.
+    Timeout,
+    /// The call could not be understood (unknown tool, invalid arguments).
+    Validation,
+}
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth recording (e.g. reading outside the workspace).
+    Low,
+    /// Worth a look (exec-config writes, downloads, installs, `git push`).
+    Medium,
+    /// Dangerous (writes outside the workspace, escalation, evasion).
+    High,
+    /// Never allowed (sensitive paths, `rm -rf /`, fork bombs).
+    Critical,
+}
+
+/// One thing a guardian noticed about a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// Which guardian, e.g. `path`, `shell-rule`.
+    pub guardian: String,
+    /// The rule's stable id.
+    pub rule: String,
+    /// How serious it is.
+    pub severity: Severity,
+    /// What was found, for the user.
+    pub message: String,
+}
+
+/// A human's answer to an approval request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ApprovalAnswer {
+    /// Run this call once.
+    ApproveOnce,
+    /// Run it, and the same command (or tool on the same path) for the rest of the session.
+    ApproveSession,
+    /// Run it and write an allow rule to the config.
+    ApproveAlways,
+    /// Do not run it.
+    Deny,
+}
+
+/// A call waiting for a human.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequest {
+    /// The request's id.
+    pub id: String,
+    /// The session the call belongs to.
+    pub session_id: String,
+    /// The call's Bridle id.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The canonical repaired arguments as JSON text.
+    pub arguments: String,
+    /// What the guardians found.
+    pub findings: Vec<Finding>,
+    /// The diff an edit or write would make, computed without writing.
+    pub preview: Option<String>,
+    /// Hash of tool, arguments and, for file changes, the file's current content.
+    pub call_hash: String,
+    /// When the request was made (ms since the epoch).
+    #[ts(type = "number")]
+    pub created_at: i64,
+    /// When it expires as denied (ms since the epoch).
+    #[ts(type = "number")]
+    pub expires_at: i64,
+}

@@ -1,0 +1,191 @@
+//! What the engine reports, in order, on its event stream.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::{ApprovalAnswer, ApprovalRequest, DecisionSource, ErrorInfo, TokenUsage, ToolCall, ToolResult};
+
+/// Why a turn ended without the model's final answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum AbortReason {
+    /// The user interrupted it.
+    Interrupted,
+    /// It reached `max_steps` model requests.
+    MaxSteps,
+    /// The model repeated the same call too often.
+    LoopGuard,
+    /// The provider failed for good.
+    Error,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolStatus {
+    /// Ran and succeeded.
+    Ok,
+    /// Ran and failed, or could not run (unknown tool, invalid arguments, timeout).
+    Error,
+    /// The guard or a human refused it.
+    Denied,
+    /// Stopped by an interrupt.
+    Interrupted,
+}
+
+/// One engine event; every event names its session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Event {
+    /// A turn began.
+    TurnStarted {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+    },
+    /// A piece of the assistant's text as it streams.
+    AssistantDelta {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// The new text.
+        text: String,
+    },
+    /// The assistant's whole text for one step; replaces the deltas seen before it.
+    AssistantMessage {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// The full text.
+        text: String,
+    },
+    /// A tool call is about to be judged and run.
+    ToolCallBegin {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// The call.
+        call: ToolCall,
+    },
+    /// A tool call ended; its result is what the model receives.
+    ToolCallEnd {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// How it ended.
+        status: ToolStatus,
+        /// Time from start of execution to result.
+        #[ts(type = "number")]
+        duration_ms: u64,
+        /// The result.
+        result: ToolResult,
+    },
+    /// A call waits for a human.
+    ApprovalRequested {
+        /// Session id.
+        session_id: String,
+        /// The request.
+        request: ApprovalRequest,
+    },
+    /// A request was answered (or expired, or was interrupted).
+    ApprovalResolved {
+        /// Session id.
+        session_id: String,
+        /// The request.
+        approval_id: String,
+        /// The answer.
+        decision: ApprovalAnswer,
+        /// Who answered.
+        source: DecisionSource,
+    },
+    /// A file tool changed a file.
+    FileChanged {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// The call that changed it.
+        call_id: String,
+        /// Workspace-relative POSIX path.
+        path: String,
+        /// Unified diff.
+        diff: String,
+    },
+    /// Tokens spent by the last model request, and the session's totals.
+    TokenUsage {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// This request.
+        usage: TokenUsage,
+        /// The whole session.
+        total: TokenUsage,
+        /// Tokens the last request put in the context window.
+        #[ts(type = "number")]
+        context_used: u64,
+        /// The model's context window, when known.
+        #[ts(type = "number | null")]
+        context_window: Option<u64>,
+    },
+    /// Older history was summarised.
+    Compacted {
+        /// Session id.
+        session_id: String,
+        /// Estimated tokens before.
+        #[ts(type = "number")]
+        tokens_before: u64,
+        /// Estimated tokens after.
+        #[ts(type = "number")]
+        tokens_after: u64,
+    },
+    /// The model gave its final answer.
+    TurnCompleted {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+    },
+    /// The turn ended early.
+    TurnAborted {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// Why.
+        reason: AbortReason,
+    },
+    /// Something the user must see.
+    Error {
+        /// Session id.
+        session_id: String,
+        /// What happened.
+        info: ErrorInfo,
+    },
+}
+
+impl Event {
+    /// The session every event names.
+    pub fn session_id(&self) -> &str {
+        match self {
+            Event::TurnStarted { session_id, .. }
+            | Event::AssistantDelta { session_id, .. }
+            | Event::AssistantMessage { session_id, .. }
+            | Event::ToolCallBegin { session_id, .. }
+            | Event::ToolCallEnd { session_id, .. }
+            | Event::ApprovalRequested { session_id, .. }
+            | Event::ApprovalResolved { session_id, .. }
+            | Event::FileChanged { session_id, .. }
+            | Event::TokenUsage { session_id, .. }
+            | Event::Compacted { session_id, .. }
+            | Event::TurnCompleted { session_id, .. }
+            | Event::TurnAborted { session_id, .. }
+            | Event::Error { session_id, .. } => session_id,
+        }
+    }
+}

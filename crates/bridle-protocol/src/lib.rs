@@ -1,0 +1,38 @@
+//! Bridle's wire types, and nothing else.
+//!
+//! Everything that crosses a process or language boundary — the engine's ops and events, tool
+//! calls and results, approval requests, audit rows — is defined here once, serialised with
+//! serde in camelCase and exported to TypeScript with ts-rs into `ui/src/api/bindings/`.
+//! The rule this crate keeps: no behaviour, no I/O, no dependency on the engine, so every
+//! consumer (core, CLI, desktop shell, UI) agrees on one shape.
+//!
+//! ```
+//! use bridle_protocol::{Event, AbortReason};
+//! let event = Event::TurnAborted {
+//!     session_id: "s1".into(),
+//!     turn_id: "t1".into(),
+//!     reason: AbortReason::MaxSteps,
+//! };
+//! let json = serde_json::to_string(&event).unwrap();
+//! assert_eq!(json, r#"{"type":"turnAborted","sessionId":"s1","turnId":"t1","reason":"maxSteps"}"#);
+//! ```
+#![deny(missing_docs)]
+
+mod approval;
+mod audit;
+pub mod bindings;
+mod error;
+mod event;
+mod history;
+mod op;
+mod tool;
+mod usage;
+
+pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
+pub use audit::AuditEvent;
+pub use error::ErrorInfo;
+pub use event::{AbortReason, Event, ToolStatus};
+pub use history::{HistoryItem, SessionInfo};
+pub use op::Op;
+pub use tool::{ToolCall, ToolDefinition, ToolResult};
+pub use usage::TokenUsage;

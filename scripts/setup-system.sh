@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# System packages Bridle needs on Debian/Ubuntu: the Tauri v2 build deps (WebKitGTK 4.1), the
+# GUI test stack (Xvfb, WebKitWebDriver, ImageMagick, a private D-Bus with gnome-keyring) and
+# ripgrep for the search benchmark. Idempotent: installs only what is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential curl file pkg-config libssl-dev
+  libwebkit2gtk-4.1-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
+  webkit2gtk-driver xvfb xauth x11-utils imagemagick
+  dbus gnome-keyring libsecret-tools libdbus-1-dev
+  fonts-dejavu-core ripgrep hyperfine sqlite3
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-system: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "setup-system: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
