@@ -1,0 +1,28 @@
+//! Tools that exist only for tests: they sleep, so order and concurrency can be observed.
+
+use async_trait::async_trait;
+use bridle_core::tools::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use serde::Deserialize;
+
+/// Sleeps, then says which call it was.
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct SleepArgs {
+    /// Milliseconds to sleep.
+    pub ms: u64,
+    /// A label echoed back.
+    #[serde(default)]
+    pub label: String,
+}
+
+pub struct Sleep;
+
+#[async_trait]
+impl TypedTool for Sleep {
+    type Args = SleepArgs;
+    const NAME: &'static str = "sleep";
+    const KIND: ToolKind = ToolKind::Read;
+    async fn run(&self, args: SleepArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        tokio::time::sleep(std::time::Duration::from_millis(args.ms)).await;
+        Ok(ToolOutput::text(format!("slept {}", args.label)))
+    }
+}
