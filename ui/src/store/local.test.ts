@@ -12,7 +12,7 @@ describe("apply", () => {
 
   it("returns to idle with an error when the engine cannot be reached", () => {
     const sent = apply(initialState, { type: "userSubmitted", text: "hi" });
-    const failed = apply(sent, { type: "bridgeFailed", code: "submit_failed", message: "no engine" });
+    const failed = apply(sent, { type: "bridgeFailed", code: "submit_failed", message: "no engine", retryable: true });
     expect(failed.turn).toEqual({ phase: "idle" });
     expect(failed.errors.map((e) => e.info.code)).toEqual(["submit_failed"]);
     const dismissed = apply(failed, { type: "dismissError", key: failed.errors[0]?.key ?? "" });

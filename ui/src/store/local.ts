@@ -7,7 +7,7 @@ import { reduce } from "./reduce";
 export type Action =
   | { type: "engine"; event: Event }
   | { type: "userSubmitted"; text: string }
-  | { type: "bridgeFailed"; code: string; message: string }
+  | { type: "bridgeFailed"; code: string; message: string; retryable: boolean }
   | { type: "dismissError"; key: string }
   | { type: "sessionLoaded"; info: SessionSummary };
 
@@ -21,7 +21,7 @@ export function apply(state: SessionState, action: Action): SessionState {
       return { ...next, turn, items: [...next.items, { kind: "user", key, text: action.text }] };
     }
     case "bridgeFailed": {
-      const withError = pushError(state, { code: action.code, message: action.message, retryable: true });
+      const withError = pushError(state, { code: action.code, message: action.message, retryable: action.retryable });
       return withError.turn.phase === "starting" ? { ...withError, turn: { phase: "idle" } } : withError;
     }
     case "dismissError":

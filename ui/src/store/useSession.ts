@@ -13,9 +13,13 @@ export interface SessionCommands {
   dismissError: (key: string) => void;
 }
 
+/** Whether the window is attached to the engine (listening and has the session summary). */
+export type Connection = "connecting" | "connected" | "unreachable";
+
 export interface Session {
   state: SessionState;
   info: SessionSummary | null;
+  connection: Connection;
   commands: SessionCommands;
 }
 
@@ -26,6 +30,7 @@ function describe(err: unknown): string {
 export function useSession(): Session {
   const [state, dispatch] = useReducer(apply, initialState);
   const [info, setInfo] = useState<SessionSummary | null>(null);
+  const [connection, setConnection] = useState<Connection>("connecting");
 
   useEffect(() => {
     let cancelled = false;
@@ -39,11 +44,13 @@ export function useSession(): Session {
         const summary = await sessionInfo();
         if (cancelled) return;
         setInfo(summary);
+        setConnection("connected");
         dispatch({ type: "sessionLoaded", info: summary });
       } catch (err) {
         if (cancelled) return;
         const message = `Cannot reach the Bridle engine: ${describe(err)}`;
-        dispatch({ type: "bridgeFailed", code: "engine_unreachable", message });
+        setConnection("unreachable");
+        dispatch({ type: "bridgeFailed", code: "engine_unreachable", message, retryable: false });
       }
     })();
     return () => {
@@ -62,11 +69,16 @@ export function useSession(): Session {
   }, []);
   const dismissError = useCallback((key: string) => dispatch({ type: "dismissError", key }), []);
 
-  return { state, info, commands: { send, stop, answer, dismissError } };
+  return { state, info, connection, commands: { send, stop, answer, dismissError } };
 }
 
 function submitOrReport(op: Op, dispatch: (action: Action) => void): void {
   submit(op).catch((err: unknown) =>
-    dispatch({ type: "bridgeFailed", code: "submit_failed", message: `Could not send to the engine: ${describe(err)}` }),
+    dispatch({
+      type: "bridgeFailed",
+      code: "submit_failed",
+      message: `Could not send to the engine: ${describe(err)}`,
+      retryable: true,
+    }),
   );
 }

@@ -156,6 +156,7 @@ describe("Chat view", () => {
     engine.sessionInfo.mockRejectedValueOnce(new Error("command session_info not found"));
     render(<App />);
     expect((await screen.findByRole("alert")).textContent).toContain("command session_info not found");
+    expect(screen.getByTestId("session-workspace").textContent).toBe("Not connected to the engine");
   });
 
   it("has every view in the nav, the unbuilt ones saying so", async () => {

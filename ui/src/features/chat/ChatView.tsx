@@ -8,11 +8,11 @@ import { MessageList } from "./MessageList";
 import { SessionHeader } from "./SessionHeader";
 
 export function ChatView({ session }: { session: Session }) {
-  const { state, info, commands } = session;
+  const { state, info, connection, commands } = session;
   const busy = state.turn.phase !== "idle";
   return (
     <section className="chat" aria-label="Chat">
-      <SessionHeader info={info} busy={busy} />
+      <SessionHeader info={info} connection={connection} busy={busy} />
       <ErrorBanner errors={state.errors} onDismiss={commands.dismissError} />
       <MessageList
         items={state.items}

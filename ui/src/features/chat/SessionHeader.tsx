@@ -1,11 +1,18 @@
 // One line above the transcript: which workspace, model and mode this session runs with.
 import type { SessionSummary } from "../../api/types";
+import type { Connection } from "../../store/useSession";
 
-export function SessionHeader({ info, busy }: { info: SessionSummary | null; busy: boolean }) {
+interface Props {
+  info: SessionSummary | null;
+  connection: Connection;
+  busy: boolean;
+}
+
+export function SessionHeader({ info, connection, busy }: Props) {
   return (
     <header className="session-header">
       <span className="session-workspace" data-testid="session-workspace" title={info?.workspace}>
-        {info ? info.workspace : "Connecting…"}
+        {info ? info.workspace : connection === "unreachable" ? "Not connected to the engine" : "Connecting…"}
       </span>
       {info && (
         <>

@@ -9,13 +9,15 @@ export function formatTokens(n: number): string {
 
 function trim(x: number): string {
   const digits = x >= 100 ? 0 : x >= 10 ? 1 : 2;
-  return x.toFixed(digits).replace(/\.?0+$/, "");
+  const fixed = x.toFixed(digits);
+  // "12.50" -> "12.5", "2.00" -> "2"; never touch the zeros of a whole number ("200").
+  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
 }
 
 /** 85 -> "85 ms", 1530 -> "1.5 s", 125_000 -> "2m 5s". */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1).replace(/\.0$/, "")} s`;
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}m ${s % 60}s`;
 }

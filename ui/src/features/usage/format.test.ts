@@ -1,0 +1,25 @@
+// Token and duration formatting.
+import { describe, expect, it } from "vitest";
+import { formatDuration, formatTokens } from "./format";
+
+describe("formatTokens", () => {
+  it("shortens large counts without losing whole-number zeros", () => {
+    expect([0, 950, 1000, 1500, 12_345, 128_000, 200_000, 1_280_000, 2_000_000].map(formatTokens)).toEqual([
+      "0",
+      "950",
+      "1k",
+      "1.5k",
+      "12.3k",
+      "128k",
+      "200k",
+      "1.28M",
+      "2M",
+    ]);
+  });
+});
+
+describe("formatDuration", () => {
+  it("uses ms, seconds, then minutes", () => {
+    expect([85, 1530, 59_000, 125_000].map(formatDuration)).toEqual(["85 ms", "1.5 s", "59 s", "2m 5s"]);
+  });
+});
