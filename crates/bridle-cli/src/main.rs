@@ -1,1 +1,43 @@
-fn main() {}
+//! `bridle`: the engine without a window — headless agent turns, single tool calls through the
+//! whole pipeline, guard decisions, and the session store.
+//!
+//! Rule: the JSON shapes and exit codes of DESIGN section 12 are a contract other programs and
+//! tests rely on; human-readable text goes to stderr, machine-readable text to stdout.
+
+mod cli;
+mod run;
+mod sessions;
+mod setup;
+mod tool;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("bridle: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let outcome = runtime.block_on(async {
+        match &cli.command {
+            Command::Run(args) => run::run(&cli.global, args).await,
+            Command::Tool(args) => tool::tool(&cli.global, args).await,
+            Command::Guard(args) => tool::guard(&cli.global, args),
+            Command::Sessions(args) => sessions::sessions(&cli.global, args),
+        }
+    });
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("bridle: {e:#}");
+            ExitCode::from(cli::EXIT_ERROR)
+        }
+    }
+}

@@ -3,6 +3,8 @@
 //! Parsing is strict about unknown keys so a typo never silently changes behaviour; API keys
 //! are never read from here (they come from the keychain or the environment).
 
+pub mod paths;
+
 use std::path::Path;
 use std::time::Duration;
 

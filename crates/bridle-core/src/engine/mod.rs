@@ -128,7 +128,7 @@ impl Engine {
         let now = deps.clock.now_ms();
         let (session_id, history) = match spec {
             SessionSpec::New => {
-                let id = uuid::Uuid::new_v4().to_string();
+                let id = new_id();
                 deps.store.create_session(&id, &config.workspace.display().to_string(), now)?;
                 (id, Vec::new())
             }
@@ -155,6 +155,11 @@ impl Engine {
     pub fn session_id(&self) -> &str {
         &self.session_id
     }
+}
+
+/// A fresh id (UUID v4) for sessions, turns and calls.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
 }
 
 struct RunningTurn {

@@ -11,7 +11,7 @@ use super::session::Session;
 use super::step::{self, StepError};
 
 pub(crate) async fn run_turn(session: Arc<Session>, text: String, cancel: CancellationToken) {
-    let turn_id = uuid::Uuid::new_v4().to_string();
+    let turn_id = super::new_id();
     session.emit(Event::TurnStarted { session_id: session.id.clone(), turn_id: turn_id.clone() }).await;
     let end = steps(&session, &turn_id, text, &cancel).await;
     let session_id = session.id.clone();
@@ -51,7 +51,7 @@ async fn steps(session: &Session, turn_id: &str, text: String, cancel: &Cancella
         let calls: Vec<ToolCall> = answer
             .calls
             .into_iter()
-            .map(|(provider_id, name, arguments)| ToolCall { id: uuid::Uuid::new_v4().to_string(), provider_id, name, arguments })
+            .map(|(provider_id, name, arguments)| ToolCall { id: super::new_id(), provider_id, name, arguments })
             .collect();
         finish_message(session, turn_id, answer.text, calls.clone()).await;
         if calls.is_empty() {

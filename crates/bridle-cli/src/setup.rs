@@ -1,0 +1,39 @@
+//! Turning global options and the environment into paths, config and a store.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use bridle_core::config::{paths, Config};
+use bridle_core::store::Store;
+
+use crate::cli::Global;
+
+pub struct Setup {
+    pub workspace: PathBuf,
+    pub data_dir: PathBuf,
+    pub config: Config,
+}
+
+impl Setup {
+    pub fn load(global: &Global) -> anyhow::Result<Setup> {
+        let env = |name: &str| std::env::var_os(name);
+        let data_dir = paths::data_dir(global.data_dir.clone(), env);
+        let config_file = paths::config_file(global.config.clone(), &data_dir, env);
+        let config = Config::load(&config_file)?;
+        let workspace = match &global.workspace {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        let workspace = workspace
+            .canonicalize()
+            .with_context(|| format!("the workspace {} does not exist", workspace.display()))?;
+        Ok(Setup { workspace, data_dir, config })
+    }
+
+    pub fn store(&self) -> anyhow::Result<Arc<Store>> {
+        std::fs::create_dir_all(&self.data_dir)
+            .with_context(|| format!("cannot create the data directory {}", self.data_dir.display()))?;
+        Ok(Arc::new(Store::open(&self.data_dir.join("bridle.db"))?))
+    }
+}

@@ -1,0 +1,134 @@
+//! `bridle tool` and `bridle guard`: one call through the pipeline, as JSON.
+
+use std::sync::Arc;
+
+use bridle_core::clock::SystemClock;
+use bridle_core::guard::{Guard, Verdict};
+use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
+use bridle_core::tools::{builtin_registry, ToolContext};
+use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
+use serde::Serialize;
+
+use crate::cli::{GuardArgs, Global, ToolArgs, EXIT_ASK, EXIT_DENY, EXIT_ERROR, EXIT_USAGE};
+use crate::setup::Setup;
+
+#[derive(Serialize)]
+struct ToolReport<'a> {
+    decision: Decision,
+    source: DecisionSource,
+    findings: &'a [Finding],
+    executed: bool,
+    result: Option<&'a ToolResult>,
+}
+
+#[derive(Serialize)]
+struct GuardReport<'a> {
+    decision: Decision,
+    source: DecisionSource,
+    findings: &'a [Finding],
+}
+
+fn pipeline(setup: &Setup, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
+    let guard = Guard::new(mode.unwrap_or(setup.config.mode));
+    Ok(CallPipeline::new(Arc::new(builtin_registry()?), Arc::new(guard), setup.config.limits.tool_timeout()))
+}
+
+fn call(name: &str, args: &str) -> ToolCall {
+    ToolCall { id: uuid_v4(), provider_id: String::new(), name: name.to_string(), arguments: args.to_string() }
+}
+
+fn uuid_v4() -> String {
+    bridle_core::engine::new_id()
+}
+
+fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string(value)?);
+    Ok(())
+}
+
+/// Arguments that are not JSON even after repair are a usage error (exit 2), not a call.
+fn usage_error(outcome: &CallOutcome) -> bool {
+    outcome.failure == Some(CallFailure::NotJson)
+}
+
+pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
+    let setup = Setup::load(global)?;
+    let pipeline = pipeline(&setup, args.mode)?;
+    let call = call(&args.name, &args.args);
+    let checked = match pipeline.check(&call) {
+        Ok(checked) => checked,
+        Err(outcome) => {
+            if usage_error(&outcome) {
+                eprintln!("bridle tool: {}", outcome.result.output.trim_start_matches("Error: "));
+                return Ok(EXIT_USAGE);
+            }
+            let report = ToolReport {
+                decision: outcome.verdict.decision,
+                source: outcome.verdict.source,
+                findings: &outcome.verdict.findings,
+                executed: false,
+                result: Some(&outcome.result),
+            };
+            print_json(&report)?;
+            let code = if outcome.verdict.source == DecisionSource::Validation { EXIT_ERROR } else { EXIT_DENY };
+            return Ok(code);
+        }
+    };
+    let verdict: Verdict = checked.verdict.clone();
+    if args.deny || (verdict.decision == Decision::Ask && !args.approve) {
+        let (result, code) = if args.deny {
+            (Some(ToolResult::error(&call.id, "Denied by the user.")), EXIT_DENY)
+        } else {
+            (None, EXIT_ASK)
+        };
+        let report = ToolReport {
+            decision: verdict.decision,
+            source: if args.deny { DecisionSource::User } else { verdict.source },
+            findings: &verdict.findings,
+            executed: false,
+            result: result.as_ref(),
+        };
+        print_json(&report)?;
+        return Ok(code);
+    }
+    let session_id = format!("cli-{}", call.id);
+    let ctx = ToolContext {
+        session_id,
+        call_id: call.id.clone(),
+        workspace: setup.workspace.clone(),
+        data_dir: setup.data_dir.clone(),
+        clock: Arc::new(SystemClock),
+        usage: Default::default(),
+        cancel: Default::default(),
+    };
+    let outcome = pipeline.execute(checked, ctx).await;
+    let report = ToolReport {
+        decision: verdict.decision,
+        source: if verdict.decision == Decision::Ask { DecisionSource::User } else { verdict.source },
+        findings: &verdict.findings,
+        executed: true,
+        result: Some(&outcome.result),
+    };
+    print_json(&report)?;
+    Ok(if outcome.result.is_error { EXIT_ERROR } else { 0 })
+}
+
+pub fn guard(global: &Global, args: &GuardArgs) -> anyhow::Result<u8> {
+    let setup = Setup::load(global)?;
+    let pipeline = pipeline(&setup, args.mode)?;
+    let verdict = match pipeline.check(&call(&args.name, &args.args)) {
+        Ok(checked) => checked.verdict,
+        Err(outcome) if usage_error(&outcome) => {
+            eprintln!("bridle guard: {}", outcome.result.output.trim_start_matches("Error: "));
+            return Ok(EXIT_USAGE);
+        }
+        Err(outcome) => outcome.verdict,
+    };
+    print_json(&GuardReport { decision: verdict.decision, source: verdict.source, findings: &verdict.findings })?;
+    Ok(match (verdict.decision, verdict.source) {
+        (_, DecisionSource::Validation) => EXIT_ERROR,
+        (Decision::Allow, _) => 0,
+        (Decision::Ask, _) => EXIT_ASK,
+        (Decision::Deny, _) => EXIT_DENY,
+    })
+}

@@ -1,0 +1,58 @@
+//! Running the real `bridle` binary with its own data dir and workspace.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+pub struct Dirs {
+    _root: tempfile::TempDir,
+    pub data: PathBuf,
+    pub workspace: PathBuf,
+}
+
+impl Dirs {
+    pub fn new() -> Dirs {
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("data");
+        let workspace = root.path().join("project");
+        std::fs::create_dir_all(&workspace).unwrap();
+        Dirs { _root: root, data, workspace }
+    }
+}
+
+/// Runs `bridle ARGS --data-dir D --workspace W` with a scrubbed environment.
+pub async fn bridle(dirs: &Dirs, args: &[&str]) -> Output {
+    bridle_in(&dirs.data, &dirs.workspace, args).await
+}
+
+pub async fn bridle_in(data: &Path, workspace: &Path, args: &[&str]) -> Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
+        .args(args)
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--workspace")
+        .arg(workspace)
+        .env_remove("BRIDLE_DATA_DIR")
+        .env_remove("BRIDLE_CONFIG")
+        .env_remove("BRIDLE_WORKSPACE")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+pub fn json_lines(output: &Output) -> Vec<serde_json::Value> {
+    stdout(output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+        .collect()
+}

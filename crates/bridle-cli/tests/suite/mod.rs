@@ -1,0 +1,5 @@
+mod aimock;
+mod bridle;
+
+mod run;
+mod tool;
