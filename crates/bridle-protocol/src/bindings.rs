@@ -19,7 +19,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     }
     add!(
         AbortReason, ApprovalAnswer, ApprovalRequest, AuditEvent, Decision, DecisionSource,
-        ErrorInfo, Event, Finding, HistoryItem, Mode, Op, SessionInfo, Severity, TokenUsage,
+        ErrorInfo, Event, Finding, HistoryItem, Mode, Op, SessionInfo, SessionSummary, Severity, TokenUsage,
         ToolCall, ToolDefinition, ToolResult, ToolStatus,
     );
     Ok(files)

@@ -18,6 +18,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod app;
 mod approval;
 mod audit;
 pub mod bindings;
@@ -28,6 +29,7 @@ mod op;
 mod tool;
 mod usage;
 
+pub use app::SessionSummary;
 pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
 pub use audit::AuditEvent;
 pub use error::ErrorInfo;

@@ -68,6 +68,23 @@ pub trait ModelProvider: Send + Sync {
     fn model(&self) -> &str;
 }
 
+/// The provider of a session with no provider configured: every request fails with a message
+/// telling the user where to set one, and the conversation is kept.
+pub struct Unconfigured;
+
+#[async_trait]
+impl ModelProvider for Unconfigured {
+    async fn stream(&self, _request: &ModelRequest) -> Result<ModelStream, ProviderError> {
+        Err(ProviderError::Setup(
+            "no model provider is configured: set [provider] (kind, base_url, model) in config.toml".into(),
+        ))
+    }
+
+    fn model(&self) -> &str {
+        ""
+    }
+}
+
 /// Builds the configured provider.
 pub fn from_config(
     config: &crate::config::ProviderConfig,

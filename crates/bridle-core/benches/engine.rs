@@ -1,0 +1,122 @@
+//! Engine overhead: what Bridle itself adds to a turn and to a tool call, with the model taken
+//! out of the picture (an in-process provider that answers instantly, and a local HTTP server
+//! streaming canned SSE).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bridle_core::clock::SystemClock;
+use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
+use bridle_core::guard::Guard;
+use bridle_core::pipeline::CallPipeline;
+use bridle_core::provider::{ModelEvent, ModelProvider, ModelRequest, ModelStream, OpenAiProvider, ProviderError};
+use bridle_core::store::Store;
+use bridle_core::tools::{builtin_registry, ToolContext};
+use bridle_protocol::{Event, HistoryItem, Mode, Op, TokenUsage, ToolCall};
+use criterion::{criterion_group, criterion_main, Criterion};
+
+/// Answers with `calls` tool calls when the last item is the user's message, else with text.
+struct InstantProvider {
+    calls: usize,
+    requests: AtomicUsize,
+}
+
+#[async_trait]
+impl ModelProvider for InstantProvider {
+    async fn stream(&self, request: &ModelRequest) -> Result<ModelStream, ProviderError> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let mut events = Vec::new();
+        if matches!(request.history.last(), Some(HistoryItem::User { .. })) && self.calls > 0 {
+            for i in 0..self.calls {
+                events.push(Ok(ModelEvent::ToolCall {
+                    provider_id: format!("call_{i}"),
+                    name: "get_current_time".into(),
+                    arguments: format!(r#"{{"timezone":"{}"}}"#, if i % 2 == 0 { "UTC" } else { "Europe/Paris" }),
+                }));
+            }
+        } else {
+            events.push(Ok(ModelEvent::TextDelta("Done.".into())));
+        }
+        events.push(Ok(ModelEvent::Usage(TokenUsage { input_tokens: 100, cached_input_tokens: 0, output_tokens: 10 })));
+        events.push(Ok(ModelEvent::Finished));
+        Ok(Box::pin(futures::stream::iter(events)))
+    }
+
+    fn model(&self) -> &str {
+        "instant"
+    }
+}
+
+async fn one_turn(provider: Arc<dyn ModelProvider>, dir: &std::path::Path) {
+    let store = Arc::new(Store::open(&dir.join("bridle.db")).unwrap());
+    let deps = EngineDeps { provider, tools: Arc::new(builtin_registry().unwrap()), store, clock: Arc::new(SystemClock) };
+    let config = EngineConfig { workspace: dir.to_path_buf(), data_dir: dir.to_path_buf(), ..EngineConfig::default() };
+    let (engine, mut events) = Engine::spawn(config, deps, SessionSpec::New).unwrap();
+    engine.submit(Op::UserMessage { text: "what time is it?".into() }).await.unwrap();
+    while let Some(event) = events.recv().await {
+        match event {
+            Event::TurnCompleted { .. } => return,
+            Event::TurnAborted { reason, .. } => panic!("turn aborted: {reason:?}"),
+            _ => {}
+        }
+    }
+}
+
+fn turns(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut group = c.benchmark_group("turn");
+    for calls in [0usize, 1, 64] {
+        let provider: Arc<dyn ModelProvider> = Arc::new(InstantProvider { calls, requests: AtomicUsize::new(0) });
+        group.bench_function(format!("in-process provider, {calls} tool calls"), |b| {
+            b.to_async(&rt).iter(|| one_turn(provider.clone(), dir.path()))
+        });
+    }
+
+    // The same two-step turn over HTTP: reqwest, SSE parsing, the OpenAI wire format.
+    let server = rt.block_on(wiremock::MockServer::start());
+    let call = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"get_current_time\",\"arguments\":\"{}\"}}]}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n";
+    let text = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Done.\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    rt.block_on(async {
+        use wiremock::matchers::body_string_contains;
+        use wiremock::{Mock, ResponseTemplate};
+        let sse = |b: &str| ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(b.to_string());
+        Mock::given(body_string_contains("\"role\":\"tool\"")).respond_with(sse(text)).with_priority(1).mount(&server).await;
+        Mock::given(wiremock::matchers::any()).respond_with(sse(call)).with_priority(2).mount(&server).await;
+    });
+    let http: Arc<dyn ModelProvider> =
+        Arc::new(OpenAiProvider::new(reqwest::Client::new(), &format!("{}/v1", server.uri()), "m", None));
+    group.bench_function("local HTTP SSE provider, 1 tool call", |b| b.to_async(&rt).iter(|| one_turn(http.clone(), dir.path())));
+    group.finish();
+}
+
+fn dispatch(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let pipeline = CallPipeline::new(
+        Arc::new(builtin_registry().unwrap()),
+        Arc::new(Guard::new(Mode::Auto)),
+        std::time::Duration::from_secs(60),
+    );
+    let ctx = ToolContext {
+        session_id: "bench".into(),
+        call_id: "c".into(),
+        workspace: ".".into(),
+        data_dir: ".".into(),
+        clock: Arc::new(SystemClock),
+        usage: Default::default(),
+        cancel: Default::default(),
+    };
+    let mut group = c.benchmark_group("tool call");
+    for (name, args) in [("valid arguments", r#"{"timezone":"UTC"}"#), ("repaired arguments", r#"{"timezone":"UTC"}{"timezone":"UTC"}"#)] {
+        let call = ToolCall { id: "c".into(), provider_id: "p".into(), name: "get_current_time".into(), arguments: args.into() };
+        group.bench_function(format!("pipeline (repair, validate, guard, execute), {name}"), |b| {
+            b.to_async(&rt).iter(|| pipeline.run(&call, ctx.clone()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, turns, dispatch);
+criterion_main!(benches);

@@ -1,0 +1,23 @@
+//! What the desktop shell tells its window about the session it is attached to.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::Mode;
+
+/// The open session, as the UI shows it in its header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    /// Session id.
+    pub session_id: String,
+    /// The workspace folder.
+    pub workspace: String,
+    /// Approval mode.
+    pub mode: Mode,
+    /// The configured model, if a provider is set.
+    pub model: Option<String>,
+    /// The model's context window, when known.
+    #[ts(type = "number | null")]
+    pub context_window: Option<u64>,
+}

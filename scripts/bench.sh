@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Benchmarks, printed as one table. Not part of `npm test`: timings are measured, never asserted.
+# Usage: scripts/bench.sh [criterion filter]
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+. scripts/env.sh
+OUT="$ROOT/test-output/bench"
+mkdir -p "$OUT"
+
+step "engine and tool-call overhead (criterion)"
+cargo bench --locked -p bridle-core --bench engine -- --noplot "$@" | tee "$OUT/engine.txt"
+
+step "results"
+# criterion prints "<name>\n    time:   [low mid high]" (or on one line for short names).
+awk '
+  /time:/ {
+    line = $0; sub(/^.*time: *\[/, "", line); sub(/\].*$/, "", line); split(line, t, " ");
+    name = ($1 == "time:") ? prev : substr($0, 1, index($0, "time:") - 1);
+    gsub(/^ +| +$/, "", name);
+    printf "| %-70s | %10s %-3s |\n", name, t[3], t[4];
+  }
+  { prev = $0 }
+' "$OUT/engine.txt" | { printf "| %-70s | %14s |\n|%s|%s|\n" "benchmark" "median" "$(printf -- '-%.0s' $(seq 72))" "$(printf -- '-%.0s' $(seq 16))"; cat; }

@@ -1,0 +1,16 @@
+# Sourced by the scripts: where cargo builds (outside the clone when the cache dir can be made,
+# so a fresh clone reuses earlier builds; nothing depends on it being there) and the binaries.
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if [ -z "${CARGO_TARGET_DIR:-}" ]; then
+  if mkdir -p "$HOME/.cache/bridle/target" 2>/dev/null; then
+    export CARGO_TARGET_DIR="$HOME/.cache/bridle/target"
+  else
+    export CARGO_TARGET_DIR="$ROOT/target"
+  fi
+fi
+BRIDLE_APP="$CARGO_TARGET_DIR/debug/bridle-app"
+BRIDLE_CLI="$CARGO_TARGET_DIR/debug/bridle"
+export BRIDLE_APP BRIDLE_CLI
+step() { printf '\n==== %s (%s)\n' "$1" "$(date +%T)"; }

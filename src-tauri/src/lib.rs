@@ -1,0 +1,61 @@
+//! The desktop shell: wiring only. It builds one engine for the window's session, exposes two
+//! commands (`submit`, `session_info`) and forwards every engine event to the window on
+//! `engine-event`, in order, from one task.
+//!
+//! Rule: no engine logic lives here; anything the UI can do goes through an `Op`, so the CLI
+//! and the app behave the same.
+
+mod launch;
+mod state;
+
+use tauri::{Emitter, Manager, WebviewUrl, WebviewWindowBuilder};
+
+use launch::LaunchOptions;
+use state::AppState;
+
+/// The Tauri event name the window listens on.
+pub const ENGINE_EVENT: &str = "engine-event";
+
+#[tauri::command]
+async fn submit(state: tauri::State<'_, AppState>, op: bridle_protocol::Op) -> Result<(), String> {
+    state.engine.submit(op).await.map_err(|e| e.to_string())
+}
+
+#[tauri::command]
+fn session_info(state: tauri::State<'_, AppState>) -> bridle_protocol::SessionSummary {
+    state.summary.clone()
+}
+
+/// Only the app's own pages may load in the window; model-controlled text can never navigate
+/// it elsewhere.
+fn is_app_url(url: &tauri::Url) -> bool {
+    matches!(url.scheme(), "tauri") || matches!(url.host_str(), Some("tauri.localhost"))
+}
+
+/// Starts the app; returns when the window closes.
+pub fn run() -> anyhow::Result<()> {
+    let options = LaunchOptions::from_env(std::env::args_os().skip(1), |name| std::env::var_os(name))?;
+    tauri::Builder::default()
+        .setup(move |app| {
+            let (state, mut events) = tauri::async_runtime::block_on(AppState::start(&options))?;
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                while let Some(event) = events.recv().await {
+                    if let Err(e) = handle.emit(ENGINE_EVENT, &event) {
+                        eprintln!("bridle-app: cannot forward an engine event: {e}");
+                    }
+                }
+            });
+            app.manage(state);
+            WebviewWindowBuilder::new(app, "main", WebviewUrl::App("index.html".into()))
+                .title("Bridle")
+                .inner_size(1200.0, 800.0)
+                .min_inner_size(720.0, 480.0)
+                .on_navigation(is_app_url)
+                .build()?;
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![submit, session_info])
+        .run(tauri::generate_context!())?;
+    Ok(())
+}
