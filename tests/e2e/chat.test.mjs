@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
-import { launchApp, screenshot } from "./lib/app.mjs";
+import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
 import { waitFor } from "./lib/webdriver.mjs";
 
@@ -72,6 +72,10 @@ export default async function chat({ log }) {
 
     const shot = await screenshot(session, "chat.png");
     log(`screenshot ${shot.file} ${shot.width}x${shot.height}, ${shot.colours} colours`);
+  } catch (err) {
+    if (session) err.message += `\nwindow: ${await describeWindow(session, "chat")}`;
+    err.message += `\naimock journal: ${JSON.stringify(await mock.journal().catch(() => null)).slice(0, 3000)}`;
+    throw err;
   } finally {
     await session?.close().catch(() => {});
     await mock.stop();

@@ -24,10 +24,14 @@ export default async function smoke({ log }) {
     // The linked stylesheet loaded under the CSP (the dark theme's body background).
     assert.equal(await session.execute("return getComputedStyle(document.body).backgroundColor"), "rgb(27, 29, 34)");
     // session_info answered: the header names the workspace the app was given.
+    let seen = "";
     const header = await waitFor(async () => {
-      const text = await (await session.find("[data-testid=session-workspace]"))?.text();
-      return text && text !== "Connecting…" ? text : null;
-    }, "the session header to name the workspace");
+      seen = (await (await session.find("[data-testid=session-workspace]"))?.text()) ?? "(no header)";
+      return seen !== "Connecting…" ? seen : null;
+    }, "the session header to leave 'Connecting…'").catch(async (err) => {
+      const alert = await session.find("[role=alert]");
+      throw new Error(`${err.message}; header "${seen}"; banner: ${alert ? await alert.text() : "none"}`);
+    });
     assert.ok(header.includes(basename(workspace)), `header "${header}" names ${workspace}`);
     const alert = await session.find("[role=alert]");
     assert.equal(alert && (await alert.text()), null, "no error banner");

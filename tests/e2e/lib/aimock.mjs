@@ -1,15 +1,17 @@
 // Runs aimock (the scriptable OpenAI/Anthropic-compatible mock model) on a free loopback port.
 import { spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
-import { createRequire } from "node:module";
+import { createWriteStream, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { freePort } from "./env.mjs";
 import { waitFor } from "./webdriver.mjs";
 
 /** Starts aimock serving the fixtures in `fixtureDir`; its output goes to `logFile`. */
 export async function startAimock(fixtureDir, logFile) {
-  const require = createRequire(import.meta.url);
-  const cli = join(dirname(require.resolve("@copilotkit/aimock/package.json")), "dist", "cli.js");
+  // A root devDependency; the package exports no package.json, so find its CLI by path.
+  const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+  const cli = join(root, "node_modules", "@copilotkit", "aimock", "dist", "cli.js");
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm install at the repository root`);
   const port = await freePort();
   const log = createWriteStream(logFile);
   const child = spawn(

@@ -37,3 +37,19 @@ export async function screenshot(session, name, minColours = 10) {
   }
   return { file, width: image.width, height: image.height, colours };
 }
+
+/**
+ * What the window shows, for a failing test's message: the transcript and any error banner as
+ * text, with a screenshot saved as OUT_DIR/<name>-failure.png.
+ */
+export async function describeWindow(session, name) {
+  const text = await session
+    .execute(
+      "const q = (s) => document.querySelector(s); return { header: q('.session-header')?.innerText ?? null, " +
+        "transcript: q('.message-list')?.innerText ?? null, alert: q('[role=alert]')?.innerText ?? null };",
+    )
+    .catch((err) => ({ error: err.message }));
+  const png = await session.screenshot().catch(() => null);
+  if (png) writeFileSync(join(outDir(), `${name}-failure.png`), png);
+  return JSON.stringify(text);
+}
