@@ -22,8 +22,11 @@
 pub mod clock;
 pub mod config;
 pub mod engine;
+pub mod fs;
 pub mod guard;
+pub mod locks;
 pub mod pipeline;
 pub mod provider;
+pub mod sandbox;
 pub mod store;
 pub mod tools;

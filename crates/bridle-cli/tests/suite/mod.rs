@@ -1,3 +1,5 @@
+//! The CLI suite: one module per subcommand, plus the real-process and aimock helpers.
+
 mod aimock;
 mod bridle;
 

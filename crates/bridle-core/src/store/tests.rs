@@ -1,3 +1,5 @@
+//! Unit tests of the store on real SQLite files.
+
 #![allow(clippy::unwrap_used)]
 use super::*;
 use bridle_protocol::ToolCall;

@@ -7,6 +7,7 @@
 
 mod get_current_time;
 mod get_token_usage;
+pub mod output;
 mod registry;
 mod repair;
 mod schema;

@@ -228,7 +228,7 @@ pub fn engine(provider: Arc<dyn ModelProvider>, tweak: impl FnOnce(&mut EngineCo
     std::fs::create_dir_all(&workspace).unwrap();
     let mut config = EngineConfig {
         workspace,
-        data_dir: dir.path().to_path_buf(),
+        data_dir: dir.path().join("data"),
         retry: RetryPolicy { base_delay: Duration::from_millis(10), ..RetryPolicy::default() },
         context_window: Some(200_000),
         ..EngineConfig::default()

@@ -1,3 +1,5 @@
+//! The engine suite: scripted servers and test tools, then one module per behaviour.
+
 mod harness;
 mod raw_server;
 mod tools;

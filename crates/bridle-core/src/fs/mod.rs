@@ -1,0 +1,225 @@
+//! Every byte the file tools read or write goes through here, relative to an open handle on the
+//! workspace root (cap-std: `openat2` with `RESOLVE_BENEATH` where the kernel has it).
+//!
+//! Rules: no path is ever opened by its absolute name, so a symlink swapped in after the
+//! sandbox's check still cannot lead outside; writes are atomic (a temp file in the same
+//! directory, written, fsynced, renamed over the target, then the directory fsynced), so a crash
+//! leaves the old file or the new one, never a torn one; modes are set on the open file, never by
+//! path; a file with several hard links is not replaced (one of its names may be outside).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use cap_std::fs::{Dir, File, MetadataExt, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
+
+/// Why a workspace file operation failed; messages are written for the model.
+#[derive(Debug, thiserror::Error)]
+pub enum FsError {
+    /// The path is a directory where a file was expected.
+    #[error("`{0}` is a directory")]
+    IsDirectory(String),
+    /// The file has more than one hard link.
+    #[error("`{path}` has {links} hard links; one of them may be outside the workspace, so Bridle will not replace it")]
+    HardLinked {
+        /// Workspace-relative path.
+        path: String,
+        /// Link count.
+        links: u64,
+    },
+    /// The final component turned into a symlink after the sandbox checked it.
+    #[error("`{0}` changed into a symlink while being written; nothing was written")]
+    BecameSymlink(String),
+    /// Resolution beneath the root refused the path (it led outside).
+    #[error("`{0}` leads outside the workspace (caught at open time); nothing was read or written")]
+    Escaped(String),
+    /// Any other I/O error.
+    #[error("`{path}`: {source}")]
+    Io {
+        /// Workspace-relative path.
+        path: String,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+impl FsError {
+    fn from_io(path: &Path, source: io::Error) -> Self {
+        let shown = path.display().to_string();
+        // cap-std reports an escape attempt as PermissionDenied with this message (EXDEV from
+        // openat2's RESOLVE_BENEATH is mapped to it too).
+        if source.kind() == io::ErrorKind::PermissionDenied && source.to_string().contains("outside of the filesystem")
+            || source.raw_os_error() == Some(18)
+        {
+            return FsError::Escaped(shown);
+        }
+        FsError::Io { path: shown, source }
+    }
+
+    /// Whether the file or a parent does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, FsError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound)
+    }
+}
+
+/// Identity of a file's content at one moment: changes when the file is replaced or written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// Modification time in nanoseconds since the epoch.
+    pub mtime_ns: i128,
+    /// Size in bytes.
+    pub size: u64,
+    /// Inode number.
+    pub inode: u64,
+}
+
+/// What an atomic write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Whether the file did not exist before.
+    pub created: bool,
+    /// Bytes written.
+    pub bytes: usize,
+}
+
+/// File I/O confined beneath one directory.
+#[derive(Debug)]
+pub struct WorkspaceFs {
+    root: Dir,
+    root_path: PathBuf,
+}
+
+impl WorkspaceFs {
+    /// Opens a handle on `root`; everything after goes through it.
+    pub fn open(root: &Path) -> io::Result<Self> {
+        let dir = Dir::open_ambient_dir(root, cap_std::ambient_authority())?;
+        Ok(Self { root: dir, root_path: root.to_path_buf() })
+    }
+
+    /// The directory this handle was opened on.
+    pub fn root_path(&self) -> &Path {
+        &self.root_path
+    }
+
+    /// Opens `rel` for reading (symlinks followed only while they stay beneath the root).
+    pub fn open_read(&self, rel: &Path) -> Result<std::fs::File, FsError> {
+        let file = self.root.open(non_empty(rel)).map_err(|e| FsError::from_io(rel, e))?;
+        let meta = file.metadata().map_err(|e| FsError::from_io(rel, e))?;
+        if meta.is_dir() {
+            return Err(FsError::IsDirectory(rel.display().to_string()));
+        }
+        Ok(file.into_std())
+    }
+
+    /// The whole file as bytes, or `None` when it does not exist.
+    pub fn read_if_exists(&self, rel: &Path) -> Result<Option<Vec<u8>>, FsError> {
+        match self.open_read(rel) {
+            Ok(mut file) => {
+                let mut bytes = Vec::new();
+                io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| FsError::from_io(rel, e))?;
+                Ok(Some(bytes))
+            }
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The stamp of `rel`, or `None` when it does not exist.
+    pub fn stamp(&self, rel: &Path) -> Result<Option<Stamp>, FsError> {
+        match self.root.metadata(non_empty(rel)) {
+            Ok(meta) => Ok(Some(Stamp {
+                mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+                size: meta.len(),
+                inode: meta.ino(),
+            })),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(FsError::from_io(rel, e)),
+        }
+    }
+
+    /// Replaces (or creates) `rel` with `bytes`, atomically; parents are created; an existing
+    /// file keeps its mode, a new one gets `0o644`.
+    pub fn write_atomic(&self, rel: &Path, bytes: &[u8]) -> Result<Written, FsError> {
+        let io_err = |e| FsError::from_io(rel, e);
+        let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
+        let parent = self.parent_dir(rel, true)?;
+        let existing = match parent.symlink_metadata(name) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_err(e)),
+        };
+        if let Some(meta) = &existing {
+            if meta.is_dir() {
+                return Err(FsError::IsDirectory(rel.display().to_string()));
+            }
+            if meta.file_type().is_symlink() {
+                // The sandbox resolved symlinks before we got here: one now means a swap.
+                return Err(FsError::BecameSymlink(rel.display().to_string()));
+            }
+            if meta.nlink() > 1 {
+                return Err(FsError::HardLinked { path: rel.display().to_string(), links: meta.nlink() });
+            }
+        }
+        let mode = existing.as_ref().map(|m| m.mode() & 0o7777).unwrap_or(0o644);
+        let temp_name = format!(".{}.bridle-{:016x}.tmp", name.to_string_lossy(), rand::random::<u64>());
+        let mut temp = parent
+            .open_with(&temp_name, OpenOptions::new().write(true).create_new(true).mode(0o600))
+            .map_err(io_err)?;
+        let result = write_and_replace(&parent, &mut temp, &temp_name, name, bytes, mode);
+        if result.is_err() {
+            let _ = parent.remove_file(&temp_name);
+        }
+        result.map_err(io_err)?;
+        Ok(Written { created: existing.is_none(), bytes: bytes.len() })
+    }
+
+    /// Deletes the file `rel` (a directory is refused).
+    pub fn remove_file(&self, rel: &Path) -> Result<(), FsError> {
+        let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
+        let parent = self.parent_dir(rel, false)?;
+        let meta = parent.symlink_metadata(name).map_err(|e| FsError::from_io(rel, e))?;
+        if meta.is_dir() {
+            return Err(FsError::IsDirectory(rel.display().to_string()));
+        }
+        parent.remove_file(name).map_err(|e| FsError::from_io(rel, e))?;
+        sync_dir(&parent).map_err(|e| FsError::from_io(rel, e))
+    }
+
+    fn parent_dir(&self, rel: &Path, create: bool) -> Result<Dir, FsError> {
+        match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+            None => self.root.try_clone().map_err(|e| FsError::from_io(rel, e)),
+            Some(parent) => {
+                if create {
+                    self.root.create_dir_all(parent).map_err(|e| FsError::from_io(rel, e))?;
+                }
+                self.root.open_dir(parent).map_err(|e| FsError::from_io(rel, e))
+            }
+        }
+    }
+}
+
+fn non_empty(rel: &Path) -> &Path {
+    if rel.as_os_str().is_empty() { Path::new(".") } else { rel }
+}
+
+fn write_and_replace(
+    parent: &Dir,
+    temp: &mut File,
+    temp_name: &str,
+    name: &std::ffi::OsStr,
+    bytes: &[u8],
+    mode: u32,
+) -> io::Result<()> {
+    temp.write_all(bytes)?;
+    temp.set_permissions(Permissions::from_mode(mode))?;
+    temp.sync_all()?;
+    parent.rename(temp_name, parent, name)?;
+    sync_dir(parent)
+}
+
+/// Makes a rename or removal in `dir` durable.
+fn sync_dir(dir: &Dir) -> io::Result<()> {
+    dir.open(".")?.sync_all()
+}
+
+#[cfg(test)]
+mod tests;

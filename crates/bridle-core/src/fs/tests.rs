@@ -1,0 +1,74 @@
+//! WorkspaceFs on real directories: atomic writes, modes, hard links, escapes at open time.
+#![allow(clippy::unwrap_used)]
+
+use std::os::unix::fs::{symlink, PermissionsExt as _};
+
+use super::*;
+
+fn setup() -> (tempfile::TempDir, PathBuf, WorkspaceFs) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    let fs = WorkspaceFs::open(&root).unwrap();
+    (tmp, root, fs)
+}
+
+#[test]
+fn writes_create_parents_and_replace_atomically_keeping_the_mode() {
+    let (_tmp, root, fs) = setup();
+    let w = fs.write_atomic(Path::new("a/b/c.txt"), b"one").unwrap();
+    assert_eq!(w, Written { created: true, bytes: 3 });
+    assert_eq!(std::fs::read(root.join("a/b/c.txt")).unwrap(), b"one");
+    assert_eq!(std::fs::metadata(root.join("a/b/c.txt")).unwrap().permissions().mode() & 0o777, 0o644);
+
+    std::fs::set_permissions(root.join("a/b/c.txt"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let w = fs.write_atomic(Path::new("a/b/c.txt"), b"two").unwrap();
+    assert!(!w.created);
+    assert_eq!(std::fs::read(root.join("a/b/c.txt")).unwrap(), b"two");
+    assert_eq!(std::fs::metadata(root.join("a/b/c.txt")).unwrap().permissions().mode() & 0o777, 0o755);
+    // No temp file is left behind.
+    let names: Vec<_> = std::fs::read_dir(root.join("a/b")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["c.txt"]);
+}
+
+#[test]
+fn a_hard_linked_file_is_not_replaced() {
+    let (tmp, root, fs) = setup();
+    std::fs::write(root.join("f.txt"), "original").unwrap();
+    std::fs::hard_link(root.join("f.txt"), tmp.path().join("outside-link")).unwrap();
+    let err = fs.write_atomic(Path::new("f.txt"), b"new").unwrap_err();
+    assert!(matches!(err, FsError::HardLinked { links: 2, .. }), "{err}");
+    assert_eq!(std::fs::read_to_string(root.join("f.txt")).unwrap(), "original");
+}
+
+#[test]
+fn a_symlink_to_outside_is_caught_at_open_time() {
+    let (tmp, root, fs) = setup();
+    std::fs::write(tmp.path().join("secret"), "s3cret").unwrap();
+    symlink(tmp.path().join("secret"), root.join("link")).unwrap();
+    symlink(tmp.path(), root.join("dirlink")).unwrap();
+    assert!(matches!(fs.open_read(Path::new("link")), Err(FsError::Escaped(_))));
+    assert!(matches!(fs.open_read(Path::new("dirlink/secret")), Err(FsError::Escaped(_))));
+    assert!(matches!(fs.open_read(Path::new("../secret")), Err(FsError::Escaped(_))));
+    // Writing through the symlinked directory fails before anything is created outside.
+    assert!(fs.write_atomic(Path::new("dirlink/new.txt"), b"x").is_err());
+    assert!(!tmp.path().join("new.txt").exists());
+    // Writing over the symlink itself is refused too (it would have been resolved by the sandbox).
+    assert!(matches!(fs.write_atomic(Path::new("link"), b"x"), Err(FsError::BecameSymlink(_))));
+    assert_eq!(std::fs::read_to_string(tmp.path().join("secret")).unwrap(), "s3cret");
+}
+
+#[test]
+fn reads_and_stamps() {
+    let (_tmp, root, fs) = setup();
+    assert_eq!(fs.read_if_exists(Path::new("missing")).unwrap(), None);
+    assert_eq!(fs.stamp(Path::new("missing")).unwrap(), None);
+    std::fs::write(root.join("x"), "abc").unwrap();
+    assert_eq!(fs.read_if_exists(Path::new("x")).unwrap().unwrap(), b"abc");
+    let before = fs.stamp(Path::new("x")).unwrap().unwrap();
+    fs.write_atomic(Path::new("x"), b"abcd").unwrap();
+    assert_ne!(fs.stamp(Path::new("x")).unwrap().unwrap(), before);
+    assert!(matches!(fs.open_read(Path::new("")), Err(FsError::IsDirectory(_))));
+    fs.remove_file(Path::new("x")).unwrap();
+    assert!(!root.join("x").exists());
+}

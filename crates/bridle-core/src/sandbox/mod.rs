@@ -1,0 +1,193 @@
+//! The path sandbox: which paths the file tools may touch, decided on the resolved path.
+//!
+//! Rules kept here, whatever the mode: a path is judged after `~` expansion, lexical `..`
+//! handling and symlink resolution (a new file through its nearest existing ancestor); it must be
+//! the workspace root or lie beneath `root + separator`; sensitive paths (credentials, Bridle's
+//! own data) are refused even inside the workspace; `.git/` internals are read-only; the one
+//! exception to the boundary is reading the session's own tool-output folder. This check is the
+//! first line; the second is that every open happens beneath a handle on the root
+//! ([`WorkspaceFs`](crate::fs::WorkspaceFs)), so a symlink swapped in after the check still
+//! cannot lead outside.
+
+mod resolve;
+mod sensitive;
+
+use std::path::{Path, PathBuf};
+
+use bridle_protocol::Severity;
+
+pub use resolve::lexical_normalise;
+
+/// What a tool wants to do with a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read a file or list a directory.
+    Read,
+    /// Create, change or delete.
+    Write,
+}
+
+/// Where a resolved path lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Inside the workspace; the path relative to the root (empty for the root itself).
+    Workspace(PathBuf),
+    /// Inside this session's tool-output folder (read-only); the path relative to that folder.
+    ToolOutput(PathBuf),
+}
+
+/// A path the sandbox accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The absolute path with symlinks resolved.
+    pub absolute: PathBuf,
+    /// Where it is.
+    pub place: Place,
+}
+
+impl Resolved {
+    /// The workspace-relative POSIX path (or the absolute path for tool outputs), for messages.
+    pub fn display(&self) -> String {
+        match &self.place {
+            Place::Workspace(rel) if rel.as_os_str().is_empty() => ".".into(),
+            Place::Workspace(rel) => rel.to_string_lossy().into_owned(),
+            Place::ToolOutput(_) => self.absolute.to_string_lossy().into_owned(),
+        }
+    }
+}
+
+/// Why a path was refused; the message is written for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SandboxError {
+    /// An empty path.
+    #[error("the path is empty")]
+    Empty,
+    /// A NUL byte in the path.
+    #[error("the path contains a NUL byte")]
+    NulByte,
+    /// The resolved path is outside the workspace.
+    #[error("`{given}` resolves to {resolved}, which is outside the workspace {root}; file tools only work inside the workspace")]
+    Outside {
+        /// The path as given.
+        given: String,
+        /// Where it led.
+        resolved: String,
+        /// The workspace root.
+        root: String,
+    },
+    /// A protected path.
+    #[error("`{given}` is a protected path ({why}); Bridle never reads or writes it")]
+    Sensitive {
+        /// The path as given.
+        given: String,
+        /// What it protects.
+        why: String,
+    },
+    /// A write inside `.git/`.
+    #[error("`{given}` is inside .git/, whose internals are read-only to file tools; use git commands instead")]
+    GitInternals {
+        /// The path as given.
+        given: String,
+    },
+    /// A write into the tool-output folder.
+    #[error("`{given}` is a saved tool output, which is read-only")]
+    ToolOutputReadOnly {
+        /// The path as given.
+        given: String,
+    },
+    /// The file system refused to resolve the path.
+    #[error("cannot resolve `{given}`: {message}")]
+    Unresolvable {
+        /// The path as given.
+        given: String,
+        /// The OS error.
+        message: String,
+    },
+}
+
+impl SandboxError {
+    /// The rule id and severity of the finding this refusal becomes.
+    pub fn rule(&self) -> (&'static str, Severity) {
+        match self {
+            SandboxError::Sensitive { .. } => ("sensitive-path", Severity::Critical),
+            SandboxError::Outside { .. } => ("outside-workspace", Severity::High),
+            SandboxError::GitInternals { .. } => ("git-internals", Severity::High),
+            SandboxError::ToolOutputReadOnly { .. } => ("tool-output-read-only", Severity::High),
+            SandboxError::Empty | SandboxError::NulByte | SandboxError::Unresolvable { .. } => ("invalid-path", Severity::High),
+        }
+    }
+}
+
+/// The sandbox of one workspace.
+#[derive(Debug, Clone)]
+pub struct PathSandbox {
+    root: PathBuf,
+    home: Option<PathBuf>,
+    tool_output_root: PathBuf,
+    sensitive: Vec<sensitive::Protected>,
+}
+
+impl PathSandbox {
+    /// A sandbox for `workspace`. `home` expands `~`; `data_dir` is protected but for the
+    /// session tool-output folders; `extra_sensitive` are the user's own protected paths.
+    pub fn new(workspace: &Path, home: Option<PathBuf>, data_dir: &Path, extra_sensitive: &[PathBuf]) -> std::io::Result<Self> {
+        let root = workspace.canonicalize()?;
+        let data_dir = resolve::canonical_or_lexical(data_dir);
+        let sensitive = sensitive::protected(home.as_deref(), &data_dir, extra_sensitive);
+        Ok(Self { root, home, tool_output_root: data_dir.join("tool-output"), sensitive })
+    }
+
+    /// The workspace root (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The folder where `session_id`'s large tool outputs are saved.
+    pub fn tool_output_dir(&self, session_id: &str) -> PathBuf {
+        self.tool_output_root.join(session_id)
+    }
+
+    /// Judges `given` for `access` by `session_id`'s tools.
+    pub fn resolve(&self, given: &str, access: Access, session_id: &str) -> Result<Resolved, SandboxError> {
+        if given.is_empty() {
+            return Err(SandboxError::Empty);
+        }
+        if given.contains('\0') {
+            return Err(SandboxError::NulByte);
+        }
+        let expanded = resolve::expand_home(given, self.home.as_deref());
+        let joined = if expanded.is_absolute() { expanded } else { self.root.join(expanded) };
+        let lexical = lexical_normalise(&joined);
+        let absolute = resolve::resolve_existing_prefix(&joined)
+            .map_err(|e| SandboxError::Unresolvable { given: given.to_string(), message: e.to_string() })?;
+        // Judge both the path as written and where it leads: `~/.ssh` is protected even when the
+        // workspace is the home folder, and a link to it is protected too.
+        for candidate in [&lexical, &absolute] {
+            if let Some(why) = sensitive::matches(&self.sensitive, candidate, &self.tool_output_dir(session_id)) {
+                return Err(SandboxError::Sensitive { given: given.to_string(), why });
+            }
+        }
+        let own_outputs = resolve::canonical_or_lexical(&self.tool_output_dir(session_id));
+        if let Ok(rel) = absolute.strip_prefix(&own_outputs) {
+            if access == Access::Write {
+                return Err(SandboxError::ToolOutputReadOnly { given: given.to_string() });
+            }
+            return Ok(Resolved { place: Place::ToolOutput(rel.to_path_buf()), absolute });
+        }
+        // Component-wise: `/project-evil` does not start with `/project`.
+        let Ok(rel) = absolute.strip_prefix(&self.root) else {
+            return Err(SandboxError::Outside {
+                given: given.to_string(),
+                resolved: absolute.display().to_string(),
+                root: self.root.display().to_string(),
+            });
+        };
+        if access == Access::Write && rel.components().any(|c| c.as_os_str() == ".git") {
+            return Err(SandboxError::GitInternals { given: given.to_string() });
+        }
+        Ok(Resolved { place: Place::Workspace(rel.to_path_buf()), absolute })
+    }
+}
+
+#[cfg(test)]
+mod tests;

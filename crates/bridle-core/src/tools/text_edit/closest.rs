@@ -1,0 +1,174 @@
+//! The region of a file that most resembles text that was not found, shown with line numbers
+//! so the model can copy the real text and retry.
+//!
+//! The rule this keeps: one linear pass over the file, whatever its size. Every file line that
+//! shares a word (or its whole punctuation-folded text) with line `j` of the sought text votes
+//! for a region starting `j` lines above it, weighted by how rare that word is in the file;
+//! the region with the most votes wins.
+
+use std::collections::HashMap;
+
+use super::matcher::MatchLevel;
+
+/// Context lines shown above and below the closest region.
+const MARGIN: usize = 2;
+/// Most lines an excerpt shows.
+const MAX_LINES: usize = 12;
+/// Longest line an excerpt shows whole, in chars.
+const MAX_LINE_CHARS: usize = 200;
+
+/// The part of a file most like the text that was sought.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosestRegion {
+    /// First line shown, 1-based.
+    pub first_line: usize,
+    /// Last line shown, 1-based.
+    pub last_line: usize,
+    /// The lines, numbered: `  42 | text`, one per line.
+    pub excerpt: String,
+    /// The first line of the sought text that differs from the file here, if one does.
+    pub first_difference: Option<LineDifference>,
+}
+
+/// A line of the sought text and the file line it was compared with, both 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineDifference {
+    /// Line within the sought text (`old_text`, or a hunk's old side).
+    pub sought_line: usize,
+    /// Line within the file.
+    pub file_line: usize,
+}
+
+impl ClosestRegion {
+    /// The region in words, naming the sought text as `sought` (e.g. "old_text").
+    pub(crate) fn describe(&self, sought: &str) -> String {
+        let mut out = format!("The closest region of the file is lines {}-{}:\n{}", self.first_line, self.last_line, self.excerpt);
+        if let Some(diff) = self.first_difference {
+            out.push_str(&format!("\nLine {} of {sought} differs from line {} of the file.", diff.sought_line, diff.file_line));
+        }
+        out
+    }
+}
+
+/// Words of at least two chars: letters, digits and `_`.
+fn words(key: &str) -> impl Iterator<Item = &str> {
+    key.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| word.chars().nth(1).is_some())
+}
+
+/// A token of a line: one of its words, or the whole line.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Token<'a> {
+    Word(&'a str),
+    Line(&'a str),
+}
+
+fn tokens(key: &str) -> Vec<Token<'_>> {
+    let mut out: Vec<Token<'_>> = Vec::new();
+    if !key.is_empty() {
+        out.push(Token::Line(key));
+    }
+    for word in words(key) {
+        if !out.contains(&Token::Word(word)) {
+            out.push(Token::Word(word));
+        }
+    }
+    out
+}
+
+/// Finds the closest region to `sought` in `file`; `hint` (1-based) breaks ties.
+pub(crate) fn closest_region<S: AsRef<str>>(file: &[&str], sought: &[S], hint: Option<usize>) -> Option<ClosestRegion> {
+    let level = MatchLevel::Punctuation;
+    let sought_keys: Vec<_> = sought.iter().map(|line| level.key(line.as_ref())).collect();
+    let mut wanted: HashMap<Token<'_>, Vec<usize>> = HashMap::new();
+    for (j, key) in sought_keys.iter().enumerate() {
+        for token in tokens(key) {
+            wanted.entry(token).or_default().push(j);
+        }
+    }
+    if wanted.is_empty() || file.is_empty() {
+        return None;
+    }
+    let file_keys: Vec<_> = file.iter().map(|line| level.key(line)).collect();
+    let mut hits: Vec<(usize, Token<'_>)> = Vec::new();
+    let mut frequency: HashMap<Token<'_>, usize> = HashMap::new();
+    for (i, key) in file_keys.iter().enumerate() {
+        for token in tokens(key).into_iter().filter(|token| wanted.contains_key(token)) {
+            *frequency.entry(token).or_default() += 1;
+            hits.push((i, token));
+        }
+    }
+    let mut votes = vec![0f64; file.len()];
+    for (i, token) in hits {
+        let weight = 1.0 / frequency.get(&token).copied().unwrap_or(1) as f64;
+        for &j in wanted.get(&token).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(start) = i.checked_sub(j) {
+                votes[start] += weight;
+            }
+        }
+    }
+    let distance = |start: usize| hint.map_or(0, |hint| (start + 1).abs_diff(hint));
+    let best = (0..votes.len())
+        .filter(|&start| votes[start] > 0.0)
+        .min_by(|&a, &b| votes[b].total_cmp(&votes[a]).then(distance(a).cmp(&distance(b))).then(a.cmp(&b)))?;
+
+    let first_difference = sought_keys.iter().enumerate().find_map(|(j, key)| {
+        let i = best + j;
+        (i < file.len() && file_keys[i] != *key).then_some(LineDifference { sought_line: j + 1, file_line: i + 1 })
+    });
+    let first = best.saturating_sub(MARGIN);
+    let last = (best + sought.len() + MARGIN).min(first + MAX_LINES).min(file.len());
+    Some(ClosestRegion { first_line: first + 1, last_line: last, excerpt: numbered(file, first, last), first_difference })
+}
+
+/// Lines `first..last` (0-based, exclusive) as `  42 | text`.
+pub(crate) fn numbered(file: &[&str], first: usize, last: usize) -> String {
+    let width = last.to_string().len().max(4);
+    let mut out = String::new();
+    for (i, line) in file.iter().enumerate().take(last).skip(first) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let shown = match line.char_indices().nth(MAX_LINE_CHARS) {
+            Some((cut, _)) => format!("{}…", &line[..cut]),
+            None => line.to_string(),
+        };
+        out.push_str(&format!("{:>width$} | {}", i + 1, shown));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn finds_the_region_sharing_the_rarest_words() {
+        let file: Vec<String> = (1..=30).map(|n| format!("let value_{n} = compute({n});")).collect();
+        let file: Vec<&str> = file.iter().map(String::as_str).collect();
+        let region = closest_region(&file, &["let value_20 = compute(20);", "let value_21 = compute(99);"], None).unwrap();
+        assert_eq!((region.first_line, region.last_line), (18, 23));
+        assert_eq!(region.first_difference, Some(LineDifference { sought_line: 2, file_line: 21 }));
+        assert_eq!(
+            region.excerpt,
+            "  18 | let value_18 = compute(18);\n  19 | let value_19 = compute(19);\n  20 | let value_20 = compute(20);\n  21 | let value_21 = compute(21);\n  22 | let value_22 = compute(22);\n  23 | let value_23 = compute(23);"
+        );
+    }
+
+    #[test]
+    fn hint_breaks_ties_and_nothing_alike_gives_none() {
+        let file = ["x", "}", "y", "}"];
+        assert_eq!(closest_region(&file, &["}"], Some(4)).unwrap().first_line, 2);
+        assert_eq!(closest_region(&file, &["}"], None).unwrap().first_line, 1);
+        assert_eq!(closest_region(&file, &["zzz"], None), None);
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_numbers_widen() {
+        let long = "é".repeat(250);
+        let file: Vec<&str> = vec![long.as_str(); 10_001];
+        let text = numbered(&file, 9_999, 10_001);
+        assert_eq!(text, format!("10000 | {}…\n10001 | {}…", "é".repeat(200), "é".repeat(200)));
+    }
+}
