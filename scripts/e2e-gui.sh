@@ -41,8 +41,10 @@ for _ in $(seq 100); do
 done
 echo "WebKitWebDriver on 127.0.0.1:$WD_PORT"
 cd "$ROOT"
+# --foreground: timeout would otherwise move node into a process group of its own, out of
+# reach of the cleanup below.
 E2E_WEBDRIVER_URL="http://127.0.0.1:$WD_PORT" E2E_APP_BINARY="$APP_BINARY" E2E_OUT_DIR="$OUT_DIR" \
-  timeout 900 node tests/e2e/run.mjs "$@"
+  timeout --foreground 900 node tests/e2e/run.mjs "$@"
 EOF
 
 XVFB_PID=""

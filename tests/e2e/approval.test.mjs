@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { waitFor } from "./lib/webdriver.mjs";
+import { fatal, waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 
@@ -32,8 +32,13 @@ export default async function approval({ log }) {
 
     const card = await waitFor(async () => {
       const alert = await session.find("[role=alert]");
-      if (alert) throw new Error(`error banner: ${await alert.text()}`);
-      return session.find("[data-testid=approval-card][data-tool=write_file]");
+      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+      const card = await session.find("[data-testid=approval-card][data-tool=write_file]");
+      if (card) return card;
+      // A call that already ended never asked: fail now, with what it answered.
+      const ended = await session.find("[data-testid=tool-call][data-tool=write_file]:not([data-status=running]):not([data-status=pending])");
+      if (ended) throw fatal(`write_file ended "${await ended.attribute("data-status")}" without asking for approval`);
+      return null;
     }, "the write_file approval card", 45000);
     const call = await session.find("[data-testid=tool-call][data-tool=write_file]");
     assert.equal(await call.attribute("data-status"), "pending");

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { waitFor } from "./lib/webdriver.mjs";
+import { fatal, waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 const PROMPT = "hello bridle";
@@ -52,7 +52,7 @@ export default async function chat({ log }) {
 
     const answers = await waitFor(async () => {
       const alert = await session.find("[role=alert]");
-      if (alert) throw new Error(`error banner: ${await alert.text()}`);
+      if (alert) throw fatal(`error banner: ${await alert.text()}`);
       const texts = await messages(session, "assistant");
       return texts.some((t) => t.includes(ANSWER)) ? texts : null;
     }, `an assistant message containing "${ANSWER}"`, 45000);

@@ -27,6 +27,14 @@ function withTimeout(promise, ms, name) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+// On a signal, exit through process.exit so the helpers' "exit" hooks stop what they started.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    console.log(`interrupted by ${signal}`);
+    process.exit(130);
+  });
+}
+
 let passed = 0;
 let failed = 0;
 for (const file of files) {

@@ -22,7 +22,13 @@ export async function startAimock(fixtureDir, logFile) {
   child.stdout.pipe(log);
   child.stderr.pipe(log);
   let exited = null;
-  child.once("exit", (code) => (exited = code));
+  // If the runner exits mid-test (signal, crash), do not leave aimock behind.
+  const killOnExit = () => child.kill("SIGTERM");
+  process.once("exit", killOnExit);
+  child.once("exit", (code) => {
+    exited = code;
+    process.removeListener("exit", killOnExit);
+  });
   const url = `http://127.0.0.1:${port}`;
   const stop = () =>
     new Promise((resolve) => {

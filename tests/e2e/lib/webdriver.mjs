@@ -6,7 +6,15 @@ const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `probe` until it returns a truthy value; throws with the last failure after `timeoutMs`. */
+/** An error that stops `waitFor` at once instead of being retried (the awaited state cannot come). */
+export function fatal(message) {
+  return Object.assign(new Error(message), { fatal: true });
+}
+
+/**
+ * Polls `probe` until it returns a truthy value; throws with the last failure after `timeoutMs`,
+ * or at once when the probe throws a `fatal(...)` error.
+ */
 export async function waitFor(probe, what, timeoutMs = 20000, intervalMs = 200) {
   const start = Date.now();
   let last = "";
@@ -15,6 +23,7 @@ export async function waitFor(probe, what, timeoutMs = 20000, intervalMs = 200) 
       const value = await probe();
       if (value) return value;
     } catch (err) {
+      if (err?.fatal) throw err;
       last = err instanceof Error ? err.message : String(err);
     }
     await sleep(intervalMs);
