@@ -1,1 +1,5 @@
-fn main() { tauri_build::build() }
+//! Generates the Tauri context (config, capabilities, embedded UI) at build time.
+
+fn main() {
+    tauri_build::build()
+}

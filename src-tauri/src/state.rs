@@ -39,7 +39,8 @@ impl AppState {
             None => Arc::new(provider::Unconfigured),
         };
         let deps = EngineDeps { provider, tools: Arc::new(builtin_registry()?), store, clock: Arc::new(SystemClock) };
-        let engine_config = EngineConfig::from_config(&config, options.workspace.clone(), options.data_dir.clone());
+        let mut engine_config = EngineConfig::from_config(&config, options.workspace.clone(), options.data_dir.clone());
+        engine_config.home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
         let (engine, events) = Engine::spawn(engine_config, deps, SessionSpec::New)?;
         let summary = SessionSummary {
             session_id: engine.session_id().to_string(),

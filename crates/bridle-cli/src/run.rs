@@ -56,7 +56,8 @@ pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
         store: setup.store()?,
         clock: Arc::new(SystemClock),
     };
-    let config = EngineConfig::from_config(&setup.config, setup.workspace.clone(), setup.data_dir.clone());
+    let mut config = EngineConfig::from_config(&setup.config, setup.workspace.clone(), setup.data_dir.clone());
+    config.home = Setup::home();
     let spec = match &args.session {
         Some(id) => SessionSpec::Resume(id.clone()),
         None => SessionSpec::New,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use bridle_core::config::{paths, Config};
 use bridle_core::store::Store;
+use bridle_core::workspace::Workspace;
 
 use crate::cli::Global;
 
@@ -29,6 +30,16 @@ impl Setup {
             .canonicalize()
             .with_context(|| format!("the workspace {} does not exist", workspace.display()))?;
         Ok(Setup { workspace, data_dir, config })
+    }
+
+    /// The user's home folder, for `~` in paths.
+    pub fn home() -> Option<PathBuf> {
+        std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+    }
+
+    pub fn open_workspace(&self) -> anyhow::Result<Workspace> {
+        Workspace::open(&self.workspace, Self::home(), &self.data_dir, &self.config.sensitive_paths)
+            .with_context(|| format!("cannot open the workspace {}", self.workspace.display()))
     }
 
     pub fn store(&self) -> anyhow::Result<Arc<Store>> {

@@ -30,7 +30,8 @@ struct GuardReport<'a> {
 
 fn pipeline(setup: &Setup, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
     let guard = Guard::new(mode.unwrap_or(setup.config.mode));
-    Ok(CallPipeline::new(Arc::new(builtin_registry()?), Arc::new(guard), setup.config.limits.tool_timeout()))
+    let workspace = setup.open_workspace()?;
+    Ok(CallPipeline::new(Arc::new(builtin_registry()?), Arc::new(guard), Arc::new(workspace), setup.config.limits.tool_timeout()))
 }
 
 fn call(name: &str, args: &str) -> ToolCall {
@@ -55,7 +56,8 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
     let setup = Setup::load(global)?;
     let pipeline = pipeline(&setup, args.mode)?;
     let call = call(&args.name, &args.args);
-    let checked = match pipeline.check(&call) {
+    let session_id = format!("cli-{}", call.id);
+    let checked = match pipeline.check(&call, &session_id) {
         Ok(checked) => checked,
         Err(outcome) => {
             if usage_error(&outcome) {
@@ -91,11 +93,10 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
         print_json(&report)?;
         return Ok(code);
     }
-    let session_id = format!("cli-{}", call.id);
     let ctx = ToolContext {
         session_id,
         call_id: call.id.clone(),
-        workspace: setup.workspace.clone(),
+        workspace: pipeline.workspace().clone(),
         data_dir: setup.data_dir.clone(),
         clock: Arc::new(SystemClock),
         usage: Default::default(),
@@ -116,7 +117,8 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
 pub fn guard(global: &Global, args: &GuardArgs) -> anyhow::Result<u8> {
     let setup = Setup::load(global)?;
     let pipeline = pipeline(&setup, args.mode)?;
-    let verdict = match pipeline.check(&call(&args.name, &args.args)) {
+    let call = call(&args.name, &args.args);
+    let verdict = match pipeline.check(&call, &format!("cli-{}", call.id)) {
         Ok(checked) => checked.verdict,
         Err(outcome) if usage_error(&outcome) => {
             eprintln!("bridle guard: {}", outcome.result.output.trim_start_matches("Error: "));

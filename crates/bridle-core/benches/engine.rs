@@ -14,6 +14,7 @@ use bridle_core::pipeline::CallPipeline;
 use bridle_core::provider::{ModelEvent, ModelProvider, ModelRequest, ModelStream, OpenAiProvider, ProviderError};
 use bridle_core::store::Store;
 use bridle_core::tools::{builtin_registry, ToolContext};
+use bridle_core::workspace::Workspace;
 use bridle_protocol::{Event, HistoryItem, Mode, Op, TokenUsage, ToolCall};
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -52,7 +53,9 @@ impl ModelProvider for InstantProvider {
 async fn one_turn(provider: Arc<dyn ModelProvider>, dir: &std::path::Path) {
     let store = Arc::new(Store::open(&dir.join("bridle.db")).unwrap());
     let deps = EngineDeps { provider, tools: Arc::new(builtin_registry().unwrap()), store, clock: Arc::new(SystemClock) };
-    let config = EngineConfig { workspace: dir.to_path_buf(), data_dir: dir.to_path_buf(), ..EngineConfig::default() };
+    let workspace = dir.join("ws");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let config = EngineConfig { workspace, data_dir: dir.join("data"), ..EngineConfig::default() };
     let (engine, mut events) = Engine::spawn(config, deps, SessionSpec::New).unwrap();
     engine.submit(Op::UserMessage { text: "what time is it?".into() }).await.unwrap();
     while let Some(event) = events.recv().await {
@@ -94,16 +97,21 @@ fn turns(c: &mut Criterion) {
 
 fn dispatch(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    let workspace = Arc::new(Workspace::open(&root, None, &dir.path().join("data"), &[]).unwrap());
     let pipeline = CallPipeline::new(
         Arc::new(builtin_registry().unwrap()),
         Arc::new(Guard::new(Mode::Auto)),
+        workspace.clone(),
         std::time::Duration::from_secs(60),
     );
     let ctx = ToolContext {
         session_id: "bench".into(),
         call_id: "c".into(),
-        workspace: ".".into(),
-        data_dir: ".".into(),
+        workspace,
+        data_dir: dir.path().join("data"),
         clock: Arc::new(SystemClock),
         usage: Default::default(),
         cancel: Default::default(),

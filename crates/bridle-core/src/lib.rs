@@ -30,3 +30,4 @@ pub mod provider;
 pub mod sandbox;
 pub mod store;
 pub mod tools;
+pub mod workspace;

@@ -7,10 +7,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bridle_protocol::{Decision, DecisionSource, ToolCall, ToolResult, ToolStatus};
+use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult, ToolStatus};
 
 use crate::guard::{Guard, Verdict};
 use crate::tools::{CallError, PreparedCall, ToolContext, ToolRegistry};
+use crate::workspace::Workspace;
 
 /// Why a call did not produce a successful result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,13 +62,20 @@ pub struct CheckedCall {
 pub struct CallPipeline {
     registry: Arc<ToolRegistry>,
     guard: Arc<Guard>,
+    workspace: Arc<Workspace>,
     timeout: Duration,
 }
 
 impl CallPipeline {
-    /// A pipeline over `registry` judged by `guard`, with a per-call `timeout`.
-    pub fn new(registry: Arc<ToolRegistry>, guard: Arc<Guard>, timeout: Duration) -> Self {
-        Self { registry, guard, timeout }
+    /// A pipeline over `registry` judged by `guard` for `workspace`, with a default per-call
+    /// `timeout` (a tool may ask for another, e.g. `bash`'s `timeout_secs`).
+    pub fn new(registry: Arc<ToolRegistry>, guard: Arc<Guard>, workspace: Arc<Workspace>, timeout: Duration) -> Self {
+        Self { registry, guard, workspace, timeout }
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Arc<Workspace> {
+        &self.workspace
     }
 
     /// The registry.
@@ -75,8 +83,9 @@ impl CallPipeline {
         &self.registry
     }
 
-    /// Validates and judges a call; a call that cannot proceed comes back as its final outcome.
-    pub fn check(&self, call: &ToolCall) -> Result<CheckedCall, Box<CallOutcome>> {
+    /// Validates and judges a call of `session_id`; a call that cannot proceed comes back as its
+    /// final outcome.
+    pub fn check(&self, call: &ToolCall, session_id: &str) -> Result<CheckedCall, Box<CallOutcome>> {
         let prepared = match self.registry.prepare_call(call) {
             Ok(prepared) => prepared,
             Err(err) => {
@@ -89,7 +98,10 @@ impl CallPipeline {
                 return Err(Box::new(not_run(call, verdict, format!("Error: {err}"), ToolStatus::Error, failure)));
             }
         };
-        let verdict = self.guard.judge(&prepared);
+        let verdict = match self.sandbox_verdict(&prepared, session_id) {
+            Some(denied) => denied,
+            None => self.guard.judge(&prepared),
+        };
         if verdict.decision == Decision::Deny {
             let reasons: Vec<_> = verdict.findings.iter().map(|f| f.message.as_str()).collect();
             let message = if reasons.is_empty() {
@@ -102,6 +114,21 @@ impl CallPipeline {
         Ok(CheckedCall { prepared, verdict })
     }
 
+    /// A file tool's path that the sandbox refuses is denied outright, whatever the mode.
+    fn sandbox_verdict(&self, prepared: &PreparedCall, session_id: &str) -> Option<Verdict> {
+        let findings: Vec<Finding> = prepared
+            .tool
+            .paths(&prepared.args)
+            .into_iter()
+            .filter_map(|(path, access)| self.workspace.sandbox.resolve(&path, access, session_id).err())
+            .map(|err| {
+                let (rule, severity) = err.rule();
+                Finding { guardian: "sandbox".into(), rule: rule.into(), severity, message: err.to_string() }
+            })
+            .collect();
+        (!findings.is_empty()).then_some(Verdict { decision: Decision::Deny, source: DecisionSource::Sandbox, findings })
+    }
+
     /// Runs a checked call with its timeout, stopping early when `ctx.cancel` fires.
     /// The timeout starts here, after any approval and any wait for a slot.
     pub async fn execute(&self, checked: CheckedCall, ctx: ToolContext) -> CallOutcome {
@@ -109,6 +136,7 @@ impl CallPipeline {
         let call_id = ctx.call_id.clone();
         let cancel = ctx.cancel.clone();
         let started = Instant::now();
+        let timeout = prepared.tool.timeout(&prepared.args, self.timeout);
         let run = prepared.tool.call(prepared.args.clone(), ctx);
         let (mut result, status, failure) = tokio::select! {
             biased;
@@ -117,7 +145,7 @@ impl CallPipeline {
                 ToolStatus::Interrupted,
                 Some(CallFailure::Interrupted),
             ),
-            outcome = tokio::time::timeout(self.timeout, run) => match outcome {
+            outcome = tokio::time::timeout(timeout, run) => match outcome {
                 Ok(Ok(out)) => (
                     ToolResult { tool_call_id: call_id.clone(), output: out.output, is_error: false, data: out.data, diff: out.diff },
                     ToolStatus::Ok,
@@ -125,7 +153,7 @@ impl CallPipeline {
                 ),
                 Ok(Err(err)) => (ToolResult::error(&call_id, format!("Error: {err}")), ToolStatus::Error, Some(CallFailure::ToolError)),
                 Err(_) => (
-                    ToolResult::error(&call_id, format!("Error: `{}` timed out after {} s and was stopped.", prepared.name, self.timeout.as_secs_f64())),
+                    ToolResult::error(&call_id, format!("Error: `{}` timed out after {} s and was stopped.", prepared.name, timeout.as_secs_f64())),
                     ToolStatus::Error,
                     Some(CallFailure::TimedOut),
                 ),
@@ -139,7 +167,7 @@ impl CallPipeline {
 
     /// Checks and executes in one go (no approval, no scheduling): `bridle tool`'s path.
     pub async fn run(&self, call: &ToolCall, ctx: ToolContext) -> CallOutcome {
-        match self.check(call) {
+        match self.check(call, &ctx.session_id) {
             Ok(checked) => self.execute(checked, ctx).await,
             Err(outcome) => *outcome,
         }

@@ -93,6 +93,8 @@ pub struct Config {
     pub limits: Limits,
     /// Replaces the built-in system prompt when set.
     pub system_prompt: Option<String>,
+    /// Paths no file tool may touch, beyond the built-in list (credentials, Bridle's data).
+    pub sensitive_paths: Vec<std::path::PathBuf>,
 }
 
 /// Why a configuration could not be loaded.

@@ -47,7 +47,7 @@ pub(crate) async fn run_calls(
             plans.push(Plan::Done(Box::new(not_run(call, "Not run: the turn was ended by the loop guard."))));
             continue;
         }
-        let checked = session.pipeline.check(call);
+        let checked = session.pipeline.check(call, &session.id);
         let key = match &checked {
             Ok(c) => format!("{}\u{0}{}", c.prepared.name, c.prepared.canonical_args),
             Err(_) => format!("{}\u{0}{}", call.name, call.arguments),

@@ -30,6 +30,7 @@ use crate::pipeline::CallPipeline;
 use crate::provider::{ModelProvider, RetryPolicy};
 use crate::store::{Store, StoreError};
 use crate::tools::ToolRegistry;
+use crate::workspace::Workspace;
 
 pub use prompt::DEFAULT_SYSTEM_PROMPT;
 use session::Session;
@@ -51,6 +52,10 @@ pub struct EngineConfig {
     pub system_prompt: String,
     /// The model's context window, when known.
     pub context_window: Option<u64>,
+    /// The user's home folder, for `~` in paths (passed in: the core reads no environment).
+    pub home: Option<PathBuf>,
+    /// Paths the user protects beyond the built-in list.
+    pub extra_sensitive: Vec<PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -63,6 +68,8 @@ impl Default for EngineConfig {
             retry: RetryPolicy::default(),
             system_prompt: DEFAULT_SYSTEM_PROMPT.to_string(),
             context_window: None,
+            home: None,
+            extra_sensitive: Vec::new(),
         }
     }
 }
@@ -78,6 +85,8 @@ impl EngineConfig {
             retry: RetryPolicy { max_retries: config.limits.max_retries, ..RetryPolicy::default() },
             system_prompt: config.system_prompt.clone().unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_string()),
             context_window: config.provider.as_ref().and_then(|p| p.context_window),
+            home: None,
+            extra_sensitive: config.sensitive_paths.clone(),
         }
     }
 }
@@ -110,6 +119,14 @@ pub enum EngineError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The workspace could not be opened.
+    #[error("cannot open the workspace {path}: {source}")]
+    Workspace {
+        /// The folder.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The engine's loop has ended.
     #[error("the engine has stopped")]
     Closed,
@@ -137,10 +154,12 @@ impl Engine {
                 (id, history)
             }
         };
+        let workspace = Workspace::open(&config.workspace, config.home.clone(), &config.data_dir, &config.extra_sensitive)
+            .map_err(|source| EngineError::Workspace { path: config.workspace.display().to_string(), source })?;
         let (event_tx, event_rx) = mpsc::channel(1024);
         let (op_tx, op_rx) = mpsc::channel(64);
         let guard = Arc::new(Guard::new(config.mode));
-        let pipeline = CallPipeline::new(deps.tools.clone(), guard, config.limits.tool_timeout());
+        let pipeline = CallPipeline::new(deps.tools.clone(), guard, Arc::new(workspace), config.limits.tool_timeout());
         let session = Arc::new(Session::new(session_id.clone(), config, deps, pipeline, history, event_tx));
         tokio::spawn(run_loop(session, op_rx));
         Ok((Engine { ops: op_tx, session_id }, event_rx))

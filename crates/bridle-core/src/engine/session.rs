@@ -69,7 +69,7 @@ impl Session {
         ToolContext {
             session_id: self.id.clone(),
             call_id: call_id.to_string(),
-            workspace: self.config.workspace.clone(),
+            workspace: self.pipeline.workspace().clone(),
             data_dir: self.config.data_dir.clone(),
             clock: self.deps.clock.clone(),
             usage: self.usage.clone(),

@@ -46,20 +46,10 @@ impl TypedTool for GetCurrentTime {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::clock::FixedClock;
-    use std::sync::Arc;
 
     fn ctx() -> ToolContext {
-        ToolContext {
-            session_id: "s".into(),
-            call_id: "c".into(),
-            workspace: ".".into(),
-            data_dir: ".".into(),
-            // 2026-11-21T12:00:00Z, a Saturday.
-            clock: Arc::new(FixedClock(1_795_262_400_000)),
-            usage: Default::default(),
-            cancel: Default::default(),
-        }
+        // 2026-11-21T12:00:00Z, a Saturday (the test context's fixed clock).
+        crate::tools::testing::context(&std::env::temp_dir())
     }
 
     #[tokio::test]

@@ -14,6 +14,7 @@ mod schema;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use bridle_protocol::{TokenUsage, ToolDefinition};
@@ -22,6 +23,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
+use crate::sandbox::Access;
+use crate::workspace::Workspace;
 
 pub use get_current_time::GetCurrentTime;
 pub use get_token_usage::GetTokenUsage;
@@ -62,8 +65,8 @@ pub struct ToolContext {
     pub session_id: String,
     /// Bridle's id for the call.
     pub call_id: String,
-    /// The workspace root.
-    pub workspace: PathBuf,
+    /// The workspace: sandbox, confined file I/O, path locks.
+    pub workspace: Arc<Workspace>,
     /// Bridle's data directory.
     pub data_dir: PathBuf,
     /// The clock.
@@ -111,6 +114,14 @@ pub trait Tool: Send + Sync + 'static {
     fn definition(&self) -> ToolDefinition;
     /// What the tool may do.
     fn kind(&self) -> ToolKind;
+    /// The paths the call would touch, judged by the sandbox before it runs.
+    fn paths(&self, _args: &Value) -> Vec<(String, Access)> {
+        Vec::new()
+    }
+    /// How long the call may run; most tools take the session's default.
+    fn timeout(&self, _args: &Value, default: Duration) -> Duration {
+        default
+    }
     /// Runs with arguments already repaired and validated against the schema.
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -124,6 +135,14 @@ pub trait TypedTool: Send + Sync + 'static {
     const NAME: &'static str;
     /// What it may do.
     const KIND: ToolKind;
+    /// The paths a call would touch (file tools).
+    fn paths(_args: &Self::Args) -> Vec<(String, Access)> {
+        Vec::new()
+    }
+    /// How long a call may run.
+    fn timeout(_args: &Self::Args, default: Duration) -> Duration {
+        default
+    }
     /// Runs the tool.
     async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -138,12 +157,42 @@ impl<T: TypedTool> Tool for T {
         T::KIND
     }
 
+    fn paths(&self, args: &Value) -> Vec<(String, Access)> {
+        serde_json::from_value::<T::Args>(args.clone()).map(|a| T::paths(&a)).unwrap_or_default()
+    }
+
+    fn timeout(&self, args: &Value, default: Duration) -> Duration {
+        serde_json::from_value::<T::Args>(args.clone()).map(|a| T::timeout(&a, default)).unwrap_or(default)
+    }
+
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         // The registry validated `args` against this very schema, so a failure here means the
         // schema and the struct disagree (e.g. a custom deserializer); report it, do not panic.
         let args: T::Args = serde_json::from_value(args)
             .map_err(|e| ToolError::new(format!("invalid arguments for {}: {e}", T::NAME)))?;
         self.run(args, &ctx).await
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A tool context on a real temp workspace, for unit tests.
+    use super::*;
+
+    /// A context whose workspace is `root` and whose data dir is `root/../data`.
+    pub(crate) fn context(root: &std::path::Path) -> ToolContext {
+        let data_dir = root.parent().unwrap_or(root).join("data");
+        #[allow(clippy::unwrap_used)]
+        let workspace = Arc::new(Workspace::open(root, None, &data_dir, &[]).unwrap());
+        ToolContext {
+            session_id: "test-session".into(),
+            call_id: "test-call".into(),
+            workspace,
+            data_dir,
+            clock: Arc::new(crate::clock::FixedClock(1_795_262_400_000)),
+            usage: Default::default(),
+            cancel: Default::default(),
+        }
     }
 }
 

@@ -277,6 +277,10 @@ impl Sink for LineSink<'_> {
 fn cut_line(line: &[u8], max_chars: usize) -> String {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.len() <= max_chars {
+        // No more bytes than allowed characters: nothing to cut, no need to count.
+        return String::from_utf8_lossy(line).into_owned();
+    }
     // No character is longer than 4 bytes, so this prefix holds the first `max_chars + 1`
     // characters; decoding only it keeps a multi-megabyte minified line cheap.
     let prefix = &line[..line.len().min(max_chars.saturating_add(1).saturating_mul(4))];
@@ -317,7 +321,8 @@ impl GrepHits {
             lines.push("(no matches)".to_string());
         }
         if self.truncated {
-            let note = truncation_note(lines.len(), Some(self.total_matches), "matching lines", "narrow the pattern or path");
+            let note =
+                truncation_note(lines.len(), Some(self.total_matches), "matching lines", "narrow the pattern or path");
             lines.push(note);
         }
         if self.skipped_large > 0 {

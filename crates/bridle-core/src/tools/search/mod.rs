@@ -31,7 +31,7 @@ use ignore::overrides::Override;
 use ignore::WalkBuilder;
 
 pub use glob::{glob_search, GlobHits};
-pub use grep::{grep_search, GrepHit, GrepHits, GrepOptions};
+pub use grep::{grep_search, GrepFile, GrepHits, GrepLine, GrepOptions};
 pub use list::{list_files, Listing};
 
 /// Directory names a walk never enters: version-control internals, hidden or not.

@@ -50,7 +50,7 @@ impl Tree {
     }
 
     fn grep_lines(&self, opts: &GrepOptions) -> Vec<String> {
-        self.grep("", opts).hits.iter().map(|h| format!("{}:{}:{}", h.path, h.line, h.text)).collect()
+        self.grep("", opts).hits().map(|(path, line, text)| format!("{path}:{line}:{text}")).collect()
     }
 }
 
@@ -217,7 +217,7 @@ fn grep_glob_filter_uses_rg_glob_rules_and_never_unignores() {
     ]);
     let with_glob = |glob: &str| {
         let opts = GrepOptions { glob: Some(glob.into()), ..GrepOptions::new("x") };
-        tree.grep("", &opts).hits.into_iter().map(|h| h.path).collect::<Vec<_>>()
+        tree.grep("", &opts).files.into_iter().map(|f| f.path).collect::<Vec<_>>()
     };
     assert_eq!(with_glob("*.rs"), strings(&["deep/er/mod.rs", "top.rs"]));
     assert_eq!(with_glob("deep/**/*.rs"), strings(&["deep/er/mod.rs"]));
@@ -239,7 +239,7 @@ fn grep_truncates_to_the_first_hits_in_path_order_and_counts_all() {
     let opts = GrepOptions { max_results: 5, ..GrepOptions::new("^match") };
     for _ in 0..5 {
         let hits = tree.grep("", &opts);
-        let got: Vec<String> = hits.hits.iter().map(|h| format!("{}:{}", h.path, h.line)).collect();
+        let got: Vec<String> = hits.hits().map(|(path, line, _)| format!("{path}:{line}")).collect();
         assert_eq!(got, strings(&["d0/f00.txt:1", "d0/f00.txt:3", "d0/f01.txt:1", "d0/f01.txt:3", "d0/f02.txt:1"]));
         assert!(hits.truncated);
         assert_eq!((hits.total_matches, hits.files_matched), (192, 96));
@@ -271,7 +271,7 @@ fn grep_skips_binary_and_oversized_files_and_counts_them() {
     assert_eq!(
         hits,
         GrepHits {
-            hits: vec![GrepHit { path: "text.txt".into(), line: 1, text: "needle".into() }],
+            files: vec![GrepFile { path: "text.txt".into(), lines: vec![GrepLine { line: 1, text: "needle".into() }] }],
             truncated: false,
             total_matches: 1,
             files_matched: 1,
@@ -309,10 +309,7 @@ fn invalid_regex_reports_the_regex_error() {
 #[test]
 fn grep_searches_a_single_file_and_reports_no_matches() {
     let tree = Tree::new(&[("a.txt", "alpha\nbeta\n"), ("b.txt", "alpha\n")]);
-    assert_eq!(
-        tree.grep("a.txt", &GrepOptions::new("alpha")).hits,
-        vec![GrepHit { path: "a.txt".into(), line: 1, text: "alpha".into() }]
-    );
+    assert_eq!(tree.grep("a.txt", &GrepOptions::new("alpha")).hits().collect::<Vec<_>>(), vec![("a.txt", 1, "alpha")]);
     assert_eq!(tree.grep("", &GrepOptions::new("gamma")).render(), "(no matches)");
     let err = grep_search(&tree.root, Path::new("/"), &GrepOptions::new("x")).unwrap_err();
     assert!(matches!(err, SearchError::OutsideRoot { .. }), "{err}");

@@ -7,8 +7,9 @@
 //! the region with the most votes wins.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-use super::matcher::MatchLevel;
+use super::matcher::{keys_of, LineKeys, MatchLevel};
 
 /// Context lines shown above and below the closest region.
 const MARGIN: usize = 2;
@@ -16,6 +17,31 @@ const MARGIN: usize = 2;
 const MAX_LINES: usize = 12;
 /// Longest line an excerpt shows whole, in chars.
 const MAX_LINE_CHARS: usize = 200;
+
+/// FNV-1a: the file pass hashes every word of every line, and SipHash's resistance to
+/// crafted keys buys nothing for an error message but costs most of the time.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for byte in bytes {
+            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 /// The part of a file most like the text that was sought.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,9 +68,15 @@ pub struct LineDifference {
 impl ClosestRegion {
     /// The region in words, naming the sought text as `sought` (e.g. "old_text").
     pub(crate) fn describe(&self, sought: &str) -> String {
-        let mut out = format!("The closest region of the file is lines {}-{}:\n{}", self.first_line, self.last_line, self.excerpt);
+        let mut out = format!(
+            "The closest region of the file is lines {}-{}:\n{}",
+            self.first_line, self.last_line, self.excerpt
+        );
         if let Some(diff) = self.first_difference {
-            out.push_str(&format!("\nLine {} of {sought} differs from line {} of the file.", diff.sought_line, diff.file_line));
+            out.push_str(&format!(
+                "\nLine {} of {sought} differs from line {} of the file.",
+                diff.sought_line, diff.file_line
+            ));
         }
         out
     }
@@ -52,7 +84,8 @@ impl ClosestRegion {
 
 /// Words of at least two chars: letters, digits and `_`.
 fn words(key: &str) -> impl Iterator<Item = &str> {
-    key.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| word.chars().nth(1).is_some())
+    key.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| word.chars().nth(1).is_some())
 }
 
 /// A token of a line: one of its words, or the whole line.
@@ -62,39 +95,45 @@ enum Token<'a> {
     Line(&'a str),
 }
 
-fn tokens(key: &str) -> Vec<Token<'_>> {
-    let mut out: Vec<Token<'_>> = Vec::new();
-    if !key.is_empty() {
-        out.push(Token::Line(key));
-    }
-    for word in words(key) {
-        if !out.contains(&Token::Word(word)) {
-            out.push(Token::Word(word));
-        }
-    }
-    out
+/// The line itself, then its words; the same word may come more than once.
+fn tokens(key: &str) -> impl Iterator<Item = Token<'_>> {
+    let line = (!key.is_empty()).then_some(Token::Line(key));
+    line.into_iter().chain(words(key).map(Token::Word))
 }
 
-/// Finds the closest region to `sought` in `file`; `hint` (1-based) breaks ties.
-pub(crate) fn closest_region<S: AsRef<str>>(file: &[&str], sought: &[S], hint: Option<usize>) -> Option<ClosestRegion> {
+/// Finds the region of the file behind `keys` closest to `sought`; `hint` (1-based) breaks
+/// ties. Uses (and fills) the file's level-5 keys.
+pub(crate) fn closest_region<S: AsRef<str>>(
+    keys: &mut LineKeys<'_>,
+    sought: &[S],
+    hint: Option<usize>,
+) -> Option<ClosestRegion> {
     let level = MatchLevel::Punctuation;
-    let sought_keys: Vec<_> = sought.iter().map(|line| level.key(line.as_ref())).collect();
-    let mut wanted: HashMap<Token<'_>, Vec<usize>> = HashMap::new();
+    let file = keys.lines();
+    let sought_keys = keys_of(sought, level);
+    let mut wanted: FnvMap<Token<'_>, Vec<usize>> = FnvMap::default();
     for (j, key) in sought_keys.iter().enumerate() {
         for token in tokens(key) {
-            wanted.entry(token).or_default().push(j);
+            let lines = wanted.entry(token).or_default();
+            if lines.last() != Some(&j) {
+                lines.push(j);
+            }
         }
     }
     if wanted.is_empty() || file.is_empty() {
         return None;
     }
-    let file_keys: Vec<_> = file.iter().map(|line| level.key(line)).collect();
+    let file_keys = keys.get(level);
     let mut hits: Vec<(usize, Token<'_>)> = Vec::new();
-    let mut frequency: HashMap<Token<'_>, usize> = HashMap::new();
+    let mut frequency: FnvMap<Token<'_>, usize> = FnvMap::default();
     for (i, key) in file_keys.iter().enumerate() {
-        for token in tokens(key).into_iter().filter(|token| wanted.contains_key(token)) {
-            *frequency.entry(token).or_default() += 1;
-            hits.push((i, token));
+        let line_hits = hits.len();
+        for token in tokens(key) {
+            // Most words are not wanted; only the few that are need the per-line dedup.
+            if wanted.contains_key(&token) && !hits[line_hits..].iter().any(|(_, t)| *t == token) {
+                *frequency.entry(token).or_default() += 1;
+                hits.push((i, token));
+            }
         }
     }
     let mut votes = vec![0f64; file.len()];
@@ -109,15 +148,30 @@ pub(crate) fn closest_region<S: AsRef<str>>(file: &[&str], sought: &[S], hint: O
     let distance = |start: usize| hint.map_or(0, |hint| (start + 1).abs_diff(hint));
     let best = (0..votes.len())
         .filter(|&start| votes[start] > 0.0)
-        .min_by(|&a, &b| votes[b].total_cmp(&votes[a]).then(distance(a).cmp(&distance(b))).then(a.cmp(&b)))?;
+        .min_by(|&a, &b| {
+            votes[b]
+                .total_cmp(&votes[a])
+                .then(distance(a).cmp(&distance(b)))
+                .then(a.cmp(&b))
+        })?;
 
     let first_difference = sought_keys.iter().enumerate().find_map(|(j, key)| {
         let i = best + j;
-        (i < file.len() && file_keys[i] != *key).then_some(LineDifference { sought_line: j + 1, file_line: i + 1 })
+        (i < file.len() && file_keys[i] != *key).then_some(LineDifference {
+            sought_line: j + 1,
+            file_line: i + 1,
+        })
     });
     let first = best.saturating_sub(MARGIN);
-    let last = (best + sought.len() + MARGIN).min(first + MAX_LINES).min(file.len());
-    Some(ClosestRegion { first_line: first + 1, last_line: last, excerpt: numbered(file, first, last), first_difference })
+    let last = (best + sought.len() + MARGIN)
+        .min(first + MAX_LINES)
+        .min(file.len());
+    Some(ClosestRegion {
+        first_line: first + 1,
+        last_line: last,
+        excerpt: numbered(file, first, last),
+        first_difference,
+    })
 }
 
 /// Lines `first..last` (0-based, exclusive) as `  42 | text`.
@@ -139,17 +193,32 @@ pub(crate) fn numbered(file: &[&str], first: usize, last: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use pretty_assertions::assert_eq;
 
     use super::*;
 
     #[test]
     fn finds_the_region_sharing_the_rarest_words() {
-        let file: Vec<String> = (1..=30).map(|n| format!("let value_{n} = compute({n});")).collect();
+        let file: Vec<String> = (1..=30)
+            .map(|n| format!("let value_{n} = compute({n});"))
+            .collect();
         let file: Vec<&str> = file.iter().map(String::as_str).collect();
-        let region = closest_region(&file, &["let value_20 = compute(20);", "let value_21 = compute(99);"], None).unwrap();
+        let region = closest_region(
+            &mut LineKeys::new(&file),
+            &["let value_20 = compute(20);", "let value_21 = compute(99);"],
+            None,
+        )
+        .unwrap();
         assert_eq!((region.first_line, region.last_line), (18, 23));
-        assert_eq!(region.first_difference, Some(LineDifference { sought_line: 2, file_line: 21 }));
+        assert_eq!(
+            region.first_difference,
+            Some(LineDifference {
+                sought_line: 2,
+                file_line: 21
+            })
+        );
         assert_eq!(
             region.excerpt,
             "  18 | let value_18 = compute(18);\n  19 | let value_19 = compute(19);\n  20 | let value_20 = compute(20);\n  21 | let value_21 = compute(21);\n  22 | let value_22 = compute(22);\n  23 | let value_23 = compute(23);"
@@ -159,9 +228,22 @@ mod tests {
     #[test]
     fn hint_breaks_ties_and_nothing_alike_gives_none() {
         let file = ["x", "}", "y", "}"];
-        assert_eq!(closest_region(&file, &["}"], Some(4)).unwrap().first_line, 2);
-        assert_eq!(closest_region(&file, &["}"], None).unwrap().first_line, 1);
-        assert_eq!(closest_region(&file, &["zzz"], None), None);
+        assert_eq!(
+            closest_region(&mut LineKeys::new(&file), &["}"], Some(4))
+                .unwrap()
+                .first_line,
+            2
+        );
+        assert_eq!(
+            closest_region(&mut LineKeys::new(&file), &["}"], None)
+                .unwrap()
+                .first_line,
+            1
+        );
+        assert_eq!(
+            closest_region(&mut LineKeys::new(&file), &["zzz"], None),
+            None
+        );
     }
 
     #[test]
@@ -169,6 +251,9 @@ mod tests {
         let long = "é".repeat(250);
         let file: Vec<&str> = vec![long.as_str(); 10_001];
         let text = numbered(&file, 9_999, 10_001);
-        assert_eq!(text, format!("10000 | {}…\n10001 | {}…", "é".repeat(200), "é".repeat(200)));
+        assert_eq!(
+            text,
+            format!("10000 | {}…\n10001 | {}…", "é".repeat(200), "é".repeat(200))
+        );
     }
 }

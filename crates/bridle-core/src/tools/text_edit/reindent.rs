@@ -15,7 +15,13 @@ pub(crate) fn indentation(line: &str) -> &str {
 }
 
 fn width(indent: &str) -> usize {
-    indent.chars().fold(0, |col, c| if c == '\t' { col / TAB_WIDTH * TAB_WIDTH + TAB_WIDTH } else { col + 1 })
+    indent.chars().fold(0, |col, c| {
+        if c == '\t' {
+            col / TAB_WIDTH * TAB_WIDTH + TAB_WIDTH
+        } else {
+            col + 1
+        }
+    })
 }
 
 fn is_blank(line: &str) -> bool {
@@ -24,7 +30,7 @@ fn is_blank(line: &str) -> bool {
 
 /// The indent step of space-indented lines: the most common increase between consecutive
 /// non-blank lines (smaller wins a tie), or `None` when no line is deeper than the one before.
-fn space_step<'a>(groups: &[&[&'a str]]) -> Option<usize> {
+fn space_step(groups: &[&[&str]]) -> Option<usize> {
     let mut counts = [0usize; 9];
     for lines in groups {
         let mut previous: Option<usize> = None;
@@ -43,7 +49,11 @@ fn space_step<'a>(groups: &[&[&'a str]]) -> Option<usize> {
             previous = Some(current);
         }
     }
-    let (step, count) = counts.iter().enumerate().skip(1).fold((0, 0), |best, (step, &n)| if n > best.1 { (step, n) } else { best });
+    let (step, count) =
+        counts.iter().enumerate().skip(1).fold(
+            (0, 0),
+            |best, (step, &n)| if n > best.1 { (step, n) } else { best },
+        );
     (count > 0).then_some(step)
 }
 
@@ -97,14 +107,29 @@ impl Reindent {
         }
         seen.sort_unstable();
         let model_tabs = uses_tabs(old).or_else(|| uses_tabs(new)).unwrap_or(false);
-        let old_step = if model_tabs { TAB_WIDTH } else { space_step(&[old, new]).unwrap_or(4) };
-        let file_tabs = uses_tabs(matched).or_else(|| uses_tabs(file)).unwrap_or(false);
+        let old_step = if model_tabs {
+            TAB_WIDTH
+        } else {
+            space_step(&[old, new]).unwrap_or(4)
+        };
+        let file_tabs = uses_tabs(matched)
+            .or_else(|| uses_tabs(file))
+            .unwrap_or(false);
         let file_step = if file_tabs {
             TAB_WIDTH
         } else {
-            space_step(&[matched]).or_else(|| space_step(&[file])).unwrap_or(old_step)
+            space_step(&[matched])
+                .or_else(|| space_step(&[file]))
+                .unwrap_or(old_step)
         };
-        Reindent { plan: Some(Plan { seen, old_step, file_step, file_tabs }) }
+        Reindent {
+            plan: Some(Plan {
+                seen,
+                old_step,
+                file_step,
+                file_tabs,
+            }),
+        }
     }
 
     /// One line of the replacement, in the file's indentation.
@@ -132,7 +157,8 @@ impl Plan {
         };
         let delta = model as isize - from as isize;
         let step = self.old_step.max(1) as isize;
-        let target = to as isize + delta.div_euclid(step) * self.file_step as isize + delta.rem_euclid(step);
+        let target =
+            to as isize + delta.div_euclid(step) * self.file_step as isize + delta.rem_euclid(step);
         target.max(0) as usize
     }
 }
@@ -149,6 +175,8 @@ fn render(width: usize, tabs: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use pretty_assertions::assert_eq;
 
     use super::*;
@@ -161,7 +189,10 @@ mod tests {
     #[test]
     fn same_indentation_passes_lines_through() {
         let lines = ["  a", "    b"];
-        assert_eq!(run(&lines, &["  x ", "\ty"], &lines, &lines), vec!["  x ", "\ty"]);
+        assert_eq!(
+            run(&lines, &["  x ", "\ty"], &lines, &lines),
+            vec!["  x ", "\ty"]
+        );
     }
 
     #[test]
@@ -169,7 +200,17 @@ mod tests {
         let old = ["fn a() {", "    one();", "}"];
         let matched = ["\tfn a() {", "\t\tone();", "\t}"];
         let new = ["fn a() {", "    if x {", "        two();", "    }", "", "}"];
-        assert_eq!(run(&old, &new, &matched, &matched), vec!["\tfn a() {", "\t\tif x {", "\t\t\ttwo();", "\t\t}", "", "\t}"]);
+        assert_eq!(
+            run(&old, &new, &matched, &matched),
+            vec![
+                "\tfn a() {",
+                "\t\tif x {",
+                "\t\t\ttwo();",
+                "\t\t}",
+                "",
+                "\t}"
+            ]
+        );
     }
 
     #[test]
@@ -179,7 +220,13 @@ mod tests {
         let new = ["if x {", "  y();", "  z();", "}", "w();"];
         assert_eq!(
             run(&old, &new, &matched, &matched),
-            vec!["        if x {", "            y();", "            z();", "        }", "        w();"]
+            vec![
+                "        if x {",
+                "            y();",
+                "            z();",
+                "        }",
+                "        w();"
+            ]
         );
     }
 
@@ -188,13 +235,19 @@ mod tests {
         let old = ["\t\tx();"];
         let matched = ["    x();"];
         let file = ["fn f() {", "    x();", "}"];
-        assert_eq!(run(&old, &["\t\tx();", "\ty();", "\t\t\tz();"], &matched, &file), vec!["    x();", "y();", "        z();"]);
+        assert_eq!(
+            run(&old, &["\t\tx();", "\ty();", "\t\t\tz();"], &matched, &file),
+            vec!["    x();", "y();", "        z();"]
+        );
     }
 
     #[test]
     fn alignment_spaces_beyond_a_step_are_kept() {
         let old = ["a(b,", "  c)"];
         let matched = ["\ta(b,", "\t  c)"];
-        assert_eq!(run(&old, &["a(b,", "  c,", "  d)"], &matched, &matched), vec!["\ta(b,", "\t  c,", "\t  d)"]);
+        assert_eq!(
+            run(&old, &["a(b,", "  c,", "  d)"], &matched, &matched),
+            vec!["\ta(b,", "\t  c,", "\t  d)"]
+        );
     }
 }

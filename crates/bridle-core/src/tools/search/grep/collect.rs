@@ -9,39 +9,36 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::super::path_order;
-use super::{GrepHit, GrepHits};
+use super::{GrepFile, GrepHits};
 
-/// The kept lines of one file: (1-based line number, cut text), in line order.
+/// A file's hits, ordered by path alone (paths are unique within one search).
 #[derive(Debug)]
-pub(super) struct FileHits {
-    pub(super) path: String,
-    pub(super) lines: Vec<(u64, String)>,
-}
+struct ByPath(GrepFile);
 
-impl Ord for FileHits {
+impl Ord for ByPath {
     fn cmp(&self, other: &Self) -> Ordering {
-        path_order(&self.path, &other.path)
+        path_order(&self.0.path, &other.0.path)
     }
 }
 
-impl PartialOrd for FileHits {
+impl PartialOrd for ByPath {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl PartialEq for FileHits {
+impl PartialEq for ByPath {
     fn eq(&self, other: &Self) -> bool {
-        self.path == other.path
+        self.0.path == other.0.path
     }
 }
 
-impl Eq for FileHits {}
+impl Eq for ByPath {}
 
 /// What one walker thread found.
 #[derive(Debug, Default)]
 pub(super) struct ThreadResults {
-    kept: BinaryHeap<FileHits>,
+    kept: BinaryHeap<ByPath>,
     kept_lines: usize,
     pub(super) total: usize,
     pub(super) files_matched: usize,
@@ -55,7 +52,7 @@ impl ThreadResults {
     /// after it cannot contribute.
     pub(super) fn kept_max_path(&self, max_results: usize) -> Option<&str> {
         if self.kept_lines >= max_results {
-            self.kept.peek().map(|file| file.path.as_str())
+            self.kept.peek().map(|file| file.0.path.as_str())
         } else {
             None
         }
@@ -63,11 +60,11 @@ impl ThreadResults {
 
     /// Keeps a file's lines, then drops files that can no longer make the first
     /// `max_results`.
-    pub(super) fn keep(&mut self, file: FileHits, max_results: usize) {
+    pub(super) fn keep(&mut self, file: GrepFile, max_results: usize) {
         self.kept_lines += file.lines.len();
-        self.kept.push(file);
+        self.kept.push(ByPath(file));
         while let Some(last) = self.kept.peek() {
-            let without_last = self.kept_lines - last.lines.len();
+            let without_last = self.kept_lines - last.0.lines.len();
             if without_last < max_results {
                 break;
             }
@@ -78,6 +75,7 @@ impl ThreadResults {
 }
 
 /// Sums the threads' counts and keeps the first `max_results` lines in (path, line) order.
+/// Files move into the result whole; only the last one kept may be cut short.
 pub(super) fn merge(results: Vec<ThreadResults>, max_results: usize) -> GrepHits {
     let mut out = GrepHits::default();
     let mut files = Vec::new();
@@ -89,16 +87,17 @@ pub(super) fn merge(results: Vec<ThreadResults>, max_results: usize) -> GrepHits
         out.unreadable += result.unreadable;
         files.extend(result.kept.into_vec());
     }
-    // One sort of at most (threads x max_results) files, each compared by path once per step.
+    // One sort of at most (threads x max_results) files.
     files.sort_unstable();
-    'files: for file in files {
-        for (line, text) in file.lines {
-            if out.hits.len() == max_results {
-                break 'files;
-            }
-            out.hits.push(GrepHit { path: file.path.clone(), line, text });
+    let mut room = max_results;
+    for ByPath(mut file) in files {
+        if room == 0 {
+            break;
         }
+        file.lines.truncate(room);
+        room -= file.lines.len();
+        out.files.push(file);
     }
-    out.truncated = out.total_matches > out.hits.len();
+    out.truncated = out.total_matches > max_results - room;
     out
 }

@@ -2,15 +2,19 @@
 //!
 //! Tolerated: text before, between and after files (`diff --git`, `index`, mode lines, prose),
 //! timestamps after the paths, quoted paths, CRLF patch text, a bare `@@` without line
-//! numbers, and an empty line standing for an empty context line. Not tolerated: a hunk that
-//! stops before its header's counts are met, which would otherwise drop lines silently.
+//! numbers, wrong line counts, and an empty line standing for an empty context line. Not
+//! tolerated: a line without ' ', '-' or '+' inside a hunk (before its counts are met, or with
+//! more hunk lines after it), since skipping it would drop changes silently.
 
 use super::{FilePatch, Hunk, HunkLine, HunkRange, PatchError};
 
 /// Parses `text` into its files, in order.
 pub fn parse_patch(text: &str) -> Result<Vec<FilePatch>, PatchError> {
     let text = text.strip_suffix('\n').unwrap_or(text);
-    let lines: Vec<&str> = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line)).collect();
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .collect();
     let mut files: Vec<FilePatch> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -18,13 +22,20 @@ pub fn parse_patch(text: &str) -> Result<Vec<FilePatch>, PatchError> {
             let old_path = parse_path(&lines[i][4..], "a/");
             let new_path = parse_path(&lines[i + 1][4..], "b/");
             if old_path.is_none() && new_path.is_none() {
-                return Err(malformed(i, "both --- and +++ are /dev/null; name the file on at least one side"));
+                return Err(malformed(
+                    i,
+                    "both --- and +++ are /dev/null; name the file on at least one side",
+                ));
             }
-            files.push(FilePatch { old_path, new_path, hunks: Vec::new() });
+            files.push(FilePatch {
+                old_path,
+                new_path,
+                hunks: Vec::new(),
+            });
             i += 2;
         } else if lines[i].starts_with("@@") {
             let Some(file) = files.last_mut() else {
-                return Err(malformed(i, "a hunk (@@) comes before any file header; start each file with `--- a/<path>` and `+++ b/<path>`"));
+                return Err(malformed(i, HUNK_BEFORE_HEADER));
             };
             let (hunk, next) = parse_hunk(&lines, i)?;
             file.hunks.push(hunk);
@@ -39,12 +50,23 @@ pub fn parse_patch(text: &str) -> Result<Vec<FilePatch>, PatchError> {
     Ok(files)
 }
 
+const HUNK_BEFORE_HEADER: &str = "a hunk (@@) comes before any file header; start each file \
+    with `--- a/<path>` and `+++ b/<path>`";
+const NOT_A_HUNK_LINE: &str = "is inside a hunk but does not start with ' ' (context), '-' \
+    (removed) or '+' (added)";
+
 fn malformed(index: usize, message: &str) -> PatchError {
-    PatchError::Malformed { line: index + 1, message: message.to_string() }
+    PatchError::Malformed {
+        line: index + 1,
+        message: message.to_string(),
+    }
 }
 
 fn is_file_header(lines: &[&str], i: usize) -> bool {
-    lines[i].starts_with("--- ") && lines.get(i + 1).is_some_and(|next| next.starts_with("+++ "))
+    lines[i].starts_with("--- ")
+        && lines
+            .get(i + 1)
+            .is_some_and(|next| next.starts_with("+++ "))
 }
 
 /// A `---`/`+++` path: timestamp and quotes removed, `prefix` stripped, `None` for /dev/null.
@@ -55,13 +77,17 @@ fn parse_path(raw: &str, prefix: &str) -> Option<String> {
     if path == "/dev/null" {
         return None;
     }
-    Some(path.strip_prefix(prefix).map(str::to_string).unwrap_or(path))
+    Some(
+        path.strip_prefix(prefix)
+            .map(str::to_string)
+            .unwrap_or(path),
+    )
 }
 
 /// Cuts ` 2024-01-31 10:00:00 ...` from a path written without a tab before its timestamp.
 fn strip_timestamp(raw: &str) -> &str {
     for (at, _) in raw.match_indices(' ') {
-        let rest = raw[at + 1..].as_bytes();
+        let rest = &raw.as_bytes()[at + 1..];
         let date = rest.len() >= 10
             && rest[..4].iter().all(u8::is_ascii_digit)
             && rest[4] == b'-'
@@ -76,7 +102,10 @@ fn strip_timestamp(raw: &str) -> &str {
 
 /// Git's C-style quoting: `"a\tb"`, `"caf\303\251"`.
 fn unquote(raw: &str) -> String {
-    let Some(inner) = raw.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) else {
+    let Some(inner) = raw
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+    else {
         return raw.to_string();
     };
     let mut bytes = Vec::with_capacity(inner.len());
@@ -111,15 +140,31 @@ fn unquote(raw: &str) -> String {
 }
 
 /// `@@ -3,4 +3,5 @@ fn name`: both ranges, or neither for a bare `@@`.
-fn parse_ranges(line: &str, index: usize) -> Result<(Option<HunkRange>, Option<HunkRange>), PatchError> {
+fn parse_ranges(
+    line: &str,
+    index: usize,
+) -> Result<(Option<HunkRange>, Option<HunkRange>), PatchError> {
     let inner = line[2..].split("@@").next().unwrap_or("").trim();
     if inner.is_empty() {
         return Ok((None, None));
     }
-    let bad = || malformed(index, &format!("the hunk header `{line}` should look like `@@ -12,5 +12,6 @@`"));
+    let bad = || {
+        malformed(
+            index,
+            &format!("the hunk header `{line}` should look like `@@ -12,5 +12,6 @@`"),
+        )
+    };
     let mut parts = inner.split_whitespace();
-    let old = parts.next().and_then(|part| part.strip_prefix('-')).and_then(parse_range).ok_or_else(bad)?;
-    let new = parts.next().and_then(|part| part.strip_prefix('+')).and_then(parse_range).ok_or_else(bad)?;
+    let old = parts
+        .next()
+        .and_then(|part| part.strip_prefix('-'))
+        .and_then(parse_range)
+        .ok_or_else(bad)?;
+    let new = parts
+        .next()
+        .and_then(|part| part.strip_prefix('+'))
+        .and_then(parse_range)
+        .ok_or_else(bad)?;
     Ok((Some(old), Some(new)))
 }
 
@@ -135,19 +180,33 @@ fn parse_range(text: &str) -> Option<HunkRange> {
 /// the hunk (a context line missing its space), not the text after it.
 fn hunk_resumes(rest: &[&str]) -> bool {
     rest.iter()
-        .take_while(|line| !["@@", "diff ", "--- ", "+++ "].iter().any(|header| line.starts_with(header)))
+        .take_while(|line| {
+            !["@@", "diff ", "--- ", "+++ "]
+                .iter()
+                .any(|header| line.starts_with(header))
+        })
         .any(|line| line.starts_with([' ', '-', '+']))
 }
 
 /// The hunk whose header is `lines[start]`, and the index of the line after it.
 fn parse_hunk(lines: &[&str], start: usize) -> Result<(Hunk, usize), PatchError> {
     let (old, new) = parse_ranges(lines[start], start)?;
-    let mut hunk = Hunk { old, new, lines: Vec::new(), old_missing_newline: false, new_missing_newline: false };
+    let mut hunk = Hunk {
+        old,
+        new,
+        lines: Vec::new(),
+        old_missing_newline: false,
+        new_missing_newline: false,
+    };
     let (mut old_count, mut new_count) = (0usize, 0usize);
     // Empty lines at the end may be the blank lines between files, not context; see below.
     let mut bare_tail = 0usize;
     let mut i = start + 1;
-    while i < lines.len() && !lines[i].starts_with("@@") && !lines[i].starts_with("diff ") && !is_file_header(lines, i) {
+    while i < lines.len()
+        && !lines[i].starts_with("@@")
+        && !lines[i].starts_with("diff ")
+        && !is_file_header(lines, i)
+    {
         let line = lines[i];
         let (kind, text) = match line.chars().next() {
             None => (' ', ""),
@@ -166,12 +225,10 @@ fn parse_hunk(lines: &[&str], start: usize) -> Result<(Hunk, usize), PatchError>
                 continue;
             }
             Some(_) => {
-                let counts_unmet = matches!((old, new), (Some(old), Some(new)) if old_count < old.len || new_count < new.len);
+                let counts_unmet = matches!((old, new),
+                    (Some(old), Some(new)) if old_count < old.len || new_count < new.len);
                 if counts_unmet || hunk_resumes(&lines[i + 1..]) {
-                    return Err(malformed(
-                        i,
-                        &format!("`{line}` is inside a hunk but does not start with ' ' (context), '-' (removed) or '+' (added)"),
-                    ));
+                    return Err(malformed(i, &format!("`{line}` {NOT_A_HUNK_LINE}")));
                 }
                 break;
             }
@@ -210,7 +267,9 @@ fn parse_hunk(lines: &[&str], start: usize) -> Result<(Hunk, usize), PatchError>
         bare_tail -= 1;
     }
     if hunk.lines.is_empty() {
-        return Err(malformed(start, "the hunk has no lines; each line after @@ starts with ' ' (context), '-' (removed) or '+' (added)"));
+        let message = "the hunk has no lines; each line after @@ starts with ' ' (context), '-' \
+            (removed) or '+' (added)";
+        return Err(malformed(start, message));
     }
     Ok((hunk, i))
 }
