@@ -10,12 +10,7 @@ export type { TokenUsage } from "./bindings/TokenUsage";
 export type { ToolCall } from "./bindings/ToolCall";
 export type { ToolResult } from "./bindings/ToolResult";
 export type { ToolStatus } from "./bindings/ToolStatus";
-
 /** What the shell's `session_info` command returns about the open session. */
-export interface SessionSummary {
-  sessionId: string;
-  workspace: string;
-  mode: string;
-  model: string | null;
-  contextWindow: number | null;
-}
+export type { SessionSummary } from "./bindings/SessionSummary";
+export type { Mode } from "./bindings/Mode";
+

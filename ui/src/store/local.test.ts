@@ -1,5 +1,6 @@
 // Local actions: the user's own messages and failures to reach the engine.
 import { describe, expect, it } from "vitest";
+import type { SessionSummary } from "../api/types";
 import { apply } from "./local";
 import { initialState } from "./state";
 
@@ -20,7 +21,7 @@ describe("apply", () => {
   });
 
   it("takes the context window from the session summary until the engine reports one", () => {
-    const info = { sessionId: "s1", workspace: "/w", mode: "ask", model: "m", contextWindow: 64000 };
+    const info: SessionSummary = { sessionId: "s1", workspace: "/w", mode: "ask", model: "m", contextWindow: 64000 };
     const s = apply(initialState, { type: "sessionLoaded", info });
     expect(s.usage.contextWindow).toBe(64000);
     expect(s.sessionId).toBe("s1");

@@ -97,11 +97,18 @@ describe("Chat view", () => {
     await user.click(within(card).getByRole("button", { expanded: false }));
     expect(within(card).getByText("file contents here")).toBeTruthy();
 
+    // While the turn runs, a new message waits in the composer: Enter and Send do nothing.
+    await user.type(screen.getByTestId("chat-input"), "next question{Enter}");
+    expect(screen.getByTestId("send-button")).toHaveProperty("disabled", true);
+    expect(engine.submit).not.toHaveBeenCalledWith({ type: "userMessage", text: "next question" });
+
     await user.click(screen.getByTestId("stop-button"));
     expect(engine.submit).toHaveBeenCalledWith({ type: "interrupt" });
     emit({ type: "turnAborted", sessionId: S, turnId: T, reason: "interrupted" });
     expect(screen.queryByTestId("stop-button")).toBeNull();
     expect(assistant().map((m) => m.textContent)).toEqual(["AssistantReading the file."]);
+    await user.click(screen.getByTestId("send-button"));
+    expect(engine.submit).toHaveBeenCalledWith({ type: "userMessage", text: "next question" });
   });
 
   it("shows token usage and the context meter in tokens", async () => {

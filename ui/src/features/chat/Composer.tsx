@@ -34,6 +34,7 @@ export function Composer({ busy, onSend, onStop }: Props) {
         aria-label="Message"
         placeholder={busy ? "The agent is working… (Stop to interrupt)" : "Message the agent (Enter to send, Shift+Enter for a new line)"}
         rows={3}
+        autoFocus
         value={draft}
         onChange={(e) => setDraft(e.currentTarget.value)}
         onKeyDown={onKeyDown}
