@@ -8,6 +8,9 @@
 mod get_current_time;
 mod get_token_usage;
 pub mod output;
+mod files;
+mod read_file;
+pub mod text_edit;
 mod registry;
 mod repair;
 mod schema;
