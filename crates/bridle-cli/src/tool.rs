@@ -101,6 +101,7 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
         clock: Arc::new(SystemClock),
         usage: Default::default(),
         cancel: Default::default(),
+        tool_timeout: setup.config.limits.tool_timeout(),
     };
     let outcome = pipeline.execute(checked, ctx).await;
     let report = ToolReport {

@@ -115,6 +115,7 @@ fn dispatch(c: &mut Criterion) {
         clock: Arc::new(SystemClock),
         usage: Default::default(),
         cancel: Default::default(),
+        tool_timeout: std::time::Duration::from_secs(60),
     };
     let mut group = c.benchmark_group("tool call");
     for (name, args) in [("valid arguments", r#"{"timezone":"UTC"}"#), ("repaired arguments", r#"{"timezone":"UTC"}{"timezone":"UTC"}"#)] {

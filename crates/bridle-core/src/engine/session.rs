@@ -74,6 +74,7 @@ impl Session {
             clock: self.deps.clock.clone(),
             usage: self.usage.clone(),
             cancel,
+            tool_timeout: self.config.limits.tool_timeout(),
         }
     }
 }

@@ -3,10 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::json;
+
 use crate::fs::FsError;
 use crate::sandbox::{Access, Place, Resolved};
 
-use super::{ToolContext, ToolError};
+use super::{ToolContext, ToolError, ToolOutput};
 
 /// Resolves `path` for `access`; refusals become errors for the model (the pipeline already
 /// refused them before the call, so reaching this means the path changed meanwhile).
@@ -46,6 +48,47 @@ pub(crate) fn unified_diff(rel: &Path, old: Option<&str>, new: Option<&str>) -> 
         .context_radius(3)
         .header(&a, &b)
         .to_string()
+}
+
+/// Changes one file under its write lock: `change` receives the current text (`None` when the
+/// file does not exist) and returns the new text; nothing is written when it fails or changes
+/// nothing. The result carries the diff, and `data.changes` lists `{path, diff}` for events.
+pub(crate) async fn change_file(
+    ctx: &ToolContext,
+    path: &str,
+    change: impl FnOnce(Option<&str>) -> Result<String, ToolError>,
+) -> Result<ToolOutput, ToolError> {
+    let resolved = resolve(ctx, path, Access::Write)?;
+    let rel = workspace_path(&resolved)?;
+    let shown = shown(&rel);
+    let _lock = ctx.workspace.locks.write(&resolved.absolute).await;
+    let old = match ctx.workspace.fs.read_if_exists(&rel).map_err(fs_error)? {
+        Some(bytes) => Some(text_for_edit(bytes, &shown)?),
+        None => None,
+    };
+    let new = change(old.as_deref())?;
+    if old.as_deref() == Some(new.as_str()) {
+        return Ok(ToolOutput {
+            output: format!("{shown} already has this content; nothing was written."),
+            data: Some(json!({"path": shown, "changed": false, "changes": []})),
+            diff: None,
+        });
+    }
+    let written = ctx.workspace.fs.write_atomic(&rel, new.as_bytes()).map_err(fs_error)?;
+    let diff = unified_diff(&rel, old.as_deref(), Some(&new));
+    let (added, removed) = diff_stat(&diff);
+    let verb = if written.created { "Created" } else { "Updated" };
+    Ok(ToolOutput {
+        output: format!("{verb} {shown} (+{added} -{removed} lines, {} bytes).", written.bytes),
+        data: Some(json!({
+            "path": shown,
+            "changed": true,
+            "created": written.created,
+            "bytes": written.bytes,
+            "changes": [{"path": shown, "diff": diff}],
+        })),
+        diff: Some(diff),
+    })
 }
 
 /// `+added -removed` line counts of a unified diff, for the model's summary.

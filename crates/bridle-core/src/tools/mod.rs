@@ -5,11 +5,16 @@
 //! validates arguments before any tool runs; a tool only ever sees arguments that match its
 //! schema. Errors a tool returns are for the model to act on, never a crash of the harness.
 
+mod bash;
 mod get_current_time;
 mod get_token_usage;
 pub mod output;
 mod files;
 mod read_file;
+mod write_file;
+mod append_file;
+mod edit_file;
+mod apply_patch;
 pub mod text_edit;
 mod registry;
 mod repair;
@@ -29,10 +34,16 @@ use crate::clock::Clock;
 use crate::sandbox::Access;
 use crate::workspace::Workspace;
 
+pub use append_file::AppendFile;
+pub use bash::Bash;
+pub use apply_patch::ApplyPatch;
+pub use edit_file::EditFile;
 pub use get_current_time::GetCurrentTime;
 pub use get_token_usage::GetTokenUsage;
+pub use read_file::ReadFile;
 pub use registry::{CallError, PreparedCall, RegistryError, ToolRegistry};
 pub use repair::{canonical_json, repair_arguments, Repaired, RepairError};
+pub use write_file::WriteFile;
 
 /// What a tool may do, which decides its guard column and how it is scheduled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +89,8 @@ pub struct ToolContext {
     pub usage: UsageMeter,
     /// Cancelled when the turn is interrupted.
     pub cancel: CancellationToken,
+    /// The session's default tool timeout (a tool such as `bash` may be given another).
+    pub tool_timeout: Duration,
 }
 
 /// What a successful tool call returns.
@@ -189,12 +202,13 @@ pub(crate) mod testing {
         let workspace = Arc::new(Workspace::open(root, None, &data_dir, &[]).unwrap());
         ToolContext {
             session_id: "test-session".into(),
-            call_id: "test-call".into(),
+            call_id: uuid::Uuid::new_v4().to_string(),
             workspace,
             data_dir,
             clock: Arc::new(crate::clock::FixedClock(1_795_262_400_000)),
             usage: Default::default(),
             cancel: Default::default(),
+            tool_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -202,6 +216,12 @@ pub(crate) mod testing {
 /// The registry with every built-in tool of this version.
 pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(ReadFile))?;
+    registry.register(Arc::new(WriteFile))?;
+    registry.register(Arc::new(EditFile))?;
+    registry.register(Arc::new(AppendFile))?;
+    registry.register(Arc::new(ApplyPatch))?;
+    registry.register(Arc::new(Bash))?;
     registry.register(Arc::new(GetCurrentTime))?;
     registry.register(Arc::new(GetTokenUsage))?;
     Ok(registry)

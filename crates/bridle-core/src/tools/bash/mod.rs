@@ -1,0 +1,175 @@
+//! `bash`: one shell command in the workspace, with every process it starts accounted for.
+//!
+//! Rules: the command runs in its own process group, its output goes to a size-capped file (not
+//! a pipe, so a backgrounded child cannot hang the call); on timeout, interrupt or a full output
+//! file the group gets SIGTERM, then SIGKILL after a grace period, and a sweep kills descendants
+//! that left the group (found by a marker in their environment; Bridle is their subreaper so
+//! they cannot be lost to init); nothing the command started outlives the call. A non-zero exit
+//! is a result, not an error of the harness. Secret-looking variables and the D-Bus session
+//! address are not passed to the command.
+
+mod env;
+mod processes;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::output;
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+
+pub use env::scrubbed_environment;
+use processes::ProcessGroup;
+
+/// Longest timeout a call may ask for.
+pub const MAX_TIMEOUT_SECS: u64 = 600;
+/// Output beyond this stops the command.
+pub const OUTPUT_CAP_BYTES: u64 = 64 * 1024 * 1024;
+/// Time between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Runs a command with `bash -c` in the workspace folder and returns its exit code and output
+/// (stdout and stderr together). Long output keeps its start and end; the whole of it is saved
+/// to a file you can read with read_file. The command is stopped after `timeout_secs` (default:
+/// the session's tool timeout, at most 600). Processes it leaves running in the background are
+/// stopped when it ends. Secret environment variables are not available to it.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashArgs {
+    /// The command line, run with `bash -c`.
+    pub command: String,
+    /// Seconds before the command is stopped (at most 600).
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+}
+
+/// The `bash` tool.
+pub struct Bash;
+
+/// How the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    Exited(Option<i32>),
+    TimedOut,
+    OutputTooLarge,
+}
+
+fn effective_timeout(args: &BashArgs, default: Duration) -> Duration {
+    args.timeout_secs.map(Duration::from_secs).unwrap_or(default).min(Duration::from_secs(MAX_TIMEOUT_SECS))
+}
+
+#[async_trait]
+impl TypedTool for Bash {
+    type Args = BashArgs;
+    const NAME: &'static str = "bash";
+    const KIND: ToolKind = ToolKind::Exec;
+
+    /// The pipeline's timeout is a backstop: the tool stops the command itself, gracefully, first.
+    fn timeout(args: &Self::Args, default: Duration) -> Duration {
+        effective_timeout(args, default) + GRACE + Duration::from_secs(5)
+    }
+
+    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        if args.command.trim().is_empty() {
+            return Err(ToolError::new("the command is empty"));
+        }
+        if args.timeout_secs == Some(0) {
+            return Err(ToolError::new("timeout_secs must be at least 1"));
+        }
+        let timeout = effective_timeout(&args, ctx.tool_timeout);
+        let out_dir = ctx.workspace.sandbox.tool_output_dir(&ctx.session_id);
+        std::fs::create_dir_all(&out_dir).map_err(|e| ToolError::new(format!("cannot create {}: {e}", out_dir.display())))?;
+        let out_path = output::offload_path(&out_dir, &ctx.call_id);
+        let out_file = std::fs::File::create(&out_path).map_err(|e| ToolError::new(format!("cannot create the output file: {e}")))?;
+        let err_file = out_file.try_clone().map_err(|e| ToolError::new(format!("cannot share the output file: {e}")))?;
+
+        processes::become_subreaper();
+        let mut command = tokio::process::Command::new("bash");
+        command
+            .arg("-c")
+            .arg(&args.command)
+            .current_dir(ctx.workspace.root())
+            .env_clear()
+            .envs(scrubbed_environment(std::env::vars_os()))
+            .env(processes::MARKER, &ctx.call_id)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out_file))
+            .stderr(Stdio::from(err_file))
+            .process_group(0)
+            .kill_on_drop(true);
+        let started = std::time::Instant::now();
+        let mut child = command.spawn().map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
+        // Owns the group from here: dropped (interrupt, timeout of the pipeline), it kills it.
+        let mut group = ProcessGroup::new(child.id(), ctx.call_id.clone());
+
+        let ending = tokio::select! {
+            status = child.wait() => Ending::Exited(status.ok().and_then(|s| s.code())),
+            _ = tokio::time::sleep(timeout) => Ending::TimedOut,
+            _ = watch_size(out_path.clone()) => Ending::OutputTooLarge,
+        };
+        let mut left_running = 0;
+        let code = match ending {
+            Ending::Exited(code) => {
+                left_running = group.stop(Duration::from_millis(200)).await;
+                code
+            }
+            Ending::TimedOut | Ending::OutputTooLarge => {
+                group.terminate();
+                let status = tokio::time::timeout(GRACE, child.wait()).await.ok().and_then(|s| s.ok()).and_then(|s| s.code());
+                group.stop(Duration::ZERO).await;
+                let _ = child.wait().await;
+                status
+            }
+        };
+        drop(group);
+        let elapsed = started.elapsed();
+        let (shown, cut) = output::head_and_tail_of_file(&out_path, output::DEFAULT_MAX_CHARS)
+            .map_err(|e| ToolError::new(format!("cannot read the command's output: {e}")))?;
+        let saved: Option<PathBuf> = if cut { Some(out_path.clone()) } else { let _ = std::fs::remove_file(&out_path); None };
+        let mut text = String::new();
+        match ending {
+            Ending::Exited(Some(c)) => text.push_str(&format!("exit code {c}")),
+            Ending::Exited(None) => text.push_str("killed by a signal"),
+            Ending::TimedOut => text.push_str(&format!("timed out after {} s and was stopped; output so far", timeout.as_secs())),
+            Ending::OutputTooLarge => text.push_str(&format!("stopped: its output passed {} MB", OUTPUT_CAP_BYTES / (1024 * 1024))),
+        }
+        if left_running > 0 {
+            text.push_str(&format!("; {left_running} background process(es) it left running were stopped"));
+        }
+        text.push('\n');
+        text.push_str(&shown);
+        if let Some(path) = &saved {
+            text.push('\n');
+            text.push_str(&output::saved_note(path));
+        }
+        Ok(ToolOutput {
+            output: text,
+            data: Some(json!({
+                "exitCode": code,
+                "timedOut": ending == Ending::TimedOut,
+                "outputTooLarge": ending == Ending::OutputTooLarge,
+                "durationMs": elapsed.as_millis() as u64,
+                "outputFile": saved,
+                "stoppedBackground": left_running,
+            })),
+            diff: None,
+        })
+    }
+}
+
+/// Resolves when the output file grows past the cap.
+async fn watch_size(path: PathBuf) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if std::fs::metadata(&path).map(|m| m.len() > OUTPUT_CAP_BYTES).unwrap_or(false) {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
