@@ -98,7 +98,7 @@ pub struct RunArgs {
 pub struct ToolArgs {
     /// The tool's name.
     pub name: String,
-    /// Arguments as JSON text.
+    /// Arguments as JSON text (`-` reads them from stdin, for large payloads).
     #[arg(long, default_value = "{}")]
     pub args: String,
     /// Approval mode.

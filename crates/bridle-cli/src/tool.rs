@@ -42,6 +42,16 @@ fn uuid_v4() -> String {
     bridle_core::engine::new_id()
 }
 
+/// `-` means the arguments come on stdin.
+fn read_args(args: &str) -> std::io::Result<String> {
+    if args != "-" {
+        return Ok(args.to_string());
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
+    Ok(text)
+}
+
 fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string(value)?);
     Ok(())
@@ -55,7 +65,14 @@ fn usage_error(outcome: &CallOutcome) -> bool {
 pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
     let setup = Setup::load(global)?;
     let pipeline = pipeline(&setup, args.mode)?;
-    let call = call(&args.name, &args.args);
+    let raw = match read_args(&args.args) {
+        Ok(raw) => raw,
+        Err(e) => {
+            eprintln!("bridle tool: cannot read the arguments from stdin: {e}");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let call = call(&args.name, &raw);
     let session_id = format!("cli-{}", call.id);
     let checked = match pipeline.check(&call, &session_id) {
         Ok(checked) => checked,
@@ -118,7 +135,11 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
 pub fn guard(global: &Global, args: &GuardArgs) -> anyhow::Result<u8> {
     let setup = Setup::load(global)?;
     let pipeline = pipeline(&setup, args.mode)?;
-    let call = call(&args.name, &args.args);
+    let Ok(raw) = read_args(&args.args) else {
+        eprintln!("bridle guard: cannot read the arguments from stdin");
+        return Ok(EXIT_USAGE);
+    };
+    let call = call(&args.name, &raw);
     let verdict = match pipeline.check(&call, &format!("cli-{}", call.id)) {
         Ok(checked) => checked.verdict,
         Err(outcome) if usage_error(&outcome) => {

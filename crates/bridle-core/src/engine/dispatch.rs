@@ -91,6 +91,17 @@ pub(crate) async fn run_calls(
                     result: outcome.result.clone(),
                 })
                 .await;
+            for (path, diff) in changes(&outcome) {
+                session
+                    .emit(Event::FileChanged {
+                        session_id: session.id.clone(),
+                        turn_id: turn_id.to_string(),
+                        call_id: call.id.clone(),
+                        path,
+                        diff,
+                    })
+                    .await;
+            }
             outcome
         }
     });
@@ -127,6 +138,19 @@ async fn run_one(
 enum Lock<'a> {
     Alone(#[allow(dead_code)] tokio::sync::RwLockWriteGuard<'a, ()>),
     Shared(#[allow(dead_code)] tokio::sync::RwLockReadGuard<'a, ()>),
+}
+
+/// The files a successful call changed, as file tools list them in `data.changes`.
+fn changes(outcome: &CallOutcome) -> Vec<(String, String)> {
+    if outcome.result.is_error {
+        return Vec::new();
+    }
+    let Some(list) = outcome.result.data.as_ref().and_then(|d| d.get("changes")).and_then(|c| c.as_array()) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|c| Some((c.get("path")?.as_str()?.to_string(), c.get("diff")?.as_str()?.to_string())))
+        .collect()
 }
 
 fn not_run(call: &ToolCall, message: &str) -> CallOutcome {
