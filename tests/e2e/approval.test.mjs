@@ -57,9 +57,9 @@ export default async function approval({ log }) {
     const shot = await screenshot(session, "approval.png");
     log(`screenshot ${shot.file}, ${shot.colours} colours`);
   } catch (err) {
-    if (session) err.message += `\nwindow: ${await describeWindow(session, "approval")}`;
-    err.message += `\naimock journal: ${JSON.stringify(await mock.journal().catch(() => null)).slice(0, 3000)}`;
-    throw err;
+    const window = session ? await describeWindow(session, "approval") : "(not started)";
+    const journal = JSON.stringify(await mock.journal().catch(() => null)).slice(0, 3000);
+    throw new Error(`${err.message}\nwindow: ${window}\naimock journal: ${journal}`, { cause: err });
   } finally {
     await session?.close().catch(() => {});
     await mock.stop();

@@ -73,9 +73,9 @@ export default async function chat({ log }) {
     const shot = await screenshot(session, "chat.png");
     log(`screenshot ${shot.file} ${shot.width}x${shot.height}, ${shot.colours} colours`);
   } catch (err) {
-    if (session) err.message += `\nwindow: ${await describeWindow(session, "chat")}`;
-    err.message += `\naimock journal: ${JSON.stringify(await mock.journal().catch(() => null)).slice(0, 3000)}`;
-    throw err;
+    const window = session ? await describeWindow(session, "chat") : "(not started)";
+    const journal = JSON.stringify(await mock.journal().catch(() => null)).slice(0, 3000);
+    throw new Error(`${err.message}\nwindow: ${window}\naimock journal: ${journal}`, { cause: err });
   } finally {
     await session?.close().catch(() => {});
     await mock.stop();

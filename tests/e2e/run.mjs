@@ -50,6 +50,7 @@ for (const file of files) {
   } catch (err) {
     failed++;
     console.log(`FAIL ${name} (${Date.now() - started} ms)\n${err instanceof Error ? err.stack : err}`);
+    if (err instanceof Error && err.cause instanceof Error) console.log(`caused by: ${err.cause.stack}`);
   }
 }
 console.log(`${passed} passed, ${failed} failed`);

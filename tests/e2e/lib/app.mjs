@@ -1,5 +1,5 @@
 // Launches the real Bridle app under WebDriver with its own data dir and workspace.
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodePng, uniqueColours } from "./png.mjs";
 import { appBinary, outDir, webdriverUrl } from "./env.mjs";
@@ -11,7 +11,13 @@ import { sleep, startSession } from "./webdriver.mjs";
  */
 export async function launchApp({ dataDir, workspace, extraArgs = [] }) {
   const args = ["--data-dir", dataDir, "--workspace", workspace, ...extraArgs];
-  const session = await startSession(webdriverUrl(), appBinary(), args);
+  let session;
+  try {
+    session = await startSession(webdriverUrl(), appBinary(), args);
+  } catch (err) {
+    // An app that exits at start-up leaves POST /session hanging; its own words are in the log.
+    throw new Error(`${err.message}\napp and WebKitWebDriver output (tail):\n${driverLogTail()}`, { cause: err });
+  }
   try {
     await session.waitForElement("[data-testid=chat-input]", 30000);
   } catch (err) {
@@ -19,6 +25,12 @@ export async function launchApp({ dataDir, workspace, extraArgs = [] }) {
     throw err;
   }
   return session;
+}
+
+function driverLogTail(lines = 20) {
+  const file = join(outDir(), "webkitwebdriver.log");
+  if (!existsSync(file)) return "(no log)";
+  return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n") || "(empty)";
 }
 
 /**
