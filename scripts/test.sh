@@ -23,6 +23,9 @@ cargo build --workspace --all-targets --locked
 step "rust: lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "pins: the tauri crate matches the npm @tauri-apps packages"
+bash scripts/check-pins.sh
+
 step "architecture: bridle-core does not depend on tauri"
 if cargo tree --workspace --locked -p bridle-core -e normal --prefix none | grep -qE '^tauri( |-)'; then
   echo "bridle-core depends on tauri; keep the core free of the shell" >&2

@@ -18,7 +18,10 @@ impl LaunchOptions {
     /// Reads `--workspace`, `--data-dir`, `--config` (as `--flag value` or `--flag=value`), then
     /// `BRIDLE_WORKSPACE`, `BRIDLE_DATA_DIR`, `BRIDLE_CONFIG`. Unknown arguments are ignored:
     /// the webview's automation driver may add its own.
-    pub fn from_env(args: impl IntoIterator<Item = OsString>, env: impl Fn(&str) -> Option<OsString>) -> anyhow::Result<Self> {
+    pub fn from_env(
+        args: impl IntoIterator<Item = OsString>,
+        env: impl Fn(&str) -> Option<OsString>,
+    ) -> anyhow::Result<Self> {
         let (mut workspace, mut data_dir, mut config) = (None, None, None);
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -38,7 +41,8 @@ impl LaunchOptions {
         }
         let data_dir = paths::data_dir(data_dir, &env);
         let config_file = paths::config_file(config, &data_dir, &env);
-        let workspace = match workspace.or_else(|| env("BRIDLE_WORKSPACE").filter(|v| !v.is_empty()).map(PathBuf::from)) {
+        let workspace = match workspace.or_else(|| env("BRIDLE_WORKSPACE").filter(|v| !v.is_empty()).map(PathBuf::from))
+        {
             Some(dir) => dir,
             None => std::env::current_dir().context("cannot read the current directory")?,
         };
@@ -58,7 +62,8 @@ mod tests {
     fn flags_in_both_forms_beat_the_environment_and_unknown_ones_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().to_str().unwrap().to_string();
-        let args = ["--automation", "--data-dir=/d", "--workspace", ws.as_str(), "--config", "/c.toml"].map(OsString::from);
+        let args =
+            ["--automation", "--data-dir=/d", "--workspace", ws.as_str(), "--config", "/c.toml"].map(OsString::from);
         let env = |name: &str| (name == "BRIDLE_DATA_DIR").then(|| OsString::from("/env"));
         let o = LaunchOptions::from_env(args, env).unwrap();
         assert_eq!(o.data_dir, PathBuf::from("/d"));

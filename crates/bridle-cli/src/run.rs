@@ -75,17 +75,17 @@ fn provider_config(setup: &Setup, args: &RunArgs) -> anyhow::Result<ProviderConf
     let kind = match (args.provider, &configured) {
         (Some(kind), _) => kind,
         (None, Some(p)) => p.kind,
-        (None, None) => bail!("no provider: pass --provider openai|anthropic --model M (and --base-url), or set [provider] in the config"),
+        (None, None) => bail!(
+            "no provider: pass --provider openai|anthropic --model M (and --base-url), or set [provider] in the config"
+        ),
     };
     let same_kind = configured.filter(|p| p.kind == kind);
-    let base_url = args
-        .base_url
-        .clone()
-        .or_else(|| same_kind.as_ref().map(|p| p.base_url.clone()))
-        .unwrap_or_else(|| match kind {
+    let base_url = args.base_url.clone().or_else(|| same_kind.as_ref().map(|p| p.base_url.clone())).unwrap_or_else(
+        || match kind {
             ProviderKind::Openai => "https://api.openai.com/v1".into(),
             ProviderKind::Anthropic => "https://api.anthropic.com".into(),
-        });
+        },
+    );
     let Some(model) = args.model.clone().or_else(|| same_kind.as_ref().map(|p| p.model.clone())) else {
         bail!("no model: pass --model or set provider.model in the config");
     };

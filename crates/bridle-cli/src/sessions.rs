@@ -17,7 +17,8 @@ pub fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
                 if *json {
                     writeln!(out, "{}", serde_json::to_string(&s)?)?;
                 } else {
-                    let when = chrono::DateTime::from_timestamp_millis(s.updated_at).map(|t| t.format("%Y-%m-%d %H:%M").to_string());
+                    let when = chrono::DateTime::from_timestamp_millis(s.updated_at)
+                        .map(|t| t.format("%Y-%m-%d %H:%M").to_string());
                     writeln!(out, "{}  {}  {}  {}", s.id, when.unwrap_or_default(), s.workspace, s.title)?;
                 }
             }

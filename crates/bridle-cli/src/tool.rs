@@ -9,7 +9,7 @@ use bridle_core::tools::{builtin_registry, ToolContext};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
 use serde::Serialize;
 
-use crate::cli::{GuardArgs, Global, ToolArgs, EXIT_ASK, EXIT_DENY, EXIT_ERROR, EXIT_USAGE};
+use crate::cli::{Global, GuardArgs, ToolArgs, EXIT_ASK, EXIT_DENY, EXIT_ERROR, EXIT_USAGE};
 use crate::setup::Setup;
 
 #[derive(Serialize)]
@@ -31,7 +31,12 @@ struct GuardReport<'a> {
 fn pipeline(setup: &Setup, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
     let guard = Guard::new(mode.unwrap_or(setup.config.mode));
     let workspace = setup.open_workspace()?;
-    Ok(CallPipeline::new(Arc::new(builtin_registry()?), Arc::new(guard), Arc::new(workspace), setup.config.limits.tool_timeout()))
+    Ok(CallPipeline::new(
+        Arc::new(builtin_registry()?),
+        Arc::new(guard),
+        Arc::new(workspace),
+        setup.config.limits.tool_timeout(),
+    ))
 }
 
 fn call(name: &str, args: &str) -> ToolCall {

@@ -52,7 +52,8 @@ impl ModelProvider for InstantProvider {
 
 async fn one_turn(provider: Arc<dyn ModelProvider>, dir: &std::path::Path) {
     let store = Arc::new(Store::open(&dir.join("bridle.db")).unwrap());
-    let deps = EngineDeps { provider, tools: Arc::new(builtin_registry().unwrap()), store, clock: Arc::new(SystemClock) };
+    let deps =
+        EngineDeps { provider, tools: Arc::new(builtin_registry().unwrap()), store, clock: Arc::new(SystemClock) };
     let workspace = dir.join("ws");
     std::fs::create_dir_all(&workspace).unwrap();
     let config = EngineConfig { workspace, data_dir: dir.join("data"), ..EngineConfig::default() };
@@ -85,13 +86,21 @@ fn turns(c: &mut Criterion) {
     rt.block_on(async {
         use wiremock::matchers::body_string_contains;
         use wiremock::{Mock, ResponseTemplate};
-        let sse = |b: &str| ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(b.to_string());
-        Mock::given(body_string_contains("\"role\":\"tool\"")).respond_with(sse(text)).with_priority(1).mount(&server).await;
+        let sse = |b: &str| {
+            ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(b.to_string())
+        };
+        Mock::given(body_string_contains("\"role\":\"tool\""))
+            .respond_with(sse(text))
+            .with_priority(1)
+            .mount(&server)
+            .await;
         Mock::given(wiremock::matchers::any()).respond_with(sse(call)).with_priority(2).mount(&server).await;
     });
     let http: Arc<dyn ModelProvider> =
         Arc::new(OpenAiProvider::new(reqwest::Client::new(), &format!("{}/v1", server.uri()), "m", None));
-    group.bench_function("local HTTP SSE provider, 1 tool call", |b| b.to_async(&rt).iter(|| one_turn(http.clone(), dir.path())));
+    group.bench_function("local HTTP SSE provider, 1 tool call", |b| {
+        b.to_async(&rt).iter(|| one_turn(http.clone(), dir.path()))
+    });
     group.finish();
 }
 
@@ -118,8 +127,16 @@ fn dispatch(c: &mut Criterion) {
         tool_timeout: std::time::Duration::from_secs(60),
     };
     let mut group = c.benchmark_group("tool call");
-    for (name, args) in [("valid arguments", r#"{"timezone":"UTC"}"#), ("repaired arguments", r#"{"timezone":"UTC"}{"timezone":"UTC"}"#)] {
-        let call = ToolCall { id: "c".into(), provider_id: "p".into(), name: "get_current_time".into(), arguments: args.into() };
+    for (name, args) in [
+        ("valid arguments", r#"{"timezone":"UTC"}"#),
+        ("repaired arguments", r#"{"timezone":"UTC"}{"timezone":"UTC"}"#),
+    ] {
+        let call = ToolCall {
+            id: "c".into(),
+            provider_id: "p".into(),
+            name: "get_current_time".into(),
+            arguments: args.into(),
+        };
         group.bench_function(format!("pipeline (repair, validate, guard, execute), {name}"), |b| {
             b.to_async(&rt).iter(|| pipeline.run(&call, ctx.clone()))
         });

@@ -94,7 +94,8 @@ impl CallPipeline {
                     CallError::NotJson { .. } => CallFailure::NotJson,
                     CallError::Invalid { .. } => CallFailure::InvalidArguments,
                 };
-                let verdict = Verdict { decision: Decision::Deny, source: DecisionSource::Validation, findings: Vec::new() };
+                let verdict =
+                    Verdict { decision: Decision::Deny, source: DecisionSource::Validation, findings: Vec::new() };
                 return Err(Box::new(not_run(call, verdict, format!("Error: {err}"), ToolStatus::Error, failure)));
             }
         };
@@ -126,7 +127,11 @@ impl CallPipeline {
                 Finding { guardian: "sandbox".into(), rule: rule.into(), severity, message: err.to_string() }
             })
             .collect();
-        (!findings.is_empty()).then_some(Verdict { decision: Decision::Deny, source: DecisionSource::Sandbox, findings })
+        (!findings.is_empty()).then_some(Verdict {
+            decision: Decision::Deny,
+            source: DecisionSource::Sandbox,
+            findings,
+        })
     }
 
     /// Runs a checked call with its timeout, stopping early when `ctx.cancel` fires.
@@ -160,7 +165,9 @@ impl CallPipeline {
             },
         };
         if !prepared.repairs.is_empty() {
-            result.output.push_str(&format!("\n\n[note: your arguments were repaired: {}]", prepared.repairs.join("; ")));
+            result
+                .output
+                .push_str(&format!("\n\n[note: your arguments were repaired: {}]", prepared.repairs.join("; ")));
         }
         CallOutcome { verdict, executed: true, result, status, failure, duration: started.elapsed() }
     }
@@ -174,7 +181,13 @@ impl CallPipeline {
     }
 }
 
-fn not_run(call: &ToolCall, verdict: Verdict, message: String, status: ToolStatus, failure: CallFailure) -> CallOutcome {
+fn not_run(
+    call: &ToolCall,
+    verdict: Verdict,
+    message: String,
+    status: ToolStatus,
+    failure: CallFailure,
+) -> CallOutcome {
     CallOutcome {
         verdict,
         executed: false,

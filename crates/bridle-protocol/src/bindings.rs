@@ -18,9 +18,26 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         )*};
     }
     add!(
-        AbortReason, ApprovalAnswer, ApprovalRequest, AuditEvent, Decision, DecisionSource,
-        ErrorInfo, Event, Finding, HistoryItem, Mode, Op, SessionInfo, SessionSummary, Severity, TokenUsage,
-        ToolCall, ToolDefinition, ToolResult, ToolStatus,
+        AbortReason,
+        ApprovalAnswer,
+        ApprovalRequest,
+        AuditEvent,
+        Decision,
+        DecisionSource,
+        ErrorInfo,
+        Event,
+        Finding,
+        HistoryItem,
+        Mode,
+        Op,
+        SessionInfo,
+        SessionSummary,
+        Severity,
+        TokenUsage,
+        ToolCall,
+        ToolDefinition,
+        ToolResult,
+        ToolStatus,
     );
     Ok(files)
 }

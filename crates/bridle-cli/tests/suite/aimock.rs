@@ -48,13 +48,9 @@ impl Aimock {
 
     /// Every request body aimock received, in order.
     pub async fn journal(&self) -> Vec<serde_json::Value> {
-        let journal: serde_json::Value = reqwest::get(format!("{}/__aimock/journal", self.url)).await.unwrap().json().await.unwrap();
-        journal
-            .as_array()
-            .expect("the journal is an array")
-            .iter()
-            .map(|entry| entry["body"].clone())
-            .collect()
+        let journal: serde_json::Value =
+            reqwest::get(format!("{}/__aimock/journal", self.url)).await.unwrap().json().await.unwrap();
+        journal.as_array().expect("the journal is an array").iter().map(|entry| entry["body"].clone()).collect()
     }
 }
 

@@ -3,5 +3,7 @@
 mod aimock;
 mod bridle;
 
+mod crash;
+mod files;
 mod run;
 mod tool;

@@ -72,7 +72,9 @@ async fn a_session_resumes_after_the_first_process_exited() {
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let events = json_lines(&out);
         assert!(events.iter().all(|e| e["sessionId"] == session.as_str()));
-        assert!(events.iter().any(|e| e["type"] == "assistantMessage" && e["text"] == "You asked me to remember apple."));
+        assert!(events
+            .iter()
+            .any(|e| e["type"] == "assistantMessage" && e["text"] == "You asked me to remember apple."));
 
         // The second process sent the first one's conversation.
         let journal = mock.journal().await;
@@ -101,7 +103,19 @@ async fn an_unreachable_provider_is_a_clear_error_with_exit_1() {
     std::fs::write(&config, "[limits]\nmax_retries = 1\n").unwrap();
     let out = bridle(
         &dirs,
-        &["run", "hello", "--json", "--provider", "openai", "--base-url", &url, "--model", "m", "--config", config.to_str().unwrap()],
+        &[
+            "run",
+            "hello",
+            "--json",
+            "--provider",
+            "openai",
+            "--base-url",
+            &url,
+            "--model",
+            "m",
+            "--config",
+            config.to_str().unwrap(),
+        ],
     )
     .await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));

@@ -20,7 +20,8 @@ fn keys(v: &Value) -> BTreeSet<&str> {
 #[tokio::test]
 async fn tool_get_current_time_prints_the_contract_shape_and_exits_0() {
     let dirs = Dirs::new();
-    let out = bridle(&dirs, &["tool", "get_current_time", "--args", r#"{"timezone":"Asia/Tokyo"}"#, "--mode", "auto"]).await;
+    let out =
+        bridle(&dirs, &["tool", "get_current_time", "--args", r#"{"timezone":"Asia/Tokyo"}"#, "--mode", "auto"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = one_object(&out);
     assert_eq!(keys(&report), BTreeSet::from(["decision", "source", "findings", "executed", "result"]));
@@ -70,7 +71,10 @@ async fn glued_objects_and_stringly_values_are_repaired_and_the_repair_is_said()
     let out = bridle(&dirs, &["tool", "get_current_time", "--args", r#"{"timezone":"UTC"}{"timezone":"UTC"}"#]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let output = one_object(&out)["result"]["output"].as_str().unwrap().to_string();
-    assert!(output.contains("(UTC)\n\n[note: your arguments were repaired: 2 JSON objects were glued together"), "{output}");
+    assert!(
+        output.contains("(UTC)\n\n[note: your arguments were repaired: 2 JSON objects were glued together"),
+        "{output}"
+    );
 }
 
 #[tokio::test]

@@ -20,7 +20,11 @@ pub fn data_dir(flag: Option<PathBuf>, env: impl Fn(&str) -> Option<OsString>) -
 }
 
 /// The config file: `--config`, else `BRIDLE_CONFIG`, else `<data-dir>/config.toml`.
-pub fn config_file(flag: Option<PathBuf>, data_dir: &std::path::Path, env: impl Fn(&str) -> Option<OsString>) -> PathBuf {
+pub fn config_file(
+    flag: Option<PathBuf>,
+    data_dir: &std::path::Path,
+    env: impl Fn(&str) -> Option<OsString>,
+) -> PathBuf {
     flag.or_else(|| env("BRIDLE_CONFIG").filter(|v| !v.is_empty()).map(PathBuf::from))
         .unwrap_or_else(|| data_dir.join("config.toml"))
 }

@@ -37,7 +37,11 @@ pub(crate) async fn run_calls(
 ) -> Dispatched {
     for call in calls {
         session
-            .emit(Event::ToolCallBegin { session_id: session.id.clone(), turn_id: turn_id.to_string(), call: call.clone() })
+            .emit(Event::ToolCallBegin {
+                session_id: session.id.clone(),
+                turn_id: turn_id.to_string(),
+                call: call.clone(),
+            })
             .await;
     }
     let mut loop_stopped = false;

@@ -141,7 +141,11 @@ pub struct Engine {
 
 impl Engine {
     /// Starts the session's loop on the current tokio runtime.
-    pub fn spawn(config: EngineConfig, deps: EngineDeps, spec: SessionSpec) -> Result<(Engine, mpsc::Receiver<Event>), EngineError> {
+    pub fn spawn(
+        config: EngineConfig,
+        deps: EngineDeps,
+        spec: SessionSpec,
+    ) -> Result<(Engine, mpsc::Receiver<Event>), EngineError> {
         let now = deps.clock.now_ms();
         let (session_id, history) = match spec {
             SessionSpec::New => {
@@ -154,8 +158,9 @@ impl Engine {
                 (id, history)
             }
         };
-        let workspace = Workspace::open(&config.workspace, config.home.clone(), &config.data_dir, &config.extra_sensitive)
-            .map_err(|source| EngineError::Workspace { path: config.workspace.display().to_string(), source })?;
+        let workspace =
+            Workspace::open(&config.workspace, config.home.clone(), &config.data_dir, &config.extra_sensitive)
+                .map_err(|source| EngineError::Workspace { path: config.workspace.display().to_string(), source })?;
         let (event_tx, event_rx) = mpsc::channel(1024);
         let (op_tx, op_rx) = mpsc::channel(64);
         let guard = Arc::new(Guard::new(config.mode));

@@ -53,7 +53,11 @@ impl Session {
     }
 
     pub(crate) async fn error(&self, code: &str, message: String, retryable: bool) {
-        self.emit(Event::Error { session_id: self.id.clone(), info: ErrorInfo { code: code.into(), message, retryable } }).await;
+        self.emit(Event::Error {
+            session_id: self.id.clone(),
+            info: ErrorInfo { code: code.into(), message, retryable },
+        })
+        .await;
     }
 
     /// The next model request: system prompt, the whole history, tools sorted by name.

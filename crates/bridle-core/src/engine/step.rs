@@ -84,7 +84,9 @@ async fn attempt(
                     .emit(Event::AssistantDelta { session_id: session.id.clone(), turn_id: turn_id.to_string(), text })
                     .await;
             }
-            Some(Ok(ModelEvent::ToolCall { provider_id, name, arguments })) => answer.calls.push((provider_id, name, arguments)),
+            Some(Ok(ModelEvent::ToolCall { provider_id, name, arguments })) => {
+                answer.calls.push((provider_id, name, arguments))
+            }
             Some(Ok(ModelEvent::Usage(usage))) => answer.usage = Some(usage),
             Some(Ok(ModelEvent::Finished)) | None => return Ok(answer),
             Some(Err(error)) => return Err(AttemptError::Provider(error)),
@@ -94,11 +96,8 @@ async fn attempt(
 
 /// A rough count (four characters a token) for providers that report no usage.
 pub(crate) fn estimate_usage(request: &ModelRequest, answer: &Answer) -> TokenUsage {
-    let history_chars: usize = request
-        .history
-        .iter()
-        .map(|item| serde_json::to_string(item).map(|s| s.len()).unwrap_or(0))
-        .sum();
+    let history_chars: usize =
+        request.history.iter().map(|item| serde_json::to_string(item).map(|s| s.len()).unwrap_or(0)).sum();
     let tools_chars = serde_json::to_string(&request.tools).map(|s| s.len()).unwrap_or(0);
     let input = (request.system.len() + history_chars + tools_chars) / 4;
     let output = (answer.text.len() + answer.calls.iter().map(|(_, n, a)| n.len() + a.len()).sum::<usize>()) / 4;

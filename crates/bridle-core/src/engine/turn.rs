@@ -82,7 +82,12 @@ async fn finish_message(session: &Session, turn_id: &str, text: String, tool_cal
     }
 }
 
-async fn report_usage(session: &Session, turn_id: &str, request: &crate::provider::ModelRequest, answer: &step::Answer) {
+async fn report_usage(
+    session: &Session,
+    turn_id: &str,
+    request: &crate::provider::ModelRequest,
+    answer: &step::Answer,
+) {
     let usage = answer.usage.unwrap_or_else(|| step::estimate_usage(request, answer));
     let (total, context_used, context_window) = {
         let Ok(mut meter) = session.usage.lock() else { return };

@@ -19,7 +19,9 @@ pub enum FsError {
     #[error("`{0}` is a directory")]
     IsDirectory(String),
     /// The file has more than one hard link.
-    #[error("`{path}` has {links} hard links; one of them may be outside the workspace, so Bridle will not replace it")]
+    #[error(
+        "`{path}` has {links} hard links; one of them may be outside the workspace, so Bridle will not replace it"
+    )]
     HardLinked {
         /// Workspace-relative path.
         path: String,
@@ -198,7 +200,11 @@ impl WorkspaceFs {
 }
 
 fn non_empty(rel: &Path) -> &Path {
-    if rel.as_os_str().is_empty() { Path::new(".") } else { rel }
+    if rel.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        rel
+    }
 }
 
 fn write_and_replace(

@@ -56,8 +56,14 @@ impl AnthropicProvider {
                     for call in tool_calls {
                         // The wire wants an object; raw text that is not one (the model's own slip,
                         // already answered with an error result) is sent as an empty object.
-                        let input = serde_json::from_str::<Value>(&call.arguments).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
-                        push("assistant", json!({"type": "tool_use", "id": wire(&call.id), "name": call.name, "input": input}));
+                        let input = serde_json::from_str::<Value>(&call.arguments)
+                            .ok()
+                            .filter(Value::is_object)
+                            .unwrap_or_else(|| json!({}));
+                        push(
+                            "assistant",
+                            json!({"type": "tool_use", "id": wire(&call.id), "name": call.name, "input": input}),
+                        );
                     }
                 }
                 HistoryItem::ToolResult { result } => push(
@@ -66,7 +72,8 @@ impl AnthropicProvider {
                 ),
             }
         }
-        let messages: Vec<Value> = messages.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
+        let messages: Vec<Value> =
+            messages.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
         let mut body = json!({
             "model": self.model,
             "max_tokens": self.max_tokens,
@@ -119,15 +126,20 @@ struct MessagesDecoder {
 
 impl WireDecoder for MessagesDecoder {
     fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
-        let data: Value = serde_json::from_str(&event.data)
-            .map_err(|e| ProviderError::Protocol(format!("event is not JSON ({e}): {}", event.data.chars().take(200).collect::<String>())))?;
+        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+            ProviderError::Protocol(format!(
+                "event is not JSON ({e}): {}",
+                event.data.chars().take(200).collect::<String>()
+            ))
+        })?;
         let kind = data.get("type").and_then(Value::as_str).or(event.event.as_deref()).unwrap_or_default();
         let index = data.get("index").and_then(Value::as_u64).unwrap_or(0);
         match kind {
             "message_start" => {
                 let n = |p: &str| data.pointer(p).and_then(Value::as_u64).unwrap_or(0);
                 let cached = n("/message/usage/cache_read_input_tokens");
-                self.usage.input_tokens = n("/message/usage/input_tokens") + cached + n("/message/usage/cache_creation_input_tokens");
+                self.usage.input_tokens =
+                    n("/message/usage/input_tokens") + cached + n("/message/usage/cache_creation_input_tokens");
                 self.usage.cached_input_tokens = cached;
                 self.usage.output_tokens = n("/message/usage/output_tokens");
             }
@@ -171,7 +183,8 @@ impl WireDecoder for MessagesDecoder {
                 self.done = true;
             }
             "error" => {
-                let message = data.pointer("/error/message").and_then(Value::as_str).unwrap_or("unknown error").to_string();
+                let message =
+                    data.pointer("/error/message").and_then(Value::as_str).unwrap_or("unknown error").to_string();
                 return Err(match data.pointer("/error/type").and_then(Value::as_str) {
                     Some("overloaded_error") => ProviderError::Server { status: 529, retry_after: None, message },
                     Some("rate_limit_error") => ProviderError::RateLimited { retry_after: None, message },
@@ -210,23 +223,42 @@ mod tests {
     #[test]
     fn assembles_tool_use_from_json_deltas_and_reports_usage() {
         let mut d = MessagesDecoder::default();
-        feed(&mut d, json!({"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":7,"output_tokens":1}}}));
+        feed(
+            &mut d,
+            json!({"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":7,"output_tokens":1}}}),
+        );
         feed(&mut d, json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}));
         assert_eq!(
             feed(&mut d, json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}})),
             vec![ModelEvent::TextDelta("Hi".into())]
         );
-        feed(&mut d, json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_current_time","input":{}}}));
-        feed(&mut d, json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"timezone\":"}}));
-        feed(&mut d, json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"UTC\"}"}}));
+        feed(
+            &mut d,
+            json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_current_time","input":{}}}),
+        );
+        feed(
+            &mut d,
+            json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"timezone\":"}}),
+        );
+        feed(
+            &mut d,
+            json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"UTC\"}"}}),
+        );
         assert_eq!(
             feed(&mut d, json!({"type":"content_block_stop","index":1})),
-            vec![ModelEvent::ToolCall { provider_id: "toolu_1".into(), name: "get_current_time".into(), arguments: r#"{"timezone":"UTC"}"#.into() }]
+            vec![ModelEvent::ToolCall {
+                provider_id: "toolu_1".into(),
+                name: "get_current_time".into(),
+                arguments: r#"{"timezone":"UTC"}"#.into()
+            }]
         );
         feed(&mut d, json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}));
         assert_eq!(
             feed(&mut d, json!({"type":"message_stop"})),
-            vec![ModelEvent::Usage(TokenUsage { input_tokens: 12, cached_input_tokens: 7, output_tokens: 9 }), ModelEvent::Finished]
+            vec![
+                ModelEvent::Usage(TokenUsage { input_tokens: 12, cached_input_tokens: 7, output_tokens: 9 }),
+                ModelEvent::Finished
+            ]
         );
     }
 
@@ -234,7 +266,13 @@ mod tests {
     fn overload_inside_the_stream_is_retryable() {
         let mut d = MessagesDecoder::default();
         let err = d
-            .on_event(SseEvent { event: Some("error".into()), data: json!({"type":"error","error":{"type":"overloaded_error","message":"busy"}}).to_string() }, &mut Vec::new())
+            .on_event(
+                SseEvent {
+                    event: Some("error".into()),
+                    data: json!({"type":"error","error":{"type":"overloaded_error","message":"busy"}}).to_string(),
+                },
+                &mut Vec::new(),
+            )
             .unwrap_err();
         assert!(err.is_retryable());
     }

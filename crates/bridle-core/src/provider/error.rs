@@ -53,10 +53,7 @@ pub enum ProviderError {
 impl ProviderError {
     /// Whether the same request may succeed later.
     pub fn is_retryable(&self) -> bool {
-        matches!(
-            self,
-            Self::RateLimited { .. } | Self::Server { .. } | Self::Connect(_) | Self::StreamDropped(_)
-        )
+        matches!(self, Self::RateLimited { .. } | Self::Server { .. } | Self::Connect(_) | Self::StreamDropped(_))
     }
 
     /// The delay the provider asked for.

@@ -25,13 +25,8 @@ pub(crate) async fn post_json(
     headers: HeaderMap,
     body: &Value,
 ) -> Result<Response, ProviderError> {
-    let response = client
-        .post(url)
-        .headers(headers)
-        .json(body)
-        .send()
-        .await
-        .map_err(|e| ProviderError::Connect(describe(&e)))?;
+    let response =
+        client.post(url).headers(headers).json(body).send().await.map_err(|e| ProviderError::Connect(describe(&e)))?;
     let status = response.status();
     if status.is_success() {
         return Ok(response);
@@ -62,7 +57,9 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
 
 /// `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP date.
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    if let Some(ms) = headers.get("retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok()) {
+    if let Some(ms) =
+        headers.get("retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok())
+    {
         if ms.is_finite() && ms >= 0.0 {
             return Some(Duration::from_secs_f64(ms / 1000.0));
         }

@@ -94,12 +94,8 @@ pub fn from_config(
     let client = http::client()?;
     Ok(match config.kind {
         ProviderKind::Openai => Box::new(OpenAiProvider::new(client, &config.base_url, &config.model, api_key)),
-        ProviderKind::Anthropic => Box::new(AnthropicProvider::new(
-            client,
-            &config.base_url,
-            &config.model,
-            api_key,
-            config.max_output_tokens,
-        )),
+        ProviderKind::Anthropic => {
+            Box::new(AnthropicProvider::new(client, &config.base_url, &config.model, api_key, config.max_output_tokens))
+        }
     })
 }

@@ -117,8 +117,12 @@ impl WireDecoder for ChatDecoder {
             self.flush(out);
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(&event.data)
-            .map_err(|e| ProviderError::Protocol(format!("chunk is not JSON ({e}): {}", event.data.chars().take(200).collect::<String>())))?;
+        let chunk: Value = serde_json::from_str(&event.data).map_err(|e| {
+            ProviderError::Protocol(format!(
+                "chunk is not JSON ({e}): {}",
+                event.data.chars().take(200).collect::<String>()
+            ))
+        })?;
         if let Some(err) = chunk.get("error") {
             let message = err.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_string();
             return Err(ProviderError::Stream(message));
@@ -187,11 +191,26 @@ mod tests {
     #[test]
     fn assembles_chunked_tool_calls_by_index() {
         let mut d = ChatDecoder::default();
-        feed(&mut d, r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"two","arguments":"{\"x\""}}]}}]}"#);
-        feed(&mut d, r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":""}}]}}]}"#);
-        feed(&mut d, r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":":1}"}}]},"finish_reason":"tool_calls"}]}"#);
-        let usage = feed(&mut d, r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":4}}}"#);
-        assert_eq!(usage, vec![ModelEvent::Usage(TokenUsage { input_tokens: 10, cached_input_tokens: 4, output_tokens: 3 })]);
+        feed(
+            &mut d,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"two","arguments":"{\"x\""}}]}}]}"#,
+        );
+        feed(
+            &mut d,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":""}}]}}]}"#,
+        );
+        feed(
+            &mut d,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":":1}"}}]},"finish_reason":"tool_calls"}]}"#,
+        );
+        let usage = feed(
+            &mut d,
+            r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":4}}}"#,
+        );
+        assert_eq!(
+            usage,
+            vec![ModelEvent::Usage(TokenUsage { input_tokens: 10, cached_input_tokens: 4, output_tokens: 3 })]
+        );
         let end = feed(&mut d, "[DONE]");
         assert_eq!(
             end,

@@ -106,11 +106,9 @@ where
                 Ok(())
             } else {
                 match st.body.next().await {
-                    Some(Ok(chunk)) => st
-                        .parser
-                        .feed(&chunk)
-                        .into_iter()
-                        .try_for_each(|event| st.decoder.on_event(event, &mut out)),
+                    Some(Ok(chunk)) => {
+                        st.parser.feed(&chunk).into_iter().try_for_each(|event| st.decoder.on_event(event, &mut out))
+                    }
                     Some(Err(e)) => {
                         st.ended = true;
                         Err(ProviderError::StreamDropped(super::http::describe(&e)))

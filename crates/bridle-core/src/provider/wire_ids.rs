@@ -46,7 +46,10 @@ mod tests {
     #[test]
     fn repeated_and_missing_ids_become_unique() {
         let history = vec![
-            HistoryItem::Assistant { text: String::new(), tool_calls: vec![call("a", "call_1"), call("b", "call_1"), call("c", "")] },
+            HistoryItem::Assistant {
+                text: String::new(),
+                tool_calls: vec![call("a", "call_1"), call("b", "call_1"), call("c", "")],
+            },
             HistoryItem::Assistant { text: String::new(), tool_calls: vec![call("d", "call_1"), call("e", "toolu.9")] },
         ];
         let ids = wire_ids(&history);

@@ -113,7 +113,9 @@ impl SandboxError {
             SandboxError::Outside { .. } => ("outside-workspace", Severity::High),
             SandboxError::GitInternals { .. } => ("git-internals", Severity::High),
             SandboxError::ToolOutputReadOnly { .. } => ("tool-output-read-only", Severity::High),
-            SandboxError::Empty | SandboxError::NulByte | SandboxError::Unresolvable { .. } => ("invalid-path", Severity::High),
+            SandboxError::Empty | SandboxError::NulByte | SandboxError::Unresolvable { .. } => {
+                ("invalid-path", Severity::High)
+            }
         }
     }
 }
@@ -130,7 +132,12 @@ pub struct PathSandbox {
 impl PathSandbox {
     /// A sandbox for `workspace`. `home` expands `~`; `data_dir` is protected but for the
     /// session tool-output folders; `extra_sensitive` are the user's own protected paths.
-    pub fn new(workspace: &Path, home: Option<PathBuf>, data_dir: &Path, extra_sensitive: &[PathBuf]) -> std::io::Result<Self> {
+    pub fn new(
+        workspace: &Path,
+        home: Option<PathBuf>,
+        data_dir: &Path,
+        extra_sensitive: &[PathBuf],
+    ) -> std::io::Result<Self> {
         let root = workspace.canonicalize()?;
         let data_dir = resolve::canonical_or_lexical(data_dir);
         let sensitive = sensitive::protected(home.as_deref(), &data_dir, extra_sensitive);

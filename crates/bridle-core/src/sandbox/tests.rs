@@ -61,7 +61,14 @@ fn relative_and_absolute_paths_inside_are_accepted() {
 #[test]
 fn dot_dot_chains_and_absolute_paths_outside_are_refused() {
     let w = world();
-    for given in ["../project-evil/secret.txt", "src/../../project-evil/x", "../../../../../../etc/passwd", "/etc/passwd", "new/../../outside.txt", "/"] {
+    for given in [
+        "../project-evil/secret.txt",
+        "src/../../project-evil/x",
+        "../../../../../../etc/passwd",
+        "/etc/passwd",
+        "new/../../outside.txt",
+        "/",
+    ] {
         assert!(matches!(refused(&w, given, Access::Read), SandboxError::Outside { .. }), "{given}");
     }
     // The sibling whose name starts with the root's name is not inside.
@@ -118,10 +125,16 @@ fn the_sessions_own_tool_outputs_are_readable_and_nothing_else_of_the_data_dir()
     let own = w.data.join("tool-output/s1/call.txt");
     let resolved = w.sandbox.resolve(own.to_str().unwrap(), Access::Read, "s1").unwrap();
     assert_eq!(resolved.place, Place::ToolOutput(PathBuf::from("call.txt")));
-    assert!(matches!(w.sandbox.resolve(own.to_str().unwrap(), Access::Write, "s1"), Err(SandboxError::ToolOutputReadOnly { .. })));
+    assert!(matches!(
+        w.sandbox.resolve(own.to_str().unwrap(), Access::Write, "s1"),
+        Err(SandboxError::ToolOutputReadOnly { .. })
+    ));
     // Another session's outputs and the database are Bridle's own data.
     let other = w.data.join("tool-output/s2/call.txt");
-    assert!(matches!(w.sandbox.resolve(other.to_str().unwrap(), Access::Read, "s1"), Err(SandboxError::Sensitive { .. })));
+    assert!(matches!(
+        w.sandbox.resolve(other.to_str().unwrap(), Access::Read, "s1"),
+        Err(SandboxError::Sensitive { .. })
+    ));
     let db = w.data.join("bridle.db");
     assert!(matches!(w.sandbox.resolve(db.to_str().unwrap(), Access::Read, "s1"), Err(SandboxError::Sensitive { .. })));
 }
@@ -134,8 +147,14 @@ fn nul_bytes_empty_and_overlong_paths_are_clear_errors() {
     // Over-long paths stay inside when they would; the OS refuses them when they are opened.
     let long = "a/".repeat(3000) + "b";
     let resolved = w.sandbox.resolve(&long, Access::Write, "s1");
-    assert!(matches!(resolved, Ok(Resolved { place: Place::Workspace(_), .. })), "an over-long path was not judged inside");
+    assert!(
+        matches!(resolved, Ok(Resolved { place: Place::Workspace(_), .. })),
+        "an over-long path was not judged inside"
+    );
     let escaping = "a/".repeat(3000) + &"../".repeat(3002) + "etc/passwd";
-    assert!(matches!(w.sandbox.resolve(&escaping, Access::Read, "s1"), Err(SandboxError::Outside { .. })), "an over-long escape was not refused");
+    assert!(
+        matches!(w.sandbox.resolve(&escaping, Access::Read, "s1"), Err(SandboxError::Outside { .. })),
+        "an over-long escape was not refused"
+    );
     let _ = &w.home;
 }

@@ -37,7 +37,9 @@ fn dangling_calls_are_closed_in_place_once() {
     let store = Store::open_in_memory().unwrap();
     store.create_session("s", "/ws", 0).unwrap();
     store.append("s", "t", &HistoryItem::User { text: "go".into() }, 1).unwrap();
-    store.append("s", "t", &HistoryItem::Assistant { text: "".into(), tool_calls: vec![call("a"), call("b")] }, 2).unwrap();
+    store
+        .append("s", "t", &HistoryItem::Assistant { text: "".into(), tool_calls: vec![call("a"), call("b")] }, 2)
+        .unwrap();
     store.append("s", "t", &HistoryItem::ToolResult { result: ToolResult::ok("a", "fine") }, 3).unwrap();
     let history = store.history("s", 4).unwrap();
     assert_eq!(history.len(), 4);

@@ -87,7 +87,8 @@ impl TypedTool for ApplyPatch {
                     None
                 }
             };
-            let result = apply_file_patch(current.as_deref(), patch).map_err(|e| ToolError::new(format!("{e} Nothing was changed.")))?;
+            let result = apply_file_patch(current.as_deref(), patch)
+                .map_err(|e| ToolError::new(format!("{e} Nothing was changed.")))?;
             match (result, &source, &target) {
                 (PatchResult::Delete, Some(src), _) => set_result(&mut plan, src, None),
                 (PatchResult::Write { content, .. }, src, Some(dst)) => {
@@ -100,7 +101,12 @@ impl TypedTool for ApplyPatch {
                     }
                     set_result(&mut plan, dst, Some(content));
                 }
-                _ => return Err(ToolError::new(format!("`{}`: the patch neither writes nor deletes it. Nothing was changed.", patch.path()))),
+                _ => {
+                    return Err(ToolError::new(format!(
+                        "`{}`: the patch neither writes nor deletes it. Nothing was changed.",
+                        patch.path()
+                    )))
+                }
             }
         }
 
@@ -119,7 +125,11 @@ impl TypedTool for ApplyPatch {
             .collect();
         drop(guards);
         Ok(ToolOutput {
-            output: if summary.is_empty() { "The patch changes nothing.".into() } else { format!("Patched {}.", summary.join(", ")) },
+            output: if summary.is_empty() {
+                "The patch changes nothing.".into()
+            } else {
+                format!("Patched {}.", summary.join(", "))
+            },
             data: Some(json!({"changes": changes})),
             diff: (!diff.is_empty()).then_some(diff),
         })
@@ -127,7 +137,11 @@ impl TypedTool for ApplyPatch {
 }
 
 /// The text of `rel` as the patch has left it so far (loaded from disk on first use).
-fn current_text(ctx: &ToolContext, plan: &mut BTreeMap<PathBuf, Planned>, rel: &PathBuf) -> Result<Option<String>, ToolError> {
+fn current_text(
+    ctx: &ToolContext,
+    plan: &mut BTreeMap<PathBuf, Planned>,
+    rel: &PathBuf,
+) -> Result<Option<String>, ToolError> {
     if let Some(planned) = plan.get(rel) {
         return Ok(planned.result.clone());
     }
@@ -159,7 +173,11 @@ fn write_all(ctx: &ToolContext, plan: &BTreeMap<PathBuf, Planned>) -> Result<(),
     for p in plan.values().filter(|p| p.original != p.result) {
         if let Err(e) = apply(p, &p.result) {
             let restored = done.iter().all(|d| apply(d, &d.original).is_ok());
-            let state = if restored { "the files already written were restored" } else { "restoring the files already written failed too" };
+            let state = if restored {
+                "the files already written were restored"
+            } else {
+                "restoring the files already written failed too"
+            };
             return Err(ToolError::new(format!("{}; {state}.", fs_error(e))));
         }
         done.push(p);

@@ -64,7 +64,11 @@ fn edits_of(args: EditFileArgs) -> Result<(Vec<Edit>, Option<usize>), ToolError>
         (None, None, Some(edits)) if !edits.is_empty() => Ok((
             edits
                 .into_iter()
-                .map(|e| Edit { old_text: e.old_text, new_text: e.new_text, replace_all: e.replace_all.unwrap_or(false) })
+                .map(|e| Edit {
+                    old_text: e.old_text,
+                    new_text: e.new_text,
+                    replace_all: e.replace_all.unwrap_or(false),
+                })
                 .collect(),
             hint,
         )),
@@ -95,7 +99,8 @@ impl TypedTool for EditFile {
             let Some(old) = old else {
                 return Err(ToolError::new(format!("`{path}` does not exist; create it with write_file")));
             };
-            let outcome = apply_edits(old, &edits, hint).map_err(|e| ToolError::new(format!("{e} The file was not changed.")))?;
+            let outcome =
+                apply_edits(old, &edits, hint).map_err(|e| ToolError::new(format!("{e} The file was not changed.")))?;
             levels = outcome.levels;
             Ok(outcome.content)
         })
@@ -104,7 +109,15 @@ impl TypedTool for EditFile {
             .iter()
             .enumerate()
             .filter(|(_, l)| **l != MatchLevel::Exact)
-            .map(|(i, l)| if levels.len() > 1 { format!("edits[{i}] {}", l.describe()) } else { l.describe().to_string() })
+            .map(
+                |(i, l)| {
+                    if levels.len() > 1 {
+                        format!("edits[{i}] {}", l.describe())
+                    } else {
+                        l.describe().to_string()
+                    }
+                },
+            )
             .collect();
         if !fuzzy.is_empty() {
             out.output.push_str(&format!(" Note: {}.", fuzzy.join("; ")));

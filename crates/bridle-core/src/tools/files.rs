@@ -20,7 +20,9 @@ pub(crate) fn resolve(ctx: &ToolContext, path: &str, access: Access) -> Result<R
 pub(crate) fn workspace_path(resolved: &Resolved) -> Result<PathBuf, ToolError> {
     match &resolved.place {
         Place::Workspace(rel) => Ok(rel.clone()),
-        Place::ToolOutput(_) => Err(ToolError::new(format!("{} is a saved tool output, which is read-only", resolved.display()))),
+        Place::ToolOutput(_) => {
+            Err(ToolError::new(format!("{} is a saved tool output, which is read-only", resolved.display())))
+        }
     }
 }
 
@@ -34,7 +36,10 @@ pub(crate) fn text_for_edit(bytes: Vec<u8>, shown: &str) -> Result<String, ToolE
         return Err(ToolError::new(format!("`{shown}` is a binary file; it cannot be edited as text")));
     }
     String::from_utf8(bytes).map_err(|e| {
-        ToolError::new(format!("`{shown}` is not valid UTF-8 (at byte {}); it cannot be edited as text", e.utf8_error().valid_up_to()))
+        ToolError::new(format!(
+            "`{shown}` is not valid UTF-8 (at byte {}); it cannot be edited as text",
+            e.utf8_error().valid_up_to()
+        ))
     })
 }
 
@@ -109,7 +114,11 @@ pub(crate) fn diff_stat(diff: &str) -> (usize, usize) {
 /// The workspace-relative POSIX path, for messages and events.
 pub(crate) fn shown(rel: &Path) -> String {
     let text = rel.to_string_lossy().replace('\\', "/");
-    if text.is_empty() { ".".into() } else { text }
+    if text.is_empty() {
+        ".".into()
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]

@@ -63,7 +63,8 @@ mod tests {
     async fn defaults_to_utc_and_rejects_unknown_zones() {
         let out = GetCurrentTime.run(GetCurrentTimeArgs { timezone: None }, &ctx()).await.unwrap();
         assert_eq!(out.output, "Saturday 2026-11-21 12:00:00 +00:00 (UTC)");
-        let err = GetCurrentTime.run(GetCurrentTimeArgs { timezone: Some("Mars/Olympus".into()) }, &ctx()).await.unwrap_err();
+        let err =
+            GetCurrentTime.run(GetCurrentTimeArgs { timezone: Some("Mars/Olympus".into()) }, &ctx()).await.unwrap_err();
         assert!(err.0.contains("Mars/Olympus"));
     }
 }

@@ -5,20 +5,20 @@
 //! validates arguments before any tool runs; a tool only ever sees arguments that match its
 //! schema. Errors a tool returns are for the model to act on, never a crash of the harness.
 
+mod append_file;
+mod apply_patch;
 mod bash;
+mod edit_file;
+mod files;
 mod get_current_time;
 mod get_token_usage;
 pub mod output;
-mod files;
 mod read_file;
-mod write_file;
-mod append_file;
-mod edit_file;
-mod apply_patch;
-pub mod text_edit;
 mod registry;
 mod repair;
 mod schema;
+pub mod text_edit;
+mod write_file;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -35,14 +35,14 @@ use crate::sandbox::Access;
 use crate::workspace::Workspace;
 
 pub use append_file::AppendFile;
-pub use bash::Bash;
 pub use apply_patch::ApplyPatch;
+pub use bash::Bash;
 pub use edit_file::EditFile;
 pub use get_current_time::GetCurrentTime;
 pub use get_token_usage::GetTokenUsage;
 pub use read_file::ReadFile;
 pub use registry::{CallError, PreparedCall, RegistryError, ToolRegistry};
-pub use repair::{canonical_json, repair_arguments, Repaired, RepairError};
+pub use repair::{canonical_json, repair_arguments, RepairError, Repaired};
 pub use write_file::WriteFile;
 
 /// What a tool may do, which decides its guard column and how it is scheduled.

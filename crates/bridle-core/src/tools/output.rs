@@ -61,7 +61,15 @@ fn trim_partial_end(bytes: &[u8]) -> &[u8] {
     for i in (start..bytes.len()).rev() {
         let b = bytes[i];
         if b & 0xC0 != 0x80 {
-            let width = if b < 0x80 { 1 } else if b >= 0xF0 { 4 } else if b >= 0xE0 { 3 } else { 2 };
+            let width = if b < 0x80 {
+                1
+            } else if b >= 0xF0 {
+                4
+            } else if b >= 0xE0 {
+                3
+            } else {
+                2
+            };
             return if i + width <= bytes.len() { bytes } else { &bytes[..i] };
         }
     }
@@ -81,7 +89,12 @@ pub fn offload_path(tool_output_dir: &Path, call_id: &str) -> PathBuf {
 
 /// Saves `text` in full and returns the bounded text for the model with a note saying where the
 /// rest is; small outputs are returned as they are and saved nowhere.
-pub fn bound(text: &str, tool_output_dir: &Path, call_id: &str, max_chars: usize) -> io::Result<(String, Option<PathBuf>)> {
+pub fn bound(
+    text: &str,
+    tool_output_dir: &Path,
+    call_id: &str,
+    max_chars: usize,
+) -> io::Result<(String, Option<PathBuf>)> {
     let (shown, omitted) = head_and_tail(text, max_chars);
     if omitted == 0 {
         return Ok((shown, None));

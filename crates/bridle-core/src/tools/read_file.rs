@@ -73,7 +73,13 @@ impl TypedTool for ReadFile {
     }
 }
 
-fn read_page(file: std::fs::File, size: u64, start: u64, end: Option<u64>, shown: &str) -> Result<ToolOutput, ToolError> {
+fn read_page(
+    file: std::fs::File,
+    size: u64,
+    start: u64,
+    end: Option<u64>,
+    shown: &str,
+) -> Result<ToolOutput, ToolError> {
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let head = reader.fill_buf().map_err(|e| ToolError::new(format!("cannot read {shown}: {e}")))?.to_vec();
     if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
@@ -133,7 +139,13 @@ fn count_rest(reader: &mut BufReader<std::fs::File>, seen: u64, last: &[u8]) -> 
     Some(count + u64::from(unterminated))
 }
 
-fn read_utf16(mut reader: BufReader<std::fs::File>, size: u64, start: u64, end: Option<u64>, shown: &str) -> Result<ToolOutput, ToolError> {
+fn read_utf16(
+    mut reader: BufReader<std::fs::File>,
+    size: u64,
+    start: u64,
+    end: Option<u64>,
+    shown: &str,
+) -> Result<ToolOutput, ToolError> {
     if size > UTF16_MAX {
         return Err(ToolError::new(format!("{shown} is a UTF-16 file of {size} bytes, too large to decode here")));
     }
@@ -214,7 +226,11 @@ impl Page {
                 Some(t) => format!("{shown} has {t} lines; there is nothing at line {}.", self.start),
                 None => format!("There is nothing at line {} of {shown}.", self.start),
             };
-            return ToolOutput { output, data: Some(json!({"totalLines": total, "startLine": null, "endLine": null})), diff: None };
+            return ToolOutput {
+                output,
+                data: Some(json!({"totalLines": total, "startLine": null, "endLine": null})),
+                diff: None,
+            };
         };
         let mut output = self.text;
         let more = self.stopped_early && total.is_none_or(|t| self.last < t);

@@ -139,10 +139,10 @@ impl ToolRegistry {
 
     /// Looks the tool up, repairs the arguments and validates them against the schema.
     pub fn prepare(&self, name: &str, raw_arguments: &str) -> Result<PreparedCall, CallError> {
-        let entry = self.tools.get(name).ok_or_else(|| CallError::UnknownTool {
-            name: name.to_string(),
-            available: self.names().join(", "),
-        })?;
+        let entry = self
+            .tools
+            .get(name)
+            .ok_or_else(|| CallError::UnknownTool { name: name.to_string(), available: self.names().join(", ") })?;
         let repaired = repair_arguments(raw_arguments, &entry.definition.input_schema)
             .map_err(|e| CallError::NotJson { tool: name.to_string(), message: e.0 })?;
         let problems: Vec<String> = entry
@@ -150,7 +150,11 @@ impl ToolRegistry {
             .iter_errors(&repaired.value)
             .map(|e| {
                 let at = e.instance_path().to_string();
-                if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+                if at.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{at}: {e}")
+                }
             })
             .collect();
         if !problems.is_empty() {
@@ -210,7 +214,11 @@ mod tests {
     #[async_trait]
     impl Tool for Named {
         fn definition(&self) -> ToolDefinition {
-            ToolDefinition { name: self.0.into(), description: String::new(), input_schema: serde_json::json!({"type":"object"}) }
+            ToolDefinition {
+                name: self.0.into(),
+                description: String::new(),
+                input_schema: serde_json::json!({"type":"object"}),
+            }
         }
         fn kind(&self) -> ToolKind {
             ToolKind::Read

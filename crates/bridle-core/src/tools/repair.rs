@@ -202,18 +202,16 @@ mod tests {
 
     #[test]
     fn stringly_scalars_are_coerced_only_where_the_schema_wants_them() {
-        let r = repair_arguments(r#"{"path":"42","replace_all":"true","line_hint":"42","ratio":"0.5"}"#, &schema()).unwrap();
+        let r = repair_arguments(r#"{"path":"42","replace_all":"true","line_hint":"42","ratio":"0.5"}"#, &schema())
+            .unwrap();
         assert_eq!(r.value, json!({"path": "42", "replace_all": true, "line_hint": 42, "ratio": 0.5}));
         assert_eq!(r.notes.len(), 3);
     }
 
     #[test]
     fn aliases_are_renamed_also_inside_arrays() {
-        let r = repair_arguments(
-            r#"{"file_path":"a","edits":[{"old_string":"x","replace_all":"false"}]}"#,
-            &schema(),
-        )
-        .unwrap();
+        let r = repair_arguments(r#"{"file_path":"a","edits":[{"old_string":"x","replace_all":"false"}]}"#, &schema())
+            .unwrap();
         assert_eq!(r.value, json!({"path": "a", "edits": [{"old_text": "x", "replace_all": false}]}));
         assert!(r.notes.iter().any(|n| n.contains("`edits[0].old_string`")), "{:?}", r.notes);
     }

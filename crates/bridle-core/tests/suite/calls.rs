@@ -38,7 +38,11 @@ async fn three_turns_with_parallel_calls_return_results_in_call_order() {
             .collect();
         assert_eq!(
             ended,
-            [("slept b".to_string(), ToolStatus::Ok), ("slept c".into(), ToolStatus::Ok), ("slept a".into(), ToolStatus::Ok)],
+            [
+                ("slept b".to_string(), ToolStatus::Ok),
+                ("slept c".into(), ToolStatus::Ok),
+                ("slept a".into(), ToolStatus::Ok)
+            ],
             "{wire:?}"
         );
         assert_eq!(kinds(&first)[..2], ["turnStarted", "tokenUsage"], "{wire:?}");
@@ -51,7 +55,11 @@ async fn three_turns_with_parallel_calls_return_results_in_call_order() {
         // ...but the model received the results in call order, under its own ids.
         assert_eq!(
             wire.tool_results(&bodies[1]),
-            [("call_a".to_string(), "slept a".to_string()), ("call_b".into(), "slept b".into()), ("call_c".into(), "slept c".into())],
+            [
+                ("call_a".to_string(), "slept a".to_string()),
+                ("call_b".into(), "slept b".into()),
+                ("call_c".into(), "slept c".into())
+            ],
             "{wire:?}"
         );
         assert_eq!(wire.user_texts(&bodies[3]), ["sleep three times", "again", "once more"], "{wire:?}");
@@ -131,10 +139,19 @@ async fn unknown_tools_and_invalid_arguments_become_error_results_and_the_loop_g
         let results = wire.tool_results(&request_bodies(&server).await[1]);
         assert_eq!(
             results[0].1,
-            format!("Error: unknown tool `delete_everything`; the available tools are: {}", registry().names().join(", "))
+            format!(
+                "Error: unknown tool `delete_everything`; the available tools are: {}",
+                registry().names().join(", ")
+            )
         );
         assert!(results[1].1.starts_with("Error: invalid arguments for `sleep`: /ms:"), "{}", results[1].1);
-        assert!(results[2].1.starts_with("slept fixed\n\n[note: your arguments were repaired: `ms` was the string \"5\"; used 5]"), "{}", results[2].1);
+        assert!(
+            results[2]
+                .1
+                .starts_with("slept fixed\n\n[note: your arguments were repaired: `ms` was the string \"5\"; used 5]"),
+            "{}",
+            results[2].1
+        );
         assert!(results[3].1.contains("unknown time zone `Nowhere/Land`"), "{}", results[3].1);
         let statuses: Vec<_> = events
             .iter()

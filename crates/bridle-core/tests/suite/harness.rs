@@ -35,8 +35,12 @@ impl Wire {
     pub fn provider(self, server_uri: &str) -> Arc<dyn ModelProvider> {
         let client = reqwest::Client::new();
         match self {
-            Wire::OpenAi => Arc::new(OpenAiProvider::new(client, &format!("{server_uri}/v1"), "test-model", Some("sk-test".into()))),
-            Wire::Anthropic => Arc::new(AnthropicProvider::new(client, server_uri, "test-model", Some("sk-ant-test".into()), 1024)),
+            Wire::OpenAi => {
+                Arc::new(OpenAiProvider::new(client, &format!("{server_uri}/v1"), "test-model", Some("sk-test".into())))
+            }
+            Wire::Anthropic => {
+                Arc::new(AnthropicProvider::new(client, server_uri, "test-model", Some("sk-ant-test".into()), 1024))
+            }
         }
     }
 
@@ -44,12 +48,14 @@ impl Wire {
     pub fn text(self, text: &str) -> String {
         let (a, b) = text.split_at(text.len() / 2);
         match self {
-            Wire::OpenAi => sse_data(&[
-                json!({"choices":[{"index":0,"delta":{"role":"assistant","content":a}}]}),
-                json!({"choices":[{"index":0,"delta":{"content":b}}]}),
-                json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
-                json!({"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":10,"prompt_tokens_details":{"cached_tokens":40}}}),
-            ]) + "data: [DONE]\n\n",
+            Wire::OpenAi => {
+                sse_data(&[
+                    json!({"choices":[{"index":0,"delta":{"role":"assistant","content":a}}]}),
+                    json!({"choices":[{"index":0,"delta":{"content":b}}]}),
+                    json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+                    json!({"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":10,"prompt_tokens_details":{"cached_tokens":40}}}),
+                ]) + "data: [DONE]\n\n"
+            }
             Wire::Anthropic => sse_events(&[
                 json!({"type":"message_start","message":{"id":"msg_1","role":"assistant","content":[],"usage":{"input_tokens":60,"cache_read_input_tokens":40,"output_tokens":1}}}),
                 json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
@@ -78,7 +84,8 @@ impl Wire {
                 sse_data(&chunks) + "data: [DONE]\n\n"
             }
             Wire::Anthropic => {
-                let mut events = vec![json!({"type":"message_start","message":{"usage":{"input_tokens":100,"output_tokens":1}}})];
+                let mut events =
+                    vec![json!({"type":"message_start","message":{"usage":{"input_tokens":100,"output_tokens":1}}})];
                 for (i, (id, name, args)) in calls.iter().enumerate() {
                     let (a, b) = split_chars(args);
                     events.push(json!({"type":"content_block_start","index":i,"content_block":{"type":"tool_use","id":id,"name":name,"input":{}}}));
@@ -86,7 +93,9 @@ impl Wire {
                     events.push(json!({"type":"content_block_delta","index":i,"delta":{"type":"input_json_delta","partial_json":b}}));
                     events.push(json!({"type":"content_block_stop","index":i}));
                 }
-                events.push(json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":20}}));
+                events.push(
+                    json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":20}}),
+                );
                 events.push(json!({"type":"message_stop"}));
                 sse_events(&events)
             }
@@ -101,12 +110,12 @@ impl Wire {
                 let tail: Vec<_> = messages.iter().rev().take_while(|m| m["role"] == "tool").collect();
                 tail.into_iter()
                     .rev()
-                    .map(|m| (m["tool_call_id"].as_str().unwrap().to_string(), m["content"].as_str().unwrap().to_string()))
+                    .map(|m| {
+                        (m["tool_call_id"].as_str().unwrap().to_string(), m["content"].as_str().unwrap().to_string())
+                    })
                     .collect()
             }
-            Wire::Anthropic => messages
-                .last()
-                .unwrap()["content"]
+            Wire::Anthropic => messages.last().unwrap()["content"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -120,7 +129,12 @@ impl Wire {
     pub fn last_call_ids(self, body: &Value) -> Vec<String> {
         let assistant = body["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "assistant").unwrap();
         match self {
-            Wire::OpenAi => assistant["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_string()).collect(),
+            Wire::OpenAi => assistant["tool_calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["id"].as_str().unwrap().to_string())
+                .collect(),
             Wire::Anthropic => assistant["content"]
                 .as_array()
                 .unwrap()
@@ -137,9 +151,9 @@ impl Wire {
         for m in body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "user") {
             match &m["content"] {
                 Value::String(s) => texts.push(s.clone()),
-                Value::Array(blocks) => {
-                    texts.extend(blocks.iter().filter(|b| b["type"] == "text").map(|b| b["text"].as_str().unwrap().to_string()))
-                }
+                Value::Array(blocks) => texts.extend(
+                    blocks.iter().filter(|b| b["type"] == "text").map(|b| b["text"].as_str().unwrap().to_string()),
+                ),
                 _ => {}
             }
         }
@@ -189,7 +203,11 @@ impl Script {
 
 impl Respond for Script {
     fn respond(&self, _: &Request) -> ResponseTemplate {
-        self.0.lock().unwrap().pop_front().unwrap_or_else(|| ResponseTemplate::new(418).set_body_string("script exhausted"))
+        self.0
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(|| ResponseTemplate::new(418).set_body_string("script exhausted"))
     }
 }
 

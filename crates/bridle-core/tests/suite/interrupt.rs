@@ -11,8 +11,13 @@ async fn an_interrupt_mid_stream_stops_the_turn_and_keeps_the_partial_text() {
     for wire in WIRES {
         // The full answer, cut after its first delta; the server then goes silent.
         let full = wire.text("Thinking about it carefully");
-        let cut = full.split("\n\n").take(if wire == Wire::OpenAi { 1 } else { 3 }).collect::<Vec<_>>().join("\n\n") + "\n\n";
-        let server = RawServer::start(vec![Reply { body: cut, after: After::Hang }, Reply { body: wire.text("Fresh start."), after: After::Close }]).await;
+        let cut =
+            full.split("\n\n").take(if wire == Wire::OpenAi { 1 } else { 3 }).collect::<Vec<_>>().join("\n\n") + "\n\n";
+        let server = RawServer::start(vec![
+            Reply { body: cut, after: After::Hang },
+            Reply { body: wire.text("Fresh start."), after: After::Close },
+        ])
+        .await;
         let mut t = engine(wire.provider(&server.uri), |_| {});
         t.say("think").await;
         let delta = t.next_matching(|e| matches!(e, Event::AssistantDelta { .. })).await;
@@ -20,7 +25,10 @@ async fn an_interrupt_mid_stream_stops_the_turn_and_keeps_the_partial_text() {
         assert_eq!(text, "Thinking abou");
         t.engine.submit(Op::Interrupt).await.unwrap();
         let rest = t.turn().await;
-        assert!(matches!(last(&rest), Event::TurnAborted { reason: AbortReason::Interrupted, .. }), "{wire:?}: {rest:?}");
+        assert!(
+            matches!(last(&rest), Event::TurnAborted { reason: AbortReason::Interrupted, .. }),
+            "{wire:?}: {rest:?}"
+        );
 
         let history = t.store.history(t.engine.session_id(), 0).unwrap();
         assert_eq!(
@@ -42,7 +50,10 @@ async fn an_interrupt_mid_stream_stops_the_turn_and_keeps_the_partial_text() {
 async fn an_interrupt_during_a_tool_gives_every_call_a_result() {
     for wire in WIRES {
         let script = Script::new([
-            sse(wire.tool_calls(&[("c1", "sleep", r#"{"ms":1,"label":"quick"}"#), ("c2", "sleep", r#"{"ms":60000,"label":"slow"}"#)])),
+            sse(wire.tool_calls(&[
+                ("c1", "sleep", r#"{"ms":1,"label":"quick"}"#),
+                ("c2", "sleep", r#"{"ms":60000,"label":"slow"}"#),
+            ])),
             sse(wire.text("after the interrupt")),
         ]);
         let server = mock_server(wire, script).await;

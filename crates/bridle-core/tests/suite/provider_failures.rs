@@ -34,7 +34,11 @@ async fn a_connection_dropped_mid_stream_is_retried_and_the_answer_is_whole() {
     for wire in WIRES {
         let full = wire.text("The whole answer");
         let half = full[..full.len() / 2].to_string();
-        let server = RawServer::start(vec![Reply { body: half, after: After::Close }, Reply { body: full, after: After::Close }]).await;
+        let server = RawServer::start(vec![
+            Reply { body: half, after: After::Close },
+            Reply { body: full, after: After::Close },
+        ])
+        .await;
         let mut t = engine(wire.provider(&server.uri), |_| {});
         t.say("answer me").await;
         let events = t.turn().await;
@@ -53,8 +57,10 @@ async fn a_connection_dropped_mid_stream_is_retried_and_the_answer_is_whole() {
 #[tokio::test]
 async fn a_500_that_never_recovers_is_a_clear_error_and_the_session_stays_readable() {
     for wire in WIRES {
-        let failing = || ResponseTemplate::new(500).set_body_json(serde_json::json!({"error": {"message": "upstream exploded"}}));
-        let server = mock_server(wire, Script::new((0..3).map(|_| failing()).chain([sse(wire.text("back again"))]))).await;
+        let failing =
+            || ResponseTemplate::new(500).set_body_json(serde_json::json!({"error": {"message": "upstream exploded"}}));
+        let server =
+            mock_server(wire, Script::new((0..3).map(|_| failing()).chain([sse(wire.text("back again"))]))).await;
         let mut t = engine(wire.provider(&server.uri()), |c| c.retry.max_retries = 2);
         t.say("are you there?").await;
         let events = t.turn().await;
@@ -73,7 +79,10 @@ async fn a_500_that_never_recovers_is_a_clear_error_and_the_session_stays_readab
 
         // Another process opening the same file reads the conversation.
         let reopened = Store::open(&t.dir.path().join("bridle.db")).unwrap();
-        assert_eq!(reopened.history(t.engine.session_id(), 0).unwrap(), [HistoryItem::User { text: "are you there?".into() }]);
+        assert_eq!(
+            reopened.history(t.engine.session_id(), 0).unwrap(),
+            [HistoryItem::User { text: "are you there?".into() }]
+        );
         // And the session is still usable once the provider is back.
         t.say("now?").await;
         assert!(matches!(last(&t.turn().await), Event::TurnCompleted { .. }));
@@ -83,12 +92,15 @@ async fn a_500_that_never_recovers_is_a_clear_error_and_the_session_stays_readab
 #[tokio::test]
 async fn a_rejected_request_is_not_retried() {
     for wire in WIRES {
-        let denied = ResponseTemplate::new(401).set_body_json(serde_json::json!({"error": {"message": "invalid x-api-key"}}));
+        let denied =
+            ResponseTemplate::new(401).set_body_json(serde_json::json!({"error": {"message": "invalid x-api-key"}}));
         let server = mock_server(wire, Script::new([denied])).await;
         let mut t = engine(wire.provider(&server.uri()), |_| {});
         t.say("hi").await;
         let events = t.turn().await;
-        assert!(events.iter().any(|e| matches!(e, Event::Error { info, .. } if info.code == "provider_rejected" && !info.retryable)));
+        assert!(events
+            .iter()
+            .any(|e| matches!(e, Event::Error { info, .. } if info.code == "provider_rejected" && !info.retryable)));
         assert_eq!(request_bodies(&server).await.len(), 1);
     }
 }

@@ -24,7 +24,14 @@ mod tests {
 
     #[test]
     fn secrets_and_the_session_bus_are_removed() {
-        for name in ["OPENAI_API_KEY", "github_token", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "GOOGLE_APPLICATION_CREDENTIALS", "DBUS_SESSION_BUS_ADDRESS"] {
+        for name in [
+            "OPENAI_API_KEY",
+            "github_token",
+            "AWS_SECRET_ACCESS_KEY",
+            "DB_PASSWORD",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "DBUS_SESSION_BUS_ADDRESS",
+        ] {
             assert!(!keeps(name), "{name}");
         }
         for name in ["PATH", "HOME", "LANG", "CARGO_HOME", "TERM"] {

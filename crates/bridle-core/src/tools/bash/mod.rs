@@ -82,10 +82,13 @@ impl TypedTool for Bash {
         }
         let timeout = effective_timeout(&args, ctx.tool_timeout);
         let out_dir = ctx.workspace.sandbox.tool_output_dir(&ctx.session_id);
-        std::fs::create_dir_all(&out_dir).map_err(|e| ToolError::new(format!("cannot create {}: {e}", out_dir.display())))?;
+        std::fs::create_dir_all(&out_dir)
+            .map_err(|e| ToolError::new(format!("cannot create {}: {e}", out_dir.display())))?;
         let out_path = output::offload_path(&out_dir, &ctx.call_id);
-        let out_file = std::fs::File::create(&out_path).map_err(|e| ToolError::new(format!("cannot create the output file: {e}")))?;
-        let err_file = out_file.try_clone().map_err(|e| ToolError::new(format!("cannot share the output file: {e}")))?;
+        let out_file = std::fs::File::create(&out_path)
+            .map_err(|e| ToolError::new(format!("cannot create the output file: {e}")))?;
+        let err_file =
+            out_file.try_clone().map_err(|e| ToolError::new(format!("cannot share the output file: {e}")))?;
 
         processes::become_subreaper();
         let mut command = tokio::process::Command::new("bash");
@@ -119,7 +122,8 @@ impl TypedTool for Bash {
             }
             Ending::TimedOut | Ending::OutputTooLarge => {
                 group.terminate();
-                let status = tokio::time::timeout(GRACE, child.wait()).await.ok().and_then(|s| s.ok()).and_then(|s| s.code());
+                let status =
+                    tokio::time::timeout(GRACE, child.wait()).await.ok().and_then(|s| s.ok()).and_then(|s| s.code());
                 group.stop(Duration::ZERO).await;
                 let _ = child.wait().await;
                 status
@@ -129,13 +133,22 @@ impl TypedTool for Bash {
         let elapsed = started.elapsed();
         let (shown, cut) = output::head_and_tail_of_file(&out_path, output::DEFAULT_MAX_CHARS)
             .map_err(|e| ToolError::new(format!("cannot read the command's output: {e}")))?;
-        let saved: Option<PathBuf> = if cut { Some(out_path.clone()) } else { let _ = std::fs::remove_file(&out_path); None };
+        let saved: Option<PathBuf> = if cut {
+            Some(out_path.clone())
+        } else {
+            let _ = std::fs::remove_file(&out_path);
+            None
+        };
         let mut text = String::new();
         match ending {
             Ending::Exited(Some(c)) => text.push_str(&format!("exit code {c}")),
             Ending::Exited(None) => text.push_str("killed by a signal"),
-            Ending::TimedOut => text.push_str(&format!("timed out after {} s and was stopped; output so far", timeout.as_secs())),
-            Ending::OutputTooLarge => text.push_str(&format!("stopped: its output passed {} MB", OUTPUT_CAP_BYTES / (1024 * 1024))),
+            Ending::TimedOut => {
+                text.push_str(&format!("timed out after {} s and was stopped; output so far", timeout.as_secs()))
+            }
+            Ending::OutputTooLarge => {
+                text.push_str(&format!("stopped: its output passed {} MB", OUTPUT_CAP_BYTES / (1024 * 1024)))
+            }
         }
         if left_running > 0 {
             text.push_str(&format!("; {left_running} background process(es) it left running were stopped"));

@@ -104,10 +104,7 @@ fn survivors(pgid: Option<Pid>, call_id: &str) -> Vec<Pid> {
 
 fn all_pids() -> Vec<Pid> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(Pid::from_raw)
-        .collect()
+    entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()).filter_map(Pid::from_raw).collect()
 }
 
 /// The process group of `pid` from `/proc/<pid>/stat` (field 5), for live, non-zombie processes.

@@ -55,7 +55,8 @@ async fn a_timeout_kills_the_children_and_grandchildren_too() {
     assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
     assert!(out.output.starts_with("timed out after 1 s and was stopped; output so far\nstarted\n"), "{}", out.output);
     assert_eq!(out.data.as_ref().unwrap()["timedOut"], true);
-    let recorded: Vec<i32> = std::fs::read_to_string(&pids).unwrap().lines().map(|l| l.trim().parse().unwrap()).collect();
+    let recorded: Vec<i32> =
+        std::fs::read_to_string(&pids).unwrap().lines().map(|l| l.trim().parse().unwrap()).collect();
     assert_eq!(recorded.len(), 3, "{recorded:?}");
     for pid in recorded {
         assert!(!alive(pid), "process {pid} outlived the timeout");
@@ -69,7 +70,11 @@ async fn a_command_that_backgrounds_a_child_returns_promptly_and_the_child_is_st
     let started = Instant::now();
     let out = bash(&ctx, &format!("sleep 300 & echo $! > {}; echo done", pid_file.display()), Some(60)).await;
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
-    assert!(out.output.starts_with("exit code 0; 1 background process(es) it left running were stopped\ndone\n"), "{}", out.output);
+    assert!(
+        out.output.starts_with("exit code 0; 1 background process(es) it left running were stopped\ndone\n"),
+        "{}",
+        out.output
+    );
     let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
     assert!(!alive(pid));
 }

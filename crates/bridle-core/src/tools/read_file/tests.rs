@@ -39,7 +39,12 @@ async fn long_files_come_in_pages_that_name_the_next_start_line() {
     let page = read(&root, serde_json::json!({"path": "big.txt"})).await.unwrap();
     assert!(page.output.len() <= PAGE_BYTES + 200);
     let last_shown = PAGE_BYTES / 11;
-    assert!(page.output.contains(&format!("[showing lines 1-{last_shown} of 20000; continue with start_line={}]", last_shown + 1)), "{}", &page.output[page.output.len() - 120..]);
+    assert!(
+        page.output
+            .contains(&format!("[showing lines 1-{last_shown} of 20000; continue with start_line={}]", last_shown + 1)),
+        "{}",
+        &page.output[page.output.len() - 120..]
+    );
     let next = read(&root, serde_json::json!({"path": "big.txt", "start_line": last_shown + 1})).await.unwrap();
     assert!(next.output.starts_with(&format!("line {:05}\n", last_shown + 1)));
 }
@@ -60,7 +65,8 @@ async fn binary_utf16_and_invalid_utf8() {
     std::fs::write(root.join("bin"), [0u8, 1, 2, 3, 0, 255]).unwrap();
     let bin = read(&root, serde_json::json!({"path": "bin"})).await.unwrap();
     assert_eq!(bin.output, "bin is a binary file (6 bytes); its content is not shown.");
-    let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("héllo\nwörld\n".encode_utf16().flat_map(|u| u.to_le_bytes())).collect();
+    let utf16: Vec<u8> =
+        [0xFF, 0xFE].into_iter().chain("héllo\nwörld\n".encode_utf16().flat_map(|u| u.to_le_bytes())).collect();
     std::fs::write(root.join("u16.txt"), utf16).unwrap();
     let page = read(&root, serde_json::json!({"path": "u16.txt"})).await.unwrap();
     assert_eq!(page.output, "héllo\nwörld\n");

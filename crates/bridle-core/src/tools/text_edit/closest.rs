@@ -29,11 +29,7 @@ impl Hasher for Fnv {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
+        let mut hash = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
         for byte in bytes {
             hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
         }
@@ -84,8 +80,7 @@ impl ClosestRegion {
 
 /// Words of at least two chars: letters, digits and `_`.
 fn words(key: &str) -> impl Iterator<Item = &str> {
-    key.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|word| word.chars().nth(1).is_some())
+    key.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| word.chars().nth(1).is_some())
 }
 
 /// A token of a line: one of its words, or the whole line.
@@ -148,24 +143,14 @@ pub(crate) fn closest_region<S: AsRef<str>>(
     let distance = |start: usize| hint.map_or(0, |hint| (start + 1).abs_diff(hint));
     let best = (0..votes.len())
         .filter(|&start| votes[start] > 0.0)
-        .min_by(|&a, &b| {
-            votes[b]
-                .total_cmp(&votes[a])
-                .then(distance(a).cmp(&distance(b)))
-                .then(a.cmp(&b))
-        })?;
+        .min_by(|&a, &b| votes[b].total_cmp(&votes[a]).then(distance(a).cmp(&distance(b))).then(a.cmp(&b)))?;
 
     let first_difference = sought_keys.iter().enumerate().find_map(|(j, key)| {
         let i = best + j;
-        (i < file.len() && file_keys[i] != *key).then_some(LineDifference {
-            sought_line: j + 1,
-            file_line: i + 1,
-        })
+        (i < file.len() && file_keys[i] != *key).then_some(LineDifference { sought_line: j + 1, file_line: i + 1 })
     });
     let first = best.saturating_sub(MARGIN);
-    let last = (best + sought.len() + MARGIN)
-        .min(first + MAX_LINES)
-        .min(file.len());
+    let last = (best + sought.len() + MARGIN).min(first + MAX_LINES).min(file.len());
     Some(ClosestRegion {
         first_line: first + 1,
         last_line: last,
@@ -201,9 +186,7 @@ mod tests {
 
     #[test]
     fn finds_the_region_sharing_the_rarest_words() {
-        let file: Vec<String> = (1..=30)
-            .map(|n| format!("let value_{n} = compute({n});"))
-            .collect();
+        let file: Vec<String> = (1..=30).map(|n| format!("let value_{n} = compute({n});")).collect();
         let file: Vec<&str> = file.iter().map(String::as_str).collect();
         let region = closest_region(
             &mut LineKeys::new(&file),
@@ -212,13 +195,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!((region.first_line, region.last_line), (18, 23));
-        assert_eq!(
-            region.first_difference,
-            Some(LineDifference {
-                sought_line: 2,
-                file_line: 21
-            })
-        );
+        assert_eq!(region.first_difference, Some(LineDifference { sought_line: 2, file_line: 21 }));
         assert_eq!(
             region.excerpt,
             "  18 | let value_18 = compute(18);\n  19 | let value_19 = compute(19);\n  20 | let value_20 = compute(20);\n  21 | let value_21 = compute(21);\n  22 | let value_22 = compute(22);\n  23 | let value_23 = compute(23);"
@@ -228,22 +205,9 @@ mod tests {
     #[test]
     fn hint_breaks_ties_and_nothing_alike_gives_none() {
         let file = ["x", "}", "y", "}"];
-        assert_eq!(
-            closest_region(&mut LineKeys::new(&file), &["}"], Some(4))
-                .unwrap()
-                .first_line,
-            2
-        );
-        assert_eq!(
-            closest_region(&mut LineKeys::new(&file), &["}"], None)
-                .unwrap()
-                .first_line,
-            1
-        );
-        assert_eq!(
-            closest_region(&mut LineKeys::new(&file), &["zzz"], None),
-            None
-        );
+        assert_eq!(closest_region(&mut LineKeys::new(&file), &["}"], Some(4)).unwrap().first_line, 2);
+        assert_eq!(closest_region(&mut LineKeys::new(&file), &["}"], None).unwrap().first_line, 1);
+        assert_eq!(closest_region(&mut LineKeys::new(&file), &["zzz"], None), None);
     }
 
     #[test]
@@ -251,9 +215,6 @@ mod tests {
         let long = "é".repeat(250);
         let file: Vec<&str> = vec![long.as_str(); 10_001];
         let text = numbered(&file, 9_999, 10_001);
-        assert_eq!(
-            text,
-            format!("10000 | {}…\n10001 | {}…", "é".repeat(200), "é".repeat(200))
-        );
+        assert_eq!(text, format!("10000 | {}…\n10001 | {}…", "é".repeat(200), "é".repeat(200)));
     }
 }

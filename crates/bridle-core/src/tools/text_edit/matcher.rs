@@ -80,9 +80,7 @@ pub(crate) fn fold_punctuation(text: &str) -> Cow<'_, str> {
             '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => out.push('"'),
             '\u{2010}'..='\u{2015}' | '\u{2212}' => out.push('-'),
             '\u{2026}' => out.push_str("..."),
-            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => {
-                out.push(' ')
-            }
+            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => out.push(' '),
             '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => {}
             other => out.push(other),
         }
@@ -175,10 +173,7 @@ pub(crate) struct LineKeys<'a> {
 
 impl<'a> LineKeys<'a> {
     pub(crate) fn new(lines: &'a [&'a str]) -> Self {
-        LineKeys {
-            lines,
-            cache: Default::default(),
-        }
+        LineKeys { lines, cache: Default::default() }
     }
 
     /// The lines the keys are of.
@@ -188,8 +183,7 @@ impl<'a> LineKeys<'a> {
 
     pub(crate) fn get(&mut self, level: MatchLevel) -> &[Cow<'a, str>] {
         let lines = self.lines;
-        self.cache[level.index()]
-            .get_or_insert_with(|| lines.iter().map(|line| level.key(line)).collect())
+        self.cache[level.index()].get_or_insert_with(|| lines.iter().map(|line| level.key(line)).collect())
     }
 }
 
@@ -216,10 +210,7 @@ mod tests {
     #[test]
     fn runs_of_lines_overlap_too() {
         assert_eq!(find_runs(&["x", "x", "x"], &["x", "x"]), vec![0, 1]);
-        assert_eq!(
-            find_runs(&["a", "b", "a", "b", "a"], &["a", "b", "a"]),
-            vec![0, 2]
-        );
+        assert_eq!(find_runs(&["a", "b", "a", "b", "a"], &["a", "b", "a"]), vec![0, 2]);
         assert_eq!(find_runs(&["a"], &["a", "b"]), Vec::<usize>::new());
     }
 
@@ -237,9 +228,6 @@ mod tests {
         assert_eq!(MatchLevel::TrailingWhitespace.key("  x \t"), "  x");
         assert_eq!(MatchLevel::Indentation.key("\t x \t"), "x");
         assert_eq!(MatchLevel::Punctuation.key(line), "let s = \"a-b...\";");
-        assert_eq!(
-            fold_punctuation("it\u{2019}s \u{2212}1\u{3000}"),
-            "it's -1 "
-        );
+        assert_eq!(fold_punctuation("it\u{2019}s \u{2212}1\u{3000}"), "it's -1 ");
     }
 }

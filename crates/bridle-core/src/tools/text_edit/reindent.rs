@@ -15,13 +15,7 @@ pub(crate) fn indentation(line: &str) -> &str {
 }
 
 fn width(indent: &str) -> usize {
-    indent.chars().fold(0, |col, c| {
-        if c == '\t' {
-            col / TAB_WIDTH * TAB_WIDTH + TAB_WIDTH
-        } else {
-            col + 1
-        }
-    })
+    indent.chars().fold(0, |col, c| if c == '\t' { col / TAB_WIDTH * TAB_WIDTH + TAB_WIDTH } else { col + 1 })
 }
 
 fn is_blank(line: &str) -> bool {
@@ -50,10 +44,7 @@ fn space_step(groups: &[&[&str]]) -> Option<usize> {
         }
     }
     let (step, count) =
-        counts.iter().enumerate().skip(1).fold(
-            (0, 0),
-            |best, (step, &n)| if n > best.1 { (step, n) } else { best },
-        );
+        counts.iter().enumerate().skip(1).fold((0, 0), |best, (step, &n)| if n > best.1 { (step, n) } else { best });
     (count > 0).then_some(step)
 }
 
@@ -107,29 +98,14 @@ impl Reindent {
         }
         seen.sort_unstable();
         let model_tabs = uses_tabs(old).or_else(|| uses_tabs(new)).unwrap_or(false);
-        let old_step = if model_tabs {
-            TAB_WIDTH
-        } else {
-            space_step(&[old, new]).unwrap_or(4)
-        };
-        let file_tabs = uses_tabs(matched)
-            .or_else(|| uses_tabs(file))
-            .unwrap_or(false);
+        let old_step = if model_tabs { TAB_WIDTH } else { space_step(&[old, new]).unwrap_or(4) };
+        let file_tabs = uses_tabs(matched).or_else(|| uses_tabs(file)).unwrap_or(false);
         let file_step = if file_tabs {
             TAB_WIDTH
         } else {
-            space_step(&[matched])
-                .or_else(|| space_step(&[file]))
-                .unwrap_or(old_step)
+            space_step(&[matched]).or_else(|| space_step(&[file])).unwrap_or(old_step)
         };
-        Reindent {
-            plan: Some(Plan {
-                seen,
-                old_step,
-                file_step,
-                file_tabs,
-            }),
-        }
+        Reindent { plan: Some(Plan { seen, old_step, file_step, file_tabs }) }
     }
 
     /// One line of the replacement, in the file's indentation.
@@ -157,8 +133,7 @@ impl Plan {
         };
         let delta = model as isize - from as isize;
         let step = self.old_step.max(1) as isize;
-        let target =
-            to as isize + delta.div_euclid(step) * self.file_step as isize + delta.rem_euclid(step);
+        let target = to as isize + delta.div_euclid(step) * self.file_step as isize + delta.rem_euclid(step);
         target.max(0) as usize
     }
 }
@@ -189,10 +164,7 @@ mod tests {
     #[test]
     fn same_indentation_passes_lines_through() {
         let lines = ["  a", "    b"];
-        assert_eq!(
-            run(&lines, &["  x ", "\ty"], &lines, &lines),
-            vec!["  x ", "\ty"]
-        );
+        assert_eq!(run(&lines, &["  x ", "\ty"], &lines, &lines), vec!["  x ", "\ty"]);
     }
 
     #[test]
@@ -202,14 +174,7 @@ mod tests {
         let new = ["fn a() {", "    if x {", "        two();", "    }", "", "}"];
         assert_eq!(
             run(&old, &new, &matched, &matched),
-            vec![
-                "\tfn a() {",
-                "\t\tif x {",
-                "\t\t\ttwo();",
-                "\t\t}",
-                "",
-                "\t}"
-            ]
+            vec!["\tfn a() {", "\t\tif x {", "\t\t\ttwo();", "\t\t}", "", "\t}"]
         );
     }
 
@@ -220,13 +185,7 @@ mod tests {
         let new = ["if x {", "  y();", "  z();", "}", "w();"];
         assert_eq!(
             run(&old, &new, &matched, &matched),
-            vec![
-                "        if x {",
-                "            y();",
-                "            z();",
-                "        }",
-                "        w();"
-            ]
+            vec!["        if x {", "            y();", "            z();", "        }", "        w();"]
         );
     }
 
@@ -245,9 +204,6 @@ mod tests {
     fn alignment_spaces_beyond_a_step_are_kept() {
         let old = ["a(b,", "  c)"];
         let matched = ["\ta(b,", "\t  c)"];
-        assert_eq!(
-            run(&old, &["a(b,", "  c,", "  d)"], &matched, &matched),
-            vec!["\ta(b,", "\t  c,", "\t  d)"]
-        );
+        assert_eq!(run(&old, &["a(b,", "  c,", "  d)"], &matched, &matched), vec!["\ta(b,", "\t  c,", "\t  d)"]);
     }
 }

@@ -97,30 +97,16 @@ impl<'a> Document<'a> {
         let mut start = 0;
         while start < body.len() {
             let Some(at) = body[start..].find('\n').map(|at| start + at) else {
-                lines.push(Line {
-                    text: &body[start..],
-                    start,
-                    end: body.len(),
-                    next: body.len(),
-                });
+                lines.push(Line { text: &body[start..], start, end: body.len(), next: body.len() });
                 break;
             };
-            let end = if body[start..at].ends_with('\r') {
-                at - 1
-            } else {
-                at
-            };
+            let end = if body[start..at].ends_with('\r') { at - 1 } else { at };
             if end < at {
                 crlf += 1;
             } else {
                 lf += 1;
             }
-            lines.push(Line {
-                text: &body[start..end],
-                start,
-                end,
-                next: at + 1,
-            });
+            lines.push(Line { text: &body[start..end], start, end, next: at + 1 });
             start = at + 1;
         }
         let eol = match (crlf, lf) {
@@ -128,12 +114,7 @@ impl<'a> Document<'a> {
             (c, l) if c > l => Some(Eol::CrLf),
             _ => Some(Eol::Lf),
         };
-        Document {
-            body,
-            lines,
-            eol,
-            final_newline: body.ends_with('\n'),
-        }
+        Document { body, lines, eol, final_newline: body.ends_with('\n') }
     }
 
     /// The terminator new lines get.
@@ -147,10 +128,7 @@ impl<'a> Document<'a> {
 
     /// The 1-based line holding byte `offset`.
     pub(crate) fn line_of(&self, offset: usize) -> usize {
-        self.lines
-            .partition_point(|line| line.next <= offset)
-            .min(self.lines.len().saturating_sub(1))
-            + 1
+        self.lines.partition_point(|line| line.next <= offset).min(self.lines.len().saturating_sub(1)) + 1
     }
 }
 
@@ -179,15 +157,7 @@ mod tests {
         assert_eq!(doc.texts(), vec!["a", "bb", "c"]);
         assert_eq!(doc.eol, Some(Eol::CrLf));
         assert!(!doc.final_newline);
-        assert_eq!(
-            doc.lines[1],
-            Line {
-                text: "bb",
-                start: 3,
-                end: 5,
-                next: 7
-            }
-        );
+        assert_eq!(doc.lines[1], Line { text: "bb", start: 3, end: 5, next: 7 });
         assert_eq!(doc.lines[1].terminator(doc.body), "\r\n");
         assert_eq!(doc.lines[2].terminator(doc.body), "");
     }
@@ -203,15 +173,7 @@ mod tests {
     #[test]
     fn line_of_maps_offsets_to_one_based_lines() {
         let doc = Document::parse("ab\ncd\n");
-        assert_eq!(
-            (
-                doc.line_of(0),
-                doc.line_of(2),
-                doc.line_of(3),
-                doc.line_of(5)
-            ),
-            (1, 1, 2, 2)
-        );
+        assert_eq!((doc.line_of(0), doc.line_of(2), doc.line_of(3), doc.line_of(5)), (1, 1, 2, 2));
     }
 
     #[test]
@@ -226,14 +188,8 @@ mod tests {
 
     #[test]
     fn model_lines_take_off_one_trailing_newline() {
-        assert_eq!(
-            model_lines("a\r\nb\n"),
-            (vec!["a".to_string(), "b".to_string()], true)
-        );
-        assert_eq!(
-            model_lines("a\n\n"),
-            (vec!["a".to_string(), String::new()], true)
-        );
+        assert_eq!(model_lines("a\r\nb\n"), (vec!["a".to_string(), "b".to_string()], true));
+        assert_eq!(model_lines("a\n\n"), (vec!["a".to_string(), String::new()], true));
         assert_eq!(model_lines("a"), (vec!["a".to_string()], false));
     }
 }

@@ -87,8 +87,7 @@ impl EditError {
 }
 
 fn prefix(edit: &Option<usize>) -> String {
-    edit.map(|i| format!("edits[{i}] failed, so no edit was applied: "))
-        .unwrap_or_default()
+    edit.map(|i| format!("edits[{i}] failed, so no edit was applied: ")).unwrap_or_default()
 }
 
 fn not_found(edit: &Option<usize>, closest: &Option<ClosestRegion>) -> String {
@@ -108,20 +107,12 @@ fn not_found(edit: &Option<usize>, closest: &Option<ClosestRegion>) -> String {
             out.push_str(&region.describe("old_text"));
             out.push_str("\nCopy the lines exactly as the file has them and retry.");
         }
-        None => out.push_str(
-            " Nothing in the file resembles it; read the file again and copy old_text from it.",
-        ),
+        None => out.push_str(" Nothing in the file resembles it; read the file again and copy old_text from it."),
     }
     out
 }
 
-fn ambiguous(
-    edit: &Option<usize>,
-    count: usize,
-    lines: &[usize],
-    level: MatchLevel,
-    hint: &Option<usize>,
-) -> String {
+fn ambiguous(edit: &Option<usize>, count: usize, lines: &[usize], level: MatchLevel, hint: &Option<usize>) -> String {
     let condition = match level {
         MatchLevel::Exact => "",
         MatchLevel::LineEndings => " (ignoring line endings)",
@@ -157,13 +148,7 @@ fn describe_lines(lines: &[usize]) -> String {
     let shown: Vec<String> = groups
         .iter()
         .take(MAX_LISTED)
-        .map(|&(line, n)| {
-            if n > 1 {
-                format!("{line} ({n} overlapping matches)")
-            } else {
-                line.to_string()
-            }
-        })
+        .map(|&(line, n)| if n > 1 { format!("{line} ({n} overlapping matches)") } else { line.to_string() })
         .collect();
     let mut text = match shown.as_slice() {
         [one] => one.clone(),
@@ -198,8 +183,6 @@ mod tests {
     fn batch_errors_name_the_edit() {
         let error = EditError::NoChange { edit: None }.in_batch(1);
         assert_eq!(error.edit_index(), Some(1));
-        assert!(error
-            .to_string()
-            .starts_with("edits[1] failed, so no edit was applied: old_text and new_text"));
+        assert!(error.to_string().starts_with("edits[1] failed, so no edit was applied: old_text and new_text"));
     }
 }

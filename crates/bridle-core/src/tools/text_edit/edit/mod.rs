@@ -45,11 +45,7 @@ pub struct EditOutcome {
 /// `line_hint` (1-based) picks, among several matches of an edit, the one nearest that line;
 /// it applies to every edit (DESIGN 4 offers it only with a single edit). On any failure
 /// nothing is returned but the error, which names the failing edit when there were several.
-pub fn apply_edits(
-    content: &str,
-    edits: &[Edit],
-    line_hint: Option<usize>,
-) -> Result<EditOutcome, EditError> {
+pub fn apply_edits(content: &str, edits: &[Edit], line_hint: Option<usize>) -> Result<EditOutcome, EditError> {
     if edits.is_empty() {
         return Err(EditError::NoEdits);
     }
@@ -59,23 +55,13 @@ pub fn apply_edits(
     let mut replacements = 0;
     let mut levels = Vec::with_capacity(edits.len());
     for (index, edit) in edits.iter().enumerate() {
-        let applied = apply_one(&current, edit, line_hint).map_err(|e| {
-            if batch {
-                e.in_batch(index)
-            } else {
-                e
-            }
-        })?;
+        let applied = apply_one(&current, edit, line_hint).map_err(|e| if batch { e.in_batch(index) } else { e })?;
         current = applied.content;
         replacements += applied.count;
         levels.push(applied.level);
     }
     keep_final_newline(&mut current, body);
-    Ok(EditOutcome {
-        content: with_bom(bom, current),
-        replacements,
-        levels,
-    })
+    Ok(EditOutcome { content: with_bom(bom, current), replacements, levels })
 }
 
 struct Applied {
@@ -110,9 +96,7 @@ fn apply_one(body: &str, edit: &Edit, hint: Option<usize>) -> Result<Applied, Ed
     let mut keys = LineKeys::new(&texts);
     let (old_lines, old_trailing) = model_lines(old);
     // A file with no line break has no ending to copy; then the model's own CRLF, if any, wins.
-    let eol = doc
-        .eol
-        .or_else(|| new.contains("\r\n").then_some(Eol::CrLf));
+    let eol = doc.eol.or_else(|| new.contains("\r\n").then_some(Eol::CrLf));
 
     for level in MatchLevel::ALL {
         let found = match level {
@@ -130,30 +114,18 @@ fn apply_one(body: &str, edit: &Edit, hint: Option<usize>) -> Result<Applied, Ed
             out.push_str(&body[cursor..place.bytes.start]);
             match &place.lines {
                 None => out.push_str(&to_eol(new, eol)),
-                Some(lines) => {
-                    out.push_str(&reindented(new, &old_lines, &texts, lines.clone(), eol))
-                }
+                Some(lines) => out.push_str(&reindented(new, &old_lines, &texts, lines.clone(), eol)),
             }
             cursor = place.bytes.end;
         }
         out.push_str(&body[cursor..]);
-        return Ok(Applied {
-            content: out,
-            count: chosen.len(),
-            level,
-        });
+        return Ok(Applied { content: out, count: chosen.len(), level });
     }
-    Err(EditError::NotFound {
-        edit: None,
-        closest: closest_region(&mut keys, &old_lines, hint),
-    })
+    Err(EditError::NotFound { edit: None, closest: closest_region(&mut keys, &old_lines, hint) })
 }
 
 fn find_exact(doc: &Document<'_>, old: &str) -> Vec<Found> {
-    find_overlapping(doc.body, old)
-        .into_iter()
-        .map(|start| found_bytes(doc, start..start + old.len()))
-        .collect()
+    find_overlapping(doc.body, old).into_iter().map(|start| found_bytes(doc, start..start + old.len())).collect()
 }
 
 fn find_lf(doc: &Document<'_>, old: &str) -> Vec<Found> {
@@ -171,12 +143,7 @@ fn find_lf(doc: &Document<'_>, old: &str) -> Vec<Found> {
 fn found_bytes(doc: &Document<'_>, bytes: Range<usize>) -> Found {
     let first_line = doc.line_of(bytes.start);
     let last_line = doc.line_of(bytes.end.saturating_sub(1).max(bytes.start));
-    Found {
-        bytes,
-        first_line,
-        last_line,
-        lines: None,
-    }
+    Found { bytes, first_line, last_line, lines: None }
 }
 
 fn find_lines(
@@ -193,12 +160,7 @@ fn find_lines(
             let last = first + old.len() - 1;
             let (start, end) = (doc.lines.get(first)?, doc.lines.get(last)?);
             let bytes = start.start..if trailing { end.next } else { end.end };
-            Some(Found {
-                bytes,
-                first_line: first + 1,
-                last_line: last + 1,
-                lines: Some(first..last + 1),
-            })
+            Some(Found { bytes, first_line: first + 1, last_line: last + 1, lines: Some(first..last + 1) })
         })
         .collect()
 }
@@ -213,10 +175,7 @@ fn choose(
     if replace_all {
         let mut kept: Vec<Found> = Vec::new();
         for place in found {
-            if kept
-                .last()
-                .is_none_or(|last| place.bytes.start >= last.bytes.end)
-            {
+            if kept.last().is_none_or(|last| place.bytes.start >= last.bytes.end) {
                 kept.push(place);
             }
         }
@@ -235,9 +194,7 @@ fn choose(
     let Some(line) = hint else {
         return Err(ambiguous(None));
     };
-    let distance = |place: &Found| {
-        place.first_line.saturating_sub(line) + line.saturating_sub(place.last_line)
-    };
+    let distance = |place: &Found| place.first_line.saturating_sub(line) + line.saturating_sub(place.last_line);
     let nearest = found.iter().map(distance).min().unwrap_or(0);
     let mut closest = found.iter().filter(|place| distance(place) == nearest);
     match (closest.next(), closest.next()) {
@@ -247,27 +204,16 @@ fn choose(
 }
 
 /// `new` as lines in the file's indentation and line endings, for a line-based match.
-fn reindented(
-    new: &str,
-    old: &[String],
-    file: &[&str],
-    matched: Range<usize>,
-    eol: Option<Eol>,
-) -> String {
+fn reindented(new: &str, old: &[String], file: &[&str], matched: Range<usize>, eol: Option<Eol>) -> String {
     let eol = eol.unwrap_or(Eol::Lf).as_str();
     let (new_lines, trailing) = model_lines(new);
     let old: Vec<&str> = old.iter().map(String::as_str).collect();
     let new_refs: Vec<&str> = new_lines.iter().map(String::as_str).collect();
     // The file's indentation style is read near the match: representative, and bounded when
     // replace_all re-indents thousands of matches.
-    let nearby = &file
-        [matched.start.saturating_sub(STYLE_WINDOW)..(matched.end + STYLE_WINDOW).min(file.len())];
+    let nearby = &file[matched.start.saturating_sub(STYLE_WINDOW)..(matched.end + STYLE_WINDOW).min(file.len())];
     let plan = Reindent::new(&old, &new_refs, &file[matched], nearby);
-    let mut out = new_refs
-        .iter()
-        .map(|line| plan.line(line))
-        .collect::<Vec<_>>()
-        .join(eol);
+    let mut out = new_refs.iter().map(|line| plan.line(line)).collect::<Vec<_>>().join(eol);
     if trailing {
         out.push_str(eol);
     }
@@ -281,11 +227,7 @@ fn keep_final_newline(edited: &mut String, original: &str) {
     }
     let had = original.ends_with('\n');
     if had && !edited.ends_with('\n') {
-        edited.push_str(if original.ends_with("\r\n") {
-            "\r\n"
-        } else {
-            "\n"
-        });
+        edited.push_str(if original.ends_with("\r\n") { "\r\n" } else { "\n" });
     } else if !had && edited.ends_with('\n') {
         edited.pop();
         if edited.ends_with('\r') {

@@ -16,10 +16,7 @@ const STYLE_WINDOW: usize = 500;
 
 /// Applies `patch` to `original` (`None`: the file does not exist) and returns what to do with
 /// the file. Nothing is written; on error nothing is returned but the error.
-pub fn apply_file_patch(
-    original: Option<&str>,
-    patch: &FilePatch,
-) -> Result<PatchResult, PatchError> {
+pub fn apply_file_patch(original: Option<&str>, patch: &FilePatch) -> Result<PatchResult, PatchError> {
     let path = patch.path().to_string();
     match (&patch.old_path, &patch.new_path, original) {
         (None, _, Some(_)) => Err(PatchError::AlreadyExists { path }),
@@ -30,11 +27,7 @@ pub fn apply_file_patch(
                 return Ok(PatchResult::Delete);
             }
             let (left, _) = modify(content, patch, &path)?;
-            let remaining = split_bom(&left)
-                .1
-                .lines()
-                .filter(|line| !line.trim().is_empty())
-                .count();
+            let remaining = split_bom(&left).1.lines().filter(|line| !line.trim().is_empty()).count();
             if remaining > 0 {
                 return Err(PatchError::DeleteIncomplete { path, remaining });
             }
@@ -57,26 +50,17 @@ fn create(patch: &FilePatch, path: String) -> Result<PatchResult, PatchError> {
             match line {
                 HunkLine::Add(text) => lines.push(text),
                 HunkLine::Context(_) | HunkLine::Remove(_) => {
-                    return Err(PatchError::CreateWithContext {
-                        path,
-                        hunk: index + 1,
-                    });
+                    return Err(PatchError::CreateWithContext { path, hunk: index + 1 });
                 }
             }
         }
     }
     let mut content = lines.join("\n");
-    let missing_newline = patch
-        .hunks
-        .last()
-        .is_some_and(|hunk| hunk.new_missing_newline);
+    let missing_newline = patch.hunks.last().is_some_and(|hunk| hunk.new_missing_newline);
     if !lines.is_empty() && !missing_newline {
         content.push('\n');
     }
-    Ok(PatchResult::Write {
-        content,
-        levels: vec![MatchLevel::Exact; patch.hunks.len()],
-    })
+    Ok(PatchResult::Write { content, levels: vec![MatchLevel::Exact; patch.hunks.len()] })
 }
 
 /// A line of the result: one of the file's, or a new one.
@@ -85,11 +69,7 @@ enum Out {
     Added(String),
 }
 
-fn modify(
-    content: &str,
-    patch: &FilePatch,
-    path: &str,
-) -> Result<(String, Vec<MatchLevel>), PatchError> {
+fn modify(content: &str, patch: &FilePatch, path: &str) -> Result<(String, Vec<MatchLevel>), PatchError> {
     let (bom, body) = split_bom(content);
     let doc = Document::parse(body);
     let texts = doc.texts();
@@ -112,47 +92,27 @@ fn modify(
         let added: Vec<&str> = hunk
             .lines
             .iter()
-            .filter_map(|line| {
-                if let HunkLine::Add(text) = line {
-                    Some(text.as_str())
-                } else {
-                    None
-                }
-            })
+            .filter_map(|line| if let HunkLine::Add(text) = line { Some(text.as_str()) } else { None })
             .collect();
         // 0-based index where the old side should start, as the header says.
-        let stated = hunk.old.map(|range| {
-            if range.len == 0 {
-                range.start
-            } else {
-                range.start.saturating_sub(1)
-            }
-        });
-        let expected = stated.map_or(cursor, |line| {
-            line.saturating_add_signed(offset).clamp(cursor, total)
-        });
+        let stated = hunk.old.map(|range| if range.len == 0 { range.start } else { range.start.saturating_sub(1) });
+        let expected = stated.map_or(cursor, |line| line.saturating_add_signed(offset).clamp(cursor, total));
         let (at, level) = if old_side.is_empty() {
             // Pure addition: where the header says, or at the end without one.
-            (
-                if stated.is_some() { expected } else { total },
-                MatchLevel::Exact,
-            )
+            (if stated.is_some() { expected } else { total }, MatchLevel::Exact)
         } else {
-            locate(&mut keys, &old_side, cursor, expected).ok_or_else(|| {
-                PatchError::HunkNotFound {
-                    path: path.to_string(),
-                    hunk: index + 1,
-                    header: hunk.header(),
-                    closest: closest_region(&mut keys, &old_side, Some(expected + 1)),
-                }
+            locate(&mut keys, &old_side, cursor, expected).ok_or_else(|| PatchError::HunkNotFound {
+                path: path.to_string(),
+                hunk: index + 1,
+                header: hunk.header(),
+                closest: closest_region(&mut keys, &old_side, Some(expected + 1)),
             })?
         };
         if let Some(line) = stated {
             offset = at as isize - line as isize;
         }
         out.extend((cursor..at).map(Out::Kept));
-        let nearby = &texts
-            [at.saturating_sub(STYLE_WINDOW)..(at + old_side.len() + STYLE_WINDOW).min(total)];
+        let nearby = &texts[at.saturating_sub(STYLE_WINDOW)..(at + old_side.len() + STYLE_WINDOW).min(total)];
         let plan = Reindent::new(&old_side, &added, &texts[at..at + old_side.len()], nearby);
         cursor = emit(hunk, at, &plan, &mut out);
         if cursor == total {
@@ -170,24 +130,16 @@ fn modify(
 
 /// The first line at or after `from` where `old_side` matches, nearest `expected`, at the
 /// first level that finds any. Line endings are already gone from lines, so level 2 is level 1.
-fn locate(
-    keys: &mut LineKeys<'_>,
-    old_side: &[&str],
-    from: usize,
-    expected: usize,
-) -> Option<(usize, MatchLevel)> {
-    MatchLevel::ALL
-        .into_iter()
-        .filter(|level| *level != MatchLevel::LineEndings)
-        .find_map(|level| {
-            let wanted = keys_of(old_side, level);
-            let starts = find_runs(keys.get(level).get(from..)?, &wanted);
-            starts
-                .into_iter()
-                .map(|start| start + from)
-                .min_by_key(|&start| (start.abs_diff(expected), start))
-                .map(|start| (start, level))
-        })
+fn locate(keys: &mut LineKeys<'_>, old_side: &[&str], from: usize, expected: usize) -> Option<(usize, MatchLevel)> {
+    MatchLevel::ALL.into_iter().filter(|level| *level != MatchLevel::LineEndings).find_map(|level| {
+        let wanted = keys_of(old_side, level);
+        let starts = find_runs(keys.get(level).get(from..)?, &wanted);
+        starts
+            .into_iter()
+            .map(|start| start + from)
+            .min_by_key(|&start| (start.abs_diff(expected), start))
+            .map(|start| (start, level))
+    })
 }
 
 /// Pushes the hunk's result for file lines from `at`; returns the first file line after it.
@@ -218,11 +170,7 @@ fn render(doc: &Document<'_>, out: &[Out], final_newline: bool) -> String {
         };
         text.push_str(line);
         if terminated {
-            text.push_str(if terminator.is_empty() {
-                eol
-            } else {
-                terminator
-            });
+            text.push_str(if terminator.is_empty() { eol } else { terminator });
         }
     }
     text

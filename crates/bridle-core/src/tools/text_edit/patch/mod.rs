@@ -30,10 +30,7 @@ pub struct FilePatch {
 impl FilePatch {
     /// The path the patch is about: the new one, or the old one for a deletion.
     pub fn path(&self) -> &str {
-        self.new_path
-            .as_deref()
-            .or(self.old_path.as_deref())
-            .unwrap_or("/dev/null")
+        self.new_path.as_deref().or(self.old_path.as_deref()).unwrap_or("/dev/null")
     }
 }
 
@@ -65,10 +62,7 @@ impl Hunk {
     /// The header as written back for messages: `@@ -3,4 +3,5 @@`, or `@@` when it had none.
     pub fn header(&self) -> String {
         match (self.old, self.new) {
-            (Some(old), Some(new)) => format!(
-                "@@ -{},{} +{},{} @@",
-                old.start, old.len, new.start, new.len
-            ),
+            (Some(old), Some(new)) => format!("@@ -{},{} +{},{} @@", old.start, old.len, new.start, new.len),
             _ => "@@".to_string(),
         }
     }
@@ -135,9 +129,7 @@ pub enum PatchError {
         path: String,
     },
     /// A change or deletion for a file that does not exist.
-    #[error(
-        "file {path}: it does not exist; to create it, use `--- /dev/null` and `+++ b/{path}`"
-    )]
+    #[error("file {path}: it does not exist; to create it, use `--- /dev/null` and `+++ b/{path}`")]
     Missing {
         /// The file.
         path: String,
@@ -178,30 +170,20 @@ pub enum PatchError {
     },
 }
 
-fn hunk_not_found(
-    path: &str,
-    hunk: usize,
-    header: &str,
-    closest: &Option<ClosestRegion>,
-) -> String {
+fn hunk_not_found(path: &str, hunk: usize, header: &str, closest: &Option<ClosestRegion>) -> String {
     let mut out = format!(
         "file {path}, hunk {hunk} ({header}): its context and removed lines (those starting with ' ' \
          and '-') were not found in the file, not even ignoring line endings, whitespace, \
          indentation or Unicode punctuation."
     );
     if hunk > 1 {
-        out.push_str(&format!(
-            " Hunks apply in order, so it was sought after the lines of hunk {}.",
-            hunk - 1
-        ));
+        out.push_str(&format!(" Hunks apply in order, so it was sought after the lines of hunk {}.", hunk - 1));
     }
     if let Some(region) = closest {
         out.push('\n');
         out.push_str(&region.describe("the hunk's old side"));
     }
-    out.push_str(
-        "\nMake the ' ' and '-' lines match the file exactly and send the whole patch again.",
-    );
+    out.push_str("\nMake the ' ' and '-' lines match the file exactly and send the whole patch again.");
     out
 }
 

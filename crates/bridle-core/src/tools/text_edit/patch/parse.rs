@@ -11,10 +11,7 @@ use super::{FilePatch, Hunk, HunkLine, HunkRange, PatchError};
 /// Parses `text` into its files, in order.
 pub fn parse_patch(text: &str) -> Result<Vec<FilePatch>, PatchError> {
     let text = text.strip_suffix('\n').unwrap_or(text);
-    let lines: Vec<&str> = text
-        .split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .collect();
+    let lines: Vec<&str> = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line)).collect();
     let mut files: Vec<FilePatch> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -22,16 +19,9 @@ pub fn parse_patch(text: &str) -> Result<Vec<FilePatch>, PatchError> {
             let old_path = parse_path(&lines[i][4..], "a/");
             let new_path = parse_path(&lines[i + 1][4..], "b/");
             if old_path.is_none() && new_path.is_none() {
-                return Err(malformed(
-                    i,
-                    "both --- and +++ are /dev/null; name the file on at least one side",
-                ));
+                return Err(malformed(i, "both --- and +++ are /dev/null; name the file on at least one side"));
             }
-            files.push(FilePatch {
-                old_path,
-                new_path,
-                hunks: Vec::new(),
-            });
+            files.push(FilePatch { old_path, new_path, hunks: Vec::new() });
             i += 2;
         } else if lines[i].starts_with("@@") {
             let Some(file) = files.last_mut() else {
@@ -56,17 +46,11 @@ const NOT_A_HUNK_LINE: &str = "is inside a hunk but does not start with ' ' (con
     (removed) or '+' (added)";
 
 fn malformed(index: usize, message: &str) -> PatchError {
-    PatchError::Malformed {
-        line: index + 1,
-        message: message.to_string(),
-    }
+    PatchError::Malformed { line: index + 1, message: message.to_string() }
 }
 
 fn is_file_header(lines: &[&str], i: usize) -> bool {
-    lines[i].starts_with("--- ")
-        && lines
-            .get(i + 1)
-            .is_some_and(|next| next.starts_with("+++ "))
+    lines[i].starts_with("--- ") && lines.get(i + 1).is_some_and(|next| next.starts_with("+++ "))
 }
 
 /// A `---`/`+++` path: timestamp and quotes removed, `prefix` stripped, `None` for /dev/null.
@@ -77,11 +61,7 @@ fn parse_path(raw: &str, prefix: &str) -> Option<String> {
     if path == "/dev/null" {
         return None;
     }
-    Some(
-        path.strip_prefix(prefix)
-            .map(str::to_string)
-            .unwrap_or(path),
-    )
+    Some(path.strip_prefix(prefix).map(str::to_string).unwrap_or(path))
 }
 
 /// Cuts ` 2024-01-31 10:00:00 ...` from a path written without a tab before its timestamp.
@@ -102,10 +82,7 @@ fn strip_timestamp(raw: &str) -> &str {
 
 /// Git's C-style quoting: `"a\tb"`, `"caf\303\251"`.
 fn unquote(raw: &str) -> String {
-    let Some(inner) = raw
-        .strip_prefix('"')
-        .and_then(|rest| rest.strip_suffix('"'))
-    else {
+    let Some(inner) = raw.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) else {
         return raw.to_string();
     };
     let mut bytes = Vec::with_capacity(inner.len());
@@ -140,31 +117,15 @@ fn unquote(raw: &str) -> String {
 }
 
 /// `@@ -3,4 +3,5 @@ fn name`: both ranges, or neither for a bare `@@`.
-fn parse_ranges(
-    line: &str,
-    index: usize,
-) -> Result<(Option<HunkRange>, Option<HunkRange>), PatchError> {
+fn parse_ranges(line: &str, index: usize) -> Result<(Option<HunkRange>, Option<HunkRange>), PatchError> {
     let inner = line[2..].split("@@").next().unwrap_or("").trim();
     if inner.is_empty() {
         return Ok((None, None));
     }
-    let bad = || {
-        malformed(
-            index,
-            &format!("the hunk header `{line}` should look like `@@ -12,5 +12,6 @@`"),
-        )
-    };
+    let bad = || malformed(index, &format!("the hunk header `{line}` should look like `@@ -12,5 +12,6 @@`"));
     let mut parts = inner.split_whitespace();
-    let old = parts
-        .next()
-        .and_then(|part| part.strip_prefix('-'))
-        .and_then(parse_range)
-        .ok_or_else(bad)?;
-    let new = parts
-        .next()
-        .and_then(|part| part.strip_prefix('+'))
-        .and_then(parse_range)
-        .ok_or_else(bad)?;
+    let old = parts.next().and_then(|part| part.strip_prefix('-')).and_then(parse_range).ok_or_else(bad)?;
+    let new = parts.next().and_then(|part| part.strip_prefix('+')).and_then(parse_range).ok_or_else(bad)?;
     Ok((Some(old), Some(new)))
 }
 
@@ -180,32 +141,19 @@ fn parse_range(text: &str) -> Option<HunkRange> {
 /// the hunk (a context line missing its space), not the text after it.
 fn hunk_resumes(rest: &[&str]) -> bool {
     rest.iter()
-        .take_while(|line| {
-            !["@@", "diff ", "--- ", "+++ "]
-                .iter()
-                .any(|header| line.starts_with(header))
-        })
+        .take_while(|line| !["@@", "diff ", "--- ", "+++ "].iter().any(|header| line.starts_with(header)))
         .any(|line| line.starts_with([' ', '-', '+']))
 }
 
 /// The hunk whose header is `lines[start]`, and the index of the line after it.
 fn parse_hunk(lines: &[&str], start: usize) -> Result<(Hunk, usize), PatchError> {
     let (old, new) = parse_ranges(lines[start], start)?;
-    let mut hunk = Hunk {
-        old,
-        new,
-        lines: Vec::new(),
-        old_missing_newline: false,
-        new_missing_newline: false,
-    };
+    let mut hunk = Hunk { old, new, lines: Vec::new(), old_missing_newline: false, new_missing_newline: false };
     let (mut old_count, mut new_count) = (0usize, 0usize);
     // Empty lines at the end may be the blank lines between files, not context; see below.
     let mut bare_tail = 0usize;
     let mut i = start + 1;
-    while i < lines.len()
-        && !lines[i].starts_with("@@")
-        && !lines[i].starts_with("diff ")
-        && !is_file_header(lines, i)
+    while i < lines.len() && !lines[i].starts_with("@@") && !lines[i].starts_with("diff ") && !is_file_header(lines, i)
     {
         let line = lines[i];
         let (kind, text) = match line.chars().next() {

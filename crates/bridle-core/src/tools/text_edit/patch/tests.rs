@@ -17,13 +17,7 @@ fn range(start: usize, len: usize) -> Option<HunkRange> {
     Some(HunkRange { start, len })
 }
 fn hunk(old: Option<HunkRange>, new: Option<HunkRange>, lines: Vec<HunkLine>) -> Hunk {
-    Hunk {
-        old,
-        new,
-        lines,
-        old_missing_newline: false,
-        new_missing_newline: false,
-    }
+    Hunk { old, new, lines, old_missing_newline: false, new_missing_newline: false }
 }
 
 /// Parses a one-file patch and applies it.
@@ -34,10 +28,7 @@ fn patch(original: Option<&str>, text: &str) -> Result<PatchResult, PatchError> 
 }
 
 fn written(content: &str, levels: &[MatchLevel]) -> PatchResult {
-    PatchResult::Write {
-        content: content.into(),
-        levels: levels.to_vec(),
-    }
+    PatchResult::Write { content: content.into(), levels: levels.to_vec() }
 }
 
 #[test]
@@ -65,11 +56,7 @@ fn parses_several_files_with_git_headers_prefixes_and_timestamps() {
         FilePatch {
             old_path: Some("src/a.rs".into()),
             new_path: Some("src/a.rs".into()),
-            hunks: vec![hunk(
-                range(1, 2),
-                range(1, 2),
-                vec![context("keep"), remove("old"), add("new")],
-            )],
+            hunks: vec![hunk(range(1, 2), range(1, 2), vec![context("keep"), remove("old"), add("new")])],
         },
         FilePatch {
             old_path: Some("gone.txt".into()),
@@ -79,11 +66,7 @@ fn parses_several_files_with_git_headers_prefixes_and_timestamps() {
         FilePatch {
             old_path: None,
             new_path: Some("new.txt".into()),
-            hunks: vec![hunk(
-                range(0, 0),
-                range(1, 2),
-                vec![add("hello"), add("world")],
-            )],
+            hunks: vec![hunk(range(0, 0), range(1, 2), vec![add("hello"), add("world")])],
         },
     ];
     assert_eq!(parse_patch(text).unwrap(), expected);
@@ -96,11 +79,7 @@ fn parses_bare_hunk_headers_crlf_text_quoted_paths_and_spaced_timestamps() {
     let expected = FilePatch {
         old_path: Some("caf\u{e9} x.txt".into()),
         new_path: Some("caf\u{e9} x.txt".into()),
-        hunks: vec![hunk(
-            None,
-            None,
-            vec![context("a"), context(""), remove("b"), add("c")],
-        )],
+        hunks: vec![hunk(None, None, vec![context("a"), context(""), remove("b"), add("c")])],
     };
     assert_eq!(parse_patch(text).unwrap(), vec![expected]);
 }
@@ -109,10 +88,7 @@ fn parses_bare_hunk_headers_crlf_text_quoted_paths_and_spaced_timestamps() {
 fn trailing_blank_lines_are_context_only_within_the_header_counts() {
     let text = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n\n\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n";
     let files = parse_patch(text).unwrap();
-    assert_eq!(
-        files[0].hunks[0].lines,
-        vec![context("a"), remove("b"), add("c"), context("")]
-    );
+    assert_eq!(files[0].hunks[0].lines, vec![context("a"), remove("b"), add("c"), context("")]);
     assert_eq!(files[1].hunks[0].lines, vec![remove("x"), add("y")]);
 }
 
@@ -121,38 +97,23 @@ fn no_newline_markers_are_recorded_per_side() {
     let text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n";
     let files = parse_patch(text).unwrap();
     let hunk = &files[0].hunks[0];
-    assert_eq!(
-        (hunk.old_missing_newline, hunk.new_missing_newline),
-        (true, false)
-    );
+    assert_eq!((hunk.old_missing_newline, hunk.new_missing_newline), (true, false));
 }
 
 #[test]
 fn parse_errors_say_where_and_what() {
-    assert_eq!(
-        parse_patch("just words\n").unwrap_err(),
-        PatchError::NoFiles
-    );
+    assert_eq!(parse_patch("just words\n").unwrap_err(), PatchError::NoFiles);
     let error = parse_patch("@@ -1 +1 @@\n-a\n+b\n").unwrap_err();
-    assert!(
-        matches!(error, PatchError::Malformed { line: 1, .. }),
-        "{error}"
-    );
+    assert!(matches!(error, PatchError::Malformed { line: 1, .. }), "{error}");
     let error = parse_patch("--- a/f\n+++ b/f\n@@ -x +1 @@\n-a\n").unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "patch line 3: the hunk header `@@ -x +1 @@` should look like `@@ -12,5 +12,6 @@`"
-    );
+    assert_eq!(error.to_string(), "patch line 3: the hunk header `@@ -x +1 @@` should look like `@@ -12,5 +12,6 @@`");
     let error = parse_patch("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\nb\n-c\n+d\n").unwrap_err();
     assert_eq!(
         error.to_string(),
         "patch line 5: `b` is inside a hunk but does not start with ' ' (context), '-' (removed) or '+' (added)"
     );
     let error = parse_patch("--- a/f\n+++ b/f\n@@\n a\nb\n-c\n").unwrap_err();
-    assert!(
-        matches!(error, PatchError::Malformed { line: 5, .. }),
-        "{error}"
-    );
+    assert!(matches!(error, PatchError::Malformed { line: 5, .. }), "{error}");
     assert!(matches!(
         parse_patch("--- /dev/null\n+++ /dev/null\n").unwrap_err(),
         PatchError::Malformed { line: 1, .. }
@@ -167,11 +128,8 @@ fn prose_after_the_last_hunk_is_ignored() {
 
 #[test]
 fn applies_a_hunk_exactly() {
-    let result = patch(
-        Some("one\ntwo\nthree\n"),
-        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
-    )
-    .unwrap();
+    let result =
+        patch(Some("one\ntwo\nthree\n"), "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n").unwrap();
     assert_eq!(result, written("one\n2\nthree\n", &[MatchLevel::Exact]));
 }
 
@@ -181,10 +139,7 @@ fn line_numbers_are_hints_and_offsets_carry_to_the_next_hunk() {
     let text = "--- a/f\n+++ b/f\n@@ -20,2 +20,2 @@\n b\n-c\n+C\n@@ -24,2 +24,2 @@\n f\n-g\n+G\n";
     assert_eq!(
         patch(Some(file), text).unwrap(),
-        written(
-            "a\nb\nC\nd\ne\nf\nG\nh\n",
-            &[MatchLevel::Exact, MatchLevel::Exact]
-        )
+        written("a\nb\nC\nd\ne\nf\nG\nh\n", &[MatchLevel::Exact, MatchLevel::Exact])
     );
 }
 
@@ -192,10 +147,7 @@ fn line_numbers_are_hints_and_offsets_carry_to_the_next_hunk() {
 fn the_match_nearest_the_stated_line_wins() {
     let file = "x = 1\ny\nx = 1\ny\nx = 1\n";
     let text = "--- a/f\n+++ b/f\n@@ -3,1 +3,1 @@\n-x = 1\n+x = 2\n";
-    assert_eq!(
-        patch(Some(file), text).unwrap(),
-        written("x = 1\ny\nx = 2\ny\nx = 1\n", &[MatchLevel::Exact])
-    );
+    assert_eq!(patch(Some(file), text).unwrap(), written("x = 1\ny\nx = 2\ny\nx = 1\n", &[MatchLevel::Exact]));
 }
 
 #[test]
@@ -203,20 +155,14 @@ fn fuzzy_context_keeps_the_files_context_lines_and_reindents_added_ones() {
     let file = "fn f() {\n\tlet a = \u{201c}x\u{201d};  \n\tgo();\n}\n";
     let text = "--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n fn f() {\n     let a = \"x\";\n-    go();\n+    go_faster();\n+    stop();\n }\n";
     let expected = "fn f() {\n\tlet a = \u{201c}x\u{201d};  \n\tgo_faster();\n\tstop();\n}\n";
-    assert_eq!(
-        patch(Some(file), text).unwrap(),
-        written(expected, &[MatchLevel::Punctuation])
-    );
+    assert_eq!(patch(Some(file), text).unwrap(), written(expected, &[MatchLevel::Punctuation]));
 }
 
 #[test]
 fn trailing_whitespace_in_the_patch_matches_at_level_three() {
     let file = "a\nb\nc\n";
     let text = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a \n-b\t\n+B\n";
-    assert_eq!(
-        patch(Some(file), text).unwrap(),
-        written("a\nB\nc\n", &[MatchLevel::TrailingWhitespace])
-    );
+    assert_eq!(patch(Some(file), text).unwrap(), written("a\nB\nc\n", &[MatchLevel::TrailingWhitespace]));
 }
 
 #[test]
@@ -245,100 +191,49 @@ fn wrong_context_names_the_file_and_hunk_and_shows_the_closest_region() {
 #[test]
 fn creates_a_file_from_dev_null_only_when_it_does_not_exist() {
     let text = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n";
-    assert_eq!(
-        patch(None, text).unwrap(),
-        written("hello\nworld\n", &[MatchLevel::Exact])
-    );
-    assert_eq!(
-        patch(Some(""), text).unwrap_err(),
-        PatchError::AlreadyExists {
-            path: "new.txt".into()
-        }
-    );
+    assert_eq!(patch(None, text).unwrap(), written("hello\nworld\n", &[MatchLevel::Exact]));
+    assert_eq!(patch(Some(""), text).unwrap_err(), PatchError::AlreadyExists { path: "new.txt".into() });
     let no_newline = "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n";
-    assert_eq!(
-        patch(None, no_newline).unwrap(),
-        written("x", &[MatchLevel::Exact])
-    );
+    assert_eq!(patch(None, no_newline).unwrap(), written("x", &[MatchLevel::Exact]));
     let with_context = "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n a\n+x\n";
-    assert_eq!(
-        patch(None, with_context).unwrap_err(),
-        PatchError::CreateWithContext {
-            path: "n".into(),
-            hunk: 1
-        }
-    );
+    assert_eq!(patch(None, with_context).unwrap_err(), PatchError::CreateWithContext { path: "n".into(), hunk: 1 });
 }
 
 #[test]
 fn deletes_a_file_when_every_line_is_removed() {
     let text = "--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-one\n-two\n";
-    assert_eq!(
-        patch(Some("one\ntwo\n"), text).unwrap(),
-        PatchResult::Delete
-    );
+    assert_eq!(patch(Some("one\ntwo\n"), text).unwrap(), PatchResult::Delete);
     assert_eq!(
         patch(Some("one\ntwo\nthree\n"), text).unwrap_err(),
-        PatchError::DeleteIncomplete {
-            path: "old.txt".into(),
-            remaining: 1
-        }
+        PatchError::DeleteIncomplete { path: "old.txt".into(), remaining: 1 }
     );
-    assert_eq!(
-        patch(None, text).unwrap_err(),
-        PatchError::Missing {
-            path: "old.txt".into()
-        }
-    );
-    assert_eq!(
-        patch(Some("x\n"), "--- a/old.txt\n+++ /dev/null\n").unwrap(),
-        PatchResult::Delete
-    );
+    assert_eq!(patch(None, text).unwrap_err(), PatchError::Missing { path: "old.txt".into() });
+    assert_eq!(patch(Some("x\n"), "--- a/old.txt\n+++ /dev/null\n").unwrap(), PatchResult::Delete);
 }
 
 #[test]
 fn a_change_without_hunks_is_an_error() {
     let files = parse_patch("--- a/f\n+++ b/f\n").unwrap();
-    assert_eq!(
-        apply_file_patch(Some("x\n"), &files[0]).unwrap_err(),
-        PatchError::NoHunks { path: "f".into() }
-    );
+    assert_eq!(apply_file_patch(Some("x\n"), &files[0]).unwrap_err(), PatchError::NoHunks { path: "f".into() });
 }
 
 #[test]
 fn missing_final_newline_is_kept_unless_the_marker_changes_it() {
     let change_last = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n";
-    assert_eq!(
-        patch(Some("a\nb"), change_last).unwrap(),
-        written("a\nc", &[MatchLevel::Exact])
-    );
-    let add_newline =
-        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n";
-    assert_eq!(
-        patch(Some("a\nb"), add_newline).unwrap(),
-        written("a\nb\n", &[MatchLevel::Exact])
-    );
-    let drop_newline =
-        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n";
-    assert_eq!(
-        patch(Some("a\nb\n"), drop_newline).unwrap(),
-        written("a\nb", &[MatchLevel::Exact])
-    );
+    assert_eq!(patch(Some("a\nb"), change_last).unwrap(), written("a\nc", &[MatchLevel::Exact]));
+    let add_newline = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n";
+    assert_eq!(patch(Some("a\nb"), add_newline).unwrap(), written("a\nb\n", &[MatchLevel::Exact]));
+    let drop_newline = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n";
+    assert_eq!(patch(Some("a\nb\n"), drop_newline).unwrap(), written("a\nb", &[MatchLevel::Exact]));
     let append = "--- a/f\n+++ b/f\n@@ -2,0 +3 @@\n+c\n";
-    assert_eq!(
-        patch(Some("a\nb"), append).unwrap(),
-        written("a\nb\nc", &[MatchLevel::Exact])
-    );
+    assert_eq!(patch(Some("a\nb"), append).unwrap(), written("a\nb\nc", &[MatchLevel::Exact]));
 }
 
 #[test]
 fn crlf_and_bom_are_kept() {
     let text = "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\n-b\n+B\n+C\n";
     let result = patch(Some("\u{feff}a\r\nb\r\nz\r\n"), text).unwrap();
-    assert_eq!(
-        result,
-        written("\u{feff}a\r\nB\r\nC\r\nz\r\n", &[MatchLevel::Exact])
-    );
+    assert_eq!(result, written("\u{feff}a\r\nB\r\nC\r\nz\r\n", &[MatchLevel::Exact]));
 }
 
 #[test]
@@ -350,22 +245,14 @@ fn a_multi_file_patch_applies_file_by_file_without_writing() {
         .zip(&files)
         .map(|(content, file)| apply_file_patch(content, file).unwrap())
         .collect();
-    assert_eq!(
-        results,
-        vec![
-            written("uno\n", &[MatchLevel::Exact]),
-            written("2\ndos\n", &[MatchLevel::Exact])
-        ]
-    );
+    assert_eq!(results, vec![written("uno\n", &[MatchLevel::Exact]), written("2\ndos\n", &[MatchLevel::Exact])]);
 }
 
 /// Run with `cargo test --release -- --ignored --nocapture --test-threads=1`.
 #[test]
 #[ignore = "timing; run in release"]
 fn fuzzy_hunk_on_a_large_file() {
-    let file: String = (0..100_000)
-        .map(|n| format!("    let value_{n} = compute({n});\n"))
-        .collect();
+    let file: String = (0..100_000).map(|n| format!("    let value_{n} = compute({n});\n")).collect();
     let text = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n let value_99990 = compute(99990);\n-let value_99991 = compute(99991);\n+changed();\n";
     let files = parse_patch(text).unwrap();
     let result = apply_file_patch(Some(&file), &files[0]).unwrap();
@@ -378,10 +265,7 @@ fn fuzzy_hunk_on_a_large_file() {
         .collect();
     times.sort();
     println!("level-4 hunk on 100k lines: median {:?}", times[4]);
-    let PatchResult::Write { content, levels } = result else {
-        panic!("expected a write")
-    };
+    let PatchResult::Write { content, levels } = result else { panic!("expected a write") };
     assert_eq!(levels, vec![MatchLevel::Indentation]);
-    assert!(content
-        .contains("    let value_99990 = compute(99990);\n    changed();\n    let value_99992"));
+    assert!(content.contains("    let value_99990 = compute(99990);\n    changed();\n    let value_99992"));
 }

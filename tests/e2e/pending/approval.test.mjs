@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAimock } from "./lib/aimock.mjs";
-import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
-import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
+import { startAimock } from "../lib/aimock.mjs";
+import { describeWindow, launchApp, screenshot } from "../lib/app.mjs";
+import { outDir, tempDirs } from "../lib/env.mjs";
+import { fatal, waitFor } from "../lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 

@@ -1,0 +1,122 @@
+//! Every file tool through `bridle tool ... --mode auto`: section-12 keys and exit codes, real
+//! files, diffs in the result.
+
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+use super::bridle::*;
+
+async fn tool(dirs: &Dirs, name: &str, args: Value) -> (Option<i32>, Value) {
+    let args = args.to_string();
+    let out = bridle(dirs, &["tool", name, "--args", &args, "--mode", "auto"]).await;
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 1, "one JSON object: {}", stdout(&out));
+    (out.status.code(), lines.into_iter().next().unwrap())
+}
+
+fn output(report: &Value) -> &str {
+    report["result"]["output"].as_str().unwrap()
+}
+
+#[tokio::test]
+async fn write_read_append_edit_and_patch_a_file() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+
+    let (code, r) =
+        tool(&dirs, "write_file", json!({"path": "src/lib.rs", "content": "fn a() {\n    one();\n}\n"})).await;
+    assert_eq!(code, Some(0), "{r}");
+    assert_eq!(r["executed"], true);
+    assert_eq!(output(&r), "Created src/lib.rs (+3 -0 lines, 22 bytes).");
+    assert!(r["result"]["diff"].as_str().unwrap().starts_with("--- /dev/null\n+++ b/src/lib.rs\n"));
+    assert_eq!(std::fs::read_to_string(ws.join("src/lib.rs")).unwrap(), "fn a() {\n    one();\n}\n");
+
+    let (code, r) = tool(&dirs, "read_file", json!({"path": "src/lib.rs", "start_line": 2, "end_line": 2})).await;
+    assert_eq!((code, output(&r)), (Some(0), "    one();\n"));
+    assert_eq!(r["result"]["data"]["totalLines"], 3);
+
+    let (code, r) = tool(&dirs, "append_file", json!({"path": "src/lib.rs", "content": "fn b() {}\n"})).await;
+    assert_eq!(code, Some(0), "{r}");
+    assert_eq!(std::fs::read_to_string(ws.join("src/lib.rs")).unwrap(), "fn a() {\n    one();\n}\nfn b() {}\n");
+
+    // Indentation drift: the model indents with a tab, the file with spaces; level 4 finds it and
+    // re-indents the replacement to the file's spaces.
+    let (code, r) = tool(
+        &dirs,
+        "edit_file",
+        json!({"path": "src/lib.rs", "old_string": "\tone();", "new_string": "\ttwo();\n\tthree();"}),
+    )
+    .await;
+    assert_eq!(code, Some(0), "{r}");
+    assert!(output(&r).contains("arguments were repaired"), "aliases are noted: {}", output(&r));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/lib.rs")).unwrap(),
+        "fn a() {\n    two();\n    three();\n}\nfn b() {}\n"
+    );
+    assert!(r["result"]["diff"].as_str().unwrap().contains("-    one();\n+    two();\n+    three();\n"));
+
+    let patch = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -4,1 +4,1 @@\n-fn b() {}\n+fn b() { a(); }\n--- /dev/null\n+++ b/README.md\n@@ -0,0 +1 @@\n+# demo\n";
+    let (code, r) = tool(&dirs, "apply_patch", json!({"patch": patch})).await;
+    assert_eq!(code, Some(0), "{r}");
+    assert_eq!(output(&r), "Patched README.md (+1 -0), src/lib.rs (+1 -1).");
+    assert_eq!(std::fs::read_to_string(ws.join("README.md")).unwrap(), "# demo\n");
+    assert!(std::fs::read_to_string(ws.join("src/lib.rs")).unwrap().ends_with("fn b() { a(); }\n"));
+}
+
+#[tokio::test]
+async fn failed_edits_and_patches_write_nothing_and_exit_1() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    std::fs::write(ws.join("a.txt"), "alpha\nbeta\nalpha\n").unwrap();
+    std::fs::write(ws.join("b.txt"), "bee\n").unwrap();
+    let before = std::fs::metadata(ws.join("a.txt")).unwrap().modified().unwrap();
+
+    let (code, r) = tool(&dirs, "edit_file", json!({"path": "a.txt", "old_text": "alpha", "new_text": "gamma"})).await;
+    assert_eq!(code, Some(1));
+    assert_eq!(r["executed"], true);
+    assert!(output(&r).contains("2") && output(&r).contains("line"), "{}", output(&r));
+
+    let (code, r) = tool(
+        &dirs,
+        "edit_file",
+        json!({"path": "a.txt", "edits": [
+            {"old_text": "beta", "new_text": "BETA"},
+            {"old_text": "no such text", "new_text": "x"}
+        ]}),
+    )
+    .await;
+    assert_eq!(code, Some(1));
+    assert!(output(&r).contains("edits[1]"), "{}", output(&r));
+
+    // The second file's hunk does not apply: the first file is not touched either.
+    let patch =
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-bee\n+BEE\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-omega\n+OMEGA\n";
+    let (code, r) = tool(&dirs, "apply_patch", json!({"patch": patch})).await;
+    assert_eq!(code, Some(1), "{r}");
+    assert!(output(&r).contains("Nothing was changed"), "{}", output(&r));
+
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "alpha\nbeta\nalpha\n");
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "bee\n");
+    assert_eq!(std::fs::metadata(ws.join("a.txt")).unwrap().modified().unwrap(), before);
+}
+
+#[tokio::test]
+async fn bash_reports_exit_codes_and_runs_in_the_workspace() {
+    let dirs = Dirs::new();
+    std::fs::write(dirs.workspace.join("marker"), "").unwrap();
+    let (code, r) = tool(&dirs, "bash", json!({"command": "ls; exit 7"})).await;
+    assert_eq!(code, Some(0), "a non-zero exit is not an error of the harness: {r}");
+    assert_eq!(r["result"]["isError"], false);
+    assert_eq!(output(&r), "exit code 7\nmarker\n");
+    assert_eq!(r["result"]["data"]["exitCode"], 7);
+}
+
+#[tokio::test]
+async fn crlf_files_stay_crlf_through_the_cli() {
+    let dirs = Dirs::new();
+    std::fs::write(dirs.workspace.join("win.txt"), "one\r\ntwo\r\nthree\r\n").unwrap();
+    let (code, r) =
+        tool(&dirs, "edit_file", json!({"path": "win.txt", "old_text": "two\nthree", "new_text": "2\n3"})).await;
+    assert_eq!(code, Some(0), "{r}");
+    assert_eq!(std::fs::read(dirs.workspace.join("win.txt")).unwrap(), b"one\r\n2\r\n3\r\n");
+}
