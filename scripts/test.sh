@@ -20,7 +20,8 @@ npm test -w ui
 step "rust: build"
 cargo build --workspace --all-targets --locked
 
-step "rust: lints"
+step "rust: format and lints"
+cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "pins: the tauri crate matches the npm @tauri-apps packages"

@@ -120,3 +120,35 @@ async fn crlf_files_stay_crlf_through_the_cli() {
     assert_eq!(code, Some(0), "{r}");
     assert_eq!(std::fs::read(dirs.workspace.join("win.txt")).unwrap(), b"one\r\n2\r\n3\r\n");
 }
+
+#[tokio::test]
+async fn list_glob_and_grep_honour_gitignore() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    std::fs::create_dir_all(ws.join("src/deep")).unwrap();
+    std::fs::create_dir_all(ws.join("target")).unwrap();
+    std::fs::write(ws.join(".gitignore"), "target/\n").unwrap();
+    std::fs::write(ws.join("src/lib.rs"), "pub fn needle() {}\n").unwrap();
+    std::fs::write(ws.join("src/deep/mod.rs"), "// Needle in a comment\n").unwrap();
+    std::fs::write(ws.join("target/out.rs"), "fn needle() {}\n").unwrap();
+
+    let (code, r) = tool(&dirs, "list_files", json!({})).await;
+    assert_eq!(code, Some(0), "{r}");
+    let listing = output(&r);
+    assert!(listing.contains("src/") && listing.contains("src/lib.rs") && !listing.contains("target"), "{listing}");
+
+    let (code, r) = tool(&dirs, "glob_search", json!({"pattern": "**/*.rs"})).await;
+    assert_eq!(code, Some(0), "{r}");
+    assert_eq!(r["result"]["data"]["files"], json!(["src/deep/mod.rs", "src/lib.rs"]));
+
+    let (code, r) = tool(&dirs, "grep_search", json!({"pattern": "needle", "case_insensitive": true})).await;
+    assert_eq!(code, Some(0), "{r}");
+    let found = output(&r);
+    assert!(found.contains("src/deep/mod.rs:1:// Needle in a comment"), "{found}");
+    assert!(found.contains("src/lib.rs:1:pub fn needle() {}"), "{found}");
+    assert!(!found.contains("target/"), "{found}");
+
+    let (code, r) = tool(&dirs, "grep_search", json!({"pattern": "needle("})).await;
+    assert_eq!(code, Some(1), "an invalid regex is an error result: {r}");
+    assert!(output(&r).contains("needle("), "{}", output(&r));
+}

@@ -3,6 +3,7 @@
 mod aimock;
 mod bridle;
 
+mod adversarial;
 mod crash;
 mod files;
 mod run;

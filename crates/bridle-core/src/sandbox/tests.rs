@@ -1,5 +1,5 @@
 //! The sandbox's decisions on real directories, symlinks included.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

@@ -71,7 +71,7 @@ impl TypedTool for ApplyPatch {
         for absolute in files.keys() {
             guards.push(ctx.workspace.locks.write(absolute).await);
         }
-        let by_rel = |p: &str| -> Result<PathBuf, ToolError> { Ok(workspace_path(&resolve(ctx, p, Access::Write)?)?) };
+        let by_rel = |p: &str| -> Result<PathBuf, ToolError> { workspace_path(&resolve(ctx, p, Access::Write)?) };
 
         // Apply everything in memory, file by file, in patch order.
         let mut plan: BTreeMap<PathBuf, Planned> = BTreeMap::new();

@@ -12,11 +12,16 @@ mod edit_file;
 mod files;
 mod get_current_time;
 mod get_token_usage;
+mod glob_search;
+mod grep_search;
+mod list_files;
 pub mod output;
 mod read_file;
 mod registry;
 mod repair;
 mod schema;
+pub mod search;
+mod search_tool;
 pub mod text_edit;
 mod write_file;
 
@@ -40,6 +45,9 @@ pub use bash::Bash;
 pub use edit_file::EditFile;
 pub use get_current_time::GetCurrentTime;
 pub use get_token_usage::GetTokenUsage;
+pub use glob_search::GlobSearch;
+pub use grep_search::GrepSearch;
+pub use list_files::ListFiles;
 pub use read_file::ReadFile;
 pub use registry::{CallError, PreparedCall, RegistryError, ToolRegistry};
 pub use repair::{canonical_json, repair_arguments, RepairError, Repaired};
@@ -190,6 +198,23 @@ impl<T: TypedTool> Tool for T {
     }
 }
 
+/// The registry with every built-in tool of this version.
+pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(ReadFile))?;
+    registry.register(Arc::new(WriteFile))?;
+    registry.register(Arc::new(EditFile))?;
+    registry.register(Arc::new(AppendFile))?;
+    registry.register(Arc::new(ApplyPatch))?;
+    registry.register(Arc::new(ListFiles))?;
+    registry.register(Arc::new(GlobSearch))?;
+    registry.register(Arc::new(GrepSearch))?;
+    registry.register(Arc::new(Bash))?;
+    registry.register(Arc::new(GetCurrentTime))?;
+    registry.register(Arc::new(GetTokenUsage))?;
+    Ok(registry)
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! A tool context on a real temp workspace, for unit tests.
@@ -211,18 +236,4 @@ pub(crate) mod testing {
             tool_timeout: Duration::from_secs(60),
         }
     }
-}
-
-/// The registry with every built-in tool of this version.
-pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
-    let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(ReadFile))?;
-    registry.register(Arc::new(WriteFile))?;
-    registry.register(Arc::new(EditFile))?;
-    registry.register(Arc::new(AppendFile))?;
-    registry.register(Arc::new(ApplyPatch))?;
-    registry.register(Arc::new(Bash))?;
-    registry.register(Arc::new(GetCurrentTime))?;
-    registry.register(Arc::new(GetTokenUsage))?;
-    Ok(registry)
 }

@@ -1,0 +1,44 @@
+//! `glob_search`: files whose path matches a glob, .gitignore honoured, bounded.
+
+use async_trait::async_trait;
+use serde::Deserialize;
+
+use super::search::glob_search;
+use super::search_tool::{run_search, search_root};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use crate::sandbox::Access;
+
+/// Files listed at most.
+const LIMIT: usize = 500;
+
+/// Finds files by name pattern, e.g. `**/*.rs` or `src/**/test_*.py`. The pattern is matched
+/// against paths relative to `path` (default: the workspace root); `*` stays within one folder,
+/// `**` crosses folders. Files ignored by .gitignore are skipped.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GlobSearchArgs {
+    /// The glob pattern.
+    pub pattern: String,
+    /// The folder to search in, relative to the workspace root (default: the root).
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// The `glob_search` tool.
+pub struct GlobSearch;
+
+#[async_trait]
+impl TypedTool for GlobSearch {
+    type Args = GlobSearchArgs;
+    const NAME: &'static str = "glob_search";
+    const KIND: ToolKind = ToolKind::Read;
+
+    fn paths(args: &Self::Args) -> Vec<(String, Access)> {
+        vec![(args.path.clone().unwrap_or_else(|| ".".into()), Access::Read)]
+    }
+
+    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let (root, base) = search_root(ctx, args.path.as_deref())?;
+        run_search(ctx, move || glob_search(&root, &base, &args.pattern, LIMIT), |h| h.render()).await
+    }
+}

@@ -1,0 +1,38 @@
+//! What the three search tools share: the sandboxed starting point, running the walk off the
+//! async threads, and the large-output rule for what they render.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::files::resolve;
+use super::output;
+use super::search::SearchError;
+use super::{ToolContext, ToolError, ToolOutput};
+use crate::sandbox::{Access, Place};
+
+/// The canonical root and the absolute folder (or file) to search, inside the workspace.
+pub(crate) fn search_root(ctx: &ToolContext, path: Option<&str>) -> Result<(PathBuf, PathBuf), ToolError> {
+    let resolved = resolve(ctx, path.unwrap_or("."), Access::Read)?;
+    match resolved.place {
+        Place::Workspace(_) => Ok((ctx.workspace.root().to_path_buf(), resolved.absolute)),
+        Place::ToolOutput(_) => Err(ToolError::new("saved tool outputs are read with read_file, not searched")),
+    }
+}
+
+/// Runs `search` on a blocking thread, renders it, and keeps the model's share bounded.
+pub(crate) async fn run_search<T: Serialize + Send + 'static>(
+    ctx: &ToolContext,
+    search: impl FnOnce() -> Result<T, SearchError> + Send + 'static,
+    render: impl FnOnce(&T) -> String,
+) -> Result<ToolOutput, ToolError> {
+    let found = tokio::task::spawn_blocking(search)
+        .await
+        .map_err(|e| ToolError::new(format!("the search was interrupted: {e}")))?
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let text = render(&found);
+    let out_dir = ctx.workspace.sandbox.tool_output_dir(&ctx.session_id);
+    let (shown, _) = output::bound(&text, &out_dir, &ctx.call_id, output::DEFAULT_MAX_CHARS)
+        .map_err(|e| ToolError::new(format!("cannot save the full output: {e}")))?;
+    Ok(ToolOutput { output: shown, data: serde_json::to_value(&found).ok(), diff: None })
+}
