@@ -11,6 +11,9 @@ mkdir -p "$OUT"
 step "engine and tool-call overhead (criterion)"
 cargo bench --locked -p bridle-core --bench engine -- --noplot "$@" | tee "$OUT/engine.txt"
 
+step "tools against reference tools"
+OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
+
 step "results"
 # criterion prints "<name>\n    time:   [low mid high]" (or on one line for short names).
 awk '

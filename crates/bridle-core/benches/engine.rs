@@ -18,10 +18,19 @@ use bridle_core::workspace::Workspace;
 use bridle_protocol::{Event, HistoryItem, Mode, Op, TokenUsage, ToolCall};
 use criterion::{criterion_group, criterion_main, Criterion};
 
-/// Answers with `calls` tool calls when the last item is the user's message, else with text.
+/// Answers with `calls` (tool, arguments) when the last item is the user's message, else with text.
 struct InstantProvider {
-    calls: usize,
+    calls: Vec<(String, String)>,
     requests: AtomicUsize,
+}
+
+impl InstantProvider {
+    fn times(n: usize) -> Self {
+        let calls = (0..n)
+            .map(|i| ("get_current_time".to_string(), format!(r#"{{"timezone":"{}"}}"#, if i % 2 == 0 { "UTC" } else { "Europe/Paris" })))
+            .collect();
+        Self { calls, requests: AtomicUsize::new(0) }
+    }
 }
 
 #[async_trait]
@@ -29,13 +38,9 @@ impl ModelProvider for InstantProvider {
     async fn stream(&self, request: &ModelRequest) -> Result<ModelStream, ProviderError> {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let mut events = Vec::new();
-        if matches!(request.history.last(), Some(HistoryItem::User { .. })) && self.calls > 0 {
-            for i in 0..self.calls {
-                events.push(Ok(ModelEvent::ToolCall {
-                    provider_id: format!("call_{i}"),
-                    name: "get_current_time".into(),
-                    arguments: format!(r#"{{"timezone":"{}"}}"#, if i % 2 == 0 { "UTC" } else { "Europe/Paris" }),
-                }));
+        if matches!(request.history.last(), Some(HistoryItem::User { .. })) && !self.calls.is_empty() {
+            for (i, (name, arguments)) in self.calls.iter().enumerate() {
+                events.push(Ok(ModelEvent::ToolCall { provider_id: format!("call_{i}"), name: name.clone(), arguments: arguments.clone() }));
             }
         } else {
             events.push(Ok(ModelEvent::TextDelta("Done.".into())));
@@ -73,7 +78,7 @@ fn turns(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let mut group = c.benchmark_group("turn");
     for calls in [0usize, 1, 64] {
-        let provider: Arc<dyn ModelProvider> = Arc::new(InstantProvider { calls, requests: AtomicUsize::new(0) });
+        let provider: Arc<dyn ModelProvider> = Arc::new(InstantProvider::times(calls));
         group.bench_function(format!("in-process provider, {calls} tool calls"), |b| {
             b.to_async(&rt).iter(|| one_turn(provider.clone(), dir.path()))
         });

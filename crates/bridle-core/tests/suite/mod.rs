@@ -8,3 +8,4 @@ mod calls;
 mod interrupt;
 mod limits;
 mod provider_failures;
+mod sandbox;

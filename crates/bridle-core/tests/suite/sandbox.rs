@@ -1,0 +1,101 @@
+//! The sandbox's second line: a symlink swapped in after the check cannot lead the I/O outside,
+//! and the one exception to the boundary (the session's saved outputs) works end to end.
+
+use std::os::unix::fs::symlink;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bridle_core::clock::SystemClock;
+use bridle_core::guard::Guard;
+use bridle_core::pipeline::CallPipeline;
+use bridle_core::tools::{builtin_registry, ToolContext};
+use bridle_core::workspace::Workspace;
+use bridle_protocol::{Decision, Mode, ToolCall};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    ws: std::path::PathBuf,
+    outside: std::path::PathBuf,
+    pipeline: CallPipeline,
+}
+
+fn setup() -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().canonicalize().unwrap();
+    let ws = top.join("ws");
+    let outside = top.join("outside");
+    std::fs::create_dir_all(ws.join("swap")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(ws.join("swap/file.txt"), "inside\n").unwrap();
+    std::fs::write(outside.join("file.txt"), "outside secret\n").unwrap();
+    let workspace = Arc::new(Workspace::open(&ws, None, &top.join("data"), &[]).unwrap());
+    let pipeline =
+        CallPipeline::new(Arc::new(builtin_registry().unwrap()), Arc::new(Guard::new(Mode::Bypass)), workspace, Duration::from_secs(60));
+    Setup { _tmp: tmp, ws, outside, pipeline }
+}
+
+fn ctx(s: &Setup, call: &ToolCall) -> ToolContext {
+    ToolContext {
+        session_id: "session-1".into(),
+        call_id: call.id.clone(),
+        workspace: s.pipeline.workspace().clone(),
+        data_dir: s.ws.parent().unwrap().join("data"),
+        clock: Arc::new(SystemClock),
+        usage: Default::default(),
+        cancel: Default::default(),
+        tool_timeout: Duration::from_secs(60),
+    }
+}
+
+fn call(name: &str, args: serde_json::Value) -> ToolCall {
+    ToolCall { id: uuid::Uuid::new_v4().to_string(), provider_id: String::new(), name: name.into(), arguments: args.to_string() }
+}
+
+#[tokio::test]
+async fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
+    let attempts = [
+        call("read_file", json!({"path": "swap/file.txt"})),
+        call("write_file", json!({"path": "swap/file.txt", "content": "pwned\n"})),
+        call("write_file", json!({"path": "swap/new.txt", "content": "pwned\n"})),
+        call("append_file", json!({"path": "swap/file.txt", "content": "pwned\n"})),
+        call("edit_file", json!({"path": "swap/file.txt", "old_text": "outside secret", "new_text": "pwned"})),
+        call("apply_patch", json!({"patch": "--- a/swap/file.txt\n+++ b/swap/file.txt\n@@ -1 +1 @@\n-outside secret\n+pwned\n"})),
+    ];
+    for attempt in attempts {
+        let s = setup();
+        // The check sees a real folder inside the workspace...
+        let checked = s.pipeline.check(&attempt, "session-1").unwrap_or_else(|o| panic!("{}: {:?}", attempt.name, o.result));
+        assert_eq!(checked.verdict.decision, Decision::Allow);
+        // ...which is swapped for a symlink to the outside before the tool runs.
+        std::fs::rename(s.ws.join("swap"), s.ws.join("swap-moved")).unwrap();
+        symlink(&s.outside, s.ws.join("swap")).unwrap();
+        let context = ctx(&s, &attempt);
+        let outcome = s.pipeline.execute(checked, context).await;
+        assert!(outcome.result.is_error, "{}: {}", attempt.name, outcome.result.output);
+        assert!(outcome.result.output.contains("outside"), "{}: {}", attempt.name, outcome.result.output);
+        assert!(!outcome.result.output.contains("outside secret"), "{}: leaked {}", attempt.name, outcome.result.output);
+        assert_eq!(std::fs::read_to_string(s.outside.join("file.txt")).unwrap(), "outside secret\n", "{}", attempt.name);
+        let names: Vec<_> = std::fs::read_dir(&s.outside).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["file.txt"], "{}: something was created outside", attempt.name);
+    }
+}
+
+#[tokio::test]
+async fn a_saved_output_can_be_paged_with_read_file_and_is_read_only() {
+    let s = setup();
+    let big = call("bash", json!({"command": "seq 1 200000"}));
+    let outcome = s.pipeline.run(&big, ctx(&s, &big)).await;
+    let saved = outcome.result.data.as_ref().unwrap()["outputFile"].as_str().unwrap().to_string();
+    assert!(outcome.result.output.contains(&saved));
+
+    let page = call("read_file", json!({"path": saved, "start_line": 150000, "end_line": 150002}));
+    let read = s.pipeline.run(&page, ctx(&s, &page)).await;
+    assert_eq!(read.result.output, "150000\n150001\n150002\n", "{:?}", read.result);
+
+    let overwrite = call("write_file", json!({"path": saved, "content": "x"}));
+    let denied = s.pipeline.run(&overwrite, ctx(&s, &overwrite)).await;
+    assert_eq!(denied.verdict.decision, Decision::Deny);
+    assert_eq!(denied.verdict.findings[0].rule, "tool-output-read-only");
+}
