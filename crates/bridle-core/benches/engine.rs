@@ -27,7 +27,12 @@ struct InstantProvider {
 impl InstantProvider {
     fn times(n: usize) -> Self {
         let calls = (0..n)
-            .map(|i| ("get_current_time".to_string(), format!(r#"{{"timezone":"{}"}}"#, if i % 2 == 0 { "UTC" } else { "Europe/Paris" })))
+            .map(|i| {
+                (
+                    "get_current_time".to_string(),
+                    format!(r#"{{"timezone":"{}"}}"#, if i % 2 == 0 { "UTC" } else { "Europe/Paris" }),
+                )
+            })
             .collect();
         Self { calls, requests: AtomicUsize::new(0) }
     }
@@ -40,7 +45,11 @@ impl ModelProvider for InstantProvider {
         let mut events = Vec::new();
         if matches!(request.history.last(), Some(HistoryItem::User { .. })) && !self.calls.is_empty() {
             for (i, (name, arguments)) in self.calls.iter().enumerate() {
-                events.push(Ok(ModelEvent::ToolCall { provider_id: format!("call_{i}"), name: name.clone(), arguments: arguments.clone() }));
+                events.push(Ok(ModelEvent::ToolCall {
+                    provider_id: format!("call_{i}"),
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                }));
             }
         } else {
             events.push(Ok(ModelEvent::TextDelta("Done.".into())));

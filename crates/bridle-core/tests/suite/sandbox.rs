@@ -31,8 +31,12 @@ fn setup() -> Setup {
     std::fs::write(ws.join("swap/file.txt"), "inside\n").unwrap();
     std::fs::write(outside.join("file.txt"), "outside secret\n").unwrap();
     let workspace = Arc::new(Workspace::open(&ws, None, &top.join("data"), &[]).unwrap());
-    let pipeline =
-        CallPipeline::new(Arc::new(builtin_registry().unwrap()), Arc::new(Guard::new(Mode::Bypass)), workspace, Duration::from_secs(60));
+    let pipeline = CallPipeline::new(
+        Arc::new(builtin_registry().unwrap()),
+        Arc::new(Guard::new(Mode::Bypass)),
+        workspace,
+        Duration::from_secs(60),
+    );
     Setup { _tmp: tmp, ws, outside, pipeline }
 }
 
@@ -50,7 +54,12 @@ fn ctx(s: &Setup, call: &ToolCall) -> ToolContext {
 }
 
 fn call(name: &str, args: serde_json::Value) -> ToolCall {
-    ToolCall { id: uuid::Uuid::new_v4().to_string(), provider_id: String::new(), name: name.into(), arguments: args.to_string() }
+    ToolCall {
+        id: uuid::Uuid::new_v4().to_string(),
+        provider_id: String::new(),
+        name: name.into(),
+        arguments: args.to_string(),
+    }
 }
 
 #[tokio::test]
@@ -61,12 +70,16 @@ async fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
         call("write_file", json!({"path": "swap/new.txt", "content": "pwned\n"})),
         call("append_file", json!({"path": "swap/file.txt", "content": "pwned\n"})),
         call("edit_file", json!({"path": "swap/file.txt", "old_text": "outside secret", "new_text": "pwned"})),
-        call("apply_patch", json!({"patch": "--- a/swap/file.txt\n+++ b/swap/file.txt\n@@ -1 +1 @@\n-outside secret\n+pwned\n"})),
+        call(
+            "apply_patch",
+            json!({"patch": "--- a/swap/file.txt\n+++ b/swap/file.txt\n@@ -1 +1 @@\n-outside secret\n+pwned\n"}),
+        ),
     ];
     for attempt in attempts {
         let s = setup();
         // The check sees a real folder inside the workspace...
-        let checked = s.pipeline.check(&attempt, "session-1").unwrap_or_else(|o| panic!("{}: {:?}", attempt.name, o.result));
+        let checked =
+            s.pipeline.check(&attempt, "session-1").unwrap_or_else(|o| panic!("{}: {:?}", attempt.name, o.result));
         assert_eq!(checked.verdict.decision, Decision::Allow);
         // ...which is swapped for a symlink to the outside before the tool runs.
         std::fs::rename(s.ws.join("swap"), s.ws.join("swap-moved")).unwrap();
@@ -75,8 +88,18 @@ async fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
         let outcome = s.pipeline.execute(checked, context).await;
         assert!(outcome.result.is_error, "{}: {}", attempt.name, outcome.result.output);
         assert!(outcome.result.output.contains("outside"), "{}: {}", attempt.name, outcome.result.output);
-        assert!(!outcome.result.output.contains("outside secret"), "{}: leaked {}", attempt.name, outcome.result.output);
-        assert_eq!(std::fs::read_to_string(s.outside.join("file.txt")).unwrap(), "outside secret\n", "{}", attempt.name);
+        assert!(
+            !outcome.result.output.contains("outside secret"),
+            "{}: leaked {}",
+            attempt.name,
+            outcome.result.output
+        );
+        assert_eq!(
+            std::fs::read_to_string(s.outside.join("file.txt")).unwrap(),
+            "outside secret\n",
+            "{}",
+            attempt.name
+        );
         let names: Vec<_> = std::fs::read_dir(&s.outside).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, ["file.txt"], "{}: something was created outside", attempt.name);
     }
