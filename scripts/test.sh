@@ -28,7 +28,7 @@ step "pins: the tauri crate matches the npm @tauri-apps packages"
 bash scripts/check-pins.sh
 
 step "architecture: bridle-core does not depend on tauri"
-if cargo tree --workspace --locked -p bridle-core -e normal --prefix none | grep -qE '^tauri( |-)'; then
+if cargo tree --locked -p bridle-core -e normal --prefix none | grep -qE '^tauri( |-)'; then
   echo "bridle-core depends on tauri; keep the core free of the shell" >&2
   exit 1
 fi
