@@ -121,3 +121,20 @@ async fn guard_prints_the_decision_only() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(one_object(&out), serde_json::json!({"decision": "allow", "source": "mode", "findings": []}));
 }
+
+#[tokio::test]
+async fn read_only_mode_denies_writes_and_commands_but_not_reads() {
+    let dirs = Dirs::new();
+    let out =
+        bridle(&dirs, &["tool", "write_file", "--args", r#"{"path":"a.txt","content":"x"}"#, "--mode", "read-only"])
+            .await;
+    assert_eq!(out.status.code(), Some(4));
+    let report = one_object(&out);
+    assert_eq!((report["decision"].as_str(), report["source"].as_str()), (Some("deny"), Some("mode")));
+    assert!(report["result"]["output"].as_str().unwrap().starts_with("Denied:"));
+    assert!(!dirs.workspace.join("a.txt").exists());
+    let out = bridle(&dirs, &["guard", "bash", "--args", r#"{"command":"ls"}"#, "--mode", "read-only"]).await;
+    assert_eq!(out.status.code(), Some(4));
+    let out = bridle(&dirs, &["tool", "list_files", "--mode", "read-only"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

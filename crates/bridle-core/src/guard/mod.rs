@@ -1,12 +1,14 @@
 //! The guard: every tool call is judged before it runs.
 //!
 //! This version holds the decision's final shape — a decision, its source and the findings
-//! behind it — and answers `allow` from the mode for every call. Modes, user rules and the
-//! guardians (path, shell rules, shell evasion, exec-config) arrive with the approval queue.
+//! behind it — and applies the one column of the mode table that needs no human: `read-only`
+//! denies every tool that is not a read. Every other call is allowed by the mode; `ask`, user
+//! rules and the guardians (path, shell rules, shell evasion, exec-config) arrive with the
+//! approval queue. (The sandbox's refusals are judged before the guard, in the pipeline.)
 
 use bridle_protocol::{Decision, DecisionSource, Finding, Mode};
 
-use crate::tools::PreparedCall;
+use crate::tools::{PreparedCall, ToolKind};
 
 /// The guard's answer for one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +46,10 @@ impl Guard {
     }
 
     /// Judges one prepared call.
-    pub fn judge(&self, _call: &PreparedCall) -> Verdict {
+    pub fn judge(&self, call: &PreparedCall) -> Verdict {
+        if self.mode == Mode::ReadOnly && call.kind != ToolKind::Read {
+            return Verdict { decision: Decision::Deny, source: DecisionSource::Mode, findings: Vec::new() };
+        }
         Verdict::allow_by_mode()
     }
 }
