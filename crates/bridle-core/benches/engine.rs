@@ -65,12 +65,17 @@ impl ModelProvider for InstantProvider {
 }
 
 async fn one_turn(provider: Arc<dyn ModelProvider>, dir: &std::path::Path) {
+    one_turn_with(provider, dir, 8).await
+}
+
+async fn one_turn_with(provider: Arc<dyn ModelProvider>, dir: &std::path::Path, max_concurrent_tools: usize) {
     let store = Arc::new(Store::open(&dir.join("bridle.db")).unwrap());
     let deps =
         EngineDeps { provider, tools: Arc::new(builtin_registry().unwrap()), store, clock: Arc::new(SystemClock) };
     let workspace = dir.join("ws");
     std::fs::create_dir_all(&workspace).unwrap();
-    let config = EngineConfig { workspace, data_dir: dir.join("data"), ..EngineConfig::default() };
+    let mut config = EngineConfig { workspace, data_dir: dir.join("data"), ..EngineConfig::default() };
+    config.limits.max_concurrent_tools = max_concurrent_tools;
     let (engine, mut events) = Engine::spawn(config, deps, SessionSpec::New).unwrap();
     engine.submit(Op::UserMessage { text: "what time is it?".into() }).await.unwrap();
     while let Some(event) = events.recv().await {
@@ -115,6 +120,23 @@ fn turns(c: &mut Criterion) {
     group.bench_function("local HTTP SSE provider, 1 tool call", |b| {
         b.to_async(&rt).iter(|| one_turn(http.clone(), dir.path()))
     });
+
+    // 64 read_file calls of 256 KiB files in one answer: run 8 at a time, then one by one.
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let line = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n";
+    let calls = (0..64)
+        .map(|i| {
+            std::fs::write(ws.join(format!("f{i:02}.txt")), line.repeat(4096)).unwrap();
+            ("read_file".to_string(), format!(r#"{{"path":"f{i:02}.txt","end_line":400}}"#))
+        })
+        .collect();
+    let reads: Arc<dyn ModelProvider> = Arc::new(InstantProvider { calls, requests: AtomicUsize::new(0) });
+    for (label, slots) in [("concurrent, 8 at a time", 8), ("sequential", 1)] {
+        group.bench_function(format!("64 read_file calls, {label}"), |b| {
+            b.to_async(&rt).iter(|| one_turn_with(reads.clone(), dir.path(), slots))
+        });
+    }
     group.finish();
 }
 
