@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use bridle_core::clock::SystemClock;
-use bridle_core::config::{Config, ProviderKind};
+use bridle_core::config::{paths, Config};
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
 use bridle_core::provider::{self, ModelProvider};
 use bridle_core::store::Store;
@@ -29,18 +29,14 @@ impl AppState {
         let provider: Arc<dyn ModelProvider> = match &config.provider {
             Some(p) => {
                 // Keys come from the environment until the keychain lands; never from the config.
-                let var = match p.kind {
-                    ProviderKind::Openai => "OPENAI_API_KEY",
-                    ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
-                };
-                let key = std::env::var(var).ok().filter(|k| !k.is_empty());
+                let key = std::env::var(p.kind.api_key_variable()).ok().filter(|k| !k.is_empty());
                 provider::from_config(p, key)?.into()
             }
             None => Arc::new(provider::Unconfigured),
         };
         let deps = EngineDeps { provider, tools: Arc::new(builtin_registry()?), store, clock: Arc::new(SystemClock) };
         let mut engine_config = EngineConfig::from_config(&config, options.workspace.clone(), options.data_dir.clone());
-        engine_config.home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
+        engine_config.home = paths::home(|name| std::env::var_os(name));
         let (engine, events) = Engine::spawn(engine_config, deps, SessionSpec::New)?;
         let summary = SessionSummary {
             session_id: engine.session_id().to_string(),

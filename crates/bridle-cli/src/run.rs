@@ -41,12 +41,7 @@ pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
     // Until the guard asks, --on-ask has nothing to answer; it is parsed so scripts can set it.
     let _on_ask = args.on_ask.unwrap_or(if std::io::stdin().is_terminal() { OnAsk::Prompt } else { OnAsk::Deny });
     let provider_config = provider_config(&setup, args)?;
-    let api_key = std::env::var(match provider_config.kind {
-        ProviderKind::Openai => "OPENAI_API_KEY",
-        ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
-    })
-    .ok()
-    .filter(|k| !k.is_empty());
+    let api_key = std::env::var(provider_config.kind.api_key_variable()).ok().filter(|k| !k.is_empty());
     setup.config.provider = Some(provider_config.clone());
 
     let provider: Arc<dyn provider::ModelProvider> = provider::from_config(&provider_config, api_key)?.into();

@@ -34,7 +34,7 @@ impl Setup {
 
     /// The user's home folder, for `~` in paths.
     pub fn home() -> Option<PathBuf> {
-        std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+        paths::home(|name| std::env::var_os(name))
     }
 
     pub fn open_workspace(&self) -> anyhow::Result<Workspace> {

@@ -115,16 +115,14 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
         print_json(&report)?;
         return Ok(code);
     }
-    let ctx = ToolContext {
+    let ctx = ToolContext::new(
         session_id,
-        call_id: call.id.clone(),
-        workspace: pipeline.workspace().clone(),
-        data_dir: setup.data_dir.clone(),
-        clock: Arc::new(SystemClock),
-        usage: Default::default(),
-        cancel: Default::default(),
-        tool_timeout: setup.config.limits.tool_timeout(),
-    };
+        call.id.clone(),
+        pipeline.workspace().clone(),
+        setup.data_dir.clone(),
+        Arc::new(SystemClock),
+        setup.config.limits.tool_timeout(),
+    );
     let outcome = pipeline.execute(checked, ctx).await;
     let report = ToolReport {
         decision: verdict.decision,

@@ -152,16 +152,14 @@ fn dispatch(c: &mut Criterion) {
         workspace.clone(),
         std::time::Duration::from_secs(60),
     );
-    let ctx = ToolContext {
-        session_id: "bench".into(),
-        call_id: "c".into(),
+    let ctx = ToolContext::new(
+        "bench",
+        "c",
         workspace,
-        data_dir: dir.path().join("data"),
-        clock: Arc::new(SystemClock),
-        usage: Default::default(),
-        cancel: Default::default(),
-        tool_timeout: std::time::Duration::from_secs(60),
-    };
+        dir.path().join("data"),
+        Arc::new(SystemClock),
+        std::time::Duration::from_secs(60),
+    );
     let mut group = c.benchmark_group("tool call");
     for (name, args) in [
         ("valid arguments", r#"{"timezone":"UTC"}"#),

@@ -188,12 +188,19 @@ fn not_run(
     status: ToolStatus,
     failure: CallFailure,
 ) -> CallOutcome {
-    CallOutcome {
-        verdict,
-        executed: false,
-        result: ToolResult::error(&call.id, message),
-        status,
-        failure: Some(failure),
-        duration: Duration::ZERO,
+    CallOutcome { failure: Some(failure), ..CallOutcome::not_run(call, verdict, message, status) }
+}
+
+impl CallOutcome {
+    /// The outcome of a call that never ran: an error result carrying `message`.
+    pub fn not_run(call: &ToolCall, verdict: Verdict, message: impl Into<String>, status: ToolStatus) -> Self {
+        Self {
+            verdict,
+            executed: false,
+            result: ToolResult::error(&call.id, message),
+            status,
+            failure: None,
+            duration: Duration::ZERO,
+        }
     }
 }

@@ -21,6 +21,16 @@ pub enum ProviderKind {
     Anthropic,
 }
 
+impl ProviderKind {
+    /// The environment variable holding this provider's API key.
+    pub fn api_key_variable(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "OPENAI_API_KEY",
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+}
+
 impl std::str::FromStr for ProviderKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

@@ -19,6 +19,11 @@ pub fn data_dir(flag: Option<PathBuf>, env: impl Fn(&str) -> Option<OsString>) -
     non_empty("HOME").unwrap_or_else(|| PathBuf::from(".")).join(".local/share/bridle")
 }
 
+/// The user's home folder (`HOME`), used to expand `~` in paths.
+pub fn home(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+}
+
 /// The config file: `--config`, else `BRIDLE_CONFIG`, else `<data-dir>/config.toml`.
 pub fn config_file(
     flag: Option<PathBuf>,

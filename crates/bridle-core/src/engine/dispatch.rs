@@ -158,14 +158,7 @@ fn changes(outcome: &CallOutcome) -> Vec<(String, String)> {
 }
 
 fn not_run(call: &ToolCall, message: &str) -> CallOutcome {
-    CallOutcome {
-        verdict: crate::guard::Verdict::allow_by_mode(),
-        executed: false,
-        result: ToolResult::error(&call.id, message),
-        status: ToolStatus::Error,
-        failure: None,
-        duration: std::time::Duration::ZERO,
-    }
+    CallOutcome::not_run(call, crate::guard::Verdict::allow_by_mode(), message, ToolStatus::Error)
 }
 
 fn interrupted(call: &ToolCall) -> CallOutcome {

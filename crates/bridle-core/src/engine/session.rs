@@ -71,14 +71,16 @@ impl Session {
 
     pub(crate) fn tool_context(&self, call_id: &str, cancel: CancellationToken) -> ToolContext {
         ToolContext {
-            session_id: self.id.clone(),
-            call_id: call_id.to_string(),
-            workspace: self.pipeline.workspace().clone(),
-            data_dir: self.config.data_dir.clone(),
-            clock: self.deps.clock.clone(),
             usage: self.usage.clone(),
             cancel,
-            tool_timeout: self.config.limits.tool_timeout(),
+            ..ToolContext::new(
+                self.id.clone(),
+                call_id,
+                self.pipeline.workspace().clone(),
+                self.config.data_dir.clone(),
+                self.deps.clock.clone(),
+                self.config.limits.tool_timeout(),
+            )
         }
     }
 }

@@ -101,6 +101,29 @@ pub struct ToolContext {
     pub tool_timeout: Duration,
 }
 
+impl ToolContext {
+    /// A context for `call_id` of `session_id` in `workspace`, not yet cancelled, with no usage.
+    pub fn new(
+        session_id: impl Into<String>,
+        call_id: impl Into<String>,
+        workspace: Arc<Workspace>,
+        data_dir: PathBuf,
+        clock: Arc<dyn Clock>,
+        tool_timeout: Duration,
+    ) -> Self {
+        Self {
+            session_id: session_id.into(),
+            call_id: call_id.into(),
+            workspace,
+            data_dir,
+            clock,
+            usage: UsageMeter::default(),
+            cancel: CancellationToken::new(),
+            tool_timeout,
+        }
+    }
+}
+
 /// What a successful tool call returns.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolOutput {
@@ -225,15 +248,13 @@ pub(crate) mod testing {
         let data_dir = root.parent().unwrap_or(root).join("data");
         #[allow(clippy::unwrap_used)]
         let workspace = Arc::new(Workspace::open(root, None, &data_dir, &[]).unwrap());
-        ToolContext {
-            session_id: "test-session".into(),
-            call_id: uuid::Uuid::new_v4().to_string(),
+        ToolContext::new(
+            "test-session",
+            uuid::Uuid::new_v4().to_string(),
             workspace,
             data_dir,
-            clock: Arc::new(crate::clock::FixedClock(1_795_262_400_000)),
-            usage: Default::default(),
-            cancel: Default::default(),
-            tool_timeout: Duration::from_secs(60),
-        }
+            Arc::new(crate::clock::FixedClock(1_795_262_400_000)),
+            Duration::from_secs(60),
+        )
     }
 }

@@ -41,16 +41,14 @@ fn setup() -> Setup {
 }
 
 fn ctx(s: &Setup, call: &ToolCall) -> ToolContext {
-    ToolContext {
-        session_id: "session-1".into(),
-        call_id: call.id.clone(),
-        workspace: s.pipeline.workspace().clone(),
-        data_dir: s.ws.parent().unwrap().join("data"),
-        clock: Arc::new(SystemClock),
-        usage: Default::default(),
-        cancel: Default::default(),
-        tool_timeout: Duration::from_secs(60),
-    }
+    ToolContext::new(
+        "session-1",
+        call.id.clone(),
+        s.pipeline.workspace().clone(),
+        s.ws.parent().unwrap().join("data"),
+        Arc::new(SystemClock),
+        Duration::from_secs(60),
+    )
 }
 
 fn call(name: &str, args: serde_json::Value) -> ToolCall {
