@@ -98,9 +98,7 @@ impl ModelProvider for AnthropicProvider {
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         if let Some(key) = &self.api_key {
-            let value = HeaderValue::from_str(key)
-                .map_err(|_| ProviderError::Setup("the API key contains characters not allowed in a header".into()))?;
-            headers.insert("x-api-key", value);
+            headers.insert("x-api-key", http::key_header(key)?);
         }
         let response = http::post_json(&self.client, &self.url, headers, &self.body(request)).await?;
         Ok(sse::decode(Box::pin(response.bytes_stream()), MessagesDecoder::default()))

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::Value;
 
@@ -16,6 +16,12 @@ pub(crate) fn client() -> Result<Client, ProviderError> {
         .read_timeout(Duration::from_secs(300))
         .build()
         .map_err(|e| ProviderError::Setup(e.to_string()))
+}
+
+/// A header value carrying an API key (a key with characters a header cannot hold is refused).
+pub(crate) fn key_header(value: &str) -> Result<HeaderValue, ProviderError> {
+    HeaderValue::from_str(value)
+        .map_err(|_| ProviderError::Setup("the API key contains characters not allowed in a header".into()))
 }
 
 /// POSTs `body` and returns the response if its status is a success.

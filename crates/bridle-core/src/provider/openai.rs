@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use bridle_protocol::{HistoryItem, TokenUsage};
-use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
+use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde_json::{json, Value};
 
 use super::sse::{self, SseEvent, WireDecoder};
@@ -74,9 +74,7 @@ impl ModelProvider for OpenAiProvider {
     async fn stream(&self, request: &ModelRequest) -> Result<ModelStream, ProviderError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.api_key {
-            let value = HeaderValue::from_str(&format!("Bearer {key}"))
-                .map_err(|_| ProviderError::Setup("the API key contains characters not allowed in a header".into()))?;
-            headers.insert(AUTHORIZATION, value);
+            headers.insert(AUTHORIZATION, http::key_header(&format!("Bearer {key}"))?);
         }
         let response = http::post_json(&self.client, &self.url, headers, &self.body(request)).await?;
         Ok(sse::decode(Box::pin(response.bytes_stream()), ChatDecoder::default()))

@@ -11,7 +11,7 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Serialize;
 
-use super::{check_dir, path_order, rel_path, truncation_note, walker, SearchError};
+use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, SearchError};
 
 /// The files one glob search found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -77,17 +77,8 @@ fn compile(pattern: &str) -> Result<GlobMatcher, SearchError> {
 impl GlobHits {
     /// The text the model reads: one path per line, then a note when truncated.
     pub fn render(&self) -> String {
-        if self.files.is_empty() && !self.truncated {
-            return "(no files matched)".to_string();
-        }
-        let mut out = self.files.join("\n");
-        if self.truncated {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            let note = truncation_note(self.files.len(), Some(self.total), "files", "narrow the pattern or path");
-            out.push_str(&note);
-        }
-        out
+        render_lines(&self.files, self.truncated, "(no files matched)", || {
+            truncation_note(self.files.len(), Some(self.total), "files", "narrow the pattern or path")
+        })
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{check_dir, path_order, rel_path, truncation_note, walker, SearchError};
+use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, SearchError};
 
 /// How many entries a listing looks at before it stops counting; past this the total is
 /// reported as unknown rather than walking an arbitrarily large tree.
@@ -77,21 +77,8 @@ pub fn list_files(root: &Path, dir: &Path, depth: Option<usize>, limit: usize) -
 impl Listing {
     /// The text the model reads: one entry per line, then a note when truncated.
     pub fn render(&self) -> String {
-        if self.entries.is_empty() && !self.truncated {
-            return "(no entries)".to_string();
-        }
-        let mut out = self.entries.join("\n");
-        if self.truncated {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(&truncation_note(
-                self.entries.len(),
-                self.total,
-                "entries",
-                "narrow the path or lower the depth",
-            ));
-        }
-        out
+        render_lines(&self.entries, self.truncated, "(no entries)", || {
+            truncation_note(self.entries.len(), self.total, "entries", "narrow the path or lower the depth")
+        })
     }
 }

@@ -166,6 +166,21 @@ fn path_order(a: &str, b: &str) -> Ordering {
 
 /// The note that ends a truncated rendering, e.g. "(showing 3 of 7 files; narrow the
 /// pattern or path)".
+/// One item per line, `empty` when there are none, and the truncation note when cut.
+fn render_lines(items: &[String], truncated: bool, empty: &str, note: impl FnOnce() -> String) -> String {
+    if items.is_empty() && !truncated {
+        return empty.to_string();
+    }
+    let mut out = items.join("\n");
+    if truncated {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&note());
+    }
+    out
+}
+
 fn truncation_note(shown: usize, total: Option<usize>, what: &str, hint: &str) -> String {
     match total {
         Some(total) => format!("(showing {shown} of {total} {what}; {hint})"),
