@@ -1,4 +1,4 @@
-//! The user's configuration (`config.toml`): provider, mode, limits.
+//! The user's configuration (`config.toml`): provider, mode, rules, limits.
 //!
 //! Parsing is strict about unknown keys so a typo never silently changes behaviour; API keys
 //! are never read from here (they come from the keychain or the environment).
@@ -76,11 +76,13 @@ pub struct Limits {
     pub tool_timeout_secs: u64,
     /// Provider retries before giving up.
     pub max_retries: u32,
+    /// Seconds an approval request waits before it expires as denied.
+    pub approval_timeout_secs: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_steps: 50, max_concurrent_tools: 8, tool_timeout_secs: 60, max_retries: 4 }
+        Self { max_steps: 50, max_concurrent_tools: 8, tool_timeout_secs: 60, max_retries: 4, approval_timeout_secs: 600 }
     }
 }
 
@@ -88,6 +90,11 @@ impl Limits {
     /// The per-call tool timeout.
     pub fn tool_timeout(&self) -> Duration {
         Duration::from_secs(self.tool_timeout_secs)
+    }
+
+    /// How long an approval request waits.
+    pub fn approval_timeout(&self) -> Duration {
+        Duration::from_secs(self.approval_timeout_secs)
     }
 }
 
@@ -105,6 +112,23 @@ pub struct Config {
     pub system_prompt: Option<String>,
     /// Paths no file tool may touch, beyond the built-in list (credentials, Bridle's data).
     pub sensitive_paths: Vec<std::path::PathBuf>,
+    /// Tools the agent may not use at all (denied in every mode).
+    pub disabled_tools: Vec<String>,
+    /// The user's allow, ask and deny rules.
+    pub rules: Rules,
+}
+
+/// User rules: patterns like `bash(git status*)`, `edit_file(src/**)` or a bare tool name.
+/// Precedence is deny > ask > allow; an allow never overrides a high or critical finding.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Rules {
+    /// Calls that run without asking (unless a guardian finds something high or critical).
+    pub allow: Vec<String>,
+    /// Calls that always ask.
+    pub ask: Vec<String>,
+    /// Calls that are always denied.
+    pub deny: Vec<String>,
 }
 
 /// Why a configuration could not be loaded.
