@@ -19,6 +19,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod approvals;
 pub mod clock;
 pub mod config;
 pub mod engine;

@@ -160,6 +160,16 @@ pub enum Event {
         /// Why.
         reason: AbortReason,
     },
+    /// The turn waits for approvals nobody in this process will answer (`bridle run --on-ask
+    /// defer`); the requests stay pending in the store and the turn resumes when they are answered.
+    TurnSuspended {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// The pending requests.
+        approval_ids: Vec<String>,
+    },
     /// Something the user must see.
     Error {
         /// Session id.
@@ -185,6 +195,7 @@ impl Event {
             | Event::Compacted { session_id, .. }
             | Event::TurnCompleted { session_id, .. }
             | Event::TurnAborted { session_id, .. }
+            | Event::TurnSuspended { session_id, .. }
             | Event::Error { session_id, .. } => session_id,
         }
     }

@@ -26,6 +26,11 @@ pub enum Op {
         feedback: Option<String>,
         /// Replacement arguments (JSON text), judged again before anything runs.
         edited_arguments: Option<String>,
+        /// The request's call hash; when given, an answer whose hash differs is refused, so an
+        /// answer meant for one call can never run another.
+        #[serde(default)]
+        #[ts(optional)]
+        call_hash: Option<String>,
     },
     /// Summarise older history to free context.
     Compact,

@@ -21,6 +21,27 @@ const MIGRATIONS: &[&str] = &[
         created_at INTEGER NOT NULL
     );
     CREATE INDEX items_by_session ON items(session_id, id);",
+    // 2: approval requests (the whole call, so a turn can resume in another process) and the
+    // session's remembered approvals.
+    "CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn_id TEXT NOT NULL,
+        call TEXT NOT NULL,
+        request TEXT NOT NULL,
+        status TEXT NOT NULL,
+        answer TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        resolved_at INTEGER
+    );
+    CREATE INDEX approvals_by_session ON approvals(session_id, status, created_at);
+    CREATE TABLE grants (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, key)
+    );",
 ];
 
 /// Brings the schema up to date.

@@ -3,8 +3,10 @@
 //! Rules: history is append-only; every item is written before the engine moves on, so a
 //! session survives the process (`bridle run --session ID`); a history cut short by a crash
 //! (tool calls without results) is closed with error results when loaded, so a resumed
-//! conversation is always valid for the provider.
+//! conversation is always valid for the provider — except calls still waiting on an approval
+//! request, which the engine finishes when it resumes the session.
 
+mod approvals;
 mod migrations;
 
 use std::path::Path;
@@ -12,6 +14,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use bridle_protocol::{HistoryItem, SessionInfo, ToolResult};
 use rusqlite::{params, Connection, OptionalExtension};
+
+pub use approvals::{ApprovalStatus, RecordedAnswer, StoredApproval};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -139,7 +143,8 @@ impl Store {
     pub fn history(&self, session_id: &str, now_ms: i64) -> Result<Vec<HistoryItem>, StoreError> {
         self.session(session_id)?;
         let items = self.raw_history(session_id)?;
-        let (history, added) = close_dangling_calls(items);
+        let held = self.calls_held_by_approvals(session_id)?;
+        let (history, added) = close_dangling_calls(items, &held);
         for item in &added {
             self.append(session_id, "", item, now_ms)?;
         }
@@ -171,7 +176,7 @@ fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionInfo> {
 
 /// Inserts an error result after every tool call that has none; returns the history and the
 /// inserted items.
-fn close_dangling_calls(items: Vec<HistoryItem>) -> (Vec<HistoryItem>, Vec<HistoryItem>) {
+fn close_dangling_calls(items: Vec<HistoryItem>, held: &[String]) -> (Vec<HistoryItem>, Vec<HistoryItem>) {
     let answered: std::collections::HashSet<String> = items
         .iter()
         .filter_map(|i| match i {
@@ -185,7 +190,7 @@ fn close_dangling_calls(items: Vec<HistoryItem>) -> (Vec<HistoryItem>, Vec<Histo
             HistoryItem::Assistant { tool_calls, .. } => tool_calls.iter().map(|c| c.id.clone()).collect(),
             _ => Vec::new(),
         })
-        .filter(|id| !answered.contains(id))
+        .filter(|id| !answered.contains(id) && !held.contains(id))
         .collect();
     if dangling.is_empty() {
         return (items, Vec::new());

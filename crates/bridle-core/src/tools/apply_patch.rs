@@ -110,7 +110,9 @@ impl TypedTool for ApplyPatch {
             }
         }
 
-        write_all(ctx, &plan)?;
+        if !ctx.dry_run {
+            write_all(ctx, &plan)?;
+        }
         let mut changes = Vec::new();
         let mut diff = String::new();
         for p in plan.values().filter(|p| p.original != p.result) {

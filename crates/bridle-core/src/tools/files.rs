@@ -79,8 +79,15 @@ pub(crate) async fn change_file(
             diff: None,
         });
     }
-    let written = ctx.workspace.fs.write_atomic(&rel, new.as_bytes()).map_err(fs_error)?;
     let diff = unified_diff(&rel, old.as_deref(), Some(&new));
+    if ctx.dry_run {
+        return Ok(ToolOutput {
+            output: format!("Would change {shown}."),
+            data: Some(json!({"path": shown, "changed": true, "changes": [{"path": shown, "diff": diff}]})),
+            diff: Some(diff),
+        });
+    }
+    let written = ctx.workspace.fs.write_atomic(&rel, new.as_bytes()).map_err(fs_error)?;
     let (added, removed) = diff_stat(&diff);
     let verb = if written.created { "Created" } else { "Updated" };
     Ok(ToolOutput {

@@ -99,6 +99,9 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The session's default tool timeout (a tool such as `bash` may be given another).
     pub tool_timeout: Duration,
+    /// Compute the change and its diff but write nothing: an approval request's preview. Every
+    /// tool of kind `Write` honours it; other kinds are never run dry.
+    pub dry_run: bool,
 }
 
 impl ToolContext {
@@ -120,6 +123,7 @@ impl ToolContext {
             usage: UsageMeter::default(),
             cancel: CancellationToken::new(),
             tool_timeout,
+            dry_run: false,
         }
     }
 }

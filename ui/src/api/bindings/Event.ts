@@ -176,7 +176,19 @@ turnId: string,
 /**
  * Why.
  */
-reason: AbortReason, } | { "type": "error", 
+reason: AbortReason, } | { "type": "turnSuspended", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * Turn id.
+ */
+turnId: string, 
+/**
+ * The pending requests.
+ */
+approvalIds: Array<string>, } | { "type": "error", 
 /**
  * Session id.
  */

@@ -24,7 +24,12 @@ feedback: string | null,
 /**
  * Replacement arguments (JSON text), judged again before anything runs.
  */
-editedArguments: string | null, } | { "type": "compact" } | { "type": "undo", 
+editedArguments: string | null, 
+/**
+ * The request's call hash; when given, an answer whose hash differs is refused, so an
+ * answer meant for one call can never run another.
+ */
+callHash?: string, } | { "type": "compact" } | { "type": "undo", 
 /**
  * The checkpoint to restore.
  */

@@ -1,0 +1,223 @@
+//! Approval requests and remembered approvals, in the conversation store.
+//!
+//! Rules: a request is stored with the whole call, so any process holding the session can run
+//! it once it is answered; an answer is accepted once — the update only matches a row that is
+//! still pending, so of two answers racing (in one process or two) exactly one wins.
+
+use bridle_protocol::{ApprovalAnswer, ApprovalRequest, DecisionSource, ToolCall};
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::{Store, StoreError};
+
+/// Where a request stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApprovalStatus {
+    /// Waiting for an answer.
+    Pending,
+    /// Approved (once, for the session or always); runs when its session is open.
+    Approved,
+    /// Denied by a human.
+    Denied,
+    /// Nobody answered in time.
+    Expired,
+    /// The turn was interrupted (or a new message arrived) while it waited.
+    Interrupted,
+    /// Approved, but the file changed before it ran; a fresh request replaced it.
+    Stale,
+    /// Approved and started; a crash now must not run it a second time.
+    Started,
+}
+
+impl ApprovalStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            ApprovalStatus::Pending => "pending",
+            ApprovalStatus::Approved => "approved",
+            ApprovalStatus::Denied => "denied",
+            ApprovalStatus::Expired => "expired",
+            ApprovalStatus::Interrupted => "interrupted",
+            ApprovalStatus::Stale => "stale",
+            ApprovalStatus::Started => "started",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [Self::Pending, Self::Approved, Self::Denied, Self::Expired, Self::Interrupted, Self::Stale, Self::Started]
+            .into_iter()
+            .find(|v| v.as_str() == s)
+    }
+}
+
+/// A recorded answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedAnswer {
+    /// What was answered.
+    pub decision: ApprovalAnswer,
+    /// Who answered: `user`, or `timeout` for an expiry.
+    pub source: DecisionSource,
+    /// Words for the model.
+    pub feedback: Option<String>,
+    /// Replacement arguments, judged again before they run.
+    pub edited_arguments: Option<String>,
+    /// When (ms since the epoch).
+    pub at: i64,
+}
+
+/// One stored request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredApproval {
+    /// The request as emitted.
+    pub request: ApprovalRequest,
+    /// The turn that waits for it.
+    pub turn_id: String,
+    /// The call, as the model made it.
+    pub call: ToolCall,
+    /// Where it stands.
+    pub status: ApprovalStatus,
+    /// The answer, once there is one.
+    pub answer: Option<RecordedAnswer>,
+}
+
+const COLUMNS: &str = "request, turn_id, call, status, answer";
+
+impl Store {
+    /// Stores a new pending request.
+    pub fn insert_approval(
+        &self,
+        request: &ApprovalRequest,
+        turn_id: &str,
+        call: &ToolCall,
+    ) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT INTO approvals (id, session_id, turn_id, call, request, status, created_at, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7)",
+            params![
+                request.id,
+                request.session_id,
+                turn_id,
+                to_json(call)?,
+                to_json(request)?,
+                request.created_at,
+                request.expires_at
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Records `answer` if the request is still pending; `false` when another answer (or an
+    /// expiry, or an interrupt) got there first.
+    pub fn answer_approval(
+        &self,
+        id: &str,
+        status: ApprovalStatus,
+        answer: &RecordedAnswer,
+    ) -> Result<bool, StoreError> {
+        let n = self.conn()?.execute(
+            "UPDATE approvals SET status = ?2, answer = ?3, resolved_at = ?4 WHERE id = ?1 AND status = 'pending'",
+            params![id, status.as_str(), to_json(answer)?, answer.at],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// Moves an approved request on: `Stale` (its file changed before it ran) or `Started`.
+    pub fn mark_approved(&self, id: &str, status: ApprovalStatus) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "UPDATE approvals SET status = ?2 WHERE id = ?1 AND status = 'approved'",
+            params![id, status.as_str()],
+        )?;
+        Ok(())
+    }
+
+    /// Calls whose latest request still decides what happens to them (not yet started): a
+    /// loaded history leaves them open for the engine to finish.
+    pub(super) fn calls_held_by_approvals(&self, session_id: &str) -> Result<Vec<String>, StoreError> {
+        let mut latest: std::collections::HashMap<String, ApprovalStatus> = std::collections::HashMap::new();
+        for stored in self.session_approvals(session_id)? {
+            latest.insert(stored.call.id, stored.status);
+        }
+        Ok(latest.into_iter().filter(|(_, s)| *s != ApprovalStatus::Started).map(|(id, _)| id).collect())
+    }
+
+    /// One request.
+    pub fn approval(&self, id: &str) -> Result<Option<StoredApproval>, StoreError> {
+        let conn = self.conn()?;
+        let row = conn
+            .query_row(&format!("SELECT {COLUMNS} FROM approvals WHERE id = ?1"), [id], raw_row)
+            .optional()?;
+        row.map(parse_row).transpose()
+    }
+
+    /// Pending requests, oldest first: of one session, or of every session.
+    pub fn pending_approvals(&self, session_id: Option<&str>) -> Result<Vec<StoredApproval>, StoreError> {
+        self.approvals_where("status = 'pending' AND (?1 IS NULL OR session_id = ?1)", session_id)
+    }
+
+    /// Every request of a session, oldest first.
+    pub fn session_approvals(&self, session_id: &str) -> Result<Vec<StoredApproval>, StoreError> {
+        self.approvals_where("session_id = ?1", Some(session_id))
+    }
+
+    fn approvals_where(&self, condition: &str, session_id: Option<&str>) -> Result<Vec<StoredApproval>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM approvals WHERE {condition} ORDER BY created_at, rowid"
+        ))?;
+        let rows = stmt.query_map([session_id], raw_row)?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(parse_row(row?)?);
+        }
+        Ok(out)
+    }
+
+    /// Remembers an approval for the rest of the session.
+    pub fn add_grant(&self, session_id: &str, key: &str, now_ms: i64) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT OR IGNORE INTO grants (session_id, key, created_at) VALUES (?1, ?2, ?3)",
+            params![session_id, key, now_ms],
+        )?;
+        Ok(())
+    }
+
+    /// Whether the session remembers `key`.
+    pub fn has_grant(&self, session_id: &str, key: &str) -> Result<bool, StoreError> {
+        let n: i64 = self.conn()?.query_row(
+            "SELECT count(*) FROM grants WHERE session_id = ?1 AND key = ?2",
+            params![session_id, key],
+            |r| r.get(0),
+        )?;
+        Ok(n > 0)
+    }
+
+    /// Forgets the session's remembered approvals whose key starts with `prefix`.
+    pub fn forget_grants(&self, session_id: &str, prefix: &str) -> Result<usize, StoreError> {
+        Ok(self.conn()?.execute(
+            "DELETE FROM grants WHERE session_id = ?1 AND substr(key, 1, length(?2)) = ?2",
+            params![session_id, prefix],
+        )?)
+    }
+}
+
+type RawRow = (String, String, String, String, Option<String>);
+
+fn raw_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+}
+
+fn parse_row((request, turn_id, call, status, answer): RawRow) -> Result<StoredApproval, StoreError> {
+    let corrupt = |message: String| StoreError::Corrupt { id: 0, message: format!("approval: {message}") };
+    Ok(StoredApproval {
+        request: serde_json::from_str(&request).map_err(|e| corrupt(e.to_string()))?,
+        turn_id,
+        call: serde_json::from_str(&call).map_err(|e| corrupt(e.to_string()))?,
+        status: ApprovalStatus::parse(&status).ok_or_else(|| corrupt(format!("unknown status `{status}`")))?,
+        answer: answer.map(|a| serde_json::from_str(&a)).transpose().map_err(|e| corrupt(e.to_string()))?,
+    })
+}
+
+fn to_json(value: &impl Serialize) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt { id: 0, message: e.to_string() })
+}
