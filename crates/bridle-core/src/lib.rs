@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod approvals;
+pub mod audit;
 pub mod clock;
 pub mod config;
 pub mod engine;

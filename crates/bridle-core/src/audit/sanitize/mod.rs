@@ -1,0 +1,146 @@
+//! Sanitising audit payloads: what is stored is never a secret and never huge.
+//!
+//! Rule: redact first, cut second — a secret straddling the cut point is replaced whole before
+//! any string is shortened, so half a key never reaches the disk. Values under secret-looking
+//! keys (`password`, `api_key`, `Authorization`, …, matched case-insensitively as substrings)
+//! are replaced by `[redacted]`; secret-shaped text anywhere in any string (vendor API keys,
+//! tokens, JWTs, PEM private keys, credentials in URLs and command lines) is replaced by a
+//! `[redacted:<kind>]` marker; strings over [`MAX_STRING_CHARS`] and collections over
+//! [`MAX_ITEMS`] are cut with a marker giving the original size.
+//!
+//! ```
+//! use bridle_core::audit::sanitize::sanitize;
+//! let clean = sanitize(&serde_json::json!({
+//!     "command": "curl -H 'Authorization: Bearer abcdef0123456789' https://api.example.com",
+//!     "env": {"OPENAI_API_KEY": "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"},
+//! }));
+//! let text = clean.to_string();
+//! assert!(!text.contains("abcdef0123456789") && !text.contains("sk-proj-"));
+//! ```
+
+mod patterns;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::{Map, Value};
+
+pub use patterns::REDACTED;
+
+/// Strings longer than this many characters are cut.
+pub const MAX_STRING_CHARS: usize = 2000;
+/// Arrays and objects with more entries than this are cut.
+pub const MAX_ITEMS: usize = 100;
+/// Nesting deeper than this is replaced by a marker.
+pub const MAX_DEPTH: usize = 32;
+/// Object keys longer than this many characters are cut.
+const MAX_KEY_CHARS: usize = 200;
+
+/// Secret-looking key fragments, compared with the key lowercased and stripped of `_ - . `.
+const SECRET_KEY_PARTS: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "authorization",
+    "cookie",
+    "privatekey",
+    "credential",
+    "accesskey",
+    "sessionkey",
+    "signingkey",
+    "encryptionkey",
+];
+
+/// Keys that are secret only by their exact (normalised) name.
+const SECRET_KEYS_EXACT: &[&str] = &["auth", "pass", "pwd"];
+
+/// Key fragments about token *counts*, not tokens (`max_tokens`, `tokenUsage`).
+const TOKEN_COUNT_PARTS: &[&str] = &["tokens", "tokencount", "tokenusage", "tokenlimit"];
+
+/// A sanitised copy of `value` (see the module docs for what changes).
+pub fn sanitize(value: &Value) -> Value {
+    walk(value, 0)
+}
+
+/// `text` with every secret-shaped value replaced, then cut to [`MAX_STRING_CHARS`].
+pub fn sanitize_text(text: &str) -> String {
+    cut(&patterns::redact(text), MAX_STRING_CHARS)
+}
+
+/// Whether a value stored under `key` is replaced whatever it looks like.
+pub fn is_secret_key(key: &str) -> bool {
+    let normal = normalise_key(key);
+    SECRET_KEYS_EXACT.contains(&normal.as_str()) || SECRET_KEY_PARTS.iter().any(|part| normal.contains(part))
+}
+
+fn normalise_key(key: &str) -> String {
+    key.chars().filter(|c| !matches!(c, '_' | '-' | '.' | ' ')).flat_map(char::to_lowercase).collect()
+}
+
+/// A secret key whose only secret-looking part is about token counts (`max_tokens`).
+fn is_token_count_key(key: &str) -> bool {
+    let mut normal = normalise_key(key);
+    if !TOKEN_COUNT_PARTS.iter().any(|part| normal.contains(part)) {
+        return false;
+    }
+    for part in TOKEN_COUNT_PARTS {
+        normal = normal.replace(part, "");
+    }
+    !normal.contains("token") && !SECRET_KEY_PARTS.iter().any(|part| normal.contains(part))
+}
+
+fn walk(value: &Value, depth: usize) -> Value {
+    match value {
+        Value::String(s) => Value::String(sanitize_text(s)),
+        Value::Array(items) => {
+            if depth >= MAX_DEPTH {
+                return Value::String(format!("[cut: nested deeper than {MAX_DEPTH}]"));
+            }
+            let mut out: Vec<Value> = items.iter().take(MAX_ITEMS).map(|v| walk(v, depth + 1)).collect();
+            if items.len() > MAX_ITEMS {
+                out.push(Value::String(format!("[cut: {} items in all]", items.len())));
+            }
+            Value::Array(out)
+        }
+        Value::Object(entries) => {
+            if depth >= MAX_DEPTH {
+                return Value::String(format!("[cut: nested deeper than {MAX_DEPTH}]"));
+            }
+            let mut out = Map::new();
+            for (key, v) in entries.iter().take(MAX_ITEMS) {
+                let clean = if is_secret_key(key) { under_secret_key(key, v, depth) } else { walk(v, depth + 1) };
+                out.insert(cut(&patterns::redact(key), MAX_KEY_CHARS), clean);
+            }
+            if entries.len() > MAX_ITEMS {
+                out.insert("[cut]".into(), Value::String(format!("[cut: {} entries in all]", entries.len())));
+            }
+            Value::Object(out)
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => value.clone(),
+    }
+}
+
+/// A value under a secret-looking key: nothing of it survives, except what cannot be a secret
+/// (null, booleans, empty strings) and token counts.
+fn under_secret_key(key: &str, value: &Value, depth: usize) -> Value {
+    match value {
+        Value::Null | Value::Bool(_) => value.clone(),
+        Value::String(s) if s.is_empty() => value.clone(),
+        Value::Number(_) | Value::Object(_) if is_token_count_key(key) => walk(value, depth + 1),
+        _ => Value::String(REDACTED.into()),
+    }
+}
+
+/// `text` cut to `max` characters, with a marker giving the original length.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((end, _)) => {
+            let total = text.chars().count();
+            format!("{}…[cut: {total} chars in all]", &text[..end])
+        }
+    }
+}

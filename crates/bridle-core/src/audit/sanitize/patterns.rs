@@ -1,0 +1,159 @@
+//! The secret shapes recognised inside any string, each a regex compiled once with the text
+//! that replaces a match.
+//!
+//! Rule: when in doubt, redact — a false positive costs a few characters of an audit row, a
+//! false negative puts a credential on disk for good. Vendor-shaped tokens are replaced before
+//! the generic `key=value` rules so their marker names what was there.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
+/// What replaces a value found under a secret-looking key or after a secret-looking name.
+pub const REDACTED: &str = "[redacted]";
+
+/// One secret shape.
+struct Pattern {
+    regex: Regex,
+    replace: fn(&Captures<'_>) -> String,
+}
+
+/// Secret-looking names, as they appear in `name=value`, `--name value` and headers.
+const NAME: &str = r"(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential)";
+
+fn pattern(regex: &str, replace: fn(&Captures<'_>) -> String) -> Option<Pattern> {
+    match Regex::new(regex) {
+        Ok(regex) => Some(Pattern { regex, replace }),
+        Err(e) => {
+            // Only reachable if a literal below is edited into an invalid regex; the unit
+            // tests compile every pattern, so this never ships.
+            tracing::error!("audit sanitiser: invalid pattern {regex}: {e}");
+            None
+        }
+    }
+}
+
+fn group<'a>(caps: &'a Captures<'_>, i: usize) -> &'a str {
+    caps.get(i).map_or("", |m| m.as_str())
+}
+
+fn already_redacted(value: &str) -> bool {
+    value.trim_matches(|c| c == '"' || c == '\'').starts_with("[redacted")
+}
+
+/// A numeric value after a name about token *counts* (`max_tokens: 4096`) is not a secret.
+fn is_token_count(name: &str, value: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    (name.contains("tokens") || name.contains("token_count") || name.contains("tokencount"))
+        && value.chars().all(|c| c.is_ascii_digit())
+}
+
+fn vendor_key(caps: &Captures<'_>) -> String {
+    if group(caps, 0).starts_with("sk-ant-") { "[redacted:anthropic-key]" } else { "[redacted:openai-key]" }.into()
+}
+
+static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    let name_assign = format!(
+        r#"(?i)([A-Za-z0-9_.-]*{NAME}[A-Za-z0-9_.-]*)(["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s&;,"'<>(){{}}\[\]]+)"#
+    );
+    let name_flag =
+        format!(r#"(?i)(--?[A-Za-z0-9_-]*{NAME}[A-Za-z0-9_-]*)(\s+)("[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)"#);
+    [
+        // PEM private keys: the whole block, or everything after BEGIN when the END was cut off.
+        pattern(
+            r"-{3,}\s*BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-*(?s:.*?)(?:-{3,}\s*END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-*|\z)",
+            |_| "[redacted:private-key]".into(),
+        ),
+        pattern(r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*", |_| "[redacted:jwt]".into()),
+        pattern(r"\bsk-[A-Za-z0-9_-]{20,}", vendor_key),
+        // Glued to a word (`…xsk-…`): only when it looks random, so `task-management-…` stays.
+        pattern(r"sk-[A-Za-z0-9_-]{20,}", |c| {
+            let key = group(c, 0);
+            let random = key.contains(|ch: char| ch.is_ascii_uppercase()) && key.contains(|ch: char| ch.is_ascii_digit());
+            if random { vendor_key(c) } else { key.to_string() }
+        }),
+        pattern(r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}", |_| "[redacted:github-token]".into()),
+        pattern(r"xox[abposre]-[A-Za-z0-9-]{8,}|\bxapp-[A-Za-z0-9-]{8,}", |_| "[redacted:slack-token]".into()),
+        pattern(r"(?i)\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+", |_| {
+            "https://hooks.slack.com/[redacted:slack-webhook]".into()
+        }),
+        pattern(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}", |_| {
+            "[redacted:aws-key-id]".into()
+        }),
+        // Credentials in a URL: scheme://user:password@host.
+        pattern(r#"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@"'<>]+:[^/\s@"'<>]+@"#, |c| {
+            format!("{}{REDACTED}@", group(c, 1))
+        }),
+        // Authorization headers, whatever the scheme.
+        pattern(
+            r#"(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:bearer|basic|digest|token|bot|apikey|negotiate|ntlm)\s+)?([^\s"',;]+)"#,
+            |c| {
+                let value = group(c, 3);
+                let value = if already_redacted(value) { value } else { REDACTED };
+                format!("{}{}{value}", group(c, 1), group(c, 2))
+            },
+        ),
+        pattern(r"(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})", |c| format!("{}{REDACTED}", group(c, 1))),
+        // `Basic` is an English word: only a base64-looking credential after it is one.
+        pattern(r"(?i)\b(basic\s+)([A-Za-z0-9+/]{8,}={0,2})", |c| {
+            let value = group(c, 2);
+            let tail = value.get(1..).unwrap_or("");
+            let looks_encoded = value.contains(|ch: char| ch.is_ascii_digit() || "+/=".contains(ch))
+                || (tail.contains(|ch: char| ch.is_ascii_uppercase())
+                    && tail.contains(|ch: char| ch.is_ascii_lowercase()));
+            if looks_encoded { format!("{}{REDACTED}", group(c, 1)) } else { group(c, 0).to_string() }
+        }),
+        pattern(r#"(?i)\b((?:set-)?cookie["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\n"']+)"#, |c| {
+            format!("{}{REDACTED}", group(c, 1))
+        }),
+        pattern(r#"\b(sshpass\s+-p\s*)("[^"\n]*"|'[^'\n]*'|\S+)"#, |c| format!("{}{REDACTED}", group(c, 1))),
+        pattern(r"\b((?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p)([^\s-]\S*)", |c| {
+            format!("{}{REDACTED}", group(c, 1))
+        }),
+        // curl -u user:password, --user user:password
+        pattern(r#"(\s-u\s*|--user[\s=]+)(["']?[^\s:"']+):([^\s"']+)"#, |c| {
+            format!("{}{}:{REDACTED}", group(c, 1), group(c, 2))
+        }),
+        pattern(&name_flag, |c| {
+            let value = group(c, 3);
+            if already_redacted(value) {
+                group(c, 0).to_string()
+            } else {
+                format!("{}{}{REDACTED}", group(c, 1), group(c, 2))
+            }
+        }),
+        pattern(&name_assign, |c| {
+            let (name, value) = (group(c, 1), group(c, 3));
+            if already_redacted(value) || is_token_count(name, value) {
+                group(c, 0).to_string()
+            } else {
+                format!("{name}{}{REDACTED}", group(c, 2))
+            }
+        }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+});
+
+/// Replaces every secret-shaped value in `text`; borrows when there is none.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for p in PATTERNS.iter() {
+        let replaced = match p.regex.replace_all(&out, p.replace) {
+            Cow::Owned(replaced) => Some(replaced),
+            Cow::Borrowed(_) => None,
+        };
+        if let Some(replaced) = replaced {
+            out = Cow::Owned(replaced);
+        }
+    }
+    out
+}
+
+/// How many patterns compiled (the tests check it is all of them).
+#[cfg(test)]
+pub fn compiled() -> usize {
+    PATTERNS.len()
+}

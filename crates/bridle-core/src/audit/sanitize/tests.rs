@@ -1,0 +1,156 @@
+#![allow(clippy::unwrap_used)]
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::*;
+use crate::audit::fixtures;
+
+#[test]
+fn every_pattern_compiles() {
+    assert_eq!(patterns::compiled(), 18);
+}
+
+#[test]
+fn no_planted_secret_survives_in_any_payload() {
+    let planted = fixtures::secrets();
+    let all = fixtures::payloads(&planted);
+    let clean = sanitize(&Value::Array(all)).to_string();
+    for p in &planted {
+        assert!(!clean.contains(&p.secret), "{} survived:\n{clean}", p.label);
+        for piece in &p.pieces {
+            assert!(!clean.contains(piece.as_str()), "a piece of {} survived ({piece}):\n{clean}", p.label);
+        }
+    }
+}
+
+#[test]
+fn each_shape_leaves_its_marker() {
+    let cases = [
+        ("key sk-abcDEF0123456789abcdefXYZ end", "key [redacted:openai-key] end"),
+        ("sk-proj-abcDEF0123456789abcdef_XYZ-12", "[redacted:openai-key]"),
+        ("sk-ant-api03-abcDEF0123456789abcdef-XYZ", "[redacted:anthropic-key]"),
+        ("id=AKIAABCDEFGHIJKLMNOP.", "id=[redacted:aws-key-id]."),
+        ("ASIAABCDEFGHIJKLMNOP", "[redacted:aws-key-id]"),
+        ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [redacted]"),
+        ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[redacted:github-token]"),
+        ("github_pat_11ABC_defghijklmnopqrstuvwxyz", "[redacted:github-token]"),
+        ("xoxb-123456789012-abcdefghijkl", "[redacted:slack-token]"),
+        (
+            "post to https://hooks.slack.com/services/T00/B00/XXXXabcd now",
+            "post to https://hooks.slack.com/[redacted:slack-webhook] now",
+        ),
+        ("Authorization: Bearer abc.def-ghi_jkl", "Authorization: Bearer [redacted]"),
+        ("authorization=Basic dXNlcjpwYXNz", "authorization=Basic [redacted]"),
+        ("got bearer abcdefgh12345678 back", "got bearer [redacted] back"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl", "[redacted:jwt]"),
+        (
+            "a\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\nb",
+            "a\n[redacted:private-key]\nb",
+        ),
+        ("a -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg", "a [redacted:private-key]"),
+        ("git clone https://bob:s3cr3t@example.com/r.git", "git clone https://[redacted]@example.com/r.git"),
+        ("GET /cb?code=1&access_token=abc123&x=2", "GET /cb?code=1&access_token=[redacted]&x=2"),
+        ("deploy --api-key abc123 --verbose", "deploy --api-key [redacted] --verbose"),
+        ("PASSWORD='two words' ./run", "PASSWORD=[redacted] ./run"),
+        (r#"{"client_secret": "abc"}"#, r#"{"client_secret": [redacted]}"#),
+        ("sshpass -p hunter2 ssh host", "sshpass -p [redacted] ssh host"),
+        ("mysql -u root -phunter2 db", "mysql -u root -p[redacted] db"),
+        ("curl -u bob:hunter2 https://x", "curl -u bob:[redacted] https://x"),
+        ("Cookie: session=abc; theme=dark", "Cookie: [redacted]"),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(sanitize_text(input), expected, "input: {input}");
+    }
+}
+
+#[test]
+fn ordinary_text_is_left_alone() {
+    for text in [
+        "Basic usage: run `make` then read the task-management-system-overview-page",
+        "Author: Jane Doe <jane@example.com>",
+        "max_tokens: 4096, input_tokens=12",
+        "ssh git@github.com and http://localhost:8080/path@v2",
+        "the risk-assessment-for-the-quarterly-report is done",
+        "--no-token-check --verbose",
+    ] {
+        assert_eq!(sanitize_text(text), text);
+    }
+}
+
+#[test]
+fn values_under_secret_keys_are_replaced_at_any_depth() {
+    let input = json!({
+        "Password": "p", "DB_PASSWD": "p", "apiKey": "k", "x-api-key": "k", "API_KEY": 7,
+        "Authorization": "Basic abc", "set-cookie": "a=b", "private_key": {"pem": "x"},
+        "aws_secret_access_key": "s", "credentials": ["a", "b"], "auth": "user:pass",
+        "nested": [{"deeper": {"refresh_token": "r", "keep": "visible"}}],
+        "usage": {"max_tokens": 100, "inputTokens": 5, "tokenUsage": {"total": 9}},
+        "use_token": true, "token": null, "secret": "",
+    });
+    let expected = json!({
+        "Password": REDACTED, "DB_PASSWD": REDACTED, "apiKey": REDACTED, "x-api-key": REDACTED, "API_KEY": REDACTED,
+        "Authorization": REDACTED, "set-cookie": REDACTED, "private_key": REDACTED,
+        "aws_secret_access_key": REDACTED, "credentials": REDACTED, "auth": REDACTED,
+        "nested": [{"deeper": {"refresh_token": REDACTED, "keep": "visible"}}],
+        "usage": {"max_tokens": 100, "inputTokens": 5, "tokenUsage": {"total": 9}},
+        "use_token": true, "token": null, "secret": "",
+    });
+    assert_eq!(sanitize(&input), expected);
+}
+
+#[test]
+fn secret_shaped_keys_are_redacted_too() {
+    let key = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let clean = sanitize(&json!({ key: 1 }));
+    assert_eq!(clean, json!({"[redacted:github-token]": 1}));
+}
+
+#[test]
+fn long_strings_are_cut_with_their_length() {
+    let long = "é".repeat(MAX_STRING_CHARS + 500);
+    let clean = sanitize_text(&long);
+    assert!(clean.starts_with(&"é".repeat(MAX_STRING_CHARS)));
+    assert!(clean.ends_with("…[cut: 2500 chars in all]"), "{}", &clean[clean.len() - 40..]);
+    assert_eq!(sanitize_text(&"a".repeat(MAX_STRING_CHARS)), "a".repeat(MAX_STRING_CHARS));
+}
+
+#[test]
+fn a_secret_straddling_the_cut_is_redacted_whole() {
+    for offset in [MAX_STRING_CHARS - 30, MAX_STRING_CHARS - 5, MAX_STRING_CHARS - 1] {
+        let secret = "sk-proj-Zq8Wm3Xv7Kp2Rt6Yn1Bc5Hd9Lf4Gj0";
+        let text = format!("{}{secret} and more text after it", "x".repeat(offset));
+        let clean = sanitize_text(&text);
+        assert!(!clean.contains("Zq8Wm"), "offset {offset}: {}", &clean[offset - 5..]);
+        assert!(!clean.contains("sk-proj"), "offset {offset}");
+    }
+    let pem = format!("{}-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAwq9{}", "y".repeat(1980), "Q".repeat(3000));
+    let clean = sanitize_text(&pem);
+    assert!(!clean.contains("MIIEpA") && !clean.contains("QQQQ"), "{}", &clean[1970..]);
+}
+
+#[test]
+fn big_collections_are_cut_with_their_size() {
+    let items: Vec<u32> = (0..150).collect();
+    let clean = sanitize(&json!(items));
+    let array = clean.as_array().unwrap();
+    assert_eq!(array.len(), MAX_ITEMS + 1);
+    assert_eq!(array[MAX_ITEMS], json!("[cut: 150 items in all]"));
+
+    let map: serde_json::Map<String, Value> = (0..150).map(|i| (format!("k{i:03}"), json!(i))).collect();
+    let clean = sanitize(&Value::Object(map));
+    let object = clean.as_object().unwrap();
+    assert_eq!(object.len(), MAX_ITEMS + 1);
+    assert_eq!(object["[cut]"], json!("[cut: 150 entries in all]"));
+}
+
+#[test]
+fn deep_nesting_is_cut() {
+    let mut value = json!("leaf");
+    for _ in 0..100 {
+        value = json!([value]);
+    }
+    let text = sanitize(&value).to_string();
+    assert!(text.contains("[cut: nested deeper than 32]"));
+    assert!(!text.contains("leaf"));
+}
