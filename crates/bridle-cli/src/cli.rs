@@ -49,12 +49,17 @@ pub enum Command {
     Guard(GuardArgs),
     /// List, show or delete stored sessions.
     Sessions(SessionsArgs),
+    /// List the audit log, verify its hash chain, or export it as JSONL.
+    Audit(crate::audit::AuditArgs),
+    /// List pending approval requests, or answer one from this process.
+    Approvals(ApprovalsArgs),
 }
 
 /// What to do when a call needs approval.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum OnAsk {
     /// Ask on the terminal.
+    #[default]
     Prompt,
     /// Approve once.
     Approve,
@@ -64,10 +69,9 @@ pub enum OnAsk {
     Defer,
 }
 
-#[derive(Args, Debug)]
-pub struct RunArgs {
-    /// The message (read from stdin when absent and stdin is not a terminal).
-    pub prompt: Option<String>,
+/// Which model to talk to (defaults from the config's `[provider]`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ProviderArgs {
     /// Wire format of the provider.
     #[arg(long, value_parser = parse_provider)]
     pub provider: Option<ProviderKind>,
@@ -77,21 +81,99 @@ pub struct RunArgs {
     /// Model name.
     #[arg(long)]
     pub model: Option<String>,
-    /// Approval mode.
-    #[arg(long, value_parser = parse_mode)]
-    pub mode: Option<Mode>,
+}
+
+/// How a turn is driven from the terminal.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DriveArgs {
     /// Model requests per turn.
     #[arg(long)]
     pub max_steps: Option<u32>,
     /// What to do when a call needs approval (default: prompt on a terminal, deny otherwise).
     #[arg(long, value_enum)]
     pub on_ask: Option<OnAsk>,
-    /// Continue this session.
-    #[arg(long)]
-    pub session: Option<String>,
     /// Print every event as one JSON line.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The message (read from stdin when absent and stdin is not a terminal).
+    pub prompt: Option<String>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// Approval mode.
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<Mode>,
+    #[command(flatten)]
+    pub drive: DriveArgs,
+    /// Continue this session.
+    #[arg(long)]
+    pub session: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ApprovalsArgs {
+    #[command(subcommand)]
+    pub action: ApprovalsAction,
+}
+
+/// An answer's scope.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// This call only.
+    Once,
+    /// This command, or this tool on this path, for the rest of the session.
+    Session,
+    /// Also write an allow rule to the config.
+    Always,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ApprovalsAction {
+    /// Pending requests, oldest first.
+    List {
+        /// Only this session's.
+        #[arg(long)]
+        session: Option<String>,
+        /// One JSON request per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve a request; when no other process has its session open, the turn resumes here.
+    Approve {
+        /// The request's id.
+        id: String,
+        /// How far the approval reaches.
+        #[arg(long, value_enum, default_value = "once")]
+        scope: Scope,
+        /// Replacement arguments (JSON), judged again before they run.
+        #[arg(long = "args", value_name = "JSON")]
+        edited_arguments: Option<String>,
+        /// The call hash you reviewed; the answer is refused when it is not the request's.
+        #[arg(long)]
+        call_hash: Option<String>,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        #[command(flatten)]
+        drive: DriveArgs,
+    },
+    /// Deny a request, with words for the model; the turn resumes as for approve.
+    Deny {
+        /// The request's id.
+        id: String,
+        /// Why, for the model.
+        #[arg(long)]
+        feedback: Option<String>,
+        /// The call hash you reviewed.
+        #[arg(long)]
+        call_hash: Option<String>,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        #[command(flatten)]
+        drive: DriveArgs,
+    },
 }
 
 #[derive(Args, Debug)]

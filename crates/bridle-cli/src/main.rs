@@ -4,7 +4,10 @@
 //! Rule: the JSON shapes and exit codes of DESIGN section 12 are a contract other programs and
 //! tests rely on; human-readable text goes to stderr, machine-readable text to stdout.
 
+mod approvals;
+mod audit;
 mod cli;
+mod drive;
 mod run;
 mod sessions;
 mod setup;
@@ -31,6 +34,8 @@ fn main() -> ExitCode {
             Command::Tool(args) => tool::tool(&cli.global, args).await,
             Command::Guard(args) => tool::guard(&cli.global, args),
             Command::Sessions(args) => sessions::sessions(&cli.global, args),
+            Command::Audit(args) => audit::audit(&cli.global, args),
+            Command::Approvals(args) => approvals::approvals(&cli.global, args).await,
         }
     });
     match outcome {

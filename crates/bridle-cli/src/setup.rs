@@ -13,6 +13,7 @@ use crate::cli::Global;
 pub struct Setup {
     pub workspace: PathBuf,
     pub data_dir: PathBuf,
+    pub config_file: PathBuf,
     pub config: Config,
 }
 
@@ -29,7 +30,7 @@ impl Setup {
         let workspace = workspace
             .canonicalize()
             .with_context(|| format!("the workspace {} does not exist", workspace.display()))?;
-        Ok(Setup { workspace, data_dir, config })
+        Ok(Setup { workspace, data_dir, config_file, config })
     }
 
     /// The user's home folder, for `~` in paths.

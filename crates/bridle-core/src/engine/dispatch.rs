@@ -2,36 +2,51 @@
 //!
 //! Rules: calls run concurrently up to `max_concurrent_tools`; an exec tool (`bash`) runs
 //! alone; each call's timeout starts when it actually starts; one call failing or timing out
-//! never cancels its siblings; results come back in call order whatever order they finish in.
+//! never cancels its siblings; results come back in call order whatever order they finish in;
+//! a call the guard sends to `ask` waits for its answer first, and its timeout starts after it.
 
 use std::sync::Arc;
 
-use bridle_protocol::{Event, ToolCall, ToolResult, ToolStatus};
+use std::collections::HashMap;
+
+use bridle_protocol::{Decision, Event, ToolCall, ToolResult, ToolStatus};
 use futures::future::join_all;
 use tokio::sync::{RwLock, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+use super::approve::{approve, Approval};
 use super::loop_guard::{LoopGuard, Repetition, REMINDER};
 use super::session::Session;
 use crate::pipeline::{CallOutcome, CheckedCall};
+use crate::store::StoredApproval;
 use crate::tools::ToolKind;
 
 pub(crate) struct Dispatched {
-    /// One result per call, in call order.
+    /// One result per call that ended, in call order.
     pub results: Vec<ToolResult>,
+    /// Requests left pending for another process (`--on-ask defer`); their calls have no result.
+    pub deferred: Vec<String>,
     /// The loop guard stopped the turn.
     pub loop_stopped: bool,
 }
 
 enum Plan {
-    Run { checked: CheckedCall, remind: bool },
+    Run { checked: CheckedCall, remind: bool, existing: Option<StoredApproval> },
     Done(Box<CallOutcome>),
 }
 
+enum Ended {
+    Outcome(CallOutcome),
+    Deferred(String),
+}
+
+/// Runs `calls`; `existing` holds the stored approval requests of calls resumed from an earlier
+/// process, by call id.
 pub(crate) async fn run_calls(
     session: &Session,
     turn_id: &str,
     calls: &[ToolCall],
+    existing: &mut HashMap<String, StoredApproval>,
     loop_guard: &mut LoopGuard,
     cancel: &CancellationToken,
 ) -> Dispatched {
@@ -66,7 +81,9 @@ pub(crate) async fn run_calls(
                 )))
             }
             (_, Err(outcome)) => Plan::Done(outcome),
-            (repetition, Ok(checked)) => Plan::Run { checked, remind: repetition == Repetition::Remind },
+            (repetition, Ok(checked)) => {
+                Plan::Run { checked, remind: repetition == Repetition::Remind, existing: existing.remove(&call.id) }
+            }
         });
     }
 
@@ -78,12 +95,30 @@ pub(crate) async fn run_calls(
         async move {
             let outcome = match plan {
                 Plan::Done(outcome) => *outcome,
-                Plan::Run { checked, remind } => {
-                    let mut outcome = run_one(session, call, checked, &slots, &exclusive, cancel).await;
-                    if remind {
-                        outcome.result.output.push_str(REMINDER);
+                Plan::Run { checked, remind, existing } => {
+                    let asks = checked.verdict.decision == Decision::Ask || existing.is_some();
+                    let ready = if asks {
+                        match approve(session, turn_id, call, checked, existing, cancel).await {
+                            Approval::Run(checked, note) => Ok((*checked, note)),
+                            Approval::Refused(outcome) => Err(*outcome),
+                            Approval::Deferred(id) => return Ended::Deferred(id),
+                        }
+                    } else {
+                        Ok((checked, None))
+                    };
+                    match ready {
+                        Err(refused) => refused,
+                        Ok((checked, note)) => {
+                            let mut outcome = run_one(session, call, checked, &slots, &exclusive, cancel).await;
+                            if let Some(note) = note {
+                                outcome.result.output.push_str(&format!("\n\n{note}"));
+                            }
+                            if remind {
+                                outcome.result.output.push_str(REMINDER);
+                            }
+                            outcome
+                        }
                     }
-                    outcome
                 }
             };
             session
@@ -95,7 +130,11 @@ pub(crate) async fn run_calls(
                     result: outcome.result.clone(),
                 })
                 .await;
-            for (path, diff) in changes(&outcome) {
+            let changed = changes(&outcome);
+            if !changed.is_empty() {
+                session.files_changed(changed.iter().map(|(path, _)| path.as_str())).await;
+            }
+            for (path, diff) in changed {
                 session
                     .emit(Event::FileChanged {
                         session_id: session.id.clone(),
@@ -106,14 +145,22 @@ pub(crate) async fn run_calls(
                     })
                     .await;
             }
-            outcome
+            Ended::Outcome(outcome)
         }
     });
-    let outcomes = join_all(runs).await;
-    if outcomes.iter().any(|o| o.result.diff.is_some()) {
-        loop_guard.reset();
+    let mut dispatched = Dispatched { results: Vec::new(), deferred: Vec::new(), loop_stopped };
+    for ended in join_all(runs).await {
+        match ended {
+            Ended::Outcome(outcome) => {
+                if outcome.result.diff.is_some() {
+                    loop_guard.reset();
+                }
+                dispatched.results.push(outcome.result);
+            }
+            Ended::Deferred(id) => dispatched.deferred.push(id),
+        }
     }
-    Dispatched { results: outcomes.into_iter().map(|o| o.result).collect(), loop_stopped }
+    dispatched
 }
 
 async fn run_one(

@@ -5,8 +5,10 @@
 //! (queueing messages that arrive while a turn runs), gives each turn its own cancellation
 //! token, and interrupts by cancelling it. Rules kept here: every tool call in the history has
 //! a result before the next model request; failures reach the model as tool results or the
-//! user as `Error` events, never as a panic; the session is persisted as it goes.
+//! user as `Error` events, never as a panic; the session is persisted as it goes; a turn left
+//! waiting on approvals by an earlier process resumes as soon as the session is opened again.
 
+mod approve;
 mod dispatch;
 mod loop_guard;
 mod prompt;
@@ -14,11 +16,11 @@ mod session;
 mod step;
 mod turn;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bridle_protocol::{ErrorInfo, Event, Mode, Op};
+use bridle_protocol::{ErrorInfo, Event, HistoryItem, Mode, Op, ToolCall};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -28,7 +30,8 @@ use crate::config::{Config, Limits};
 use crate::guard::Guard;
 use crate::pipeline::CallPipeline;
 use crate::provider::{ModelProvider, RetryPolicy};
-use crate::store::{Store, StoreError};
+use crate::approvals::Answer;
+use crate::store::{ApprovalStatus, SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 
@@ -56,6 +59,11 @@ pub struct EngineConfig {
     pub home: Option<PathBuf>,
     /// Paths the user protects beyond the built-in list.
     pub extra_sensitive: Vec<PathBuf>,
+    /// Leave approval requests pending for another process and suspend the turn, instead of
+    /// waiting (`bridle run --on-ask defer`).
+    pub defer_approvals: bool,
+    /// The config file "approve always" writes its rule to.
+    pub config_file: Option<PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -70,6 +78,8 @@ impl Default for EngineConfig {
             context_window: None,
             home: None,
             extra_sensitive: Vec::new(),
+            defer_approvals: false,
+            config_file: None,
         }
     }
 }
@@ -87,6 +97,8 @@ impl EngineConfig {
             context_window: config.provider.as_ref().and_then(|p| p.context_window),
             home: None,
             extra_sensitive: config.sensitive_paths.clone(),
+            defer_approvals: false,
+            config_file: None,
         }
     }
 }
@@ -130,6 +142,17 @@ pub enum EngineError {
     /// The engine's loop has ended.
     #[error("the engine has stopped")]
     Closed,
+    /// Another process has the session open.
+    #[error("session {0} is open in another Bridle process")]
+    SessionBusy(String),
+    /// The session's lease file could not be taken.
+    #[error("cannot lock session {id}: {source}")]
+    Lease {
+        /// The session.
+        id: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
 }
 
 /// The submitting half of the queue pair.
@@ -137,6 +160,7 @@ pub enum EngineError {
 pub struct Engine {
     ops: mpsc::Sender<Op>,
     session_id: String,
+    resumed_turn: Option<String>,
 }
 
 impl Engine {
@@ -147,17 +171,23 @@ impl Engine {
         spec: SessionSpec,
     ) -> Result<(Engine, mpsc::Receiver<Event>), EngineError> {
         let now = deps.clock.now_ms();
-        let (session_id, history) = match spec {
-            SessionSpec::New => {
-                let id = new_id();
-                deps.store.create_session(&id, &config.workspace.display().to_string(), now)?;
-                (id, Vec::new())
-            }
-            SessionSpec::Resume(id) => {
-                let history = deps.store.history(&id, now)?;
-                (id, history)
-            }
+        let session_id = match &spec {
+            SessionSpec::New => new_id(),
+            SessionSpec::Resume(id) => id.clone(),
         };
+        let lease = match SessionLease::try_acquire(&config.data_dir, &session_id) {
+            Ok(Some(lease)) => lease,
+            Ok(None) => return Err(EngineError::SessionBusy(session_id)),
+            Err(source) => return Err(EngineError::Lease { id: session_id, source }),
+        };
+        let history = match spec {
+            SessionSpec::New => {
+                deps.store.create_session(&session_id, &config.workspace.display().to_string(), now)?;
+                Vec::new()
+            }
+            SessionSpec::Resume(_) => deps.store.history(&session_id, now)?,
+        };
+        let suspended = suspended_turn(&deps.store, &session_id, &history)?;
         let workspace =
             Workspace::open(&config.workspace, config.home.clone(), &config.data_dir, &config.extra_sensitive)
                 .map_err(|source| EngineError::Workspace { path: config.workspace.display().to_string(), source })?;
@@ -165,9 +195,13 @@ impl Engine {
         let (op_tx, op_rx) = mpsc::channel(64);
         let guard = Arc::new(Guard::new(config.mode));
         let pipeline = CallPipeline::new(deps.tools.clone(), guard, Arc::new(workspace), config.limits.tool_timeout());
-        let session = Arc::new(Session::new(session_id.clone(), config, deps, pipeline, history, event_tx));
-        tokio::spawn(run_loop(session, op_rx));
-        Ok((Engine { ops: op_tx, session_id }, event_rx))
+        let resumed_turn = match &suspended {
+            Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),
+            _ => None,
+        };
+        let session = Arc::new(Session::new(session_id.clone(), config, deps, pipeline, history, event_tx, lease));
+        tokio::spawn(run_loop(session, op_rx, suspended));
+        Ok((Engine { ops: op_tx, session_id, resumed_turn }, event_rx))
     }
 
     /// Queues an op.
@@ -178,6 +212,12 @@ impl Engine {
     /// The session's id.
     pub fn session_id(&self) -> &str {
         &self.session_id
+    }
+
+    /// The turn an earlier process left waiting on approvals, which this engine resumed at once
+    /// (its events come before those of any new message).
+    pub fn resumed_turn(&self) -> Option<&str> {
+        self.resumed_turn.as_deref()
     }
 }
 
@@ -191,9 +231,9 @@ struct RunningTurn {
     cancel: CancellationToken,
 }
 
-fn start_turn(session: &Arc<Session>, text: String) -> RunningTurn {
+fn start_turn(session: &Arc<Session>, start: turn::TurnStart) -> RunningTurn {
     let cancel = CancellationToken::new();
-    let handle = tokio::spawn(turn::run_turn(session.clone(), text, cancel.clone()));
+    let handle = tokio::spawn(turn::run_turn(session.clone(), start, cancel.clone()));
     RunningTurn { handle, cancel }
 }
 
@@ -209,31 +249,77 @@ async fn finished(running: &mut Option<RunningTurn>) {
     }
 }
 
-/// Owns the session: turns one at a time, interrupts, and the ops later versions handle.
-/// Ends when every `Engine` handle is dropped and the last turn has finished.
-async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>) {
+/// The turn an earlier process left waiting on approvals: its calls that have no result yet,
+/// in call order, each with its latest request.
+fn suspended_turn(
+    store: &Store,
+    session_id: &str,
+    history: &[HistoryItem],
+) -> Result<Option<turn::TurnStart>, StoreError> {
+    let mut latest: HashMap<String, StoredApproval> = HashMap::new();
+    for stored in store.session_approvals(session_id)? {
+        latest.insert(stored.call.id.clone(), stored);
+    }
+    latest.retain(|_, s| s.status != ApprovalStatus::Started);
+    if latest.is_empty() {
+        return Ok(None);
+    }
+    let answered: std::collections::HashSet<&str> = history
+        .iter()
+        .filter_map(|i| match i {
+            HistoryItem::ToolResult { result } => Some(result.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<ToolCall> = history
+        .iter()
+        .flat_map(|i| match i {
+            HistoryItem::Assistant { tool_calls, .. } => tool_calls.clone(),
+            _ => Vec::new(),
+        })
+        .filter(|c| latest.contains_key(&c.id) && !answered.contains(c.id.as_str()))
+        .collect();
+    let Some(turn_id) = calls.first().and_then(|c| latest.get(&c.id)).map(|s| s.turn_id.clone()) else {
+        return Ok(None);
+    };
+    latest.retain(|id, _| calls.iter().any(|c| &c.id == id));
+    Ok(Some(turn::TurnStart::Resume { turn_id, calls, approvals: latest }))
+}
+
+/// Owns the session: turns one at a time, interrupts, approvals, and the ops later versions
+/// handle. Ends when every `Engine` handle is dropped and the last turn has finished.
+async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended: Option<turn::TurnStart>) {
     let mut queue: VecDeque<String> = VecDeque::new();
-    let mut running: Option<RunningTurn> = None;
+    let mut running: Option<RunningTurn> = suspended.map(|start| start_turn(&session, start));
     let mut open = true;
     loop {
         tokio::select! {
             op = ops.recv(), if open => match op {
                 None => open = false,
                 Some(Op::UserMessage { text }) => match running {
-                    Some(_) => queue.push_back(text),
-                    None => running = Some(start_turn(&session, text)),
+                    Some(_) => {
+                        // The user moved on: what waits for an answer is denied, so the running
+                        // turn can finish and this message follows it.
+                        if let Err(e) = session.approvals.deny_pending(&session.id, "the user sent a new message instead of answering") {
+                            session.error("store_write_failed", e.to_string(), true).await;
+                        }
+                        queue.push_back(text);
+                    }
+                    None => running = Some(start_turn(&session, turn::TurnStart::Message(text))),
                 },
                 Some(Op::Interrupt) => {
                     if let Some(turn) = &running {
                         turn.cancel.cancel();
                     }
                 }
-                Some(op @ (Op::ResolveApproval { .. } | Op::Compact | Op::Undo { .. })) => {
-                    let what = match op {
-                        Op::ResolveApproval { .. } => "approvals",
-                        Op::Compact => "compaction",
-                        _ => "undo",
-                    };
+                Some(Op::ResolveApproval { approval_id, decision, feedback, edited_arguments, call_hash }) => {
+                    let answer = Answer { approval_id, decision, feedback, edited_arguments, call_hash };
+                    if let Err(e) = session.approvals.answer(&answer, Some(&session.id)) {
+                        session.error("approval_refused", e.to_string(), false).await;
+                    }
+                }
+                Some(op @ (Op::Compact | Op::Undo { .. })) => {
+                    let what = if matches!(op, Op::Compact) { "compaction" } else { "undo" };
                     session
                         .emit(Event::Error {
                             session_id: session.id.clone(),
@@ -247,7 +333,7 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>) {
                 }
             },
             _ = finished(&mut running) => {
-                running = queue.pop_front().map(|text| start_turn(&session, text));
+                running = queue.pop_front().map(|text| start_turn(&session, turn::TurnStart::Message(text)));
             }
         }
         if !open && running.is_none() {

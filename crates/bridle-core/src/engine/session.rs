@@ -1,15 +1,18 @@
-//! One session's shared state: history, usage, and the ways a turn records and reports.
+//! One session's shared state: history, usage, approvals, and the ways a turn records and
+//! reports.
 
 use std::sync::Arc;
 
-use bridle_protocol::{ErrorInfo, Event, HistoryItem};
+use bridle_protocol::{ApprovalAnswer, ErrorInfo, Event, HistoryItem};
 use tokio::sync::{mpsc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 use super::{EngineConfig, EngineDeps};
+use crate::approvals::{self, ApprovalQueue, COMMAND_GRANT};
 use crate::pipeline::CallPipeline;
 use crate::provider::ModelRequest;
-use crate::tools::{ToolContext, UsageMeter, UsageSnapshot};
+use crate::store::SessionLease;
+use crate::tools::{PreparedCall, ToolContext, UsageMeter, UsageSnapshot};
 
 pub(crate) struct Session {
     pub id: String,
@@ -17,8 +20,12 @@ pub(crate) struct Session {
     pub deps: EngineDeps,
     pub pipeline: CallPipeline,
     pub usage: UsageMeter,
+    pub approvals: ApprovalQueue,
     history: Mutex<Vec<HistoryItem>>,
     events: mpsc::Sender<Event>,
+    /// Held while the session is open here, so another process answering one of its approvals
+    /// leaves the running to this one.
+    _lease: SessionLease,
 }
 
 impl Session {
@@ -29,12 +36,14 @@ impl Session {
         pipeline: CallPipeline,
         history: Vec<HistoryItem>,
         events: mpsc::Sender<Event>,
+        lease: SessionLease,
     ) -> Self {
         let usage = Arc::new(std::sync::Mutex::new(UsageSnapshot {
             context_window: config.context_window,
             ..UsageSnapshot::default()
         }));
-        Self { id, config, deps, pipeline, usage, history: Mutex::new(history), events }
+        let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
+        Self { id, config, deps, pipeline, usage, approvals, history: Mutex::new(history), events, _lease: lease }
     }
 
     /// Sends an event; a consumer that went away is not an error of the session.
@@ -52,12 +61,52 @@ impl Session {
         self.history.lock().await.push(item);
     }
 
+    /// Whether the session remembers an approval for every one of `keys`.
+    pub(crate) fn granted(&self, keys: &[String]) -> bool {
+        !keys.is_empty() && keys.iter().all(|k| self.deps.store.has_grant(&self.id, k).unwrap_or(false))
+    }
+
+    /// Remembers an approval for the session ("session" and "always" answers); "always" also
+    /// writes a visible allow rule to the config file.
+    pub(crate) async fn remember(&self, call: &PreparedCall, decision: ApprovalAnswer) {
+        if !matches!(decision, ApprovalAnswer::ApproveSession | ApprovalAnswer::ApproveAlways) {
+            return;
+        }
+        let now = self.deps.clock.now_ms();
+        for key in approvals::grant_keys(call, self.pipeline.workspace(), &self.id) {
+            if let Err(e) = self.deps.store.add_grant(&self.id, &key, now) {
+                self.error("store_write_failed", format!("cannot remember the approval: {e}"), true).await;
+            }
+        }
+        if decision == ApprovalAnswer::ApproveAlways {
+            self.write_allow_rule(call).await;
+        }
+    }
+
+    async fn write_allow_rule(&self, _call: &PreparedCall) {}
+
+    /// A file tool changed `paths`: a changed exec-config file makes every command approval of the
+    /// session void, so an approved `npm test` cannot be turned into something else silently.
+    pub(crate) async fn files_changed<'a>(&self, paths: impl Iterator<Item = &'a str>) {
+        let touched_config = paths.into_iter().any(|_p| false);
+        if touched_config {
+            if let Err(e) = self.deps.store.forget_grants(&self.id, COMMAND_GRANT) {
+                self.error("store_write_failed", format!("cannot forget command approvals: {e}"), true).await;
+            }
+        }
+    }
+
     pub(crate) async fn error(&self, code: &str, message: String, retryable: bool) {
         self.emit(Event::Error {
             session_id: self.id.clone(),
             info: ErrorInfo { code: code.into(), message, retryable },
         })
         .await;
+    }
+
+    /// A copy of the history so far.
+    pub(crate) async fn history_snapshot(&self) -> Vec<HistoryItem> {
+        self.history.lock().await.clone()
     }
 
     /// The next model request: system prompt, the whole history, tools sorted by name.

@@ -1,35 +1,71 @@
 //! One turn: steps until the model answers without tool calls, or the turn is stopped.
+//!
+//! A turn starts from a user message, or resumes where an earlier process left it waiting on
+//! approvals (its calls without results go first, then the steps go on). A turn whose calls wait
+//! for another process (`defer`) is suspended: it ends with `TurnSuspended`, not a completion.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use bridle_protocol::{AbortReason, Event, HistoryItem, ToolCall};
+use bridle_protocol::{AbortReason, Event, HistoryItem, ToolCall, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch;
 use super::loop_guard::LoopGuard;
 use super::session::Session;
 use super::step::{self, StepError};
+use crate::store::StoredApproval;
 
-pub(crate) async fn run_turn(session: Arc<Session>, text: String, cancel: CancellationToken) {
-    let turn_id = super::new_id();
+/// Where a turn begins.
+pub(crate) enum TurnStart {
+    /// A user message.
+    Message(String),
+    /// Calls an earlier process left waiting on approvals, with their latest requests.
+    Resume { turn_id: String, calls: Vec<ToolCall>, approvals: HashMap<String, StoredApproval> },
+}
+
+/// How a turn ended.
+enum End {
+    Completed,
+    Aborted(AbortReason),
+    Suspended(Vec<String>),
+}
+
+pub(crate) async fn run_turn(session: Arc<Session>, start: TurnStart, cancel: CancellationToken) {
+    let turn_id = match &start {
+        TurnStart::Message(_) => super::new_id(),
+        TurnStart::Resume { turn_id, .. } => turn_id.clone(),
+    };
     session.emit(Event::TurnStarted { session_id: session.id.clone(), turn_id: turn_id.clone() }).await;
-    let end = steps(&session, &turn_id, text, &cancel).await;
+    let end = steps(&session, &turn_id, start, &cancel).await;
     let session_id = session.id.clone();
     session
         .emit(match end {
-            None => Event::TurnCompleted { session_id, turn_id },
-            Some(reason) => Event::TurnAborted { session_id, turn_id, reason },
+            End::Completed => Event::TurnCompleted { session_id, turn_id },
+            End::Aborted(reason) => Event::TurnAborted { session_id, turn_id, reason },
+            End::Suspended(approval_ids) => Event::TurnSuspended { session_id, turn_id, approval_ids },
         })
         .await;
 }
 
-/// Runs the steps; `None` when the model gave its final answer.
-async fn steps(session: &Session, turn_id: &str, text: String, cancel: &CancellationToken) -> Option<AbortReason> {
-    session.record(turn_id, HistoryItem::User { text }).await;
+/// Runs the steps of a turn.
+async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &CancellationToken) -> End {
     let mut loop_guard = LoopGuard::default();
+    match start {
+        TurnStart::Message(text) => {
+            withdraw_suspended(session).await;
+            session.record(turn_id, HistoryItem::User { text }).await;
+        }
+        TurnStart::Resume { turn_id: _, calls, mut approvals } => {
+            let outcome = dispatch::run_calls(session, turn_id, &calls, &mut approvals, &mut loop_guard, cancel).await;
+            if let Some(end) = record_outcome(session, turn_id, outcome).await {
+                return end;
+            }
+        }
+    }
     for _ in 0..session.config.limits.max_steps {
         if cancel.is_cancelled() {
-            return Some(AbortReason::Interrupted);
+            return End::Aborted(AbortReason::Interrupted);
         }
         let request = session.request().await;
         let answer = match step::stream_answer(session, turn_id, &request, cancel).await {
@@ -38,12 +74,12 @@ async fn steps(session: &Session, turn_id: &str, text: String, cancel: &Cancella
                 if !partial.is_empty() {
                     finish_message(session, turn_id, partial, Vec::new()).await;
                 }
-                return Some(AbortReason::Interrupted);
+                return End::Aborted(AbortReason::Interrupted);
             }
             Err(StepError::Provider { error, attempts }) => {
                 let info = error.to_info(attempts);
                 session.emit(Event::Error { session_id: session.id.clone(), info }).await;
-                return Some(AbortReason::Error);
+                return End::Aborted(AbortReason::Error);
             }
         };
         report_usage(session, turn_id, &request, &answer).await;
@@ -55,20 +91,46 @@ async fn steps(session: &Session, turn_id: &str, text: String, cancel: &Cancella
             .collect();
         finish_message(session, turn_id, answer.text, calls.clone()).await;
         if calls.is_empty() {
-            return None;
+            return End::Completed;
         }
-        let outcome = dispatch::run_calls(session, turn_id, &calls, &mut loop_guard, cancel).await;
-        for result in outcome.results {
-            session.record(turn_id, HistoryItem::ToolResult { result }).await;
-        }
-        if outcome.loop_stopped {
-            return Some(AbortReason::LoopGuard);
+        let outcome = dispatch::run_calls(session, turn_id, &calls, &mut HashMap::new(), &mut loop_guard, cancel).await;
+        if let Some(end) = record_outcome(session, turn_id, outcome).await {
+            return end;
         }
     }
     if cancel.is_cancelled() {
-        return Some(AbortReason::Interrupted);
+        return End::Aborted(AbortReason::Interrupted);
     }
-    Some(AbortReason::MaxSteps)
+    End::Aborted(AbortReason::MaxSteps)
+}
+
+/// Records a step's results; how the turn ends if it cannot go on.
+async fn record_outcome(session: &Session, turn_id: &str, outcome: dispatch::Dispatched) -> Option<End> {
+    for result in outcome.results {
+        session.record(turn_id, HistoryItem::ToolResult { result }).await;
+    }
+    if !outcome.deferred.is_empty() {
+        return Some(End::Suspended(outcome.deferred));
+    }
+    outcome.loop_stopped.then_some(End::Aborted(AbortReason::LoopGuard))
+}
+
+/// A new message while an earlier turn waits on approvals: those requests are withdrawn
+/// (denied) and their calls closed, so the conversation stays valid for the provider.
+async fn withdraw_suspended(session: &Session) {
+    let history = session.history_snapshot().await;
+    let Ok(Some(TurnStart::Resume { turn_id, calls, .. })) =
+        super::suspended_turn(&session.deps.store, &session.id, &history)
+    else {
+        return;
+    };
+    if let Err(e) = session.approvals.deny_pending(&session.id, "the user sent a new message instead of answering") {
+        session.error("store_write_failed", e.to_string(), true).await;
+    }
+    for call in calls {
+        let result = ToolResult::error(&call.id, "Not run: the user sent a new message instead of answering its approval request.");
+        session.record(&turn_id, HistoryItem::ToolResult { result }).await;
+    }
 }
 
 async fn finish_message(session: &Session, turn_id: &str, text: String, tool_calls: Vec<ToolCall>) {

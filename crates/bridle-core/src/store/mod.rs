@@ -7,6 +7,7 @@
 //! request, which the engine finishes when it resumes the session.
 
 mod approvals;
+mod lease;
 mod migrations;
 
 use std::path::Path;
@@ -16,6 +17,7 @@ use bridle_protocol::{HistoryItem, SessionInfo, ToolResult};
 use rusqlite::{params, Connection, OptionalExtension};
 
 pub use approvals::{ApprovalStatus, RecordedAnswer, StoredApproval};
+pub use lease::SessionLease;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

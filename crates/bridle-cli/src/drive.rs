@@ -1,0 +1,208 @@
+//! Starting an engine from the command line and following its turn: the part `bridle run` and
+//! `bridle approvals approve|deny` share.
+//!
+//! Rule: approval requests are answered as `--on-ask` says — on the terminal, approve, deny, or
+//! deferred (left pending in the store, exit 3) — and always with the request's call hash, so an
+//! answer can only ever run the call it was given for.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+
+use anyhow::bail;
+use bridle_core::clock::SystemClock;
+use bridle_core::config::{ProviderConfig, ProviderKind};
+use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
+use bridle_core::provider;
+use bridle_core::tools::builtin_registry;
+use bridle_protocol::{AbortReason, ApprovalAnswer, ApprovalRequest, Event, Op};
+use tokio::sync::mpsc::Receiver;
+
+use crate::cli::{DriveArgs, OnAsk, ProviderArgs, EXIT_ASK, EXIT_ERROR, EXIT_INTERRUPTED};
+use crate::setup::Setup;
+
+/// `--on-ask`, or its default: prompt on a terminal, deny otherwise.
+pub fn on_ask(drive: &DriveArgs) -> OnAsk {
+    drive.on_ask.unwrap_or(if std::io::stdin().is_terminal() { OnAsk::Prompt } else { OnAsk::Deny })
+}
+
+/// Starts an engine for `spec` with the provider from the flags or the config.
+pub fn start(
+    setup: &mut Setup,
+    provider_args: &ProviderArgs,
+    drive: &DriveArgs,
+    spec: SessionSpec,
+) -> anyhow::Result<(Engine, Receiver<Event>)> {
+    if let Some(n) = drive.max_steps {
+        setup.config.limits.max_steps = n;
+    }
+    let provider_config = provider_config(setup, provider_args)?;
+    let api_key = std::env::var(provider_config.kind.api_key_variable()).ok().filter(|k| !k.is_empty());
+    setup.config.provider = Some(provider_config.clone());
+    let provider: Arc<dyn provider::ModelProvider> = provider::from_config(&provider_config, api_key)?.into();
+    let deps = EngineDeps {
+        provider,
+        tools: Arc::new(builtin_registry()?),
+        store: setup.store()?,
+        clock: Arc::new(SystemClock),
+    };
+    let mut config = EngineConfig::from_config(&setup.config, setup.workspace.clone(), setup.data_dir.clone());
+    config.home = Setup::home();
+    config.defer_approvals = on_ask(drive) == OnAsk::Defer;
+    config.config_file = Some(setup.config_file.clone());
+    Ok(Engine::spawn(config, deps, spec)?)
+}
+
+/// The provider from the flags, filled in from the config's `[provider]` of the same kind.
+pub fn provider_config(setup: &Setup, args: &ProviderArgs) -> anyhow::Result<ProviderConfig> {
+    let configured = setup.config.provider.clone();
+    let kind = match (args.provider, &configured) {
+        (Some(kind), _) => kind,
+        (None, Some(p)) => p.kind,
+        (None, None) => bail!(
+            "no provider: pass --provider openai|anthropic --model M (and --base-url), or set [provider] in the config"
+        ),
+    };
+    let same_kind = configured.filter(|p| p.kind == kind);
+    let base_url = args.base_url.clone().or_else(|| same_kind.as_ref().map(|p| p.base_url.clone())).unwrap_or_else(
+        || match kind {
+            ProviderKind::Openai => "https://api.openai.com/v1".into(),
+            ProviderKind::Anthropic => "https://api.anthropic.com".into(),
+        },
+    );
+    let Some(model) = args.model.clone().or_else(|| same_kind.as_ref().map(|p| p.model.clone())) else {
+        bail!("no model: pass --model or set provider.model in the config");
+    };
+    Ok(ProviderConfig {
+        kind,
+        base_url,
+        model,
+        context_window: same_kind.as_ref().and_then(|p| p.context_window),
+        max_output_tokens: same_kind.map(|p| p.max_output_tokens).unwrap_or(8192),
+    })
+}
+
+/// Prints events until the turn ends; Ctrl-C interrupts the turn (and still waits for its end,
+/// so the history is left consistent). With `message_follows`, a turn the engine resumed from an
+/// earlier process is followed through and the turn of the new message decides the exit code.
+pub async fn follow(
+    engine: &Engine,
+    events: &mut Receiver<Event>,
+    drive: &DriveArgs,
+    message_follows: bool,
+) -> anyhow::Result<u8> {
+    let on_ask = on_ask(drive);
+    let mut skip_end_of = engine.resumed_turn().filter(|_| message_follows).map(String::from);
+    let mut interrupted = false;
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = tokio::signal::ctrl_c(), if !interrupted => {
+                interrupted = true;
+                engine.submit(Op::Interrupt).await?;
+                continue;
+            }
+        };
+        let Some(event) = event else { bail!("the engine stopped before the turn ended") };
+        if drive.json {
+            let mut out = std::io::stdout().lock();
+            serde_json::to_writer(&mut out, &event)?;
+            writeln!(out)?;
+            out.flush()?;
+        } else {
+            print_human(&event)?;
+        }
+        let code = match &event {
+            Event::ApprovalRequested { request, .. } => {
+                if let Some(answer) = answer_for(on_ask, request).await {
+                    engine.submit(answer).await?;
+                }
+                None
+            }
+            Event::TurnCompleted { .. } => Some(0),
+            Event::TurnAborted { reason: AbortReason::Interrupted, .. } => Some(EXIT_INTERRUPTED),
+            Event::TurnAborted { .. } => Some(EXIT_ERROR),
+            Event::TurnSuspended { approval_ids, .. } => {
+                if !drive.json {
+                    eprintln!("waiting for approval: {} (answer with `bridle approvals approve|deny ID`)", approval_ids.join(", "));
+                }
+                Some(EXIT_ASK)
+            }
+            _ => None,
+        };
+        let Some(code) = code else { continue };
+        let ended = match &event {
+            Event::TurnCompleted { turn_id, .. }
+            | Event::TurnAborted { turn_id, .. }
+            | Event::TurnSuspended { turn_id, .. } => turn_id.clone(),
+            _ => String::new(),
+        };
+        if skip_end_of.as_deref() == Some(ended.as_str()) {
+            skip_end_of = None;
+            continue;
+        }
+        return Ok(code);
+    }
+}
+
+async fn answer_for(on_ask: OnAsk, request: &ApprovalRequest) -> Option<Op> {
+    let (decision, feedback) = match on_ask {
+        OnAsk::Defer => return None,
+        OnAsk::Approve => (ApprovalAnswer::ApproveOnce, None),
+        OnAsk::Deny => (ApprovalAnswer::Deny, Some("denied by `--on-ask deny`".to_string())),
+        OnAsk::Prompt => (prompt(request).await, None),
+    };
+    Some(Op::ResolveApproval {
+        approval_id: request.id.clone(),
+        decision,
+        feedback,
+        edited_arguments: None,
+        call_hash: Some(request.call_hash.clone()),
+    })
+}
+
+/// Asks on the terminal; anything but a clear yes is a deny.
+async fn prompt(request: &ApprovalRequest) -> ApprovalAnswer {
+    eprintln!("\n{} wants to run: {}", request.tool, request.arguments);
+    for f in &request.findings {
+        eprintln!("  {:?} [{}:{}] {}", f.severity, f.guardian, f.rule, f.message);
+    }
+    if let Some(preview) = &request.preview {
+        eprintln!("{preview}");
+    }
+    eprint!("approve? [y]es once / [s]ession / [a]lways / [N]o: ");
+    let line = tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await;
+    match line.ok().and_then(|l| l.ok()).map(|l| l.trim().to_ascii_lowercase()).as_deref() {
+        Some("y" | "yes") => ApprovalAnswer::ApproveOnce,
+        Some("s" | "session") => ApprovalAnswer::ApproveSession,
+        Some("a" | "always") => ApprovalAnswer::ApproveAlways,
+        _ => ApprovalAnswer::Deny,
+    }
+}
+
+fn print_human(event: &Event) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match event {
+        Event::AssistantDelta { text, .. } => {
+            write!(out, "{text}")?;
+            out.flush()?;
+        }
+        Event::AssistantMessage { .. } => writeln!(out)?,
+        Event::ToolCallBegin { call, .. } => eprintln!("-> {} {}", call.name, call.arguments),
+        Event::ToolCallEnd { status, duration_ms, result, .. } => {
+            let first = result.output.lines().next().unwrap_or_default();
+            eprintln!("<- {status:?} in {duration_ms} ms: {first}");
+        }
+        Event::ApprovalRequested { request, .. } => eprintln!("?  approval {} for {}", request.id, request.tool),
+        Event::ApprovalResolved { approval_id, decision, source, .. } => {
+            eprintln!("!  approval {approval_id}: {decision:?} ({source:?})")
+        }
+        Event::Error { info, .. } => eprintln!("error [{}]: {}", info.code, info.message),
+        Event::TurnAborted { reason, .. } => eprintln!("turn ended early: {reason:?}"),
+        _ => {}
+    }
+    Ok(())
+}
