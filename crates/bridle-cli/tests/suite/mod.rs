@@ -4,6 +4,7 @@ mod aimock;
 mod bridle;
 
 mod adversarial;
+mod audit;
 mod crash;
 mod files;
 mod run;
