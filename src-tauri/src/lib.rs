@@ -1,6 +1,6 @@
-//! The desktop shell: wiring only. It builds one engine for the window's session, exposes two
-//! commands (`submit`, `session_info`) and forwards every engine event to the window on
-//! `engine-event`, in order, from one task.
+//! The desktop shell: wiring only. It builds one engine for the window's session, exposes its
+//! commands (`submit`, `session_info`, `pending_approvals`) and forwards every engine event to
+//! the window on `engine-event`, in order, from one task.
 //!
 //! Rule: no engine logic lives here; anything the UI can do goes through an `Op`, so the CLI
 //! and the app behave the same.
@@ -24,6 +24,11 @@ async fn submit(state: tauri::State<'_, AppState>, op: bridle_protocol::Op) -> R
 #[tauri::command]
 fn session_info(state: tauri::State<'_, AppState>) -> bridle_protocol::SessionSummary {
     state.summary.clone()
+}
+
+#[tauri::command]
+fn pending_approvals(state: tauri::State<'_, AppState>) -> Result<Vec<bridle_protocol::ApprovalRequest>, String> {
+    state.pending_approvals().map_err(|e| format!("{e:#}"))
 }
 
 /// Only the app's own pages may load in the window; model-controlled text can never navigate
@@ -55,7 +60,7 @@ pub fn run() -> anyhow::Result<()> {
                 .build()?;
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![submit, session_info])
+        .invoke_handler(tauri::generate_handler![submit, session_info, pending_approvals])
         .run(tauri::generate_context!())?;
     Ok(())
 }

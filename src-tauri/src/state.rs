@@ -1,15 +1,19 @@
 //! The app's state: one engine for the window's session.
+//!
+//! Rule: a session of this workspace that an earlier run left waiting on approvals is reopened
+//! (its requests can still be answered and its turn resumes); otherwise a new session starts.
 
 use std::sync::Arc;
 
 use anyhow::Context;
+use bridle_core::audit::{AuditLog, AuditSink};
 use bridle_core::clock::SystemClock;
 use bridle_core::config::{paths, Config};
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
 use bridle_core::provider::{self, ModelProvider};
 use bridle_core::store::Store;
 use bridle_core::tools::builtin_registry;
-use bridle_protocol::{Event, SessionSummary};
+use bridle_protocol::{ApprovalRequest, Event, SessionSummary};
 use tokio::sync::mpsc::Receiver;
 
 use crate::launch::LaunchOptions;
@@ -17,6 +21,7 @@ use crate::launch::LaunchOptions;
 pub struct AppState {
     pub engine: Engine,
     pub summary: SessionSummary,
+    pub store: Arc<Store>,
 }
 
 impl AppState {
@@ -34,10 +39,22 @@ impl AppState {
             }
             None => Arc::new(provider::Unconfigured),
         };
-        let deps = EngineDeps { provider, tools: Arc::new(builtin_registry()?), store, clock: Arc::new(SystemClock) };
+        let spec = match waiting_session(&store, &options.workspace)? {
+            Some(id) => SessionSpec::Resume(id),
+            None => SessionSpec::New,
+        };
+        let audit = AuditSink::start(AuditLog::open(&options.data_dir)?);
+        let deps = EngineDeps {
+            provider,
+            tools: Arc::new(builtin_registry()?),
+            store: store.clone(),
+            clock: Arc::new(SystemClock),
+            audit,
+        };
         let mut engine_config = EngineConfig::from_config(&config, options.workspace.clone(), options.data_dir.clone());
         engine_config.home = paths::home(|name| std::env::var_os(name));
-        let (engine, events) = Engine::spawn(engine_config, deps, SessionSpec::New)?;
+        engine_config.config_file = Some(options.config_file.clone());
+        let (engine, events) = Engine::spawn(engine_config, deps, spec)?;
         let summary = SessionSummary {
             session_id: engine.session_id().to_string(),
             workspace: options.workspace.display().to_string(),
@@ -45,6 +62,26 @@ impl AppState {
             model: config.provider.as_ref().map(|p| p.model.clone()),
             context_window: config.provider.as_ref().and_then(|p| p.context_window),
         };
-        Ok((AppState { engine, summary }, events))
+        Ok((AppState { engine, summary, store }, events))
     }
+
+    /// The session's requests still waiting for an answer (the window asks on load: requests
+    /// announced before it listened are not lost).
+    pub fn pending_approvals(&self) -> anyhow::Result<Vec<ApprovalRequest>> {
+        let pending = self.store.pending_approvals(Some(self.engine.session_id()))?;
+        Ok(pending.into_iter().map(|stored| stored.request).collect())
+    }
+}
+
+/// The most recent session of `workspace` with a request still pending.
+fn waiting_session(store: &Store, workspace: &std::path::Path) -> anyhow::Result<Option<String>> {
+    let workspace = workspace.display().to_string();
+    let mut newest: Option<(i64, String)> = None;
+    for stored in store.pending_approvals(None)? {
+        let session = store.session(&stored.request.session_id)?;
+        if session.workspace == workspace && newest.as_ref().is_none_or(|(at, _)| stored.request.created_at > *at) {
+            newest = Some((stored.request.created_at, session.id));
+        }
+    }
+    Ok(newest.map(|(_, id)| id))
 }

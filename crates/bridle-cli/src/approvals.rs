@@ -83,10 +83,13 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
     drop(lease);
     // Other requests of the turn stay pending unless --on-ask says otherwise.
     let drive_args = &DriveArgs { on_ask: drive_args.on_ask.or(Some(OnAsk::Defer)), ..drive_args.clone() };
-    let (engine, mut events) = drive::start(&mut setup, provider, drive_args, SessionSpec::Resume(session_id))?;
+    let (engine, mut events, audit) = drive::start(&mut setup, provider, drive_args, SessionSpec::Resume(session_id))?;
     if engine.resumed_turn().is_none() {
         eprintln!("bridle approvals: the session has no turn waiting on this request");
+        drive::finish(&audit);
         return Ok(0);
     }
-    drive::follow(&engine, &mut events, drive_args, false).await
+    let code = drive::follow(&engine, &mut events, drive_args, false).await;
+    drive::finish(&audit);
+    code
 }

@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
 use anyhow::bail;
+use bridle_core::audit::AuditSink;
 use bridle_core::clock::SystemClock;
 use bridle_core::config::{ProviderConfig, ProviderKind};
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
@@ -31,7 +32,7 @@ pub fn start(
     provider_args: &ProviderArgs,
     drive: &DriveArgs,
     spec: SessionSpec,
-) -> anyhow::Result<(Engine, Receiver<Event>)> {
+) -> anyhow::Result<(Engine, Receiver<Event>, AuditSink)> {
     if let Some(n) = drive.max_steps {
         setup.config.limits.max_steps = n;
     }
@@ -39,17 +40,27 @@ pub fn start(
     let api_key = std::env::var(provider_config.kind.api_key_variable()).ok().filter(|k| !k.is_empty());
     setup.config.provider = Some(provider_config.clone());
     let provider: Arc<dyn provider::ModelProvider> = provider::from_config(&provider_config, api_key)?.into();
+    let audit = setup.audit()?;
     let deps = EngineDeps {
         provider,
         tools: Arc::new(builtin_registry()?),
         store: setup.store()?,
         clock: Arc::new(SystemClock),
+        audit: audit.clone(),
     };
     let mut config = EngineConfig::from_config(&setup.config, setup.workspace.clone(), setup.data_dir.clone());
     config.home = Setup::home();
     config.defer_approvals = on_ask(drive) == OnAsk::Defer;
     config.config_file = Some(setup.config_file.clone());
-    Ok(Engine::spawn(config, deps, spec)?)
+    let (engine, events) = Engine::spawn(config, deps, spec)?;
+    Ok((engine, events, audit))
+}
+
+/// Waits for the audit rows of the turn to be committed before the process exits.
+pub fn finish(audit: &AuditSink) {
+    if let Err(e) = audit.flush() {
+        eprintln!("bridle: the audit log could not be written: {e}");
+    }
 }
 
 /// The provider from the flags, filled in from the config's `[provider]` of the same kind.

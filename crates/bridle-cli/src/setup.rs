@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use bridle_core::config::{paths, Config};
+use bridle_core::audit::{AuditLog, AuditSink};
 use bridle_core::store::Store;
 use bridle_core::workspace::Workspace;
 
@@ -41,6 +42,13 @@ impl Setup {
     pub fn open_workspace(&self) -> anyhow::Result<Workspace> {
         Workspace::open(&self.workspace, Self::home(), &self.data_dir, &self.config.sensitive_paths)
             .with_context(|| format!("cannot open the workspace {}", self.workspace.display()))
+    }
+
+    /// The audit writer on `<data-dir>/audit.db`.
+    pub fn audit(&self) -> anyhow::Result<AuditSink> {
+        std::fs::create_dir_all(&self.data_dir)
+            .with_context(|| format!("cannot create the data directory {}", self.data_dir.display()))?;
+        Ok(AuditSink::start(AuditLog::open(&self.data_dir)?))
     }
 
     pub fn store(&self) -> anyhow::Result<Arc<Store>> {

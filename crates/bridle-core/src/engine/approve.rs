@@ -11,6 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
 use crate::approvals::{self, status_word};
+use crate::audit::AuditKind;
+use serde_json::json;
 use crate::guard::Verdict;
 use crate::pipeline::{CallFailure, CallOutcome, CheckedCall};
 use crate::store::{ApprovalStatus, StoredApproval};
@@ -65,6 +67,17 @@ pub(crate) async fn approve(
         }
         let answer = stored.answer.clone();
         if let Some(answer) = &answer {
+            let decision = if stored.status == ApprovalStatus::Approved { Decision::Allow } else { Decision::Deny };
+            session.audit(AuditKind::ApprovalResolved, Some(turn_id), |r| {
+                r.call(call.id.clone()).tool(call.name.clone()).decision(decision, answer.source).status(status_word(stored.status)).payload(
+                    json!({
+                        "approvalId": id,
+                        "answer": answer.decision,
+                        "feedback": answer.feedback,
+                        "editedArguments": answer.edited_arguments,
+                    }),
+                )
+            });
             session
                 .emit(Event::ApprovalResolved {
                     session_id: session.id.clone(),
@@ -156,6 +169,16 @@ async fn open_request(
         let message = format!("Not run: the approval request could not be stored ({e}).");
         return Err(Box::new(CallOutcome::not_run(call, checked.verdict.clone(), message, ToolStatus::Error)));
     }
+    session.audit(AuditKind::ApprovalRequested, Some(turn_id), |r| {
+        r.call(call.id.clone()).tool(request.tool.clone()).decision(Decision::Ask, checked.verdict.source).payload(json!({
+            "approvalId": request.id,
+            "arguments": request.arguments,
+            "findings": request.findings,
+            "preview": request.preview,
+            "callHash": request.call_hash,
+            "expiresAt": request.expires_at,
+        }))
+    });
     session.emit(Event::ApprovalRequested { session_id: session.id.clone(), request: request.clone() }).await;
     Ok(StoredApproval {
         request,

@@ -11,12 +11,14 @@ use std::collections::HashMap;
 
 use bridle_protocol::{Decision, Event, ToolCall, ToolResult, ToolStatus};
 use futures::future::join_all;
+use serde_json::json;
 use tokio::sync::{RwLock, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::approve::{approve, Approval};
 use super::loop_guard::{LoopGuard, Repetition, REMINDER};
 use super::session::Session;
+use crate::audit::AuditKind;
 use crate::pipeline::{CallOutcome, CheckedCall};
 use crate::store::StoredApproval;
 use crate::tools::ToolKind;
@@ -67,6 +69,7 @@ pub(crate) async fn run_calls(
             continue;
         }
         let checked = session.pipeline.check(call, &session.id);
+        audit_check(session, turn_id, call, &checked);
         let key = match &checked {
             Ok(c) => format!("{}\u{0}{}", c.prepared.name, c.prepared.canonical_args),
             Err(_) => format!("{}\u{0}{}", call.name, call.arguments),
@@ -130,11 +133,15 @@ pub(crate) async fn run_calls(
                     result: outcome.result.clone(),
                 })
                 .await;
+            audit_end(session, turn_id, call, &outcome);
             let changed = changes(&outcome);
             if !changed.is_empty() {
                 session.files_changed(changed.iter().map(|(path, _)| path.as_str())).await;
             }
             for (path, diff) in changed {
+                session.audit(AuditKind::FileChanged, Some(turn_id), |r| {
+                    r.call(call.id.clone()).tool(call.name.clone()).payload(json!({"path": path, "diff": diff}))
+                });
                 session
                     .emit(Event::FileChanged {
                         session_id: session.id.clone(),
@@ -183,7 +190,41 @@ async fn run_one(
         held = wait => held,
     };
     let ctx = session.tool_context(&call.id, cancel.child_token());
+    session.audit(AuditKind::ToolStarted, None, |r| r.call(call.id.clone()).tool(call.name.clone()));
     session.pipeline.execute(checked, ctx).await
+}
+
+/// `tool_call` (what the model asked, arguments parsed where they parse so secret-looking keys
+/// are redacted by name) and `guard_decision` rows.
+fn audit_check(session: &Session, turn_id: &str, call: &ToolCall, checked: &Result<CheckedCall, Box<CallOutcome>>) {
+    let arguments = serde_json::from_str::<serde_json::Value>(&call.arguments)
+        .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
+    session.audit(AuditKind::ToolCall, Some(turn_id), |r| {
+        r.call(call.id.clone()).tool(call.name.clone()).payload(json!({ "arguments": arguments }))
+    });
+    let verdict = match checked {
+        Ok(c) => &c.verdict,
+        Err(outcome) => &outcome.verdict,
+    };
+    session.audit(AuditKind::GuardDecision, Some(turn_id), |r| {
+        r.call(call.id.clone())
+            .tool(call.name.clone())
+            .decision(verdict.decision, verdict.source)
+            .payload(json!({ "findings": verdict.findings }))
+    });
+}
+
+/// `tool_completed` for a call that ran and succeeded, `tool_failed` for every other end.
+fn audit_end(session: &Session, turn_id: &str, call: &ToolCall, outcome: &CallOutcome) {
+    let kind = if outcome.executed && !outcome.result.is_error { AuditKind::ToolCompleted } else { AuditKind::ToolFailed };
+    let status = serde_json::to_value(outcome.status).ok().and_then(|v| v.as_str().map(String::from));
+    session.audit(kind, Some(turn_id), |r| {
+        r.call(call.id.clone())
+            .tool(call.name.clone())
+            .status(status.unwrap_or_default())
+            .latency_ms(outcome.duration.as_millis() as i64)
+            .payload(json!({"executed": outcome.executed, "isError": outcome.result.is_error, "output": outcome.result.output}))
+    });
 }
 
 enum Lock<'a> {

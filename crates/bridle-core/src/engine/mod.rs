@@ -31,6 +31,7 @@ use crate::guard::Guard;
 use crate::pipeline::CallPipeline;
 use crate::provider::{ModelProvider, RetryPolicy};
 use crate::approvals::Answer;
+use crate::audit::{AuditKind, AuditSink};
 use crate::store::{ApprovalStatus, SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
@@ -114,6 +115,8 @@ pub struct EngineDeps {
     pub store: Arc<Store>,
     /// The clock.
     pub clock: Arc<dyn Clock>,
+    /// Where every decision and action is recorded (sanitised).
+    pub audit: AuditSink,
 }
 
 /// Which session to run.
@@ -200,6 +203,13 @@ impl Engine {
             _ => None,
         };
         let session = Arc::new(Session::new(session_id.clone(), config, deps, pipeline, history, event_tx, lease));
+        session.audit(AuditKind::SessionStarted, None, |r| {
+            r.payload(serde_json::json!({
+                "workspace": session.config.workspace.display().to_string(),
+                "mode": session.config.mode.as_str(),
+                "resumed": resumed_turn.is_some(),
+            }))
+        });
         tokio::spawn(run_loop(session, op_rx, suspended));
         Ok((Engine { ops: op_tx, session_id, resumed_turn }, event_rx))
     }

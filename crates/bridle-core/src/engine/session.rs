@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{EngineConfig, EngineDeps};
 use crate::approvals::{self, ApprovalQueue, COMMAND_GRANT};
+use crate::audit::{AuditKind, AuditRecord};
 use crate::pipeline::CallPipeline;
 use crate::provider::ModelRequest;
 use crate::store::SessionLease;
@@ -96,7 +97,22 @@ impl Session {
         }
     }
 
+    /// Records an audit row of this session (and `turn_id`), shaped by `fill`.
+    pub(crate) fn audit(&self, kind: AuditKind, turn_id: Option<&str>, fill: impl FnOnce(AuditRecord) -> AuditRecord) {
+        if !self.deps.audit.is_enabled() {
+            return;
+        }
+        let mut record = AuditRecord::new(kind, self.deps.clock.now_ms()).session(self.id.clone());
+        if let Some(turn_id) = turn_id.filter(|t| !t.is_empty()) {
+            record = record.turn(turn_id);
+        }
+        self.deps.audit.record(fill(record));
+    }
+
     pub(crate) async fn error(&self, code: &str, message: String, retryable: bool) {
+        self.audit(AuditKind::Error, None, |r| {
+            r.status(code).payload(serde_json::json!({"message": message, "retryable": retryable}))
+        });
         self.emit(Event::Error {
             session_id: self.id.clone(),
             info: ErrorInfo { code: code.into(), message, retryable },

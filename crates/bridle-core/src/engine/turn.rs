@@ -14,6 +14,8 @@ use super::dispatch;
 use super::loop_guard::LoopGuard;
 use super::session::Session;
 use super::step::{self, StepError};
+use crate::audit::AuditKind;
+use serde_json::json;
 use crate::store::StoredApproval;
 
 /// Where a turn begins.
@@ -54,6 +56,7 @@ async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &Canc
     match start {
         TurnStart::Message(text) => {
             withdraw_suspended(session).await;
+            session.audit(AuditKind::UserMessage, Some(turn_id), |r| r.payload(json!({ "text": text })));
             session.record(turn_id, HistoryItem::User { text }).await;
         }
         TurnStart::Resume { turn_id: _, calls, mut approvals } => {
@@ -68,7 +71,10 @@ async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &Canc
             return End::Aborted(AbortReason::Interrupted);
         }
         let request = session.request().await;
-        let answer = match step::stream_answer(session, turn_id, &request, cancel).await {
+        let started = std::time::Instant::now();
+        let streamed = step::stream_answer(session, turn_id, &request, cancel).await;
+        audit_request(session, turn_id, &request, &streamed, started.elapsed());
+        let answer = match streamed {
             Ok(answer) => answer,
             Err(StepError::Interrupted(partial)) => {
                 if !partial.is_empty() {
@@ -102,6 +108,36 @@ async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &Canc
         return End::Aborted(AbortReason::Interrupted);
     }
     End::Aborted(AbortReason::MaxSteps)
+}
+
+/// One `model_request` row: what was sent (sizes, not the history again) and what came back.
+fn audit_request(
+    session: &Session,
+    turn_id: &str,
+    request: &crate::provider::ModelRequest,
+    streamed: &Result<step::Answer, StepError>,
+    took: std::time::Duration,
+) {
+    session.audit(AuditKind::ModelRequest, Some(turn_id), |r| {
+        let r = r.latency_ms(took.as_millis() as i64);
+        let sent = json!({"historyItems": request.history.len(), "tools": request.tools.len()});
+        match streamed {
+            Ok(answer) => r.status("ok").payload(json!({
+                "request": sent,
+                "text": answer.text,
+                "toolCalls": answer.calls.iter().map(|(_, name, _)| name.as_str()).collect::<Vec<_>>(),
+                "usage": answer.usage,
+            })),
+            Err(StepError::Interrupted(partial)) => {
+                r.status("interrupted").payload(json!({"request": sent, "text": partial}))
+            }
+            Err(StepError::Provider { error, attempts }) => r.status("error").payload(json!({
+                "request": sent,
+                "error": error.to_info(*attempts).message,
+                "attempts": attempts,
+            })),
+        }
+    });
 }
 
 /// Records a step's results; how the turn ends if it cannot go on.

@@ -4,6 +4,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bridle_core::audit::{AuditLog, AuditSink};
 use bridle_core::clock::SystemClock;
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
 use bridle_core::provider::{AnthropicProvider, ModelProvider, OpenAiProvider, RetryPolicy};
@@ -231,6 +232,7 @@ pub struct TestEngine {
     pub events: Receiver<Event>,
     pub store: Arc<Store>,
     pub dir: tempfile::TempDir,
+    pub audit: AuditSink,
 }
 
 pub fn registry() -> ToolRegistry {
@@ -241,20 +243,37 @@ pub fn registry() -> ToolRegistry {
 
 pub fn engine(provider: Arc<dyn ModelProvider>, tweak: impl FnOnce(&mut EngineConfig)) -> TestEngine {
     let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+    engine_in(dir, provider, SessionSpec::New, tweak)
+}
+
+/// An engine on an existing test directory (its store, workspace and data dir): a second
+/// process opening the same session.
+pub fn engine_in(
+    dir: tempfile::TempDir,
+    provider: Arc<dyn ModelProvider>,
+    spec: SessionSpec,
+    tweak: impl FnOnce(&mut EngineConfig),
+) -> TestEngine {
     let store = Arc::new(Store::open(&dir.path().join("bridle.db")).unwrap());
-    let workspace = dir.path().join("ws");
-    std::fs::create_dir_all(&workspace).unwrap();
     let mut config = EngineConfig {
-        workspace,
+        workspace: dir.path().join("ws"),
         data_dir: dir.path().join("data"),
         retry: RetryPolicy { base_delay: Duration::from_millis(10), ..RetryPolicy::default() },
         context_window: Some(200_000),
         ..EngineConfig::default()
     };
     tweak(&mut config);
-    let deps = EngineDeps { provider, tools: Arc::new(registry()), store: store.clone(), clock: Arc::new(SystemClock) };
-    let (engine, events) = Engine::spawn(config, deps, SessionSpec::New).unwrap();
-    TestEngine { engine, events, store, dir }
+    let audit = AuditSink::start(AuditLog::open(&config.data_dir).unwrap());
+    let deps = EngineDeps {
+        provider,
+        tools: Arc::new(registry()),
+        store: store.clone(),
+        clock: Arc::new(SystemClock),
+        audit: audit.clone(),
+    };
+    let (engine, events) = Engine::spawn(config, deps, spec).unwrap();
+    TestEngine { engine, events, store, dir, audit }
 }
 
 impl TestEngine {
@@ -271,7 +290,8 @@ impl TestEngine {
                 .await
                 .expect("the turn did not end within 60 s")
                 .expect("the engine stopped before the turn ended");
-            let end = matches!(event, Event::TurnCompleted { .. } | Event::TurnAborted { .. });
+            let end =
+                matches!(event, Event::TurnCompleted { .. } | Event::TurnAborted { .. } | Event::TurnSuspended { .. });
             seen.push(event);
             if end {
                 return seen;

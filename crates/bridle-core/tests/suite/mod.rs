@@ -4,6 +4,7 @@ mod harness;
 mod raw_server;
 mod tools;
 
+mod approvals;
 mod calls;
 mod interrupt;
 mod limits;

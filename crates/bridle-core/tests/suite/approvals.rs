@@ -1,0 +1,264 @@
+//! Approvals through the engine: asking, answering, refusing, expiring, interrupting, and a turn
+//! that waits across processes.
+
+use std::time::Duration;
+
+use bridle_core::approvals::{Answer, ApprovalQueue};
+use bridle_core::clock::SystemClock;
+use bridle_core::engine::SessionSpec;
+use bridle_core::store::{ApprovalStatus, SessionLease};
+use bridle_protocol::{
+    AbortReason, ApprovalAnswer, ApprovalRequest, DecisionSource, Event, HistoryItem, Mode, Op, ToolStatus,
+};
+use pretty_assertions::assert_eq;
+
+use super::harness::*;
+
+const WRITE: &str = r#"{"path":"notes/welcome.txt","content":"Welcome\n"}"#;
+
+async fn requested(t: &mut TestEngine) -> ApprovalRequest {
+    match t.next_matching(|e| matches!(e, Event::ApprovalRequested { .. })).await {
+        Event::ApprovalRequested { request, .. } => request,
+        _ => unreachable!(),
+    }
+}
+
+fn answer(request: &ApprovalRequest, decision: ApprovalAnswer) -> Op {
+    Op::ResolveApproval {
+        approval_id: request.id.clone(),
+        decision,
+        feedback: None,
+        edited_arguments: None,
+        call_hash: Some(request.call_hash.clone()),
+    }
+}
+
+fn end_status(events: &[Event]) -> Vec<(ToolStatus, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallEnd { status, result, .. } => Some((*status, result.output.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_write_in_ask_mode_waits_for_approval_with_a_preview_then_runs() {
+    for wire in WIRES {
+        let script = Script::new([
+            sse(wire.tool_calls(&[("c1", "write_file", WRITE)])),
+            sse(wire.text("The welcome note is written.")),
+        ]);
+        let server = mock_server(wire, script).await;
+        let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Ask);
+        t.say("write the note").await;
+        let request = requested(&mut t).await;
+        assert_eq!(request.tool, "write_file");
+        assert!(request.preview.as_deref().unwrap().contains("+Welcome"), "{:?}", request.preview);
+        let file = t.dir.path().join("ws/notes/welcome.txt");
+        assert!(!file.exists(), "nothing is written before the answer");
+        let pending = t.store.pending_approvals(Some(t.engine.session_id())).unwrap();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(pending[0].request, request);
+
+        t.engine.submit(answer(&request, ApprovalAnswer::ApproveOnce)).await.unwrap();
+        let rest = t.turn().await;
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "Welcome\n");
+        let kinds = kinds(&rest);
+        let resolved = kinds.iter().position(|k| k == "approvalResolved").unwrap();
+        let ended = kinds.iter().position(|k| k == "toolCallEnd").unwrap();
+        assert!(resolved < ended, "{kinds:?}");
+        assert!(rest.iter().any(|e| matches!(
+            e,
+            Event::ApprovalResolved { decision: ApprovalAnswer::ApproveOnce, source: DecisionSource::User, .. }
+        )));
+        assert_eq!(end_status(&rest)[0].0, ToolStatus::Ok);
+        assert!(matches!(last(&rest), Event::TurnCompleted { .. }));
+        assert_eq!(t.store.approval(&request.id).unwrap().unwrap().status, ApprovalStatus::Started);
+    }
+}
+
+#[tokio::test]
+async fn an_answer_naming_another_calls_hash_is_refused_and_the_request_stays_pending() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([sse(wire.tool_calls(&[("c1", "write_file", WRITE)])), sse(wire.text("Done."))]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Ask);
+    t.say("write").await;
+    let request = requested(&mut t).await;
+    let forged = Op::ResolveApproval {
+        approval_id: request.id.clone(),
+        decision: ApprovalAnswer::ApproveOnce,
+        feedback: None,
+        edited_arguments: None,
+        call_hash: Some("0".repeat(64)),
+    };
+    t.engine.submit(forged).await.unwrap();
+    let refused = t.next_matching(|e| matches!(e, Event::Error { .. })).await;
+    let Event::Error { info, .. } = refused else { unreachable!() };
+    assert_eq!(info.code, "approval_refused");
+    assert!(info.message.contains("another call"), "{}", info.message);
+    assert_eq!(t.store.approval(&request.id).unwrap().unwrap().status, ApprovalStatus::Pending);
+    assert!(!t.dir.path().join("ws/notes/welcome.txt").exists());
+
+    // The same answer twice: the second is refused.
+    t.engine.submit(answer(&request, ApprovalAnswer::Deny)).await.unwrap();
+    t.engine.submit(answer(&request, ApprovalAnswer::ApproveOnce)).await.unwrap();
+    let rest = t.turn().await;
+    assert!(rest.iter().any(|e| matches!(e, Event::Error { info, .. } if info.code == "approval_refused")));
+    assert_eq!(end_status(&rest), [(ToolStatus::Denied, "Denied by the user.".to_string())]);
+    assert!(!t.dir.path().join("ws/notes/welcome.txt").exists());
+}
+
+#[tokio::test]
+async fn a_file_changed_between_request_and_answer_gets_a_fresh_request() {
+    let wire = Wire::OpenAi;
+    let edit = r#"{"path":"a.txt","old_string":"one","new_string":"two"}"#;
+    let script = Script::new([sse(wire.tool_calls(&[("c1", "edit_file", edit)])), sse(wire.text("Edited."))]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Ask);
+    let file = t.dir.path().join("ws/a.txt");
+    std::fs::write(&file, "one\n").unwrap();
+    t.say("edit").await;
+    let first = requested(&mut t).await;
+    assert!(first.preview.as_deref().unwrap().contains("-one\n+two\n"));
+
+    // The user edits the file meanwhile; the approval must not apply to a file nobody reviewed.
+    std::fs::write(&file, "one\nthree\n").unwrap();
+    t.engine.submit(answer(&first, ApprovalAnswer::ApproveOnce)).await.unwrap();
+    let fresh = requested(&mut t).await;
+    assert_ne!(fresh.id, first.id);
+    assert_ne!(fresh.call_hash, first.call_hash);
+    assert!(fresh.preview.as_deref().unwrap().contains(" three"), "{:?}", fresh.preview);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\nthree\n", "not run on the stale approval");
+    assert_eq!(t.store.approval(&first.id).unwrap().unwrap().status, ApprovalStatus::Stale);
+
+    t.engine.submit(answer(&fresh, ApprovalAnswer::ApproveOnce)).await.unwrap();
+    let rest = t.turn().await;
+    assert!(matches!(last(&rest), Event::TurnCompleted { .. }));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\nthree\n");
+}
+
+#[tokio::test]
+async fn edited_arguments_are_judged_again_and_an_escape_is_denied() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([sse(wire.tool_calls(&[("c1", "write_file", WRITE)])), sse(wire.text("OK."))]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Ask);
+    t.say("write").await;
+    let request = requested(&mut t).await;
+    let outside = t.dir.path().join("escaped.txt");
+    let edited = serde_json::json!({"path": outside.to_str().unwrap(), "content": "gotcha"}).to_string();
+    t.engine
+        .submit(Op::ResolveApproval {
+            approval_id: request.id.clone(),
+            decision: ApprovalAnswer::ApproveOnce,
+            feedback: None,
+            edited_arguments: Some(edited),
+            call_hash: Some(request.call_hash.clone()),
+        })
+        .await
+        .unwrap();
+    let rest = t.turn().await;
+    let ends = end_status(&rest);
+    assert_eq!(ends[0].0, ToolStatus::Denied, "{ends:?}");
+    assert!(ends[0].1.contains("outside the workspace"), "{}", ends[0].1);
+    assert!(!outside.exists());
+    assert!(!t.dir.path().join("ws/notes/welcome.txt").exists());
+}
+
+#[tokio::test]
+async fn an_unanswered_request_expires_as_a_denial() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([sse(wire.tool_calls(&[("c1", "write_file", WRITE)])), sse(wire.text("OK."))]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| {
+        c.mode = Mode::Ask;
+        c.limits.approval_timeout_secs = 1;
+    });
+    t.say("write").await;
+    let request = requested(&mut t).await;
+    assert_eq!(request.expires_at - request.created_at, 1000);
+    let rest = t.turn().await;
+    assert!(rest.iter().any(|e| matches!(
+        e,
+        Event::ApprovalResolved { decision: ApprovalAnswer::Deny, source: DecisionSource::Timeout, .. }
+    )));
+    let ends = end_status(&rest);
+    assert_eq!(ends[0].0, ToolStatus::Denied);
+    assert!(ends[0].1.contains("nobody answered"), "{}", ends[0].1);
+    assert_eq!(t.store.approval(&request.id).unwrap().unwrap().status, ApprovalStatus::Expired);
+    assert!(matches!(last(&rest), Event::TurnCompleted { .. }), "the model hears of the denial and answers");
+}
+
+#[tokio::test]
+async fn an_interrupt_denies_the_pending_request_and_closes_the_call() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([sse(wire.tool_calls(&[("c1", "write_file", WRITE)]))]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Ask);
+    t.say("write").await;
+    let request = requested(&mut t).await;
+    t.engine.submit(Op::Interrupt).await.unwrap();
+    let rest = t.turn().await;
+    assert!(matches!(last(&rest), Event::TurnAborted { reason: AbortReason::Interrupted, .. }));
+    assert_eq!(end_status(&rest)[0].0, ToolStatus::Interrupted);
+    assert_eq!(t.store.approval(&request.id).unwrap().unwrap().status, ApprovalStatus::Interrupted);
+    let history = t.store.history(t.engine.session_id(), 0).unwrap();
+    assert!(matches!(history.last(), Some(HistoryItem::ToolResult { result }) if result.is_error));
+}
+
+#[tokio::test]
+async fn a_deferred_turn_resumes_in_another_process_once_approved() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([
+        sse(wire.tool_calls(&[("c1", "write_file", WRITE), ("c2", "get_current_time", "{}")])),
+        sse(wire.text("The welcome note is written.")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let mut first = engine(wire.provider(&server.uri()), |c| {
+        c.mode = Mode::Ask;
+        c.defer_approvals = true;
+    });
+    first.say("write the note").await;
+    let events = first.turn().await;
+    let Event::TurnSuspended { approval_ids, turn_id, .. } = last(&events).clone() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(approval_ids.len(), 1);
+    // The read ran; the write waits.
+    assert_eq!(end_status(&events).len(), 1);
+    let session = first.engine.session_id().to_string();
+    let TestEngine { engine, events, store, dir, audit } = first;
+    drop((engine, events, audit));
+
+    // Another process answers.
+    let queue = ApprovalQueue::new(store.clone(), std::sync::Arc::new(SystemClock));
+    let answer = Answer {
+        approval_id: approval_ids[0].clone(),
+        decision: ApprovalAnswer::ApproveOnce,
+        feedback: None,
+        edited_arguments: None,
+        call_hash: None,
+    };
+    queue.answer(&answer, None).unwrap();
+
+    // And a third opens the session: the turn resumes by itself. (The first engine lets go of
+    // the session when its loop has ended.)
+    for _ in 0..100 {
+        if SessionLease::try_acquire(&dir.path().join("data"), &session).unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut second =
+        engine_in(dir, wire.provider(&server.uri()), SessionSpec::Resume(session.clone()), |c| c.mode = Mode::Ask);
+    assert_eq!(second.engine.resumed_turn(), Some(turn_id.as_str()));
+    let rest = second.turn().await;
+    assert!(matches!(last(&rest), Event::TurnCompleted { .. }), "{rest:?}");
+    assert_eq!(std::fs::read_to_string(second.dir.path().join("ws/notes/welcome.txt")).unwrap(), "Welcome\n");
+    let bodies = request_bodies(&server).await;
+    let results = wire.tool_results(&bodies[1]);
+    assert_eq!(results.len(), 2, "{results:?}");
+}
