@@ -1,5 +1,6 @@
 //! The desktop shell: wiring only. It builds one engine for the window's session, exposes its
-//! commands (`submit`, `session_info`, `pending_approvals`) and forwards every engine event to
+//! commands (`submit`, `session_info`, `pending_approvals`, `audit_query`, `audit_export`) and
+//! forwards every engine event to
 //! the window on `engine-event`, in order, from one task.
 //!
 //! Rule: no engine logic lives here; anything the UI can do goes through an `Op`, so the CLI
@@ -31,6 +32,19 @@ fn pending_approvals(state: tauri::State<'_, AppState>) -> Result<Vec<bridle_pro
     state.pending_approvals().map_err(|e| format!("{e:#}"))
 }
 
+#[tauri::command]
+fn audit_query(
+    state: tauri::State<'_, AppState>,
+    query: bridle_protocol::AuditQuery,
+) -> Result<Vec<bridle_protocol::AuditEvent>, String> {
+    state.audit_query(query).map_err(|e| format!("{e:#}"))
+}
+
+#[tauri::command]
+fn audit_export(state: tauri::State<'_, AppState>) -> Result<String, String> {
+    state.audit_export().map_err(|e| format!("{e:#}"))
+}
+
 /// Only the app's own pages may load in the window; model-controlled text can never navigate
 /// it elsewhere.
 fn is_app_url(url: &tauri::Url) -> bool {
@@ -60,7 +74,7 @@ pub fn run() -> anyhow::Result<()> {
                 .build()?;
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![submit, session_info, pending_approvals])
+        .invoke_handler(tauri::generate_handler![submit, session_info, pending_approvals, audit_query, audit_export])
         .run(tauri::generate_context!())?;
     Ok(())
 }

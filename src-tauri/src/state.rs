@@ -6,14 +6,14 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use bridle_core::audit::{AuditLog, AuditSink};
+use bridle_core::audit::{AuditFilter, AuditKind, AuditLog, AuditSink};
 use bridle_core::clock::SystemClock;
 use bridle_core::config::{paths, Config};
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
 use bridle_core::provider::{self, ModelProvider};
 use bridle_core::store::Store;
 use bridle_core::tools::builtin_registry;
-use bridle_protocol::{ApprovalRequest, Event, SessionSummary};
+use bridle_protocol::{ApprovalRequest, AuditEvent, AuditQuery, Event, SessionSummary};
 use tokio::sync::mpsc::Receiver;
 
 use crate::launch::LaunchOptions;
@@ -22,6 +22,7 @@ pub struct AppState {
     pub engine: Engine,
     pub summary: SessionSummary,
     pub store: Arc<Store>,
+    pub data_dir: std::path::PathBuf,
 }
 
 impl AppState {
@@ -62,7 +63,7 @@ impl AppState {
             model: config.provider.as_ref().map(|p| p.model.clone()),
             context_window: config.provider.as_ref().and_then(|p| p.context_window),
         };
-        Ok((AppState { engine, summary, store }, events))
+        Ok((AppState { engine, summary, store, data_dir: options.data_dir.clone() }, events))
     }
 
     /// The session's requests still waiting for an answer (the window asks on load: requests
@@ -70,6 +71,37 @@ impl AppState {
     pub fn pending_approvals(&self) -> anyhow::Result<Vec<ApprovalRequest>> {
         let pending = self.store.pending_approvals(Some(self.engine.session_id()))?;
         Ok(pending.into_iter().map(|stored| stored.request).collect())
+    }
+}
+
+impl AppState {
+    /// Audit rows for the Audit view, newest first (a read-only connection of its own, so the
+    /// writer thread is never blocked by the view).
+    pub fn audit_query(&self, query: AuditQuery) -> anyhow::Result<Vec<AuditEvent>> {
+        let kind = match query.kind.as_deref().filter(|k| !k.is_empty()) {
+            Some(k) => Some(k.parse::<AuditKind>().map_err(|e| anyhow::anyhow!("{e}"))?),
+            None => None,
+        };
+        let filter = AuditFilter {
+            session_id: query.session_id.filter(|s| !s.is_empty()),
+            tool: query.tool.filter(|s| !s.is_empty()),
+            kind,
+            decision: query.decision,
+            since: query.since,
+            until: query.until,
+            text: query.text.filter(|s| !s.is_empty()),
+            before_id: None,
+            limit: Some(query.limit.unwrap_or(500).min(5000)),
+        };
+        Ok(AuditLog::open(&self.data_dir)?.query(&filter)?)
+    }
+
+    /// Writes the whole audit log as JSON lines into the data dir; returns the file's path.
+    pub fn audit_export(&self) -> anyhow::Result<String> {
+        let stamp = bridle_core::clock::Clock::now_ms(&SystemClock);
+        let path = self.data_dir.join(format!("audit-export-{stamp}.jsonl"));
+        AuditLog::open(&self.data_dir)?.export(&path)?;
+        Ok(path.display().to_string())
     }
 }
 

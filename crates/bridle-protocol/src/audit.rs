@@ -43,3 +43,27 @@ pub struct AuditEvent {
     /// Hash of this row.
     pub hash: String,
 }
+
+/// What the Audit view asks for; empty fields match everything. Newest rows first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AuditQuery {
+    /// Only this session.
+    pub session_id: Option<String>,
+    /// Only this tool.
+    pub tool: Option<String>,
+    /// Only this kind, e.g. `guard_decision`.
+    pub kind: Option<String>,
+    /// Only rows with this decision.
+    pub decision: Option<Decision>,
+    /// Only rows at or after this time (ms since the epoch).
+    #[ts(type = "number | null")]
+    pub since: Option<i64>,
+    /// Only rows before this time (ms since the epoch).
+    #[ts(type = "number | null")]
+    pub until: Option<i64>,
+    /// Only rows whose payload contains this text.
+    pub text: Option<String>,
+    /// At most this many rows.
+    pub limit: Option<u32>,
+}

@@ -22,6 +22,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         ApprovalAnswer,
         ApprovalRequest,
         AuditEvent,
+        AuditQuery,
         Decision,
         DecisionSource,
         ErrorInfo,

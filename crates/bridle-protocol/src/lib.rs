@@ -31,7 +31,7 @@ mod usage;
 
 pub use app::SessionSummary;
 pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
-pub use audit::AuditEvent;
+pub use audit::{AuditEvent, AuditQuery};
 pub use error::ErrorInfo;
 pub use event::{AbortReason, Event, ToolStatus};
 pub use history::{HistoryItem, SessionInfo};
