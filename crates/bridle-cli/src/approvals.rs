@@ -2,7 +2,9 @@
 //!
 //! Rule: the answer is recorded first (of two answers the first wins, in any process); then, if
 //! another process has the session open, that process runs the call; if none has, this one
-//! takes the session and resumes the turn, as `bridle run` would.
+//! takes the session and resumes the turn, as `bridle run` would. Without a provider (no
+//! flags, nothing in the config) the answer is recorded and the turn resumes whenever the
+//! session is next opened.
 
 use std::sync::Arc;
 
@@ -58,9 +60,8 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
     let session_id = stored.request.session_id.clone();
     // The call runs in the session's own workspace, wherever this command is run from.
     setup.workspace = store.session(&session_id)?.workspace.into();
-    let lease = SessionLease::try_acquire(&setup.data_dir, &session_id)?;
     // Resuming here needs a provider; know that before the answer is spent.
-    let can_resume = lease.is_some() && drive::provider_config(&setup, provider).is_ok();
+    let has_provider = drive::provider_config(&setup, provider).is_ok();
     let queue = ApprovalQueue::new(store.clone(), Arc::new(SystemClock));
     let answer = Answer { approval_id: id.clone(), decision, feedback, edited_arguments, call_hash: call_hash.clone() };
     let settled = match queue.answer(&answer, None) {
@@ -71,11 +72,13 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
         }
     };
     let status = if settled.status == ApprovalStatus::Approved { "approved" } else { "denied" };
+    // The lease is taken after the answer: of two racing answerers only the winner gets here.
+    let lease = SessionLease::try_acquire(&setup.data_dir, &session_id)?;
     if lease.is_none() {
         println!("{}", serde_json::json!({"approvalId": id, "status": status, "runsIn": "the process that has the session open"}));
         return Ok(0);
     }
-    if !can_resume {
+    if !has_provider {
         println!("{}", serde_json::json!({"approvalId": id, "status": status, "runsIn": "the next process to open the session"}));
         eprintln!("bridle approvals: no provider configured; the turn resumes when the session is next opened");
         return Ok(0);

@@ -17,9 +17,13 @@ fn repo_root() -> PathBuf {
 
 impl Aimock {
     pub async fn start() -> Aimock {
+        Self::start_with(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/llm")).await
+    }
+
+    /// aimock on another fixture folder (e.g. one a test wrote).
+    pub async fn start_with(fixtures: &std::path::Path) -> Aimock {
         let cli = repo_root().join("node_modules/@copilotkit/aimock/dist/cli.js");
         assert!(cli.exists(), "aimock is not installed at {}: run `npm install` at the repo root", cli.display());
-        let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/llm");
         let mut child = Command::new("node")
             .arg(cli)
             .args(["-p", "0", "-h", "127.0.0.1", "-f"])

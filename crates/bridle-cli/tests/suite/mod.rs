@@ -4,8 +4,10 @@ mod aimock;
 mod bridle;
 
 mod adversarial;
+mod approvals;
 mod audit;
 mod crash;
 mod files;
 mod run;
+mod secrets;
 mod tool;
