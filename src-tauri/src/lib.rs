@@ -53,6 +53,11 @@ fn is_app_url(url: &tauri::Url) -> bool {
 
 /// Starts the app; returns when the window closes.
 pub fn run() -> anyhow::Result<()> {
+    // Commands the agent runs are this user's processes: without this, any of them could read
+    // the app's memory (API keys, the conversation) through /proc or ptrace.
+    if let Err(e) = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable) {
+        eprintln!("bridle-app: cannot mark the process non-dumpable: {e}");
+    }
     let options = LaunchOptions::from_env(std::env::args_os().skip(1), |name| std::env::var_os(name))?;
     tauri::Builder::default()
         .setup(move |app| {

@@ -2,12 +2,14 @@
 
 use std::sync::Arc;
 
-use bridle_core::clock::SystemClock;
+use bridle_core::audit::{AuditKind, AuditRecord, AuditSink};
+use bridle_core::clock::{Clock, SystemClock};
 use bridle_core::guard::{Guard, Verdict};
 use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
 use bridle_core::tools::{builtin_registry, ToolContext};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
 use serde::Serialize;
+use serde_json::json;
 
 use crate::cli::{Global, GuardArgs, ToolArgs, EXIT_ASK, EXIT_DENY, EXIT_ERROR, EXIT_USAGE};
 use crate::setup::Setup;
@@ -70,6 +72,57 @@ fn usage_error(outcome: &CallOutcome) -> bool {
 pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
     let setup = Setup::load(global)?;
     let pipeline = pipeline(&setup, args.mode)?;
+    let audit = setup.audit()?;
+    let code = tool_call(&setup, &pipeline, &audit, args).await;
+    if let Err(e) = audit.flush() {
+        eprintln!("bridle tool: the audit log could not be written: {e}");
+    }
+    code
+}
+
+/// Audit rows of one `bridle tool` call: no session, the call's own id.
+struct CallAudit<'a> {
+    sink: &'a AuditSink,
+    call: &'a ToolCall,
+}
+
+impl CallAudit<'_> {
+    fn record(&self, kind: AuditKind, fill: impl FnOnce(AuditRecord) -> AuditRecord) {
+        let record = AuditRecord::new(kind, SystemClock.now_ms()).call(self.call.id.clone()).tool(self.call.name.clone());
+        self.sink.record(fill(record));
+    }
+
+    fn checked(&self, verdict: &Verdict) {
+        let arguments = serde_json::from_str::<serde_json::Value>(&self.call.arguments)
+            .unwrap_or_else(|_| serde_json::Value::String(self.call.arguments.clone()));
+        self.record(AuditKind::ToolCall, |r| r.payload(json!({ "arguments": arguments })));
+        self.record(AuditKind::GuardDecision, |r| {
+            r.decision(verdict.decision, verdict.source).payload(json!({ "findings": verdict.findings }))
+        });
+    }
+
+    fn answered(&self, approved: bool) {
+        let decision = if approved { Decision::Allow } else { Decision::Deny };
+        self.record(AuditKind::ApprovalResolved, |r| {
+            r.decision(decision, DecisionSource::User).payload(json!({"answer": if approved { "--approve" } else { "--deny" }}))
+        });
+    }
+
+    fn ended(&self, outcome: &CallOutcome) {
+        let kind = if outcome.result.is_error { AuditKind::ToolFailed } else { AuditKind::ToolCompleted };
+        self.record(kind, |r| {
+            r.latency_ms(outcome.duration.as_millis() as i64)
+                .status(if outcome.result.is_error { "error" } else { "ok" })
+                .payload(json!({"isError": outcome.result.is_error, "output": outcome.result.output}))
+        });
+        let changes = outcome.result.data.as_ref().and_then(|d| d.get("changes")).and_then(|c| c.as_array());
+        for change in changes.into_iter().flatten() {
+            self.record(AuditKind::FileChanged, |r| r.payload(change.clone()));
+        }
+    }
+}
+
+async fn tool_call(setup: &Setup, pipeline: &CallPipeline, audit: &AuditSink, args: &ToolArgs) -> anyhow::Result<u8> {
     let raw = match read_args(&args.args) {
         Ok(raw) => raw,
         Err(e) => {
@@ -79,9 +132,14 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
     };
     let call = call(&args.name, &raw);
     let session_id = format!("cli-{}", call.id);
+    let record = CallAudit { sink: audit, call: &call };
     let checked = match pipeline.check(&call, &session_id) {
-        Ok(checked) => checked,
+        Ok(checked) => {
+            record.checked(&checked.verdict);
+            checked
+        }
         Err(outcome) => {
+            record.checked(&outcome.verdict);
             if usage_error(&outcome) {
                 eprintln!("bridle tool: {}", outcome.result.output.trim_start_matches("Error: "));
                 return Ok(EXIT_USAGE);
@@ -99,6 +157,11 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
         }
     };
     let verdict: Verdict = checked.verdict.clone();
+    if args.deny {
+        record.answered(false);
+    } else if verdict.decision == Decision::Ask && args.approve {
+        record.answered(true);
+    }
     if args.deny || (verdict.decision == Decision::Ask && !args.approve) {
         let (result, code) = if args.deny {
             (Some(ToolResult::error(&call.id, "Denied by the user.")), EXIT_DENY)
@@ -123,7 +186,9 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
         Arc::new(SystemClock),
         setup.config.limits.tool_timeout(),
     );
+    record.record(AuditKind::ToolStarted, |r| r);
     let outcome = pipeline.execute(checked, ctx).await;
+    record.ended(&outcome);
     let report = ToolReport {
         decision: verdict.decision,
         source: if verdict.decision == Decision::Ask { DecisionSource::User } else { verdict.source },
