@@ -1,34 +1,46 @@
-// The window: navigation rail plus the active view, all fed by the one session store.
+// The window: navigation rail, errors, and the active view, all fed by the one session store.
 import { useState } from "react";
+import { ApprovalsView } from "./features/approvals/ApprovalsView";
+import { useApprovalNotifications } from "./features/approvals/useApprovalNotifications";
+import { AuditView } from "./features/audit/AuditView";
 import { ChatView } from "./features/chat/ChatView";
+import { ErrorBanner } from "./features/errors/ErrorBanner";
 import { NavBar } from "./features/nav/NavBar";
 import type { ViewId } from "./features/nav/views";
 import { PlaceholderView } from "./features/placeholder/PlaceholderView";
 import { useSession } from "./store/useSession";
 
-const PLANNED: Record<Exclude<ViewId, "chat">, { title: string; purpose: string }> = {
-  approvals: {
-    title: "Approvals",
-    purpose: "Every pending request with its tool, editable arguments, findings and diff preview. For now, answer requests on their cards in Chat.",
-  },
+const PLANNED: Record<"changes" | "usage" | "settings", { title: string; purpose: string }> = {
   changes: { title: "Changes", purpose: "The diff of every file change, per turn, with undo." },
   usage: { title: "Usage", purpose: "Tokens per turn and per session, the context meter and a chart over turns." },
-  audit: { title: "Audit", purpose: "Everything the agent did, filterable, searchable and exportable." },
   settings: { title: "Settings", purpose: "Provider, model, API key, workspace, mode, rules, MCP servers and limits." },
 };
 
 export function App() {
   const session = useSession();
+  const { state, info, commands } = session;
   const [view, setView] = useState<ViewId>("chat");
+  useApprovalNotifications(state.approvals);
   return (
     <div className="app">
-      <NavBar active={view} onSelect={setView} badges={{ approvals: session.state.approvals.length }} />
+      <NavBar active={view} onSelect={setView} badges={{ approvals: state.approvals.length }} />
       <main className="main">
+        <ErrorBanner errors={state.errors} onDismiss={commands.dismissError} />
         {/* Chat stays mounted so a draft and the scroll position survive a look at another view. */}
         <div className="view" hidden={view !== "chat"}>
           <ChatView session={session} />
         </div>
-        {view !== "chat" && <PlaceholderView {...PLANNED[view]} />}
+        {view === "approvals" && (
+          <div className="view">
+            <ApprovalsView approvals={state.approvals} answering={state.answering} onAnswer={commands.answer} />
+          </div>
+        )}
+        {view === "audit" && (
+          <div className="view">
+            <AuditView sessionId={info?.sessionId ?? state.sessionId} eventCount={state.eventCount} />
+          </div>
+        )}
+        {(view === "changes" || view === "usage" || view === "settings") && <PlaceholderView {...PLANNED[view]} />}
       </main>
     </div>
   );

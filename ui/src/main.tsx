@@ -5,6 +5,8 @@ import { App } from "./App";
 import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/chat.css";
+import "./styles/approvals.css";
+import "./styles/audit.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

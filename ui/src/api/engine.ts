@@ -1,8 +1,9 @@
-// The bridge to the Rust shell: the only module that talks to Tauri. Commands `submit` and
-// `session_info`, and engine events on the `engine-event` channel, exactly as src-tauri defines them.
+// The bridge to the Rust shell: the only module that talks to Tauri. Commands `submit`,
+// `session_info`, `pending_approvals`, `audit_query` and `audit_export`, and engine events on the
+// `engine-event` channel, exactly as src-tauri defines them.
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
-import type { Event, Op, SessionSummary } from "./types";
+import type { ApprovalRequest, AuditEvent, AuditQuery, Event, Op, SessionSummary } from "./types";
 
 /** The Tauri event name the shell forwards every engine event on. */
 export const ENGINE_EVENT = "engine-event";
@@ -15,6 +16,24 @@ export async function submit(op: Op): Promise<void> {
 /** Describes the session this window is attached to. */
 export function sessionInfo(): Promise<SessionSummary> {
   return invoke<SessionSummary>("session_info");
+}
+
+/**
+ * The session's approval requests still waiting for an answer, including those announced before
+ * this window listened (a session reopened after a restart).
+ */
+export function pendingApprovals(): Promise<ApprovalRequest[]> {
+  return invoke<ApprovalRequest[]>("pending_approvals");
+}
+
+/** Audit rows matching `query`, newest first. */
+export function auditQuery(query: AuditQuery): Promise<AuditEvent[]> {
+  return invoke<AuditEvent[]>("audit_query", { query });
+}
+
+/** Writes the whole audit log as JSON lines into the data dir; resolves to the file's path. */
+export function auditExport(): Promise<string> {
+  return invoke<string>("audit_export");
 }
 
 /** Calls `cb` for every engine event; resolves to a function that stops listening. */

@@ -1,6 +1,8 @@
 // What the UI itself adds to SessionState: the user's messages (the engine does not echo them),
-// failures to reach the engine, dismissed errors and the session summary.
-import type { Event, SessionSummary } from "../api/types";
+// failures to reach the engine, dismissed errors, the session summary, the pending requests
+// loaded at start and answers on their way.
+import type { ApprovalRequest, Event, SessionSummary } from "../api/types";
+import { addApprovals, markAnswering } from "./approvals";
 import { type SessionState, nextKey, pushError } from "./state";
 import { reduce } from "./reduce";
 
@@ -9,19 +11,25 @@ export type Action =
   | { type: "userSubmitted"; text: string }
   | { type: "bridgeFailed"; code: string; message: string; retryable: boolean }
   | { type: "dismissError"; key: string }
-  | { type: "sessionLoaded"; info: SessionSummary };
+  | { type: "sessionLoaded"; info: SessionSummary }
+  | { type: "pendingLoaded"; requests: ApprovalRequest[] }
+  | { type: "answerSent"; approvalId: string };
 
 export function apply(state: SessionState, action: Action): SessionState {
   switch (action.type) {
     case "engine":
-      return reduce(state, action.event);
+      return { ...reduce(state, action.event), eventCount: state.eventCount + 1 };
     case "userSubmitted": {
       const [key, next] = nextKey(state, "user");
       const turn = next.turn.phase === "idle" ? { phase: "starting" as const } : next.turn;
       return { ...next, turn, items: [...next.items, { kind: "user", key, text: action.text }] };
     }
     case "bridgeFailed": {
-      const withError = pushError(state, { code: action.code, message: action.message, retryable: action.retryable });
+      // Whatever failed to reach the engine, no answer is on its way any more.
+      const withError = pushError(
+        { ...state, answering: [] },
+        { code: action.code, message: action.message, retryable: action.retryable },
+      );
       return withError.turn.phase === "starting" ? { ...withError, turn: { phase: "idle" } } : withError;
     }
     case "dismissError":
@@ -32,6 +40,10 @@ export function apply(state: SessionState, action: Action): SessionState {
         sessionId: state.sessionId ?? action.info.sessionId,
         usage: { ...state.usage, contextWindow: state.usage.contextWindow ?? action.info.contextWindow },
       };
+    case "pendingLoaded":
+      return addApprovals(state, action.requests);
+    case "answerSent":
+      return markAnswering(state, action.approvalId);
     default:
       return assertNever(action);
   }

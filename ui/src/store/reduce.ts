@@ -2,6 +2,7 @@
 // `event.type` (a new event kind fails to compile here until it is handled).
 import type { AbortReason, Event } from "../api/types";
 import { type ChatItem, type SessionState, nextKey, pushError } from "./state";
+import { addApprovals, resolveApproval } from "./approvals";
 import { closeTurn, setAssistantText, updateTool } from "./items";
 
 const ABORT_TEXT: Record<AbortReason, string> = {
@@ -42,20 +43,10 @@ export function reduce(state: SessionState, event: Event): SessionState {
         durationMs: event.durationMs,
         result: event.result,
       }));
-    case "approvalRequested": {
-      const withCard = updateTool(s, event.request.callId, (item) => ({ ...item, status: "pending" }));
-      const others = withCard.approvals.filter((a) => a.id !== event.request.id);
-      return { ...withCard, approvals: [...others, event.request] };
-    }
-    case "approvalResolved": {
-      const request = s.approvals.find((a) => a.id === event.approvalId);
-      const approvals = s.approvals.filter((a) => a.id !== event.approvalId);
-      if (!request) return { ...s, approvals };
-      // Until toolCallEnd arrives the call is running (approved) or about to report `denied`.
-      return updateTool({ ...s, approvals }, request.callId, (item) =>
-        item.status === "pending" ? { ...item, status: "running" } : item,
-      );
-    }
+    case "approvalRequested":
+      return addApprovals(s, [event.request]);
+    case "approvalResolved":
+      return resolveApproval(s, event.approvalId);
     case "fileChanged":
       return {
         ...s,
@@ -93,8 +84,23 @@ export function reduce(state: SessionState, event: Event): SessionState {
       }));
       return { ...noted, turn: { phase: "idle" }, lastAbort: event.reason };
     }
+    case "turnSuspended": {
+      // The turn is parked until its requests are answered; its calls stay pending and an
+      // answer resumes it (a new turnStarted), possibly after an app restart.
+      const closed = closeTurn(s, event.turnId, false);
+      const count = event.approvalIds.length;
+      const noted = pushItem(closed, "notice", (key) => ({
+        kind: "notice",
+        key,
+        tone: "info",
+        text: `Turn paused: waiting for your answer to ${count === 1 ? "1 approval request" : `${count} approval requests`}.`,
+      }));
+      return { ...noted, turn: { phase: "idle" } };
+    }
     case "error": {
-      const withError = pushError(s, event.info);
+      // A refused answer leaves its request pending: let its buttons be used again.
+      const refused = event.info.code === "approval_refused" ? { ...s, answering: [] } : s;
+      const withError = pushError(refused, event.info);
       // An error before the turn started means it never will; let the user try again.
       return withError.turn.phase === "starting" ? { ...withError, turn: { phase: "idle" } } : withError;
     }

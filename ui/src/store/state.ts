@@ -64,6 +64,10 @@ export interface SessionState {
   turn: TurnPhase;
   /** Approval requests still waiting for an answer, oldest first. */
   approvals: ApprovalRequest[];
+  /** Requests answered from this window whose resolution has not arrived yet (buttons disabled). */
+  answering: string[];
+  /** Ids of requests seen resolved, so a late `pending_approvals` answer cannot bring one back. */
+  resolvedApprovals: string[];
   changes: FileChange[];
   usage: UsageState;
   /** Errors not yet dismissed, oldest first. */
@@ -71,6 +75,8 @@ export interface SessionState {
   lastAbort: AbortReason | null;
   /** Counter for item keys, so the reducer stays pure. */
   seq: number;
+  /** Engine events received so far; views that poll the engine refresh when it moves. */
+  eventCount: number;
 }
 
 export const initialState: SessionState = {
@@ -78,11 +84,14 @@ export const initialState: SessionState = {
   items: [],
   turn: { phase: "idle" },
   approvals: [],
+  answering: [],
+  resolvedApprovals: [],
   changes: [],
   usage: { total: null, last: null, contextUsed: null, contextWindow: null },
   errors: [],
   lastAbort: null,
   seq: 0,
+  eventCount: 0,
 };
 
 /** Returns a fresh key and the state with its counter advanced. */

@@ -1,15 +1,24 @@
-// The one store of the window: subscribes to engine events, loads the session summary, and
-// offers the user's commands (send, stop, answer an approval) as functions.
+// The one store of the window: subscribes to engine events, loads the session summary and the
+// requests still waiting, and offers the user's commands (send, stop, answer an approval).
 import { useCallback, useEffect, useReducer, useState } from "react";
-import { onEngineEvent, sessionInfo, submit } from "../api/engine";
-import type { ApprovalAnswer, Op, SessionSummary } from "../api/types";
+import { onEngineEvent, pendingApprovals, sessionInfo, submit } from "../api/engine";
+import type { ApprovalAnswer, ApprovalRequest, Op, SessionSummary } from "../api/types";
 import { type Action, apply } from "./local";
 import { type SessionState, initialState } from "./state";
+
+/** What an answer may carry besides the decision. */
+export interface AnswerDetails {
+  /** Words for the model when denying. */
+  feedback?: string | null;
+  /** Replacement arguments (JSON text) when approving. */
+  editedArguments?: string | null;
+}
 
 export interface SessionCommands {
   send: (text: string) => void;
   stop: () => void;
-  answer: (approvalId: string, decision: ApprovalAnswer) => void;
+  /** Answers `request`, naming its call hash so the answer can only ever run that call. */
+  answer: (request: ApprovalRequest, decision: ApprovalAnswer, details?: AnswerDetails) => void;
   dismissError: (key: string) => void;
 }
 
@@ -51,6 +60,16 @@ export function useSession(): Session {
         const message = `Cannot reach the Bridle engine: ${describe(err)}`;
         setConnection("unreachable");
         dispatch({ type: "bridgeFailed", code: "engine_unreachable", message, retryable: false });
+        return;
+      }
+      // After the listener is up, so a request is either in this list or arrives as an event.
+      try {
+        const pending = await pendingApprovals();
+        if (!cancelled) dispatch({ type: "pendingLoaded", requests: pending });
+      } catch (err) {
+        if (cancelled) return;
+        const message = `Could not load the approval requests waiting from before: ${describe(err)}`;
+        dispatch({ type: "bridgeFailed", code: "pending_approvals_failed", message, retryable: true });
       }
     })();
     return () => {
@@ -64,8 +83,19 @@ export function useSession(): Session {
     submitOrReport({ type: "userMessage", text }, dispatch);
   }, []);
   const stop = useCallback(() => submitOrReport({ type: "interrupt" }, dispatch), []);
-  const answer = useCallback((approvalId: string, decision: ApprovalAnswer) => {
-    submitOrReport({ type: "resolveApproval", approvalId, decision, feedback: null, editedArguments: null }, dispatch);
+  const answer = useCallback((request: ApprovalRequest, decision: ApprovalAnswer, details: AnswerDetails = {}) => {
+    dispatch({ type: "answerSent", approvalId: request.id });
+    submitOrReport(
+      {
+        type: "resolveApproval",
+        approvalId: request.id,
+        decision,
+        feedback: details.feedback ?? null,
+        editedArguments: details.editedArguments ?? null,
+        callHash: request.callHash,
+      },
+      dispatch,
+    );
   }, []);
   const dismissError = useCallback((key: string) => dispatch({ type: "dismissError", key }), []);
 

@@ -1,39 +1,98 @@
-// A call waiting for a human: what it would do, what the guardians found, and the four answers.
-// Buttons act only on a user's click; nothing in the model's text can press them.
+// A call waiting for a human, the same card in Chat and in Approvals: tool, editable arguments,
+// findings, the diff it would make, time left, and the four answers. Buttons act only on the
+// user's click or shortcut key; nothing in the model's text can press them.
+import { useMemo, useState } from "react";
 import type { ApprovalAnswer, ApprovalRequest } from "../../api/types";
+import type { AnswerDetails } from "../../store/useSession";
+import { DiffLines } from "../diff/DiffLines";
+import { checkEdit, prettyArguments } from "./args";
+import { ExpiryClock } from "./ExpiryClock";
+import { FindingList } from "./FindingList";
+import { useShortcutKeys } from "./useShortcutKeys";
+
+export type AnswerFn = (request: ApprovalRequest, decision: ApprovalAnswer, details?: AnswerDetails) => void;
 
 interface Props {
   request: ApprovalRequest;
-  onAnswer: (approvalId: string, decision: ApprovalAnswer) => void;
+  onAnswer: AnswerFn;
+  /** An answer was sent and its resolution has not arrived: the buttons wait. */
+  answering?: boolean;
+  /** This card takes the y / s / a / n shortcut keys. */
+  shortcuts?: boolean;
+  /** Called when focus enters the card, so the view can give it the shortcuts. */
+  onFocusCard?: (approvalId: string) => void;
 }
 
-const ANSWERS: { decision: ApprovalAnswer; testId: string; label: string; hint: string }[] = [
-  { decision: "approveOnce", testId: "approve-once", label: "Approve once", hint: "Run this call" },
-  { decision: "approveSession", testId: "approve-session", label: "For this session", hint: "Run it and the same call for the rest of the session" },
-  { decision: "approveAlways", testId: "approve-always", label: "Always", hint: "Run it and add an allow rule to the config" },
-  { decision: "deny", testId: "deny", label: "Deny", hint: "Do not run it; the model is told" },
+const ANSWERS: { decision: ApprovalAnswer; testId: string; label: string; key: string; hint: string }[] = [
+  { decision: "approveOnce", testId: "approve-once", label: "Approve once", key: "y", hint: "Run this call" },
+  { decision: "approveSession", testId: "approve-session", label: "For this session", key: "s", hint: "Run it and the same call for the rest of the session" },
+  { decision: "approveAlways", testId: "approve-always", label: "Always", key: "a", hint: "Run it and add an allow rule to the config" },
+  { decision: "deny", testId: "deny", label: "Deny", key: "n", hint: "Do not run it; the model is told, with your feedback" },
 ];
 
-export function ApprovalCard({ request, onAnswer }: Props) {
+export function ApprovalCard({ request, onAnswer, answering = false, shortcuts = false, onFocusCard }: Props) {
+  const original = useMemo(() => prettyArguments(request.arguments), [request.arguments]);
+  const [text, setText] = useState(original);
+  const [feedback, setFeedback] = useState("");
+  const edit = checkEdit(request.arguments, text);
+  const error = edit.ok ? null : edit.error;
+
+  const answer = (decision: ApprovalAnswer) => {
+    if (answering) return;
+    if (decision === "deny") return onAnswer(request, decision, { feedback: feedback.trim() || null });
+    // The buttons are disabled meanwhile; this stops the shortcut keys.
+    if (!edit.ok) return;
+    onAnswer(request, decision, { editedArguments: edit.edited });
+  };
+  useShortcutKeys(shortcuts, (key) => {
+    const match = ANSWERS.find((a) => a.key === key);
+    if (match) answer(match.decision);
+  });
+
+  const rows = Math.min(14, Math.max(2, text.split("\n").length));
   return (
-    <div className="approval-card" data-testid="approval-card" data-tool={request.tool}>
-      <div className="approval-title">
-        Approve <code>{request.tool}</code>?
+    <div
+      className={shortcuts ? "approval-card active" : "approval-card"}
+      data-testid="approval-card"
+      data-tool={request.tool}
+      data-approval-id={request.id}
+      onFocus={() => onFocusCard?.(request.id)}
+    >
+      <div className="approval-head">
+        <span className="approval-title">
+          Approve <code>{request.tool}</code>?
+        </span>
+        <ExpiryClock expiresAt={request.expiresAt} />
       </div>
-      <pre className="code">{request.arguments}</pre>
-      {request.findings.length > 0 && (
-        <ul className="findings">
-          {request.findings.map((f, i) => (
-            <li key={`${f.guardian}-${f.rule}-${i}`} className={`finding ${f.severity}`}>
-              <span className="finding-severity">{f.severity}</span> {f.message}{" "}
-              <span className="muted">
-                ({f.guardian}/{f.rule})
-              </span>
-            </li>
-          ))}
-        </ul>
+      <FindingList findings={request.findings} />
+      <label className="approval-label">
+        arguments{text !== original && <span className="muted"> (edited: approving sends your version, judged again)</span>}
+        <textarea
+          className="code approval-arguments"
+          data-testid="approval-arguments"
+          spellCheck={false}
+          rows={rows}
+          value={text}
+          aria-invalid={error !== null}
+          onChange={(e) => setText(e.target.value)}
+        />
+      </label>
+      {error && (
+        <p className="field-error" role="status" data-testid="approval-arguments-error">
+          {error}
+        </p>
       )}
-      {request.preview && <pre className="code diff-preview">{request.preview}</pre>}
+      {text !== original && (
+        <button type="button" className="link-button" onClick={() => setText(original)}>
+          Undo my edits
+        </button>
+      )}
+      {request.preview && (
+        <>
+          <div className="approval-label">would change</div>
+          <DiffLines diff={request.preview} testId="approval-preview" />
+        </>
+      )}
       <div className="approval-actions">
         {ANSWERS.map((a) => (
           <button
@@ -41,12 +100,21 @@ export function ApprovalCard({ request, onAnswer }: Props) {
             type="button"
             className={a.decision === "deny" ? "button danger" : "button"}
             data-testid={a.testId}
-            title={a.hint}
-            onClick={() => onAnswer(request.id, a.decision)}
+            title={shortcuts ? `${a.hint} (${a.key})` : a.hint}
+            disabled={answering || (a.decision !== "deny" && error !== null)}
+            onClick={() => answer(a.decision)}
           >
             {a.label}
+            {shortcuts && <kbd>{a.key}</kbd>}
           </button>
         ))}
+        <input
+          className="deny-feedback"
+          data-testid="deny-feedback"
+          placeholder="Feedback for the model when denying (optional)"
+          value={feedback}
+          onChange={(e) => setFeedback(e.target.value)}
+        />
       </div>
     </div>
   );

@@ -1,37 +1,14 @@
 // Chat view tests: the whole App against a mocked engine bridge (src/api/engine.ts), so what is
 // checked is what a user sees and what reaches the engine.
-import { act, render, screen, within } from "@testing-library/react";
+import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Event } from "../../api/types";
 import { App } from "../../App";
+import { approvalRequest, emit, fakeEngine } from "../../test/fakeEngine";
 
-const engine = vi.hoisted(() => ({
-  listener: null as ((e: Event) => void) | null,
-  submit: vi.fn(async (_op: unknown) => {}),
-  sessionInfo: vi.fn(async () => ({
-    sessionId: "s1",
-    workspace: "/home/dev/project",
-    mode: "ask",
-    model: "mock-model",
-    contextWindow: 128000,
-  })),
-}));
+vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 
-vi.mock("../../api/engine", () => ({
-  submit: engine.submit,
-  sessionInfo: engine.sessionInfo,
-  onEngineEvent: async (cb: (e: Event) => void) => {
-    engine.listener = cb;
-    return () => {
-      if (engine.listener === cb) engine.listener = null;
-    };
-  },
-}));
-
-function emit(...events: Event[]) {
-  act(() => events.forEach((e) => engine.listener?.(e)));
-}
+const engine = fakeEngine;
 
 async function renderApp() {
   render(<App />);
@@ -149,14 +126,47 @@ describe("Chat view", () => {
       {
         type: "approvalRequested",
         sessionId: S,
-        request: { id: "a9", sessionId: S, callId: "c9", tool: "shell", arguments: '{"command":"ls"}', findings: [], preview: null, callHash: "h", createdAt: 1, expiresAt: 2 },
+        request: approvalRequest({ id: "a9", callId: "c9", tool: "shell", arguments: '{"command":"ls"}', callHash: "h" }),
       },
     );
     expect(screen.getByTestId("tool-call").dataset.status).toBe("pending");
     expect(screen.getByTestId("approval-card").dataset.tool).toBe("shell");
     expect(screen.getByTestId("nav-approvals").textContent).toContain("1");
     await user.click(screen.getByTestId("approve-once"));
-    expect(engine.submit).toHaveBeenCalledWith({ type: "resolveApproval", approvalId: "a9", decision: "approveOnce", feedback: null, editedArguments: null });
+    expect(engine.submit).toHaveBeenCalledWith({
+      type: "resolveApproval",
+      approvalId: "a9",
+      decision: "approveOnce",
+      feedback: null,
+      editedArguments: null,
+      callHash: "h",
+    });
+    // Until the engine resolves it, the card cannot send a second answer.
+    expect(screen.getByTestId("approve-once")).toHaveProperty("disabled", true);
+    emit({ type: "approvalResolved", sessionId: S, approvalId: "a9", decision: "approveOnce", source: "user" });
+    expect(screen.queryByTestId("approval-card")).toBeNull();
+    expect(screen.getByTestId("tool-call").dataset.status).toBe("running");
+  });
+
+  it("shows requests left waiting before the window listened, once", async () => {
+    const left = approvalRequest({ id: "a-old", tool: "edit_file" });
+    engine.pendingApprovals.mockResolvedValueOnce([left]);
+    await renderApp();
+    await screen.findByTestId("approval-card");
+    emit({ type: "approvalRequested", sessionId: S, request: left });
+    expect(screen.getAllByTestId("approval-card").map((c) => c.dataset.tool)).toEqual(["edit_file"]);
+    expect(screen.getByTestId("nav-approvals").textContent).toContain("1");
+  });
+
+  it("shows a refused answer in the banner and lets the card answer again", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    emit({ type: "approvalRequested", sessionId: S, request: approvalRequest() });
+    await user.click(screen.getByTestId("deny"));
+    expect(screen.getByTestId("deny")).toHaveProperty("disabled", true);
+    emit({ type: "error", sessionId: S, info: { code: "approval_refused", message: "the call changed", retryable: false } });
+    expect(screen.getByRole("alert").textContent).toContain("the call changed");
+    expect(screen.getByTestId("deny")).toHaveProperty("disabled", false);
   });
 
   it("says so when the engine cannot be reached", async () => {
@@ -169,7 +179,7 @@ describe("Chat view", () => {
   it("has every view in the nav, the unbuilt ones saying so", async () => {
     const user = userEvent.setup();
     await renderApp();
-    for (const id of ["approvals", "changes", "usage", "audit", "settings"]) {
+    for (const id of ["changes", "usage", "settings"]) {
       await user.click(screen.getByTestId(`nav-${id}`));
       expect(screen.getByText("This view arrives in a later version.")).toBeTruthy();
       expect(screen.getByTestId("chat-input").closest("[hidden]")).not.toBeNull();

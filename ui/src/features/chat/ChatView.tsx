@@ -1,9 +1,8 @@
-// The Chat view: session header, errors, the transcript, the composer and the usage status bar.
+// The Chat view: session header, the transcript, the composer and the usage status bar.
 import type { Session } from "../../store/useSession";
 import { ContextMeter } from "../usage/ContextMeter";
 import { TokenUsageReadout } from "../usage/TokenUsageReadout";
 import { Composer } from "./Composer";
-import { ErrorBanner } from "./ErrorBanner";
 import { MessageList } from "./MessageList";
 import { SessionHeader } from "./SessionHeader";
 
@@ -13,10 +12,10 @@ export function ChatView({ session }: { session: Session }) {
   return (
     <section className="chat" aria-label="Chat">
       <SessionHeader info={info} connection={connection} busy={busy} />
-      <ErrorBanner errors={state.errors} onDismiss={commands.dismissError} />
       <MessageList
         items={state.items}
         approvals={state.approvals}
+        answering={state.answering}
         onAnswer={commands.answer}
         workspace={info?.workspace ?? null}
       />

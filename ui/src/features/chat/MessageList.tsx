@@ -1,20 +1,22 @@
 // The transcript: messages, tool cards (with their approval cards) and notices, kept scrolled to
 // the newest entry while the user is at the bottom.
 import { useEffect, useRef } from "react";
-import type { ApprovalAnswer, ApprovalRequest } from "../../api/types";
+import type { ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
-import { ApprovalCard } from "./ApprovalCard";
+import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
 import { MessageBubble } from "./MessageBubble";
 import { ToolCallCard } from "./ToolCallCard";
 
 interface Props {
   items: ChatItem[];
   approvals: ApprovalRequest[];
-  onAnswer: (approvalId: string, decision: ApprovalAnswer) => void;
+  /** Requests answered whose resolution has not arrived yet. */
+  answering: string[];
+  onAnswer: AnswerFn;
   workspace: string | null;
 }
 
-export function MessageList({ items, approvals, onAnswer, workspace }: Props) {
+export function MessageList({ items, approvals, answering, onAnswer, workspace }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
@@ -46,7 +48,15 @@ export function MessageList({ items, approvals, onAnswer, workspace }: Props) {
             return <MessageBubble key={item.key} role="assistant" text={item.text} streaming={item.streaming} />;
           case "tool": {
             const approval = approvals.find((a) => a.callId === item.call.id) ?? null;
-            return <ToolCallCard key={item.key} item={item} approval={approval} onAnswer={onAnswer} />;
+            return (
+              <ToolCallCard
+                key={item.key}
+                item={item}
+                approval={approval}
+                answering={approval !== null && answering.includes(approval.id)}
+                onAnswer={onAnswer}
+              />
+            );
           }
           case "notice":
             return (
@@ -57,7 +67,7 @@ export function MessageList({ items, approvals, onAnswer, workspace }: Props) {
         }
       })}
       {orphans.map((a) => (
-        <ApprovalCard key={a.id} request={a} onAnswer={onAnswer} />
+        <ApprovalCard key={a.id} request={a} answering={answering.includes(a.id)} onAnswer={onAnswer} />
       ))}
     </div>
   );

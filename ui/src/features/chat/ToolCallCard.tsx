@@ -1,17 +1,19 @@
 // One tool call: name, arguments at a glance, status, duration, and its output on demand. A call
 // waiting for a human carries its approval card.
 import { useState } from "react";
-import type { ApprovalAnswer, ApprovalRequest } from "../../api/types";
+import type { ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { formatDuration } from "../usage/format";
-import { ApprovalCard } from "./ApprovalCard";
+import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
 
 type ToolItem = Extract<ChatItem, { kind: "tool" }>;
 
 interface Props {
   item: ToolItem;
   approval: ApprovalRequest | null;
-  onAnswer: (approvalId: string, decision: ApprovalAnswer) => void;
+  /** An answer to `approval` is on its way. */
+  answering: boolean;
+  onAnswer: AnswerFn;
 }
 
 const STATUS_TEXT: Record<ToolItem["status"], string> = {
@@ -29,7 +31,7 @@ function argumentsLine(raw: string): string {
   return oneLine.length > 140 ? `${oneLine.slice(0, 139)}…` : oneLine;
 }
 
-export function ToolCallCard({ item, approval, onAnswer }: Props) {
+export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
   const [open, setOpen] = useState(false);
   const { call, status, durationMs, result } = item;
   return (
@@ -61,7 +63,7 @@ export function ToolCallCard({ item, approval, onAnswer }: Props) {
           )}
         </div>
       )}
-      {approval && <ApprovalCard request={approval} onAnswer={onAnswer} />}
+      {approval && <ApprovalCard key={approval.id} request={approval} answering={answering} onAnswer={onAnswer} />}
     </div>
   );
 }

@@ -1,4 +1,5 @@
-// Errors the user must see (engine `error` events and failures to reach the engine), dismissable.
+// Errors the user must see in every view (engine `error` events, refused answers, failures to
+// reach the engine), dismissable.
 import type { ErrorEntry } from "../../store/state";
 
 interface Props {

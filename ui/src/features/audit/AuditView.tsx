@@ -1,0 +1,99 @@
+// The Audit view: filter and search the audit log, read a row in full, export it. While open it
+// refreshes shortly after engine events (the audit writer commits on its own thread).
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { AuditEvent } from "../../api/types";
+import { AuditDetails } from "./AuditDetails";
+import { AuditExport } from "./AuditExport";
+import { AuditFilterBar } from "./AuditFilterBar";
+import { AuditTable } from "./AuditTable";
+import { AUDIT_LIMIT, type AuditFilters, defaultFilters } from "./filters";
+import { useAuditRows } from "./useAuditRows";
+import { useDebounced } from "./useDebounced";
+
+/** Typing pause before a search or tool filter is sent. */
+export const SEARCH_DEBOUNCE_MS = 300;
+/** Wait after an engine event before reloading; later events within it share the reload. */
+export const REFRESH_DELAY_MS = 800;
+
+interface Props {
+  /** This window's session; null until known. */
+  sessionId: string | null;
+  /** Engine events received so far: a change means the log has probably grown. */
+  eventCount: number;
+}
+
+export function AuditView({ sessionId, eventCount }: Props) {
+  const [filters, setFilters] = useState<AuditFilters>(defaultFilters);
+  const text = useDebounced(filters.text, SEARCH_DEBOUNCE_MS);
+  const tool = useDebounced(filters.tool, SEARCH_DEBOUNCE_MS);
+  const effective = useMemo(() => ({ ...filters, text, tool }), [filters, text, tool]);
+  const { rows, loading, error, refresh } = useAuditRows(effective, sessionId);
+  const [selected, setSelected] = useState<AuditEvent | null>(null);
+  useRefreshOnEvents(eventCount, refresh);
+
+  return (
+    <section className="audit" aria-label="Audit">
+      <header className="view-header">
+        <h1>Audit</h1>
+        <span className="muted">
+          {loading ? "Loading…" : `${rows.length}${rows.length >= AUDIT_LIMIT ? "+ (newest shown)" : ""} rows`}
+        </span>
+        <span className="spacer" />
+        <button type="button" className="button" onClick={refresh}>
+          Refresh
+        </button>
+        <AuditExport />
+      </header>
+      <AuditFilterBar filters={filters} onChange={setFilters} />
+      {error && (
+        <p className="field-error" role="status">
+          Could not read the audit log: {error}
+        </p>
+      )}
+      <div className={selected ? "audit-body with-details" : "audit-body"}>
+        <div className="audit-scroll">
+          {!loading && rows.length === 0 && !error && <p className="muted audit-empty">No audit rows match.</p>}
+          {rows.length > 0 && (
+            <AuditTable rows={rows} selectedId={selected?.id ?? null} showSession={filters.scope === "all"} onSelect={setSelected} />
+          )}
+        </div>
+        {selected && <AuditDetails row={selected} onClose={() => setSelected(null)} />}
+      </div>
+    </section>
+  );
+}
+
+/**
+ * Calls `refresh` REFRESH_DELAY_MS after `eventCount` moves. Events during the wait share that
+ * call, and one more follows if any arrived meanwhile, so the last event's rows are always read.
+ */
+function useRefreshOnEvents(eventCount: number, refresh: () => void): void {
+  const latest = useRef(eventCount);
+  const handled = useRef(eventCount);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const refreshRef = useRef(refresh);
+  useEffect(() => {
+    refreshRef.current = refresh;
+  });
+  useEffect(() => {
+    latest.current = eventCount;
+    const schedule = () => {
+      if (timer.current !== null || latest.current === handled.current) return;
+      const upTo = latest.current;
+      timer.current = setTimeout(() => {
+        timer.current = null;
+        handled.current = upTo;
+        refreshRef.current();
+        schedule();
+      }, REFRESH_DELAY_MS);
+    };
+    schedule();
+  }, [eventCount]);
+  useEffect(
+    () => () => {
+      if (timer.current !== null) clearTimeout(timer.current);
+      timer.current = null;
+    },
+    [],
+  );
+}

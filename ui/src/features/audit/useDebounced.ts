@@ -1,0 +1,11 @@
+// A value that follows `value` once it has stopped changing for `ms` (search-as-you-type).
+import { useEffect, useState } from "react";
+
+export function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
