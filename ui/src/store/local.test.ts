@@ -1,6 +1,7 @@
-// Local actions: the user's own messages and failures to reach the engine.
+// Local actions: the user's own messages, failures to reach the engine, pending requests loaded
+// at start and answers on their way.
 import { describe, expect, it } from "vitest";
-import type { SessionSummary } from "../api/types";
+import type { ApprovalRequest, Event, SessionSummary } from "../api/types";
 import { apply } from "./local";
 import { initialState } from "./state";
 
@@ -25,5 +26,42 @@ describe("apply", () => {
     const s = apply(initialState, { type: "sessionLoaded", info });
     expect(s.usage.contextWindow).toBe(64000);
     expect(s.sessionId).toBe("s1");
+  });
+
+  it("merges the requests loaded at start with those announced as events, without duplicates", () => {
+    const request = (id: string, callId = `c-${id}`): ApprovalRequest => ({
+      id,
+      sessionId: "s1",
+      callId,
+      tool: "write_file",
+      arguments: "{}",
+      findings: [],
+      preview: null,
+      callHash: `h-${id}`,
+      createdAt: 1,
+      expiresAt: 2,
+    });
+    const engine = (event: Event) => ({ type: "engine" as const, event });
+    let s = apply(initialState, engine({ type: "approvalRequested", sessionId: "s1", request: request("a1") }));
+    s = apply(s, engine({ type: "approvalResolved", sessionId: "s1", approvalId: "a0", decision: "deny", source: "timeout" }));
+    // The load answered late: a1 is already known, a0 was resolved meanwhile, a2 is new.
+    s = apply(s, { type: "pendingLoaded", requests: [request("a0"), request("a1"), request("a2")] });
+    expect(s.approvals.map((a) => a.id)).toEqual(["a1", "a2"]);
+    s = apply(s, engine({ type: "approvalRequested", sessionId: "s1", request: request("a2") }));
+    expect(s.approvals.map((a) => a.id)).toEqual(["a1", "a2"]);
+    expect(s.eventCount).toBe(3);
+  });
+
+  it("marks an answer as on its way until it resolves or cannot be sent", () => {
+    const sent = apply(initialState, { type: "answerSent", approvalId: "a1" });
+    expect(sent.answering).toEqual(["a1"]);
+    expect(apply(sent, { type: "answerSent", approvalId: "a1" }).answering).toEqual(["a1"]);
+    const failed = apply(sent, { type: "bridgeFailed", code: "submit_failed", message: "no engine", retryable: true });
+    expect(failed.answering).toEqual([]);
+    const resolved = apply(sent, {
+      type: "engine",
+      event: { type: "approvalResolved", sessionId: "s1", approvalId: "a1", decision: "approveOnce", source: "user" },
+    });
+    expect(resolved.answering).toEqual([]);
   });
 });

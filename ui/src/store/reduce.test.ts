@@ -140,4 +140,30 @@ describe("reduce", () => {
     expect(s.usage.contextUsed).toBe(12000);
     expect(last(s.items)).toMatchObject({ kind: "notice", text: expect.stringContaining("12000") });
   });
+
+  it("parks a suspended turn: no longer running, its calls still pending", () => {
+    const request = { id: "a1", sessionId: S, callId: "c1", tool: "write_file", arguments: "{}", findings: [], preview: null, callHash: "h", createdAt: 1, expiresAt: 2 };
+    const s = fold([
+      started,
+      delta("Writing"),
+      begin("c1", "write_file"),
+      { type: "approvalRequested", sessionId: S, request },
+      { type: "turnSuspended", sessionId: S, turnId: T, approvalIds: ["a1"] },
+    ]);
+    expect(s.turn).toEqual({ phase: "idle" });
+    expect(s.lastAbort).toBeNull();
+    expect(texts(s)).toEqual([["Writing", false]]);
+    expect(tools(s)[0]?.status).toBe("pending");
+    expect(s.approvals.map((a) => a.id)).toEqual(["a1"]);
+    expect(last(s.items)).toMatchObject({ kind: "notice", tone: "info", text: expect.stringContaining("1 approval request") });
+  });
+
+  it("lets a refused answer be sent again", () => {
+    const answering = { ...initialState, answering: ["a1"] };
+    const s = reduce(answering, { type: "error", sessionId: S, info: { code: "approval_refused", message: "hash differs", retryable: false } });
+    expect(s.answering).toEqual([]);
+    expect(s.errors.map((e) => e.info.code)).toEqual(["approval_refused"]);
+    const other = reduce(answering, { type: "error", sessionId: S, info: { code: "provider_timeout", message: "slow", retryable: true } });
+    expect(other.answering).toEqual(["a1"]);
+  });
 });

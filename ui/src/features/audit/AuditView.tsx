@@ -12,8 +12,10 @@ import { useDebounced } from "./useDebounced";
 
 /** Typing pause before a search or tool filter is sent. */
 export const SEARCH_DEBOUNCE_MS = 300;
-/** Wait after an engine event before reloading; later events within it share the reload. */
+/** Quiet time after engine events before reloading; a burst of events shares one reload. */
 export const REFRESH_DELAY_MS = 800;
+/** Longest a reload waits while events keep coming. */
+export const REFRESH_MAX_WAIT_MS = 3000;
 
 interface Props {
   /** This window's session; null until known. */
@@ -26,7 +28,12 @@ export function AuditView({ sessionId, eventCount }: Props) {
   const [filters, setFilters] = useState<AuditFilters>(defaultFilters);
   const text = useDebounced(filters.text, SEARCH_DEBOUNCE_MS);
   const tool = useDebounced(filters.tool, SEARCH_DEBOUNCE_MS);
-  const effective = useMemo(() => ({ ...filters, text, tool }), [filters, text, tool]);
+  // Only a settled text or tool makes a new query; the other filters apply at once.
+  const { scope, kind, decision, range, from, to } = filters;
+  const effective = useMemo(
+    () => ({ scope, kind, decision, range, from, to, text, tool }),
+    [scope, kind, decision, range, from, to, text, tool],
+  );
   const { rows, loading, error, refresh } = useAuditRows(effective, sessionId);
   const [selected, setSelected] = useState<AuditEvent | null>(null);
   useRefreshOnEvents(eventCount, refresh);
@@ -64,30 +71,29 @@ export function AuditView({ sessionId, eventCount }: Props) {
 }
 
 /**
- * Calls `refresh` REFRESH_DELAY_MS after `eventCount` moves. Events during the wait share that
- * call, and one more follows if any arrived meanwhile, so the last event's rows are always read.
+ * Calls `refresh` once events stop arriving for REFRESH_DELAY_MS, and at least every
+ * REFRESH_MAX_WAIT_MS during a long stream of them, so a busy turn still shows up as it goes.
  */
 function useRefreshOnEvents(eventCount: number, refresh: () => void): void {
-  const latest = useRef(eventCount);
   const handled = useRef(eventCount);
+  const firstPending = useRef<number | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const refreshRef = useRef(refresh);
   useEffect(() => {
     refreshRef.current = refresh;
   });
   useEffect(() => {
-    latest.current = eventCount;
-    const schedule = () => {
-      if (timer.current !== null || latest.current === handled.current) return;
-      const upTo = latest.current;
-      timer.current = setTimeout(() => {
-        timer.current = null;
-        handled.current = upTo;
-        refreshRef.current();
-        schedule();
-      }, REFRESH_DELAY_MS);
-    };
-    schedule();
+    if (eventCount === handled.current) return;
+    const now = Date.now();
+    firstPending.current ??= now;
+    const delay = Math.max(0, Math.min(REFRESH_DELAY_MS, firstPending.current + REFRESH_MAX_WAIT_MS - now));
+    if (timer.current !== null) clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      firstPending.current = null;
+      handled.current = eventCount;
+      refreshRef.current();
+    }, delay);
   }, [eventCount]);
   useEffect(
     () => () => {

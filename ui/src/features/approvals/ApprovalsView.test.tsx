@@ -1,0 +1,175 @@
+// Approvals view tests: the App with the fake engine bridge, opened on the Approvals view. What
+// is checked is what the user sees and the exact answer that reaches the engine.
+import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { App } from "../../App";
+import { approvalRequest, emit, fakeEngine } from "../../test/fakeEngine";
+
+vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
+
+const S = "s1";
+const PREVIEW = "--- a/notes/a.txt\n+++ b/notes/a.txt\n@@ -1 +1 @@\n-old line\n+hi\n";
+
+async function openApprovals() {
+  const user = userEvent.setup();
+  render(<App />);
+  await screen.findByText("/home/dev/project");
+  await user.click(screen.getByTestId("nav-approvals"));
+  return user;
+}
+
+/** The Approvals view (Chat stays mounted, hidden, with the same cards inline). */
+const view = () => within(screen.getByRole("region", { name: "Approvals" }));
+const resolveOps = () => fakeEngine.submit.mock.calls.map(([op]) => op).filter((op) => op.type === "resolveApproval");
+
+describe("Approvals view", () => {
+  afterEach(() => {
+    fakeEngine.listener = null;
+  });
+
+  it("lists every pending request with findings, diff preview and time left", async () => {
+    await openApprovals();
+    expect(view().getByText("Nothing is waiting for you.")).toBeTruthy();
+    emit(
+      {
+        type: "approvalRequested",
+        sessionId: S,
+        request: approvalRequest({
+          findings: [{ guardian: "config", rule: "exec_config", severity: "medium", message: "writes a file that runs later" }],
+          preview: PREVIEW,
+          expiresAt: Date.now() + 5 * 60_000,
+        }),
+      },
+      { type: "approvalRequested", sessionId: S, request: approvalRequest({ id: "a2", callId: "c2", tool: "bash", arguments: '{"command":"ls"}' }) },
+    );
+    const cards = view().getAllByTestId("approval-card");
+    expect(cards.map((c) => c.dataset.tool)).toEqual(["write_file", "bash"]);
+    expect(screen.getByTestId("nav-approvals").textContent).toContain("2");
+
+    const first = within(cards[0]!);
+    const finding = first.getByTestId("approval-finding");
+    expect(finding.dataset.severity).toBe("medium");
+    expect(finding.textContent).toBe("medium writes a file that runs later (config/exec_config)");
+    const preview = first.getByTestId("approval-preview");
+    expect([...preview.querySelectorAll(".diff-line.add")].map((l) => l.textContent)).toEqual(["+hi\n"]);
+    expect([...preview.querySelectorAll(".diff-line.del")].map((l) => l.textContent)).toEqual(["-old line\n"]);
+    expect(first.getByTestId("approval-expiry").textContent).toMatch(/^expires in [45]:\d\d$/);
+    expect(first.getByTestId<HTMLTextAreaElement>("approval-arguments").value).toBe('{\n  "path": "notes/a.txt",\n  "content": "hi"\n}');
+
+    emit({ type: "approvalResolved", sessionId: S, approvalId: "a1", decision: "deny", source: "timeout" });
+    expect(view().getAllByTestId("approval-card").map((c) => c.dataset.tool)).toEqual(["bash"]);
+  });
+
+  it("sends edited arguments as editedArguments, with the request's call hash", async () => {
+    const user = await openApprovals();
+    emit({ type: "approvalRequested", sessionId: S, request: approvalRequest({ callHash: "hash-42" }) });
+    const args = view().getByTestId("approval-arguments");
+    await user.clear(args);
+    await user.click(args);
+    await user.paste('{"path":"notes/b.txt","content":"hi"}');
+    await user.click(view().getByTestId("approve-session"));
+    expect(resolveOps()).toEqual([
+      {
+        type: "resolveApproval",
+        approvalId: "a1",
+        decision: "approveSession",
+        feedback: null,
+        editedArguments: '{"path":"notes/b.txt","content":"hi"}',
+        callHash: "hash-42",
+      },
+    ]);
+  });
+
+  it("sends no edit when the arguments were not changed, and deny carries the feedback", async () => {
+    const user = await openApprovals();
+    emit(
+      { type: "approvalRequested", sessionId: S, request: approvalRequest() },
+      { type: "approvalRequested", sessionId: S, request: approvalRequest({ id: "a2", callId: "c2", callHash: "hash-a2" }) },
+    );
+    const [first, second] = view().getAllByTestId("approval-card");
+    await user.click(within(first!).getByTestId("approve-always"));
+    await user.type(within(second!).getByTestId("deny-feedback"), "use notes/c.txt instead");
+    await user.click(within(second!).getByTestId("deny"));
+    expect(resolveOps()).toEqual([
+      { type: "resolveApproval", approvalId: "a1", decision: "approveAlways", feedback: null, editedArguments: null, callHash: "hash-a1" },
+      { type: "resolveApproval", approvalId: "a2", decision: "deny", feedback: "use notes/c.txt instead", editedArguments: null, callHash: "hash-a2" },
+    ]);
+  });
+
+  it("blocks approving while the edited arguments are not valid JSON, but still allows deny", async () => {
+    const user = await openApprovals();
+    emit({ type: "approvalRequested", sessionId: S, request: approvalRequest() });
+    const args = view().getByTestId("approval-arguments");
+    await user.type(args, "{backspace}");
+    expect(view().getByTestId("approval-arguments-error").textContent).toContain("not valid JSON");
+    expect(args.getAttribute("aria-invalid")).toBe("true");
+    for (const id of ["approve-once", "approve-session", "approve-always"]) {
+      expect(view().getByTestId(id)).toHaveProperty("disabled", true);
+    }
+    args.blur();
+    await user.keyboard("y");
+    expect(resolveOps()).toEqual([]);
+
+    await user.type(args, "}");
+    expect(view().queryByTestId("approval-arguments-error")).toBeNull();
+    await user.click(view().getByTestId("deny"));
+    expect(resolveOps()).toMatchObject([{ decision: "deny", editedArguments: null }]);
+  });
+
+  it("answers the first card, or the focused one, with y / s / a / n, but not while typing", async () => {
+    const user = await openApprovals();
+    emit(
+      { type: "approvalRequested", sessionId: S, request: approvalRequest() },
+      { type: "approvalRequested", sessionId: S, request: approvalRequest({ id: "a2", callId: "c2", callHash: "hash-a2" }) },
+      { type: "approvalRequested", sessionId: S, request: approvalRequest({ id: "a3", callId: "c3", callHash: "hash-a3" }) },
+    );
+    await user.type(view().getAllByTestId("deny-feedback")[0]!, "nays");
+    expect(resolveOps()).toEqual([]);
+    view().getAllByTestId("deny-feedback")[0]!.blur();
+
+    await user.keyboard("y");
+    expect(resolveOps()).toMatchObject([{ approvalId: "a1", decision: "approveOnce", callHash: "hash-a1" }]);
+
+    // The third card takes the keys once focus is inside it.
+    const third = view().getAllByTestId("approval-card")[2]!;
+    within(third).getByTestId("approve-once").focus();
+    await user.keyboard("s");
+    expect(resolveOps()[1]).toMatchObject({ approvalId: "a3", decision: "approveSession" });
+
+    emit(
+      { type: "approvalResolved", sessionId: S, approvalId: "a1", decision: "approveOnce", source: "user" },
+      { type: "approvalResolved", sessionId: S, approvalId: "a3", decision: "approveSession", source: "user" },
+    );
+    await user.keyboard("n");
+    expect(resolveOps()[2]).toMatchObject({ approvalId: "a2", decision: "deny", feedback: null });
+    // A second key before the engine answers sends nothing more.
+    await user.keyboard("a");
+    expect(resolveOps()).toHaveLength(3);
+  });
+
+  it("raises a desktop notification for a request arriving while the window is not focused", async () => {
+    const shown: string[] = [];
+    class FakeNotification {
+      static permission = "granted";
+      static requestPermission = vi.fn(async () => "granted");
+      onclick: (() => void) | null = null;
+      constructor(title: string) {
+        shown.push(title);
+      }
+    }
+    vi.stubGlobal("Notification", FakeNotification);
+    const focus = vi.spyOn(document, "hasFocus");
+    try {
+      await openApprovals();
+      focus.mockReturnValue(true);
+      emit({ type: "approvalRequested", sessionId: S, request: approvalRequest() });
+      focus.mockReturnValue(false);
+      emit({ type: "approvalRequested", sessionId: S, request: approvalRequest({ id: "a2", callId: "c2", tool: "bash" }) });
+      await vi.waitFor(() => expect(shown).toEqual(["Bridle: Approve bash?"]));
+    } finally {
+      focus.mockRestore();
+      vi.unstubAllGlobals();
+    }
+  });
+});
