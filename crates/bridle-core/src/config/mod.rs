@@ -3,6 +3,7 @@
 //! Parsing is strict about unknown keys so a typo never silently changes behaviour; API keys
 //! are never read from here (they come from the keychain or the environment).
 
+pub mod edit;
 pub mod paths;
 
 use std::path::Path;
@@ -10,6 +11,8 @@ use std::time::Duration;
 
 use bridle_protocol::Mode;
 use serde::{Deserialize, Serialize};
+
+pub use edit::{append_rule, RuleList};
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,6 +152,14 @@ pub enum ConfigError {
         path: String,
         /// What is wrong, with the line.
         message: String,
+    },
+    /// The file could not be written.
+    #[error("cannot write config {path}: {source}")]
+    Write {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
     },
 }
 

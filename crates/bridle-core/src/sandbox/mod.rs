@@ -36,6 +36,18 @@ pub enum Place {
     ToolOutput(PathBuf),
 }
 
+/// Where a path leads, as [`PathSandbox::classify`] sees it: for judging paths written inside
+/// shell commands, which the sandbox does not confine but the guard must weigh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathClass {
+    /// Inside the workspace; the path relative to the root (empty for the root itself).
+    Inside(PathBuf),
+    /// Outside the workspace; the absolute path with symlinks resolved.
+    Outside(PathBuf),
+    /// A protected path; what it protects.
+    Sensitive(String),
+}
+
 /// A path the sandbox accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
@@ -147,6 +159,32 @@ impl PathSandbox {
     /// The workspace root (canonical).
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The home folder `~` expands to, when known.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// Where `given` leads (`~` expanded, relative paths joined to the root, symlinks resolved
+    /// through the longest existing prefix), without refusing anything: the same judgement as
+    /// [`Self::resolve`] on sensitivity and the boundary, for paths inside shell commands.
+    /// Every session's tool-output folder counts as not sensitive (a shell command cannot say
+    /// which session it belongs to); `.git/` internals are inside.
+    pub fn classify(&self, given: &str) -> PathClass {
+        let expanded = resolve::expand_home(given, self.home.as_deref());
+        let joined = if expanded.is_absolute() { expanded } else { self.root.join(expanded) };
+        let lexical = lexical_normalise(&joined);
+        let absolute = resolve::resolve_existing_prefix(&joined).unwrap_or_else(|_| lexical.clone());
+        for candidate in [&lexical, &absolute] {
+            if let Some(why) = sensitive::matches(&self.sensitive, candidate, &self.tool_output_root) {
+                return PathClass::Sensitive(why);
+            }
+        }
+        match absolute.strip_prefix(&self.root) {
+            Ok(rel) => PathClass::Inside(rel.to_path_buf()),
+            Err(_) => PathClass::Outside(absolute),
+        }
     }
 
     /// The folder where `session_id`'s large tool outputs are saved.

@@ -1,0 +1,129 @@
+//! The guardians of DESIGN §6 step 4. Each looks at one call and reports findings
+//! `{ guardian, rule, severity, message }`; none of them decides anything — the decision table
+//! does, from the mode, the tool's kind, the user's rules and the worst finding.
+//!
+//! Rule: a shell command is read once ([`ShellView`]) and every guardian judges that same
+//! reading — its simple commands after unwrapping, the working directory each runs in, and the
+//! paths each touches — so no guardian can be fooled by a form another one understood.
+
+pub(crate) mod config;
+pub(crate) mod evasion;
+pub(crate) mod path;
+pub(crate) mod shell_rules;
+
+use bridle_protocol::{Finding, Severity};
+
+use super::places::{Cwd, Located, Places};
+use super::shell::operands::{operands, Operand};
+use super::shell::{self, Script, SimpleCommand};
+
+/// A path one simple command touches, located.
+#[derive(Debug, Clone)]
+pub(crate) struct PathOperand {
+    /// As written (less an `of=` or `@` prefix).
+    pub text: String,
+    /// The command creates, changes or deletes it.
+    pub writes: bool,
+    /// Where it leads.
+    pub located: Located,
+}
+
+/// A shell command, read once for every guardian.
+#[derive(Debug)]
+pub(crate) struct ShellView {
+    /// The reading.
+    pub script: Script,
+    /// Each command's working directory (same index as `script.commands`).
+    pub cwds: Vec<Cwd>,
+    /// Each command's paths (same index as `script.commands`).
+    pub paths: Vec<Vec<PathOperand>>,
+}
+
+impl ShellView {
+    pub(crate) fn new(command: &str, places: &Places) -> Self {
+        let script = shell::parse(command);
+        let mut cwds = Vec::with_capacity(script.commands.len());
+        let mut paths = Vec::with_capacity(script.commands.len());
+        let mut cwd = Cwd::Workspace;
+        for cmd in &script.commands {
+            cwds.push(cwd.clone());
+            let located: Vec<PathOperand> = operands(cmd)
+                .into_iter()
+                .filter(|op| worth_judging(op, &cwd))
+                .filter_map(|op| {
+                    let located = places.locate(&op.path, &cwd, op.certain)?;
+                    Some(PathOperand { text: op.path, writes: op.writes, located })
+                })
+                .collect();
+            paths.push(located);
+            if let Some(next) = next_cwd(cmd, &cwd, places) {
+                cwd = next;
+            }
+        }
+        Self { script, cwds, paths }
+    }
+
+    /// Commands with their paths and working directories.
+    pub(crate) fn commands(&self) -> impl Iterator<Item = (&SimpleCommand, &[PathOperand], &Cwd)> {
+        self.script.commands.iter().zip(&self.paths).zip(&self.cwds).map(|((c, p), w)| (c, p.as_slice(), w))
+    }
+}
+
+/// Where `cd`/`pushd` leads; `None` when it stays (or cannot be known: `cd -`, `cd "$X"`,
+/// which are then judged as if in the workspace).
+fn next_cwd(cmd: &SimpleCommand, cwd: &Cwd, places: &Places) -> Option<Cwd> {
+    if !matches!(cmd.program.as_deref(), Some("cd" | "pushd")) {
+        return None;
+    }
+    let target = cmd.positionals().first().map_or("~", |w| w.value.as_str());
+    if target == "-" {
+        return None;
+    }
+    let located = places.locate(target, cwd, false)?;
+    Some(Cwd::At(located.absolute))
+}
+
+/// Certain operands are always judged; a guess only when it looks like a path that could lead
+/// out (relative paths without `..` stay inside, unless a `cd` left the workspace).
+fn worth_judging(op: &Operand<'_>, cwd: &Cwd) -> bool {
+    if op.certain {
+        return !op.path.is_empty();
+    }
+    let t = op.path.as_str();
+    if t.is_empty()
+        || t.contains("://")
+        || t.contains(char::is_whitespace)
+        || t.contains(['{', '}', '|', '^', '(', ')', '<', '>', ';', '"', '\'', '\\', '`'])
+    {
+        return false;
+    }
+    t.starts_with('/')
+        || t.starts_with('~')
+        || t.starts_with("$HOME")
+        || t.starts_with("${HOME}")
+        || t == ".."
+        || t.starts_with("../")
+        || t.contains("/../")
+        || t.ends_with("/..")
+        || (*cwd != Cwd::Workspace && !t.starts_with('-'))
+}
+
+/// A finding of `guardian`.
+pub(crate) fn finding(guardian: &str, rule: &str, severity: Severity, message: impl Into<String>) -> Finding {
+    Finding { guardian: guardian.into(), rule: rule.into(), severity, message: message.into() }
+}
+
+/// Up to three items, then how many more.
+pub(crate) fn list(items: &[String]) -> String {
+    let mut unique: Vec<&String> = Vec::new();
+    for item in items {
+        if !unique.contains(&item) {
+            unique.push(item);
+        }
+    }
+    let shown: Vec<String> = unique.iter().take(3).map(|s| format!("`{s}`")).collect();
+    match unique.len() {
+        n if n > 3 => format!("{} and {} more", shown.join(", "), n - 3),
+        _ => shown.join(", "),
+    }
+}

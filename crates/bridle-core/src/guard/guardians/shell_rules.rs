@@ -1,0 +1,389 @@
+//! The shell-rule guardian: dangerous command families from a rule file shipped with the app
+//! (`crates/bridle-core/rules/shell-rules.toml`, compiled in).
+//!
+//! Rule: rules match the *unwrapped simple commands* of a line — program basenames, whole
+//! arguments, flags (`-r` inside `-rf`), the located paths a command writes — never raw
+//! substrings of the line, so `/bin/rm`, `\rm`, `env rm` and `$(which rm)` are `rm`, and `echo
+//! "rm -rf /"` is an echo. The file is parsed and its regexes compiled once per process; if it
+//! could not be (a build that broke it), every shell command gets a high finding, so the guard
+//! fails closed, and [`validate_builtin_rules`] lets the app refuse to start.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use bridle_protocol::{Finding, Severity};
+use regex::RegexSet;
+use serde::Deserialize;
+
+use super::{finding, PathOperand, ShellView};
+use crate::guard::places::Place;
+use crate::guard::shell::{is_shell_or_interpreter, NestedKind, SimpleCommand, SHELLS};
+
+const GUARDIAN: &str = "shell-rule";
+
+/// The shipped rule file.
+pub const BUILTIN_RULES: &str = include_str!("../../../rules/shell-rules.toml");
+
+/// Why the shell rule file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShellRuleError {
+    /// Not TOML of the expected shape.
+    #[error("the shell rule file is invalid: {0}")]
+    Parse(String),
+    /// A rule with a bad field.
+    #[error("shell rule `{id}`: {message}")]
+    Rule {
+        /// The rule.
+        id: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleFile {
+    version: u32,
+    rule: Vec<RawRule>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum TargetClass {
+    System,
+    SystemIfUnset,
+    Outside,
+    WorkspaceRoot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Check {
+    ForkBomb,
+    PipeToShell,
+    KillAll,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    family: String,
+    severity: Severity,
+    message: String,
+    #[serde(default)]
+    programs: Vec<String>,
+    #[serde(default)]
+    wrappers: Vec<String>,
+    #[serde(default)]
+    subcommands: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    #[serde(default)]
+    without_flags: Vec<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    targets: Option<TargetClass>,
+    #[serde(default)]
+    write_targets: Vec<String>,
+    #[serde(default)]
+    any_targets: Vec<String>,
+    #[serde(default)]
+    assignments: Vec<String>,
+    #[serde(default)]
+    max_positionals: Option<usize>,
+    #[serde(default)]
+    check: Option<Check>,
+    #[serde(default)]
+    examples: Vec<String>,
+    #[serde(default)]
+    counter_examples: Vec<String>,
+}
+
+/// One compiled rule. `family`, `examples` and `counter_examples` are read by the tests that
+/// hold the file to its word.
+#[derive(Debug)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) struct ShellRule {
+    pub id: String,
+    pub family: String,
+    pub severity: Severity,
+    pub message: String,
+    programs: Vec<String>,
+    wrappers: Vec<String>,
+    subcommands: Vec<Vec<String>>,
+    flags: Vec<String>,
+    without_flags: Vec<String>,
+    args: Option<RegexSet>,
+    targets: Option<TargetClass>,
+    write_targets: Option<RegexSet>,
+    any_targets: Option<RegexSet>,
+    assignments: Option<RegexSet>,
+    max_positionals: Option<usize>,
+    check: Option<Check>,
+    pub examples: Vec<String>,
+    pub counter_examples: Vec<String>,
+}
+
+/// A compiled rule file.
+#[derive(Debug)]
+pub(crate) struct ShellRules {
+    pub rules: Vec<ShellRule>,
+}
+
+static BUILTIN: LazyLock<Result<ShellRules, ShellRuleError>> = LazyLock::new(|| ShellRules::parse(BUILTIN_RULES));
+
+/// Parses and compiles the shipped rule file; the number of rules, or why it cannot be used.
+/// Call it at startup to refuse to run with a broken rule file.
+pub fn validate_builtin_rules() -> Result<usize, ShellRuleError> {
+    BUILTIN.as_ref().map(|r| r.rules.len()).map_err(Clone::clone)
+}
+
+pub(crate) fn builtin() -> Result<&'static ShellRules, &'static ShellRuleError> {
+    BUILTIN.as_ref()
+}
+
+fn regex_set(id: &str, field: &str, patterns: &[String]) -> Result<Option<RegexSet>, ShellRuleError> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    RegexSet::new(patterns)
+        .map(Some)
+        .map_err(|e| ShellRuleError::Rule { id: id.into(), message: format!("{field}: {e}") })
+}
+
+impl ShellRules {
+    pub(crate) fn parse(text: &str) -> Result<Self, ShellRuleError> {
+        let file: RuleFile = toml::from_str(text).map_err(|e| ShellRuleError::Parse(e.to_string()))?;
+        if file.version != 1 {
+            return Err(ShellRuleError::Parse(format!("unknown version {}", file.version)));
+        }
+        let mut ids = HashSet::new();
+        let mut rules = Vec::with_capacity(file.rule.len());
+        for raw in file.rule {
+            let id = raw.id.clone();
+            let bad = |message: &str| ShellRuleError::Rule { id: id.clone(), message: message.into() };
+            if !ids.insert(id.clone()) {
+                return Err(bad("duplicate id"));
+            }
+            let matches_something = !raw.programs.is_empty()
+                || !raw.wrappers.is_empty()
+                || !raw.write_targets.is_empty()
+                || !raw.any_targets.is_empty()
+                || !raw.assignments.is_empty()
+                || !raw.args.is_empty()
+                || raw.check.is_some();
+            if !matches_something {
+                return Err(bad("matches every command: give programs, wrappers, targets, args, assignments or check"));
+            }
+            rules.push(ShellRule {
+                args: regex_set(&id, "args", &raw.args)?,
+                write_targets: regex_set(&id, "write_targets", &raw.write_targets)?,
+                any_targets: regex_set(&id, "any_targets", &raw.any_targets)?,
+                assignments: regex_set(&id, "assignments", &raw.assignments)?,
+                subcommands: raw.subcommands.iter().map(|s| s.split_whitespace().map(String::from).collect()).collect(),
+                id: raw.id,
+                family: raw.family,
+                severity: raw.severity,
+                message: raw.message,
+                programs: raw.programs,
+                wrappers: raw.wrappers,
+                flags: raw.flags,
+                without_flags: raw.without_flags,
+                targets: raw.targets,
+                max_positionals: raw.max_positionals,
+                check: raw.check,
+                examples: raw.examples,
+                counter_examples: raw.counter_examples,
+            });
+        }
+        Ok(Self { rules })
+    }
+
+    /// The rules that match, with the command each matched first.
+    pub(crate) fn matches<'r>(&'r self, view: &ShellView) -> Vec<(&'r ShellRule, String)> {
+        let mut out: Vec<(&ShellRule, String)> = Vec::new();
+        for (cmd, paths, _) in view.commands() {
+            for rule in &self.rules {
+                if out.iter().any(|(r, _)| std::ptr::eq(*r, rule)) {
+                    continue;
+                }
+                if rule.matches(view, cmd, paths) {
+                    out.push((rule, cmd.raw.clone()));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Findings for a shell command.
+pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
+    let rules = match builtin() {
+        Ok(rules) => rules,
+        Err(e) => {
+            return vec![finding(
+                GUARDIAN,
+                "rules-unavailable",
+                Severity::High,
+                format!("the shell rules could not be loaded, so this command cannot be checked ({e})"),
+            )]
+        }
+    };
+    rules
+        .matches(view)
+        .into_iter()
+        .map(|(rule, command)| {
+            let shown: String = command.chars().take(120).collect();
+            let ellipsis = if shown.len() < command.len() { "…" } else { "" };
+            finding(GUARDIAN, &rule.id, rule.severity, format!("{}: `{shown}{ellipsis}`", rule.message))
+        })
+        .collect()
+}
+
+/// Values given to options that come before a subcommand (`git -C dir push`).
+const GLOBAL_OPTIONS_WITH_VALUE: &[&str] =
+    &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--prefix", "--cwd", "--dir", "-F", "--filter"];
+
+fn positional_values(cmd: &SimpleCommand) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    let mut after_dashes = false;
+    for w in cmd.args() {
+        let v = w.value.as_str();
+        if skip {
+            skip = false;
+            continue;
+        }
+        if !after_dashes && v == "--" {
+            after_dashes = true;
+            continue;
+        }
+        if !after_dashes && v.starts_with('-') && v != "-" {
+            skip = GLOBAL_OPTIONS_WITH_VALUE.contains(&v);
+            continue;
+        }
+        out.push(v);
+    }
+    out
+}
+
+impl ShellRule {
+    fn matches(&self, view: &ShellView, cmd: &SimpleCommand, paths: &[PathOperand]) -> bool {
+        if !self.programs.is_empty() {
+            let Some(program) = cmd.program.as_deref() else { return false };
+            let named = self.programs.iter().any(|p| match p.strip_suffix('*') {
+                Some(prefix) => program.starts_with(prefix),
+                None => p == program,
+            });
+            if !named {
+                return false;
+            }
+        }
+        if !self.wrappers.is_empty() && !cmd.wrappers.iter().any(|w| self.wrappers.contains(w)) {
+            return false;
+        }
+        if !self.subcommands.is_empty() || self.max_positionals.is_some() {
+            let positionals = positional_values(cmd);
+            let starts = |sub: &Vec<String>| {
+                if sub.is_empty() {
+                    positionals.is_empty()
+                } else {
+                    positionals.len() >= sub.len() && sub.iter().zip(&positionals).all(|(a, b)| a == b)
+                }
+            };
+            if !self.subcommands.is_empty() && !self.subcommands.iter().any(starts) {
+                return false;
+            }
+            if self.max_positionals.is_some_and(|max| positionals.len() > max) {
+                return false;
+            }
+        }
+        if !self.flags.is_empty() && !self.flags.iter().any(|f| cmd.has_flag(f)) {
+            return false;
+        }
+        if self.without_flags.iter().any(|f| cmd.has_flag(f)) {
+            return false;
+        }
+        if let Some(set) = &self.args {
+            let hit = cmd.args().iter().any(|w| set.is_match(&w.value)) || cmd.stdin_text.iter().any(|t| set.is_match(t));
+            if !hit {
+                return false;
+            }
+        }
+        if let Some(class) = self.targets {
+            if !paths.iter().any(|p| p.writes && in_class(p, class)) {
+                return false;
+            }
+        }
+        if let Some(set) = &self.write_targets {
+            let hit = paths
+                .iter()
+                .any(|p| p.writes && !p.located.via_empty_variable && set.is_match(&p.located.absolute.to_string_lossy()));
+            if !hit {
+                return false;
+            }
+        }
+        if let Some(set) = &self.any_targets {
+            let hit = paths.iter().any(|p| set.is_match(&p.located.absolute.to_string_lossy()))
+                || cmd.args().iter().any(|w| set.is_match(&w.value))
+                || cmd.redirects.iter().any(|r| set.is_match(&r.target.value));
+            if !hit {
+                return false;
+            }
+        }
+        if let Some(set) = &self.assignments {
+            if !cmd.assignments.iter().any(|a| set.is_match(&a.value)) {
+                return false;
+            }
+        }
+        match self.check {
+            None => true,
+            Some(Check::ForkBomb) => fork_bomb(view, cmd),
+            Some(Check::PipeToShell) => pipe_to_shell(cmd),
+            // `kill -9 -1`: pid -1 after a signal is every process the user may signal.
+            Some(Check::KillAll) => cmd.args().iter().skip(1).any(|w| w.value == "-1"),
+        }
+    }
+}
+
+fn in_class(p: &PathOperand, class: TargetClass) -> bool {
+    let l = &p.located;
+    match class {
+        TargetClass::System => l.system && !l.via_empty_variable,
+        TargetClass::SystemIfUnset => l.system && l.via_empty_variable,
+        TargetClass::Outside => {
+            !l.via_empty_variable && matches!(l.place, Place::Outside | Place::Sensitive(_))
+        }
+        TargetClass::WorkspaceRoot => !l.via_empty_variable && l.place == Place::Inside(String::new()),
+    }
+}
+
+/// A function that calls itself in the background or in a pipe, from inside its own body.
+fn fork_bomb(view: &ShellView, cmd: &SimpleCommand) -> bool {
+    let (Some(function), Some(program)) = (cmd.function.as_deref(), cmd.program.as_deref()) else { return false };
+    let piped = view.script.pipelines.get(cmd.pipeline).is_some_and(|stages| stages.len() > 1);
+    function == program && (cmd.background || piped)
+}
+
+/// Programs that fetch from the network.
+const FETCHERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "nc", "ncat", "lwp-request"];
+
+/// `... | sh`, `bash <(...)`, `source <(...)`, `sh -c "$(curl ...)"`, `python -c "$(curl ...)"`.
+fn pipe_to_shell(cmd: &SimpleCommand) -> bool {
+    if cmd.stage > 0 && cmd.reads_code_from_stdin() {
+        return true;
+    }
+    let Some(program) = cmd.program.as_deref() else { return false };
+    let runs_code = SHELLS.contains(&program) || matches!(program, "source" | "." | "eval");
+    let fetched = |text: &str| {
+        text.split_whitespace().next().is_some_and(|first| FETCHERS.contains(&crate::guard::shell::basename(first)))
+    };
+    cmd.words.iter().any(|w| {
+        w.nested.iter().any(|n| {
+            (runs_code && n.kind == NestedKind::Process)
+                || ((runs_code || cmd.dynamic || is_shell_or_interpreter(program)) && fetched(&n.text))
+        })
+    })
+}

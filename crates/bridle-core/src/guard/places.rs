@@ -1,0 +1,286 @@
+//! Where a path written in a shell command leads: inside the workspace, scratch space, a
+//! harmless device, outside, or somewhere sensitive; and whether it is the root, a home folder
+//! or a system directory.
+//!
+//! Rule: a path is judged after `~`, `$HOME`, `$PWD` and `$TMPDIR` expansion, after `cd` (the
+//! command's working directory is followed through the line), with a trailing glob cut off
+//! (`/etc/*` is `/etc`), lexically and — when the workspace sandbox is known — through
+//! [`PathSandbox::classify`], so a symlink inside the workspace that leads out is outside and
+//! the sandbox's sensitive list applies to shell commands too. Credentials are also recognised
+//! by name anywhere outside the workspace (`/root/.ssh`, another user's `.aws`). With no
+//! workspace known, relative paths are inside and absolute ones outside.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::sandbox::{lexical_normalise, PathClass, PathSandbox};
+
+/// The working directory a command runs in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Cwd {
+    /// The workspace root (where `bash` starts).
+    Workspace,
+    /// After a `cd` to a known place.
+    At(PathBuf),
+}
+
+/// Where a path leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Inside the workspace; the relative POSIX path (empty for the root).
+    Inside(String),
+    /// Below `/tmp`, `/var/tmp` or `/dev/shm`: shared scratch space.
+    Scratch,
+    /// `/dev/null`, `/dev/stdout`, `/dev/fd/N` and the like.
+    Device,
+    /// Outside the workspace.
+    Outside,
+    /// A credential store or Bridle's own data; what it protects.
+    Sensitive(String),
+}
+
+/// A path located.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Located {
+    /// Absolute and lexically normalised, `~` expanded (`/~` when the home is unknown).
+    pub absolute: PathBuf,
+    /// Where it leads.
+    pub place: Place,
+    /// `/`, a home folder or a system directory.
+    pub system: bool,
+    /// An unknown variable was read as empty to get here (`$DIR/` became `/`).
+    pub via_empty_variable: bool,
+}
+
+/// Stands for the home folder when it is not known.
+const UNKNOWN_HOME: &str = "/~";
+
+/// Top-level directories whose loss breaks the system.
+const SYSTEM_DIRS: &[&str] = &[
+    "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root", "run", "sbin", "srv",
+    "sys", "usr", "var", "tmp", "mnt", "media", "snap", "nix", "Applications", "Library", "System", "Users",
+    "Volumes", "private", "cores",
+];
+
+/// Second-level system directories.
+const SYSTEM_SUBDIRS: &[&str] = &[
+    "/usr/bin", "/usr/lib", "/usr/lib64", "/usr/local", "/usr/sbin", "/usr/share", "/usr/include", "/usr/libexec",
+    "/var/lib", "/var/log", "/var/cache", "/var/spool", "/var/mail", "/var/db", "/var/www", "/private/etc",
+    "/private/var", "/private/tmp", "/usr/local/bin", "/usr/local/lib",
+];
+
+/// Credentials recognised by name outside the workspace, whoever's home they are in.
+const SECRET_NAMES: &[(&str, &str)] = &[
+    (".ssh", "SSH keys"),
+    (".aws", "AWS credentials"),
+    (".kube", "Kubernetes credentials"),
+    (".gnupg", "GnuPG keys"),
+    (".netrc", "network credentials"),
+    (".git-credentials", "git credentials"),
+    (".config/gcloud", "Google Cloud credentials"),
+    (".docker/config.json", "Docker registry credentials"),
+    (".local/share/keyrings", "the desktop keychain"),
+    (".password-store", "the password store"),
+    (".pgpass", "PostgreSQL passwords"),
+    (".npmrc", "npm tokens"),
+    (".pypirc", "PyPI tokens"),
+    (".cargo/credentials", "crates.io tokens"),
+    (".cargo/credentials.toml", "crates.io tokens"),
+    (".config/gh/hosts.yml", "GitHub CLI tokens"),
+    (".azure", "Azure credentials"),
+    (".vault-token", "Vault token"),
+];
+
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/full",
+];
+
+/// Scratch space: writing below it is low, reading it is nothing. It is shared and meant for
+/// throwaway files (`cargo build > /tmp/build.log` is everyday work), but it is still outside
+/// the workspace, so writes there are recorded rather than waved through silently; the
+/// directories themselves are system directories (`rm -rf /tmp` is not scratch work).
+const SCRATCH: &[&str] = &["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm"];
+
+/// Locates paths for one guard.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Places {
+    sandbox: Option<PathSandbox>,
+}
+
+impl Places {
+    pub(crate) fn new(sandbox: Option<PathSandbox>) -> Self {
+        Self { sandbox }
+    }
+
+    pub(crate) fn sandbox(&self) -> Option<&PathSandbox> {
+        self.sandbox.as_ref()
+    }
+
+    fn home(&self) -> PathBuf {
+        self.sandbox.as_ref().and_then(|s| s.home()).map_or_else(|| PathBuf::from(UNKNOWN_HOME), Path::to_path_buf)
+    }
+
+    fn base(&self, cwd: &Cwd) -> PathBuf {
+        match cwd {
+            Cwd::At(dir) => dir.clone(),
+            Cwd::Workspace => self.sandbox.as_ref().map_or_else(|| PathBuf::from("."), |s| s.root().to_path_buf()),
+        }
+    }
+
+    /// Where `text` leads from `cwd`; `None` when it depends on a variable this guard cannot
+    /// know and `certain` is false (a guess not worth judging).
+    pub(crate) fn locate(&self, text: &str, cwd: &Cwd, certain: bool) -> Option<Located> {
+        let text = cut_glob(text);
+        let (expanded, via_empty_variable) = self.expand(&text, cwd)?;
+        if via_empty_variable && !certain {
+            return None;
+        }
+        let joined = if expanded.is_absolute() { expanded } else { self.base(cwd).join(expanded) };
+        let absolute = lexical_normalise(&joined);
+        let place = self.place(&absolute);
+        let system = self.is_system(&absolute);
+        Some(Located { absolute, place, system, via_empty_variable })
+    }
+
+    /// `~`, `~user`, `$HOME`, `$PWD`, `$TMPDIR` expanded; any other variable read as empty (and
+    /// said so). `None` for `${X:?}` and other forms whose value cannot even be guessed.
+    fn expand(&self, text: &str, cwd: &Cwd) -> Option<(PathBuf, bool)> {
+        let mut out = String::new();
+        let mut rest = text;
+        if let Some(after) = rest.strip_prefix('~') {
+            let end = after.find('/').unwrap_or(after.len());
+            let user = &after[..end];
+            let home = match user {
+                "" => self.home(),
+                "root" => PathBuf::from("/root"),
+                u if u.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) => {
+                    PathBuf::from("/home").join(u)
+                }
+                _ => return None,
+            };
+            out.push_str(&home.to_string_lossy());
+            rest = &after[end..];
+        }
+        let mut empty = false;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, len, complex) = if let Some(braced) = after.strip_prefix('{') {
+                let close = braced.find('}')?;
+                let inner = &braced[..close];
+                let name_len = inner.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
+                (&inner[..name_len], close + 2, name_len != inner.len())
+            } else {
+                let len = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
+                (&after[..len], len, false)
+            };
+            if complex || name.is_empty() {
+                return None;
+            }
+            match name {
+                "HOME" => out.push_str(&self.home().to_string_lossy()),
+                "PWD" => out.push_str(&self.base(cwd).to_string_lossy()),
+                "TMPDIR" => out.push_str("/tmp"),
+                _ => empty = true,
+            }
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        if out.is_empty() {
+            out.push('.');
+        }
+        Some((PathBuf::from(out), empty))
+    }
+
+    fn place(&self, absolute: &Path) -> Place {
+        let text = absolute.to_string_lossy();
+        if DEVICES.contains(&text.as_ref()) || text.starts_with("/dev/fd/") || text.starts_with("/proc/self/fd/") {
+            return Place::Device;
+        }
+        match &self.sandbox {
+            Some(sandbox) => match sandbox.classify(&text) {
+                PathClass::Inside(rel) => return Place::Inside(posix(&rel)),
+                PathClass::Sensitive(why) => return Place::Sensitive(why),
+                PathClass::Outside(_) => {}
+            },
+            None if !absolute.is_absolute() => {
+                return if absolute.components().next() == Some(Component::ParentDir) {
+                    Place::Outside
+                } else {
+                    Place::Inside(posix(absolute))
+                };
+            }
+            None => {}
+        }
+        if let Some(why) = secret_by_name(absolute) {
+            return Place::Sensitive(why.to_string());
+        }
+        // Not the home folder, even when it lives in /tmp (a throwaway account, a test).
+        if SCRATCH.iter().any(|s| absolute.starts_with(s) && absolute != Path::new(s))
+            && !absolute.starts_with(self.home())
+        {
+            return Place::Scratch;
+        }
+        Place::Outside
+    }
+
+    fn is_system(&self, absolute: &Path) -> bool {
+        let text = absolute.to_string_lossy();
+        if text == "/" || absolute == self.home() || text == UNKNOWN_HOME || SYSTEM_SUBDIRS.contains(&text.as_ref()) {
+            return true;
+        }
+        let mut parts = absolute.components().skip(1);
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(Component::Normal(top)), None, None) => SYSTEM_DIRS.iter().any(|d| top == *d),
+            (Some(Component::Normal(top)), Some(Component::Normal(_)), None) => top == "home" || top == "Users",
+            _ => false,
+        }
+    }
+}
+
+/// `src/*.rs` -> `src`, `/etc/*` -> `/etc`, `*` -> `` (the working directory).
+fn cut_glob(text: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut cut = false;
+    for part in text.split('/') {
+        if part.contains(['*', '?', '[', '{']) {
+            cut = true;
+            break;
+        }
+        kept.push(part);
+    }
+    let joined = kept.join("/");
+    // `$DIR/*` keeps its slash: with `$DIR` empty it is `/*`.
+    if cut && !kept.is_empty() {
+        format!("{joined}/")
+    } else {
+        joined
+    }
+}
+
+fn secret_by_name(path: &Path) -> Option<&'static str> {
+    let parts: Vec<&std::ffi::OsStr> = path.components().map(|c| c.as_os_str()).collect();
+    SECRET_NAMES.iter().find_map(|(name, why)| {
+        let wanted: Vec<&str> = name.split('/').collect();
+        parts.windows(wanted.len()).any(|w| w.iter().zip(&wanted).all(|(a, b)| *a == *b)).then_some(*why)
+    })
+}
+
+/// A relative path with `/` separators.
+pub(crate) fn posix(path: &Path) -> String {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}

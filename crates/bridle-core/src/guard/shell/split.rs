@@ -1,0 +1,383 @@
+//! The splitter: lexed tokens become simple commands, grouped in pipelines, with every nested
+//! command read as well.
+//!
+//! Rule: a command line passes only if every simple command in it passes, so nothing that can
+//! run may be left out: substitutions are read before the command that uses them, `sh -c` and
+//! `eval` strings and `find -exec` clauses are read as commands, a heredoc, here-string or
+//! `echo`/`printf` output piped into a shell is read as the script it is, and reserved words
+//! (`if`, `then`, `do`, `{` ...) are stripped so the command after them is seen. A function
+//! body's commands are read where they are defined (they may run later).
+
+use std::collections::{HashMap, HashSet};
+
+use super::lexer::{self, Op, Token};
+use super::unwrap::unwrap;
+use super::{basename, is_assignment, Origin, Redirect, Script, Signal, SimpleCommand, Word, MAX_DEPTH};
+
+/// Reads a command line.
+pub fn parse(command: &str) -> Script {
+    let mut splitter = Splitter::default();
+    splitter.parse_into(command, 0, Origin::TopLevel, &[]);
+    Script {
+        commands: splitter.commands,
+        pipelines: splitter.pipelines,
+        functions: splitter.functions,
+        signals: splitter.signals,
+    }
+}
+
+#[derive(Default)]
+struct Splitter {
+    commands: Vec<SimpleCommand>,
+    pipelines: Vec<Vec<usize>>,
+    functions: Vec<String>,
+    signals: Vec<Signal>,
+    /// Variables set earlier in the line (`a=rm; $a -rf /`).
+    vars: HashMap<String, String>,
+    /// Substitution texts already read.
+    seen: HashSet<String>,
+}
+
+/// One text's reading state: the command being gathered and the group it sits in.
+struct Walk<'a> {
+    chars: &'a [char],
+    depth: usize,
+    origin: Origin,
+    inherited: &'a [String],
+    words: Vec<Word>,
+    redirects: Vec<Redirect>,
+    /// Where the current command's last token ends.
+    end: usize,
+    pipeline: Vec<usize>,
+    /// Open `{`/`(` groups.
+    group_depth: usize,
+    /// A function whose body is the next group.
+    pending_function: Option<String>,
+    /// Functions whose bodies are open, with the group depth their body closes at.
+    function_stack: Vec<(String, usize)>,
+}
+
+impl Splitter {
+    fn signal(&mut self, signal: Signal) {
+        if !self.signals.contains(&signal) {
+            self.signals.push(signal);
+        }
+    }
+
+    /// Reads `text` at `depth`; `inherited` are the wrappers of the command that runs it
+    /// (`sudo sh -c '...'`: everything inside runs under sudo).
+    fn parse_into(&mut self, text: &str, depth: usize, origin: Origin, inherited: &[String]) {
+        if depth > MAX_DEPTH {
+            self.signal(Signal::TooDeep);
+            return;
+        }
+        let lexed = lexer::lex(text, depth);
+        for s in lexed.signals {
+            self.signal(s);
+        }
+        let mut walk = Walk {
+            chars: &lexed.chars,
+            depth,
+            origin,
+            inherited,
+            words: Vec::new(),
+            redirects: Vec::new(),
+            end: 0,
+            pipeline: Vec::new(),
+            group_depth: 0,
+            pending_function: None,
+            function_stack: Vec::new(),
+        };
+        let mut tokens = lexed.tokens.into_iter().peekable();
+        while let Some(token) = tokens.next() {
+            match token {
+                Token::Word(w) => {
+                    walk.end = w.span.1;
+                    walk.words.push(w);
+                }
+                Token::Redirect(r) => {
+                    walk.end = walk.end.max(r.target.span.1);
+                    walk.redirects.push(r);
+                }
+                Token::Op(Op::Pipe | Op::PipeAll) => self.finish(&mut walk, false),
+                Token::Op(Op::Open) => {
+                    // `name()` or `function name()` starts a function definition.
+                    let is_definition = walk.redirects.is_empty()
+                        && (walk.words.len() == 1
+                            || (walk.words.len() == 2 && walk.words[0].value == "function"))
+                        && matches!(tokens.peek(), Some(Token::Op(Op::Close)));
+                    if is_definition {
+                        tokens.next();
+                        let name = walk.words.pop().map(|w| w.value).unwrap_or_default();
+                        walk.words.clear();
+                        self.functions.push(name.clone());
+                        walk.pending_function = Some(name);
+                        continue;
+                    }
+                    self.finish(&mut walk, false);
+                    self.end_pipeline(&mut walk);
+                    open_group(&mut walk);
+                }
+                Token::Op(Op::Close) => {
+                    self.finish(&mut walk, false);
+                    self.end_pipeline(&mut walk);
+                    close_group(&mut walk);
+                }
+                Token::Op(op) => {
+                    self.finish(&mut walk, op == Op::Background);
+                    self.end_pipeline(&mut walk);
+                }
+            }
+        }
+        self.finish(&mut walk, false);
+        self.end_pipeline(&mut walk);
+    }
+
+    fn end_pipeline(&mut self, walk: &mut Walk<'_>) {
+        if walk.pipeline.is_empty() {
+            return;
+        }
+        let stages = std::mem::take(&mut walk.pipeline);
+        let id = self.pipelines.len();
+        for (stage, &index) in stages.iter().enumerate() {
+            self.commands[index].pipeline = id;
+            self.commands[index].stage = stage;
+        }
+        // `echo 'rm -rf /' | sh`: what is echoed is the script the shell runs.
+        for pair in stages.windows(2) {
+            let (left, right) = (&self.commands[pair[0]], &self.commands[pair[1]]);
+            if right.reads_code_from_stdin()
+                && right.program.as_deref().is_some_and(|p| super::SHELLS.contains(&p))
+                && matches!(left.program.as_deref(), Some("echo" | "printf"))
+            {
+                let text: Vec<&str> = left
+                    .args()
+                    .iter()
+                    .map(|w| w.value.as_str())
+                    .filter(|v| !matches!(*v, "-e" | "-n" | "-E" | "-ne" | "-en"))
+                    .collect();
+                let text = text.join(" ");
+                let depth = left.depth + 1;
+                let inherited = right.wrappers.clone();
+                self.parse_into(&text, depth, Origin::Stdin, &inherited);
+            }
+        }
+        self.pipelines.push(stages);
+    }
+
+    /// Ends the command gathered so far (at an operator or the end of the text).
+    fn finish(&mut self, walk: &mut Walk<'_>, background: bool) {
+        let mut words = std::mem::take(&mut walk.words);
+        let redirects = std::mem::take(&mut walk.redirects);
+        // Nested commands run before the command that uses them; read them first, whatever
+        // happens to the words below (a `for` header's `$(ls /)` runs too).
+        for w in words.iter().chain(redirects.iter().map(|r| &r.target)) {
+            for nested in &w.nested {
+                // `sh -c "$(x)"` meets `x` twice (in the word, then in the string it runs):
+                // read each text once, so nesting costs linear work, not exponential.
+                if self.seen.insert(nested.text.clone()) {
+                    self.parse_into(&nested.text, walk.depth + 1, Origin::Substitution, &[]);
+                }
+            }
+        }
+        if let Some(name) = strip_reserved_words(&mut words, walk) {
+            self.functions.push(name);
+        }
+        if words.is_empty() && redirects.is_empty() {
+            return;
+        }
+        let function = walk.function_stack.last().map(|(name, _)| name.clone());
+        let end = walk.end;
+        let at = Position { chars: walk.chars, end, depth: walk.depth, origin: walk.origin, inherited: walk.inherited };
+        if let Some(index) = self.emit(words, redirects, &at, background, function) {
+            walk.pipeline.push(index);
+        }
+    }
+
+    /// Unwraps and records one command (and what it runs); returns its index when it stays a
+    /// command of its own.
+    fn emit(
+        &mut self,
+        words: Vec<Word>,
+        redirects: Vec<Redirect>,
+        at: &Position<'_>,
+        background: bool,
+        function: Option<String>,
+    ) -> Option<usize> {
+        let (chars, end, depth, origin) = (at.chars, at.end, at.depth, at.origin);
+        let unwrapped = unwrap(words);
+        let mut wrappers = at.inherited.to_vec();
+        wrappers.extend(unwrapped.wrappers);
+        for script in &unwrapped.scripts {
+            self.parse_into(script, depth + 1, Origin::ShellString, &wrappers);
+        }
+        let mut assignments = unwrapped.assignments;
+        let words = unwrapped.words;
+        let declares = words
+            .first()
+            .is_some_and(|w| matches!(basename(&w.value), "export" | "declare" | "typeset" | "local" | "readonly"));
+        if declares {
+            assignments.extend(words[1..].iter().filter(|w| is_assignment(w)).cloned());
+        }
+        if declares || words.is_empty() {
+            // Remembered so `x=rm; $x -rf /` is read as `rm -rf /`.
+            for a in &assignments {
+                if let Some((name, value)) = a.value.split_once('=') {
+                    self.vars.insert(name.trim_end_matches('+').to_string(), value.to_string());
+                }
+            }
+        }
+        if words.is_empty() && redirects.is_empty() && assignments.is_empty() {
+            return None;
+        }
+        let (program, dynamic) = match words.first() {
+            Some(w) => {
+                let (p, d) = self.resolve_program(w);
+                (Some(p), d)
+            }
+            None => (None, false),
+        };
+        let raw = match words.first() {
+            Some(w) if w.span.0 < end && end <= chars.len() => chars[w.span.0..end].iter().collect(),
+            _ => String::new(),
+        };
+        let stdin_text: Vec<String> = redirects
+            .iter()
+            .filter_map(|r| match r.op {
+                super::RedirectOp::HereString => Some(r.target.value.clone()),
+                _ => r.body.clone(),
+            })
+            .collect();
+        let mut command = SimpleCommand {
+            program,
+            dynamic,
+            words,
+            assignments,
+            redirects,
+            wrappers: wrappers.clone(),
+            stdin_text,
+            depth,
+            origin,
+            pipeline: 0,
+            stage: 0,
+            background,
+            function,
+            raw: String::new(),
+        };
+        command.raw = if raw.trim().is_empty() { command.text() } else { raw.trim().to_string() };
+        // A heredoc or here-string given to a shell is a script.
+        let shell_stdin = command.reads_code_from_stdin()
+            && command.program.as_deref().is_some_and(|p| super::SHELLS.contains(&p));
+        let stdin_scripts = if shell_stdin { command.stdin_text.clone() } else { Vec::new() };
+        let clauses = unwrapped.commands;
+        self.commands.push(command);
+        let index = self.commands.len() - 1;
+        for text in stdin_scripts {
+            self.parse_into(&text, depth + 1, Origin::Stdin, &wrappers);
+        }
+        let clause_at = Position { chars: &[], end: 0, depth: depth + 1, origin: Origin::FindExec, inherited: &wrappers };
+        for clause in clauses {
+            self.emit(clause, Vec::new(), &clause_at, false, None);
+        }
+        Some(index)
+    }
+
+    /// The program's basename, following `$(which rm)`, `${X:-rm}` and `x=rm; $x`.
+    fn resolve_program(&self, word: &Word) -> (String, bool) {
+        if let Some(inner) = &word.whole_substitution {
+            let lexed = lexer::lex(inner, MAX_DEPTH);
+            let words: Vec<&str> = lexed
+                .tokens
+                .iter()
+                .filter_map(|t| match t {
+                    Token::Word(w) => Some(w.value.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let named = match words.as_slice() {
+                ["which" | "whereis" | "echo" | "printf" | "realpath" | "readlink", .., last] => Some(*last),
+                ["command" | "type", flag, last] if flag.starts_with('-') => Some(*last),
+                _ => None,
+            };
+            return match named {
+                Some(name) if !name.starts_with('-') => (basename(name).to_string(), false),
+                _ => (word.value.clone(), true),
+            };
+        }
+        let value = word.value.as_str();
+        if let Some(name) = value.strip_prefix('$') {
+            let (name, default) = match name.strip_prefix('{').and_then(|n| n.strip_suffix('}')) {
+                Some(inner) => {
+                    let len = inner.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
+                    let rest = &inner[len..];
+                    let default = ["-", ":-", "=", ":="].iter().find_map(|op| rest.strip_prefix(op));
+                    (&inner[..len], default)
+                }
+                None => (name, None),
+            };
+            if let Some(v) = self.vars.get(name) {
+                let first = v.split_whitespace().next().unwrap_or("");
+                return (basename(first).to_string(), false);
+            }
+            if let Some(d) = default.filter(|d| !d.is_empty() && !d.contains('$')) {
+                return (basename(d).to_string(), false);
+            }
+            return (value.to_string(), true);
+        }
+        (basename(value).to_string(), word.expands && word.value.contains('$'))
+    }
+}
+
+/// Where a command sits: its text, its end in it, how deep, where from, under which wrappers.
+struct Position<'a> {
+    chars: &'a [char],
+    end: usize,
+    depth: usize,
+    origin: Origin,
+    inherited: &'a [String],
+}
+
+fn open_group(walk: &mut Walk<'_>) {
+    walk.group_depth += 1;
+    if let Some(name) = walk.pending_function.take() {
+        walk.function_stack.push((name, walk.group_depth));
+    }
+}
+
+fn close_group(walk: &mut Walk<'_>) {
+    if walk.function_stack.last().is_some_and(|(_, at)| *at == walk.group_depth) {
+        walk.function_stack.pop();
+    }
+    walk.group_depth = walk.group_depth.saturating_sub(1);
+}
+
+/// Removes reserved words from the front (`if`, `then`, `do`, `{`, `}` ...); a `for`, `select`
+/// or `case` header runs nothing itself and is dropped whole. Returns the name a `function name`
+/// header defines.
+fn strip_reserved_words(words: &mut Vec<Word>, walk: &mut Walk<'_>) -> Option<String> {
+    let mut defined = None;
+    loop {
+        let Some(first) = words.first() else { return defined };
+        if first.quoted || first.expands {
+            return defined;
+        }
+        match first.value.as_str() {
+            "{" => open_group(walk),
+            "}" => close_group(walk),
+            "!" | "if" | "then" | "else" | "elif" | "do" | "while" | "until" | "fi" | "done" | "esac" => {}
+            "for" | "select" | "case" => {
+                words.clear();
+                return defined;
+            }
+            "function" if words.len() >= 2 => {
+                let name = words[1].value.clone();
+                walk.pending_function = Some(name.clone());
+                defined = Some(name);
+                words.drain(..2);
+                continue;
+            }
+            _ => return defined,
+        }
+        words.remove(0);
+    }
+}

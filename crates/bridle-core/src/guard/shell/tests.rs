@@ -1,0 +1,221 @@
+//! The reader on the forms bash accepts: quoting, operators, redirections, heredocs, nesting
+//! and wrappers.
+#![allow(clippy::unwrap_used)]
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn programs(line: &str) -> Vec<String> {
+    parse(line).commands.iter().map(|c| c.program.clone().unwrap_or_else(|| "<none>".into())).collect()
+}
+
+fn texts(line: &str) -> Vec<String> {
+    parse(line).commands.iter().map(SimpleCommand::text).collect()
+}
+
+fn one(line: &str) -> SimpleCommand {
+    let script = parse(line);
+    assert_eq!(script.commands.len(), 1, "{line}: {:?}", script.commands);
+    script.commands.into_iter().next().unwrap()
+}
+
+#[test]
+fn splits_on_every_control_operator() {
+    assert_eq!(
+        programs("a && b || c; d | e |& f & g\nh (i) { j; }"),
+        ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+    );
+    let script = parse("git status && rm -rf ~");
+    assert_eq!(texts("git status && rm -rf ~"), ["git status", "rm -rf ~"]);
+    assert_eq!(script.commands[1].raw, "rm -rf ~");
+}
+
+#[test]
+fn quotes_are_removed_and_operators_inside_them_are_text() {
+    let c = one(r#"echo "a && b" 'c; d' e\ f"#);
+    let values: Vec<&str> = c.words.iter().map(|w| w.value.as_str()).collect();
+    assert_eq!(values, ["echo", "a && b", "c; d", "e f"]);
+    assert_eq!(one(r#""rm" -rf x"#).program.as_deref(), Some("rm"));
+    assert_eq!(one("r''m -rf x").program.as_deref(), Some("rm"));
+    assert_eq!(one(r"\rm -rf x").program.as_deref(), Some("rm"));
+    assert_eq!(one("/bin/rm -rf x").program.as_deref(), Some("rm"));
+    assert_eq!(one(r#"echo "rm -rf /""#).program.as_deref(), Some("echo"));
+}
+
+#[test]
+fn redirections_keep_their_descriptor_and_target() {
+    let c = one("cargo build 2>&1 >out.log 3<>/dev/tcp/h/1 &>> all.log < in.txt");
+    let r: Vec<(String, String)> = c.redirects.iter().map(|r| (r.operator(), r.target.value.clone())).collect();
+    assert_eq!(
+        r,
+        [
+            ("2>&".to_string(), "1".to_string()),
+            (">".into(), "out.log".into()),
+            ("3<>".into(), "/dev/tcp/h/1".into()),
+            ("&>>".into(), "all.log".into()),
+            ("<".into(), "in.txt".into())
+        ]
+    );
+    assert!(c.redirects[0].file().is_none(), "2>&1 is a descriptor, not a file");
+    assert_eq!(c.redirects[1].file().map(|(w, writes)| (w.value.as_str(), writes)), Some(("out.log", true)));
+    assert_eq!(c.text(), "cargo build 2>&1 >out.log 3<>/dev/tcp/h/1 &>>all.log <in.txt");
+}
+
+#[test]
+fn a_quoted_heredoc_is_data_and_an_unquoted_one_runs_its_substitutions() {
+    let script = parse("cat <<'EOF' > notes.md\nrm -rf / $(reboot)\nEOF\necho done");
+    assert_eq!(programs("cat <<'EOF' > notes.md\nrm -rf / $(reboot)\nEOF\necho done"), ["cat", "echo"]);
+    assert!(script.signals.is_empty(), "{:?}", script.signals);
+    assert_eq!(script.commands[0].stdin_text, ["rm -rf / $(reboot)\n"]);
+    let script = parse("cat <<EOF\nhello $(reboot)\nEOF");
+    assert_eq!(script.commands.iter().map(|c| c.program.clone().unwrap()).collect::<Vec<_>>(), ["reboot", "cat"]);
+    assert!(script.signals.contains(&Signal::CommandSubstitution { quoted: true }));
+    // `<<-` strips leading tabs, so an indented terminator ends it.
+    assert_eq!(programs("cat <<-END\n\tline\n\tEND\nls"), ["cat", "ls"]);
+}
+
+#[test]
+fn a_heredoc_or_echo_fed_to_a_shell_is_read_as_a_script() {
+    assert_eq!(programs("bash <<'EOF'\nrm -rf /\nEOF"), ["bash", "rm"]);
+    assert_eq!(programs("sh <<< 'reboot'"), ["sh", "reboot"]);
+    assert_eq!(programs("echo 'rm -rf ~' | sh"), ["echo", "sh", "rm"]);
+    assert_eq!(programs("python3 <<'EOF'\nimport os\nEOF"), ["python3"]);
+}
+
+#[test]
+fn substitutions_are_read_first_and_flagged() {
+    let script = parse(r#"echo "$(whoami)" `date` <(ls) $((1 + $(id -u))) $(pwd)"#);
+    assert_eq!(
+        script.commands.iter().map(|c| c.program.clone().unwrap()).collect::<Vec<_>>(),
+        ["whoami", "date", "ls", "id", "pwd", "echo"]
+    );
+    for s in [
+        Signal::CommandSubstitution { quoted: true },
+        Signal::Backtick,
+        Signal::ProcessSubstitution,
+        Signal::CommandSubstitution { quoted: false },
+    ] {
+        assert!(script.signals.contains(&s), "{s:?} in {:?}", script.signals);
+    }
+    assert_eq!(programs("echo ${x:-$(reboot)}"), ["reboot", "echo"]);
+}
+
+#[test]
+fn wrappers_are_unwrapped_with_their_options() {
+    for (line, program, wrappers) in [
+        ("env -u BAR FOO=1 rm x", "rm", vec!["env"]),
+        ("env -i PATH=/bin rm x", "rm", vec!["env"]),
+        ("command rm x", "rm", vec!["command"]),
+        ("builtin cd x", "cd", vec!["builtin"]),
+        ("exec -a name rm x", "rm", vec!["exec"]),
+        ("nice -n 10 rm x", "rm", vec!["nice"]),
+        ("nice -10 rm x", "rm", vec!["nice"]),
+        ("nohup rm x &", "rm", vec!["nohup"]),
+        ("timeout -s KILL 5 rm x", "rm", vec!["timeout"]),
+        ("timeout 10s cargo test", "cargo", vec!["timeout"]),
+        ("time -p cargo build", "cargo", vec!["time"]),
+        ("xargs -0 -n 1 -I{} rm {}", "rm", vec!["xargs"]),
+        ("xargs -P 4 -n1 rm", "rm", vec!["xargs"]),
+        ("sudo -u root -E rm x", "rm", vec!["sudo"]),
+        ("sudo env FOO=1 nice timeout 3 rm x", "rm", vec!["sudo", "env", "nice", "timeout"]),
+        ("env -S 'rm -rf x'", "rm", vec!["env"]),
+        ("python3 -m pip install x", "pip", vec!["python3"]),
+        ("busybox rm x", "rm", vec!["busybox"]),
+        ("stdbuf -oL rm x", "rm", vec!["stdbuf"]),
+    ] {
+        let c = one(line);
+        assert_eq!(c.program.as_deref(), Some(program), "{line}");
+        assert_eq!(c.wrappers, wrappers, "{line}");
+    }
+    assert_eq!(one("command -v rm").program.as_deref(), Some("command"), "a lookup, not a run");
+    assert_eq!(one("sudo -i").program.as_deref(), Some("sudo"), "a root shell");
+    assert_eq!(one("env").program.as_deref(), Some("env"));
+    assert_eq!(one("xargs").program.as_deref(), Some("xargs"));
+    assert_eq!(one("FOO=1 BAR=2 cargo test").assignments.len(), 2);
+}
+
+#[test]
+fn shell_strings_and_eval_are_read_as_scripts_under_their_wrappers() {
+    assert_eq!(programs("bash -c 'git status; rm -rf ~'"), ["git", "rm"]);
+    assert_eq!(programs("sh -lc \"ls && reboot\""), ["ls", "reboot"]);
+    assert_eq!(programs("eval 'rm -rf' '~'"), ["rm"]);
+    let script = parse("sudo sh -c 'rm -rf /'");
+    assert_eq!(script.commands[0].program.as_deref(), Some("rm"));
+    assert!(script.commands[0].wrappers.contains(&"sudo".to_string()));
+    assert_eq!(programs("su -c 'reboot' root"), ["reboot"]);
+    assert_eq!(programs("watch -n 5 'ls; reboot'"), ["ls", "reboot"]);
+    assert_eq!(programs("bash script.sh"), ["bash"], "a script file is not unwrapped");
+}
+
+#[test]
+fn find_exec_runs_on_find_start_paths() {
+    let script = parse(r"find ~ /etc -name x -exec rm -rf {} \;");
+    let t: Vec<String> = script.commands.iter().map(SimpleCommand::text).collect();
+    assert_eq!(t, [r"find ~ /etc -name x -exec rm -rf {} ;", "rm -rf ~", "rm -rf /etc"]);
+    assert_eq!(texts("find . -name '*.rs' -exec wc -l {} +"), ["find . -name *.rs -exec wc -l {} +", "wc -l ."]);
+}
+
+#[test]
+fn the_program_behind_which_and_variables_is_found() {
+    assert_eq!(programs("$(which rm) -rf x"), ["which", "rm"]);
+    assert_eq!(parse("`command -v rm` -rf x").commands.last().unwrap().program.as_deref(), Some("rm"));
+    assert_eq!(programs("x=rm; $x -rf /"), ["<none>", "rm"]);
+    assert_eq!(one("${RM:-rm} -rf x").program.as_deref(), Some("rm"));
+    assert_eq!(parse("$(echo rm) -rf x").commands[1].program.as_deref(), Some("rm"));
+    let c = one("$CMD arg");
+    assert!(c.dynamic);
+}
+
+#[test]
+fn reserved_words_are_stripped_and_functions_noted() {
+    assert_eq!(programs("if grep -q x f; then rm y; else echo z; fi"), ["grep", "rm", "echo"]);
+    assert_eq!(programs("for f in *.rs; do wc -l \"$f\"; done"), ["wc"]);
+    assert_eq!(programs("while read l; do echo $l; done < in.txt"), ["read", "echo", "<none>"]);
+    let script = parse(":(){ :|:& };:");
+    assert_eq!(script.functions, [":"]);
+    let inside: Vec<_> = script.commands.iter().filter(|c| c.function.is_some()).collect();
+    assert_eq!(inside.len(), 2);
+    assert!(inside[1].background);
+    assert_eq!(programs("[[ -f a && -f b ]] && ls"), ["[[", "ls"]);
+}
+
+#[test]
+fn lexical_tricks_raise_signals() {
+    for (line, signal) in [
+        ("echo $'\\x72\\x6d'", Signal::AnsiCQuote),
+        ("cat my\\ file", Signal::EscapedWhitespace),
+        ("r\\\nm -rf x", Signal::ContinuationInWord),
+        ("ls\u{1b}[2K", Signal::ControlChar('\u{1b}')),
+        ("ls\u{a0}-la", Signal::UnicodeSpace('\u{a0}')),
+        ("echo 'a\u{202e}b'", Signal::Invisible('\u{202e}')),
+        ("echo ${!name}", Signal::Indirection),
+        ("cat${IFS}/etc/passwd", Signal::IfsExpansion),
+        ("echo 'unterminated", Signal::Unbalanced),
+    ] {
+        assert!(parse(line).signals.contains(&signal), "{line:?}: {:?}", parse(line).signals);
+    }
+    for line in ["echo '$(not run)' \"$HOME\" ${PATH} # $(comment)", "cargo build \\\n  --release", "echo \"a\u{a0}b\""] {
+        assert!(parse(line).signals.is_empty(), "{line:?}: {:?}", parse(line).signals);
+    }
+}
+
+#[test]
+fn nesting_is_bounded() {
+    let mut line = "ls".to_string();
+    for _ in 0..40 {
+        line = format!("eval \"$({line})\"");
+    }
+    let script = parse(&line);
+    assert!(script.signals.contains(&Signal::TooDeep));
+    assert!(script.commands.len() < 40, "{}", script.commands.len());
+}
+
+#[test]
+fn flags_and_positionals() {
+    let c = one("rm -rf --verbose -- -x y");
+    assert!(c.has_flag("r") && c.has_flag("f") && c.has_flag("--verbose"));
+    assert!(!c.has_flag("x"), "after --, -x is a file");
+    let p: Vec<&str> = c.positionals().iter().map(|w| w.value.as_str()).collect();
+    assert_eq!(p, ["-x", "y"]);
+}

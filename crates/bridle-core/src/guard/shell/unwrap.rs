@@ -1,0 +1,300 @@
+//! Wrappers: commands that run another command (`env`, `sudo`, `timeout`, `xargs`, `sh -c`,
+//! `eval`, ...), peeled off until the command that really runs is first.
+//!
+//! Rule: a wrapper's own options are skipped with their values (`timeout -s KILL 5`, `nice -n
+//! 10`, `sudo -u root`), so the program is never mistaken for an option's value; a string a
+//! wrapper runs as shell code (`sh -c '...'`, `eval`, `su -c`, `watch`, `flock -c`) is handed
+//! back to be read as a script of its own; a wrapper left with nothing to run is the program
+//! itself (`env` prints the environment, `sudo -i` is a root shell). `find -exec` clauses come
+//! back as commands of their own with `{}` replaced by find's start paths.
+
+use super::{basename, is_assignment, lexer, Word};
+
+/// What unwrapping a simple command's words gave.
+#[derive(Debug, Default)]
+pub(super) struct Unwrapped {
+    /// `NAME=value` words met before the program (prefixes and `env`'s).
+    pub assignments: Vec<Word>,
+    /// The program and its arguments.
+    pub words: Vec<Word>,
+    /// The wrappers removed, outermost first.
+    pub wrappers: Vec<String>,
+    /// Strings run as shell code.
+    pub scripts: Vec<String>,
+    /// Commands run by `find -exec` and the like.
+    pub commands: Vec<Vec<Word>>,
+}
+
+const SHELLS_WITH_C: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh"];
+
+/// Skips options starting at `i`; `with_value` lists options that take the next word (also
+/// accepted glued: `-n10`, `--signal=KILL`). Returns the index of the first non-option.
+fn skip_options(words: &[Word], mut i: usize, with_value: &[&str]) -> usize {
+    while let Some(w) = words.get(i) {
+        let v = w.value.as_str();
+        if v == "--" {
+            return i + 1;
+        }
+        if !v.starts_with('-') || v == "-" {
+            return i;
+        }
+        if with_value.contains(&v) {
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    i
+}
+
+pub(super) fn unwrap(words: Vec<Word>) -> Unwrapped {
+    let mut out = Unwrapped::default();
+    let mut words = words;
+    let mut i = 0;
+    loop {
+        while words.get(i).is_some_and(is_assignment) {
+            out.assignments.push(words[i].clone());
+            i += 1;
+        }
+        let Some(first) = words.get(i) else { break };
+        let name = basename(&first.value).to_string();
+        let start = i;
+        let next = match name.as_str() {
+            "env" => {
+                let mut j = i + 1;
+                let mut split = None;
+                while let Some(w) = words.get(j) {
+                    let v = w.value.as_str();
+                    if v == "--" {
+                        j += 1;
+                        break;
+                    }
+                    if !v.starts_with('-') || v == "-" {
+                        break;
+                    }
+                    if v == "-S" || v == "--split-string" {
+                        split = words.get(j + 1).map(|w| (j, 2, w.value.clone()));
+                        break;
+                    }
+                    if let Some(s) = v.strip_prefix("--split-string=").or_else(|| v.strip_prefix("-S")) {
+                        split = Some((j, 1, s.to_string()));
+                        break;
+                    }
+                    j += if matches!(v, "-u" | "--unset" | "-C" | "--chdir") { 2 } else { 1 };
+                }
+                if let Some((at, used, text)) = split {
+                    // `env -S 'rm -rf /'` splits the string into words.
+                    let mut spliced: Vec<Word> = words[..at].to_vec();
+                    spliced.extend(split_words(&text, first));
+                    spliced.extend(words.get(at + used..).unwrap_or(&[]).iter().cloned());
+                    words = spliced;
+                    j = at;
+                }
+                Some(j)
+            }
+            "command" => match words.get(i + 1).map(|w| w.value.as_str()) {
+                Some(flag) if flag.starts_with("-v") || flag.starts_with("-V") => None,
+                _ => Some(skip_options(&words, i + 1, &[])),
+            },
+            "builtin" | "nohup" | "unbuffer" | "busybox" | "toybox" => Some(i + 1),
+            "exec" => Some(skip_options(&words, i + 1, &["-a"])),
+            "setsid" => Some(skip_options(&words, i + 1, &[])),
+            "nice" => Some(skip_options(&words, i + 1, &["-n", "--adjustment"])),
+            "time" => Some(skip_options(&words, i + 1, &["-f", "--format", "-o", "--output"])),
+            "timeout" => {
+                let j = skip_options(&words, i + 1, &["-s", "--signal", "-k", "--kill-after"]);
+                Some(j + 1) // the duration
+            }
+            "stdbuf" => Some(skip_options(&words, i + 1, &["-i", "-o", "-e", "--input", "--output", "--error"])),
+            "ionice" => Some(skip_options(&words, i + 1, &["-c", "-n", "--class", "--classdata"])),
+            "taskset" | "chrt" => Some(skip_options(&words, i + 1, &[]) + 1),
+            "chroot" => Some(skip_options(&words, i + 1, &["--userspec", "--groups"]) + 1),
+            "xargs" => Some(skip_options(
+                &words,
+                i + 1,
+                &[
+                    "-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args",
+                    "--max-lines", "--max-procs", "--max-chars", "--replace", "--eof",
+                ],
+            )),
+            "sudo" | "doas" | "pkexec" | "run0" => {
+                let edit = words[i + 1..]
+                    .iter()
+                    .take_while(|w| w.value.starts_with('-'))
+                    .any(|w| w.value == "-e" || w.value == "--edit");
+                if edit {
+                    None
+                } else {
+                    Some(skip_options(
+                        &words,
+                        i + 1,
+                        &[
+                            "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--chdir",
+                            "--prompt", "--role", "--type", "--host", "--close-from", "--other-user",
+                            "--command-timeout",
+                        ],
+                    ))
+                }
+            }
+            "su" | "runuser" => {
+                let code = words[i + 1..].windows(2).find(|p| p[0].value == "-c" || p[0].value == "--command");
+                if let Some(pair) = code {
+                    out.scripts.push(pair[1].value.clone());
+                    out.wrappers.push(name);
+                    i = words.len();
+                    break;
+                }
+                None
+            }
+            "flock" => {
+                let j = skip_options(&words, i + 1, &["-w", "--timeout", "-E", "--conflict-exit-code"]);
+                let code = words.get(j + 1).filter(|w| w.value == "-c" || w.value == "--command");
+                if let (Some(_), Some(script)) = (code, words.get(j + 2)) {
+                    out.scripts.push(script.value.clone());
+                    out.wrappers.push(name);
+                    i = words.len();
+                    break;
+                }
+                Some(j + 1)
+            }
+            "watch" => {
+                let j = skip_options(&words, i + 1, &["-n", "--interval"]);
+                if j < words.len() {
+                    let text: Vec<&str> = words[j..].iter().map(|w| w.value.as_str()).collect();
+                    out.scripts.push(text.join(" "));
+                    out.wrappers.push(name);
+                    i = words.len();
+                    break;
+                }
+                None
+            }
+            "eval" => {
+                if i + 1 < words.len() {
+                    let text: Vec<&str> = words[i + 1..].iter().map(|w| w.value.as_str()).collect();
+                    out.scripts.push(text.join(" "));
+                    out.wrappers.push(name);
+                    i = words.len();
+                    break;
+                }
+                None
+            }
+            shell if SHELLS_WITH_C.contains(&shell) => {
+                let mut j = i + 1;
+                let mut has_c = false;
+                while let Some(w) = words.get(j) {
+                    let v = w.value.as_str();
+                    if v == "--" {
+                        j += 1;
+                        break;
+                    }
+                    if !(v.starts_with('-') || v.starts_with('+')) || v == "-" {
+                        break;
+                    }
+                    if matches!(v, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+                        j += 2;
+                        continue;
+                    }
+                    if v.starts_with('-') && !v.starts_with("--") && v.contains('c') {
+                        has_c = true;
+                    }
+                    j += 1;
+                }
+                match (has_c, words.get(j)) {
+                    (true, Some(script)) => {
+                        out.scripts.push(script.value.clone());
+                        out.wrappers.push(name);
+                        i = words.len();
+                        break;
+                    }
+                    _ => None,
+                }
+            }
+            python if is_python(python) => match (words.get(i + 1), words.get(i + 2)) {
+                // `python -m pip install x` is pip.
+                (Some(m), Some(module)) if m.value == "-m" && matches!(module.value.as_str(), "pip" | "pipx") => {
+                    Some(i + 2)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        match next {
+            Some(j) if j < words.len() && j > start => {
+                out.wrappers.push(name);
+                i = j;
+            }
+            _ => break,
+        }
+    }
+    out.words = words.get(i..).map(<[Word]>::to_vec).unwrap_or_default();
+    out.commands = exec_clauses(&out.words);
+    out
+}
+
+fn is_python(name: &str) -> bool {
+    name == "python" || name.strip_prefix("python").is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// `env -S` text split into words (quotes honoured), spanning the word it came from.
+fn split_words(text: &str, origin: &Word) -> Vec<Word> {
+    lexer::lex(text, super::MAX_DEPTH)
+        .tokens
+        .into_iter()
+        .filter_map(|t| match t {
+            lexer::Token::Word(mut w) => {
+                w.span = origin.span;
+                Some(w)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `find ... -exec cmd {} \;` (and `-execdir`, `-ok`, `-okdir`): one command per start path,
+/// `{}` replaced by it, so `find ~ -exec rm -rf {} \;` reads as `rm -rf ~`. `fd -x cmd` runs
+/// `cmd` on what it finds, inside its search path.
+fn exec_clauses(words: &[Word]) -> Vec<Vec<Word>> {
+    let Some(program) = words.first().map(|w| basename(&w.value)) else { return Vec::new() };
+    let mut clauses = Vec::new();
+    match program {
+        "find" | "gfind" => {
+            let roots: Vec<&Word> = words[1..]
+                .iter()
+                .take_while(|w| !w.value.starts_with('-') && w.value != "(" && w.value != "!")
+                .collect();
+            let mut i = 1;
+            while i < words.len() {
+                if matches!(words[i].value.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                    let end = words[i + 1..]
+                        .iter()
+                        .position(|w| w.value == ";" || w.value == "+")
+                        .map_or(words.len(), |p| i + 1 + p);
+                    let clause = &words[i + 1..end];
+                    if roots.is_empty() {
+                        clauses.push(clause.to_vec());
+                    }
+                    for root in &roots {
+                        let replaced = clause
+                            .iter()
+                            .map(|w| if w.value == "{}" { (*root).clone() } else { w.clone() })
+                            .collect();
+                        clauses.push(replaced);
+                    }
+                    i = end;
+                }
+                i += 1;
+            }
+        }
+        "fd" | "fdfind" => {
+            if let Some(p) = words.iter().position(|w| matches!(w.value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
+            {
+                let clause: Vec<Word> =
+                    words[p + 1..].iter().take_while(|w| w.value != ";").cloned().collect();
+                clauses.push(clause);
+            }
+        }
+        _ => {}
+    }
+    clauses.retain(|c| !c.is_empty());
+    clauses
+}

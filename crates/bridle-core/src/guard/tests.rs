@@ -1,0 +1,2 @@
+//! The guard end to end.
+#![allow(clippy::unwrap_used)]
