@@ -1,6 +1,6 @@
 //! Where a path written in a shell command leads: inside the workspace, scratch space, a
-//! harmless device, outside, or somewhere sensitive; and whether it is the root, a home folder
-//! or a system directory.
+//! harmless device, outside, or somewhere sensitive; and whether it is the root, a home folder,
+//! a system directory or a folder holding the workspace.
 //!
 //! Rule: a path is judged after `~`, `$HOME`, `$PWD` and `$TMPDIR` expansion, after `cd` (the
 //! command's working directory is followed through the line), with a trailing glob cut off
@@ -236,6 +236,12 @@ impl Places {
         if text == "/" || absolute == self.home() || text == UNKNOWN_HOME || SYSTEM_SUBDIRS.contains(&text.as_ref()) {
             return true;
         }
+        // A folder that holds the workspace: deleting it deletes the project and its neighbours.
+        if let Some(root) = self.sandbox.as_ref().map(PathSandbox::root) {
+            if root.starts_with(absolute) && root != absolute && absolute.is_absolute() {
+                return true;
+            }
+        }
         let mut parts = absolute.components().skip(1);
         match (parts.next(), parts.next(), parts.next()) {
             (Some(Component::Normal(top)), None, None) => SYSTEM_DIRS.iter().any(|d| top == *d),
@@ -250,7 +256,8 @@ fn cut_glob(text: &str) -> String {
     let mut kept: Vec<&str> = Vec::new();
     let mut cut = false;
     for part in text.split('/') {
-        if part.contains(['*', '?', '[', '{']) {
+        let brace = part.match_indices('{').any(|(i, _)| !part[..i].ends_with('$'));
+        if part.contains(['*', '?', '[']) || brace {
             cut = true;
             break;
         }

@@ -49,7 +49,7 @@ impl ShellView {
             cwds.push(cwd.clone());
             let located: Vec<PathOperand> = operands(cmd)
                 .into_iter()
-                .filter(|op| worth_judging(op, &cwd))
+                .filter(worth_judging)
                 .filter_map(|op| {
                     let located = places.locate(&op.path, &cwd, op.certain)?;
                     Some(PathOperand { text: op.path, writes: op.writes, located })
@@ -83,29 +83,20 @@ fn next_cwd(cmd: &SimpleCommand, cwd: &Cwd, places: &Places) -> Option<Cwd> {
     Some(Cwd::At(located.absolute))
 }
 
-/// Certain operands are always judged; a guess only when it looks like a path that could lead
-/// out (relative paths without `..` stay inside, unless a `cd` left the workspace).
-fn worth_judging(op: &Operand<'_>, cwd: &Cwd) -> bool {
-    if op.certain {
-        return !op.path.is_empty();
-    }
+/// Certain operands are always judged; a guess when it could be a file name at all (no spaces,
+/// no shell or regex punctuation, not a URL or an option). Relative guesses are judged too: a
+/// symlink inside the workspace can lead out (`keys -> ~/.ssh`).
+fn worth_judging(op: &Operand<'_>) -> bool {
     let t = op.path.as_str();
-    if t.is_empty()
+    if op.certain {
+        return !t.is_empty();
+    }
+    let plain = t.replace("${", "$").replace('}', "");
+    !(t.is_empty()
+        || t.starts_with('-')
         || t.contains("://")
         || t.contains(char::is_whitespace)
-        || t.contains(['{', '}', '|', '^', '(', ')', '<', '>', ';', '"', '\'', '\\', '`'])
-    {
-        return false;
-    }
-    t.starts_with('/')
-        || t.starts_with('~')
-        || t.starts_with("$HOME")
-        || t.starts_with("${HOME}")
-        || t == ".."
-        || t.starts_with("../")
-        || t.contains("/../")
-        || t.ends_with("/..")
-        || (*cwd != Cwd::Workspace && !t.starts_with('-'))
+        || plain.contains(['{', '|', '^', '(', ')', '<', '>', ';', '"', '\'', '\\', '`', '=']))
 }
 
 /// A finding of `guardian`.

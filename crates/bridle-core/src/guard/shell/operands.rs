@@ -126,13 +126,20 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<Operand<'_>> {
             for (w, path) in option_values(args, &["-f", "--file"]) {
                 known.push(operand(w, path, create, true));
             }
-            if let Some(pos) = args.first().filter(|w| !w.value.starts_with('-') && w.value.contains('f')) {
+            let letters = args.first().map(|w| w.value.as_str()).filter(|v| {
+                !v.starts_with("--") && v.trim_start_matches('-').chars().all(|c| c.is_ascii_alphabetic())
+            });
+            let archive = match letters {
                 // `tar czf out.tgz dir`: the archive is the word after the letters.
-                if let Some(archive) = args.get(1) {
-                    let _ = pos;
-                    known.push(operand(archive, &archive.value, create, true));
-                }
+                Some(l) if l.contains('f') => args.get(1),
+                _ => None,
+            };
+            if let Some(archive) = archive {
+                known.push(operand(archive, &archive.value, create, true));
             }
+            let skip: Vec<*const Word> = known.iter().map(|o| o.word as *const Word).collect();
+            let rest = positionals.iter().filter(|w| !skip.contains(&(**w as *const Word)));
+            known.extend(rest.skip(usize::from(letters.is_some_and(|l| !l.starts_with('-')))).map(|w| operand(w, &w.value, false, false)));
         }
         "unzip" | "7z" => {
             for (w, path) in option_values(args, &["-d"]) {

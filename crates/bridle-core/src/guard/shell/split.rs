@@ -143,6 +143,8 @@ impl Splitter {
             self.commands[index].pipeline = id;
             self.commands[index].stage = stage;
         }
+        // Claim the id before reading anything nested, which adds pipelines of its own.
+        self.pipelines.push(stages.clone());
         // `echo 'rm -rf /' | sh`: what is echoed is the script the shell runs.
         for pair in stages.windows(2) {
             let (left, right) = (&self.commands[pair[0]], &self.commands[pair[1]]);
@@ -162,7 +164,6 @@ impl Splitter {
                 self.parse_into(&text, depth, Origin::Stdin, &inherited);
             }
         }
-        self.pipelines.push(stages);
     }
 
     /// Ends the command gathered so far (at an operator or the end of the text).
