@@ -24,6 +24,8 @@ pub const DB_FILE: &str = "audit.db";
 
 /// How long a writer waits for another process's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Planner statistics are refreshed each time the log grows past a multiple of this.
+const STATS_EVERY: i64 = 50_000;
 
 /// Synchronous handle on the audit log of one data dir. Cheap calls are fine from async code;
 /// the engine goes through [`super::AuditSink`], which batches on its own thread.
@@ -52,9 +54,13 @@ impl AuditLog {
         schema::apply(&conn)?;
         // Only a log with no rows gets a fresh head: a missing head beside existing rows is
         // evidence that `verify` must see, not something to paper over.
-        if head::read(data_dir) == HeadState::Missing && last_row(&conn)?.is_none() {
+        let last = last_row(&conn)?;
+        if head::read(data_dir) == HeadState::Missing && last.is_none() {
             head::write(data_dir, &Head { id: 0, hash: GENESIS.into() })
                 .map_err(|e| AuditError::io(&data_dir.join(head::HEAD_FILE), e))?;
+        }
+        if last.is_some() {
+            refresh_stats(&conn);
         }
         drop(guard);
         Ok(AuditLog { conn: Mutex::new(conn), dir: data_dir.to_path_buf(), lock, warned_head: AtomicBool::new(false) })
@@ -85,6 +91,7 @@ impl AuditLog {
         let head = head::read(&self.dir);
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let (mut id, mut prev) = last_row(&tx)?.unwrap_or((0, GENESIS.to_string()));
+        let first_id = id;
         let head_agrees = head_agrees(&tx, &head, id, &prev)?;
         {
             let mut insert = tx.prepare_cached(
@@ -116,6 +123,9 @@ impl AuditLog {
             }
         }
         tx.commit()?;
+        if first_id / STATS_EVERY != id / STATS_EVERY {
+            refresh_stats(&conn);
+        }
         if head_agrees {
             head::write(&self.dir, &Head { id, hash: prev })
                 .map_err(|e| AuditError::HeadWrite { path: self.dir.join(head::HEAD_FILE), source: e })?;
@@ -161,6 +171,13 @@ impl AuditLog {
         let file = out.into_inner().map_err(|e| AuditError::io(temp, e.into_error()))?;
         file.sync_all().map_err(|e| AuditError::io(temp, e))?;
         Ok(n)
+    }
+}
+
+/// Statistics are an optimisation: a failure is logged, never fatal.
+fn refresh_stats(conn: &Connection) {
+    if let Err(e) = schema::refresh_stats(conn) {
+        tracing::warn!("audit log: cannot refresh query statistics: {e}");
     }
 }
 

@@ -38,10 +38,10 @@ pub struct AuditFilter {
 impl AuditLog {
     /// The rows matching `filter`, newest first.
     pub fn query(&self, filter: &AuditFilter) -> Result<Vec<AuditEvent>, AuditError> {
-        let mut sql = format!("SELECT {COLUMNS} FROM audit WHERE 1 = 1");
+        let mut conditions = String::new();
         let mut args: Vec<SqlValue> = Vec::new();
-        let mut clause = |sql_part: &str, value: SqlValue| {
-            sql.push_str(sql_part);
+        let mut clause = |sql: &str, value: SqlValue| {
+            conditions.push_str(sql);
             args.push(value);
         };
         if let Some(s) = &filter.session_id {
@@ -68,11 +68,18 @@ impl AuditLog {
         if let Some(id) = filter.before_id {
             clause(" AND id < ?", SqlValue::Integer(id));
         }
-        sql.push_str(" ORDER BY id DESC");
-        if let Some(n) = filter.limit {
-            sql.push_str(" LIMIT ?");
-            args.push(SqlValue::Integer(i64::from(n)));
-        }
+        let sql = match filter.limit {
+            // Ids first, then the rows: when the index cannot give id order (a time range),
+            // SQLite sorts ids instead of whole rows with their payloads.
+            Some(n) => {
+                args.push(SqlValue::Integer(i64::from(n)));
+                format!(
+                    "SELECT {COLUMNS} FROM audit WHERE id IN \
+                     (SELECT id FROM audit WHERE 1 = 1{conditions} ORDER BY id DESC LIMIT ?) ORDER BY id DESC"
+                )
+            }
+            None => format!("SELECT {COLUMNS} FROM audit WHERE 1 = 1{conditions} ORDER BY id DESC"),
+        };
         let conn = self.conn()?;
         let mut stmt = conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(rusqlite::params_from_iter(args), StoredRow::from_row)?;

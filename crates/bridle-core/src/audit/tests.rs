@@ -175,6 +175,42 @@ fn two_handles_in_two_threads_extend_one_chain() {
     assert_eq!((report.intact, report.rows, report.head_id), (true, 1000, Some(1000)), "{report:?}");
 }
 
+/// The writer half of [`two_processes_extend_one_chain`], run in a child process (this same
+/// test binary); on its own, without the variable, it does nothing.
+#[test]
+fn child_appender() {
+    let Some(dir) = std::env::var_os("BRIDLE_AUDIT_CHILD_DIR") else { return };
+    let log = AuditLog::open(Path::new(&dir)).unwrap();
+    for i in 0..300 {
+        log.append(&[record(i)]).unwrap();
+    }
+}
+
+#[test]
+fn two_processes_extend_one_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .args(["audit::tests::child_appender", "--exact", "--quiet"])
+                .env("BRIDLE_AUDIT_CHILD_DIR", dir.path())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let log = AuditLog::open(dir.path()).unwrap();
+    for i in 0..300 {
+        log.append(&[record(i)]).unwrap();
+    }
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let report = log.verify().unwrap();
+    assert_eq!((report.intact, report.rows, report.head_id), (true, 900, Some(900)), "{report:?}");
+}
+
 #[test]
 fn filters_pick_the_right_rows_newest_first() {
     let (_dir, log) = seeded(130);
