@@ -67,8 +67,8 @@ pub struct ListArgs {
 
 pub fn audit(global: &Global, args: &AuditArgs) -> anyhow::Result<u8> {
     let data_dir = paths::data_dir(global.data_dir.clone(), |name| std::env::var_os(name));
-    let log = AuditLog::open(&data_dir)
-        .with_context(|| format!("cannot open the audit log in {}", data_dir.display()))?;
+    let log =
+        AuditLog::open(&data_dir).with_context(|| format!("cannot open the audit log in {}", data_dir.display()))?;
     match &args.action {
         None => list(&log, &args.list),
         Some(AuditAction::Verify) => verify(&log),
