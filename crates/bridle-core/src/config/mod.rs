@@ -85,7 +85,13 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_steps: 50, max_concurrent_tools: 8, tool_timeout_secs: 60, max_retries: 4, approval_timeout_secs: 600 }
+        Self {
+            max_steps: 50,
+            max_concurrent_tools: 8,
+            tool_timeout_secs: 60,
+            max_retries: 4,
+            approval_timeout_secs: 600,
+        }
     }
 }
 

@@ -126,13 +126,20 @@ mod tests {
         for mode in MODES {
             let (kinds, severities) = table(mode);
             for (k, kind) in KINDS.into_iter().enumerate() {
-                assert_eq!(decide(mode, kind, &[], RuleEffect::None), (kinds[k], DecisionSource::Mode), "{mode:?} {kind:?}");
+                assert_eq!(
+                    decide(mode, kind, &[], RuleEffect::None),
+                    (kinds[k], DecisionSource::Mode),
+                    "{mode:?} {kind:?}"
+                );
                 for (s, severity) in SEVERITIES.into_iter().enumerate() {
                     let expected = strictest(kinds[k], severities[s].unwrap_or(A));
                     let (decision, source) = decide(mode, kind, &[finding(severity)], RuleEffect::None);
                     assert_eq!(decision, expected, "{mode:?} {kind:?} {severity:?}");
-                    let want_source =
-                        if strictness(expected) > strictness(kinds[k]) { DecisionSource::Guard } else { DecisionSource::Mode };
+                    let want_source = if strictness(expected) > strictness(kinds[k]) {
+                        DecisionSource::Guard
+                    } else {
+                        DecisionSource::Mode
+                    };
                     assert_eq!(source, want_source, "{mode:?} {kind:?} {severity:?}");
                 }
             }
@@ -149,7 +156,10 @@ mod tests {
 
     #[test]
     fn a_read_tool_with_a_low_finding_stays_allowed_in_read_only() {
-        assert_eq!(decide(Mode::ReadOnly, ToolKind::Read, &[finding(Severity::Low)], RuleEffect::None), (A, DecisionSource::Mode));
+        assert_eq!(
+            decide(Mode::ReadOnly, ToolKind::Read, &[finding(Severity::Low)], RuleEffect::None),
+            (A, DecisionSource::Mode)
+        );
     }
 
     #[test]
@@ -175,8 +185,14 @@ mod tests {
                 }
             }
         }
-        assert_eq!(decide(Mode::Auto, ToolKind::Exec, &[finding(Severity::High)], RuleEffect::Allow), (Q, DecisionSource::Guard));
-        assert_eq!(decide(Mode::Auto, ToolKind::Exec, &[finding(Severity::Medium)], RuleEffect::Allow), (A, DecisionSource::Rule));
+        assert_eq!(
+            decide(Mode::Auto, ToolKind::Exec, &[finding(Severity::High)], RuleEffect::Allow),
+            (Q, DecisionSource::Guard)
+        );
+        assert_eq!(
+            decide(Mode::Auto, ToolKind::Exec, &[finding(Severity::Medium)], RuleEffect::Allow),
+            (A, DecisionSource::Rule)
+        );
     }
 
     #[test]

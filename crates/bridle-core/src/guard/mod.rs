@@ -138,7 +138,7 @@ impl Guard {
             findings.extend(guardians::config::judge_file_call(call, &self.places));
         }
         // Worst first: what the person approving should read first.
-        findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+        findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
         findings
     }
 

@@ -56,16 +56,60 @@ const UNKNOWN_HOME: &str = "/~";
 
 /// Top-level directories whose loss breaks the system.
 const SYSTEM_DIRS: &[&str] = &[
-    "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "opt", "proc", "root", "run", "sbin", "srv",
-    "sys", "usr", "var", "tmp", "mnt", "media", "snap", "nix", "Applications", "Library", "System", "Users",
-    "Volumes", "private", "cores",
+    "bin",
+    "boot",
+    "dev",
+    "etc",
+    "home",
+    "lib",
+    "lib32",
+    "lib64",
+    "libx32",
+    "opt",
+    "proc",
+    "root",
+    "run",
+    "sbin",
+    "srv",
+    "sys",
+    "usr",
+    "var",
+    "tmp",
+    "mnt",
+    "media",
+    "snap",
+    "nix",
+    "Applications",
+    "Library",
+    "System",
+    "Users",
+    "Volumes",
+    "private",
+    "cores",
 ];
 
 /// Second-level system directories.
 const SYSTEM_SUBDIRS: &[&str] = &[
-    "/usr/bin", "/usr/lib", "/usr/lib64", "/usr/local", "/usr/sbin", "/usr/share", "/usr/include", "/usr/libexec",
-    "/var/lib", "/var/log", "/var/cache", "/var/spool", "/var/mail", "/var/db", "/var/www", "/private/etc",
-    "/private/var", "/private/tmp", "/usr/local/bin", "/usr/local/lib",
+    "/usr/bin",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/local",
+    "/usr/sbin",
+    "/usr/share",
+    "/usr/include",
+    "/usr/libexec",
+    "/var/lib",
+    "/var/log",
+    "/var/cache",
+    "/var/spool",
+    "/var/mail",
+    "/var/db",
+    "/var/www",
+    "/private/etc",
+    "/private/var",
+    "/private/tmp",
+    "/usr/local/bin",
+    "/usr/local/lib",
 ];
 
 /// Credentials recognised by name outside the workspace, whoever's home they are in.
@@ -137,16 +181,46 @@ impl Places {
     /// Where `text` leads from `cwd`; `None` when it depends on a variable this guard cannot
     /// know and `certain` is false (a guess not worth judging).
     pub(crate) fn locate(&self, text: &str, cwd: &Cwd, certain: bool) -> Option<Located> {
-        let text = cut_glob(text);
-        let (expanded, via_empty_variable) = self.expand(&text, cwd)?;
+        let cut = cut_glob(text);
+        let (expanded, via_empty_variable) = self.expand(&cut, cwd)?;
         if via_empty_variable && !certain {
             return None;
         }
         let joined = if expanded.is_absolute() { expanded } else { self.base(cwd).join(expanded) };
         let absolute = lexical_normalise(&joined);
-        let place = self.place(&absolute);
+        let mut place = self.place(&absolute);
+        if cut != text && matches!(place, Place::Outside | Place::Scratch) {
+            // `/home/*/.ssh/id_rsa`, `~/.ss?/*`: the glob may reach a secret the cut path hides.
+            if let Some(why) = self.glob_reaches_secret(text, cwd) {
+                place = Place::Sensitive(why.to_string());
+            }
+        }
         let system = self.is_system(&absolute);
         Some(Located { absolute, place, system, via_empty_variable })
+    }
+
+    /// Whether a globbed path could name a credential: matched against where the secrets of
+    /// this home (and of a typical other one) live.
+    fn glob_reaches_secret(&self, text: &str, cwd: &Cwd) -> Option<&'static str> {
+        let (expanded, _) = self.expand(text, cwd)?;
+        let joined = if expanded.is_absolute() { expanded } else { self.base(cwd).join(expanded) };
+        let pattern = lexical_normalise(&joined);
+        let glob = globset::GlobBuilder::new(&pattern.to_string_lossy())
+            .literal_separator(true)
+            .build()
+            .ok()?
+            .compile_matcher();
+        let homes = [self.home(), PathBuf::from("/home/user"), PathBuf::from("/root")];
+        SECRET_NAMES.iter().find_map(|(name, why)| {
+            let hit = homes.iter().any(|home| {
+                let secret = home.join(name);
+                glob.is_match(&secret)
+                    || ["id_rsa", "id_ed25519", "config", "credentials", "authorized_keys", "hosts.yml"]
+                        .iter()
+                        .any(|file| glob.is_match(secret.join(file)))
+            });
+            hit.then_some(*why)
+        })
     }
 
     /// `~`, `~user`, `$HOME`, `$PWD`, `$TMPDIR` expanded; any other variable read as empty (and
@@ -159,6 +233,8 @@ impl Places {
             let user = &after[..end];
             let home = match user {
                 "" => self.home(),
+                "+" => self.base(cwd),
+                "-" => return None,
                 "root" => PathBuf::from("/root"),
                 u if u.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) => {
                     PathBuf::from("/home").join(u)

@@ -158,7 +158,9 @@ fn compile(list: &'static str, pattern: &str) -> Result<Rule, RuleError> {
                 return Err(invalid("a rule with an argument must end with `)`, like `bash(git status*)`".into()));
             };
             if inner.trim().is_empty() {
-                return Err(invalid("the argument in `(...)` is empty; write the bare tool name to match every call".into()));
+                return Err(invalid(
+                    "the argument in `(...)` is empty; write the bare tool name to match every call".into(),
+                ));
             }
             (&trimmed[..open], Some(inner))
         }
@@ -274,9 +276,9 @@ impl Policy {
                     cover(by_whole)
                 } else {
                     !parts.is_empty()
-                        && parts.iter().all(|p| {
-                            cover(rules.iter().find(|r| r.arg.as_ref().is_some_and(|a| a.matches_command(p))))
-                        })
+                        && parts
+                            .iter()
+                            .all(|p| cover(rules.iter().find(|r| r.arg.as_ref().is_some_and(|a| a.matches_command(p)))))
                 }
             }
             Subject::Paths(paths) => {

@@ -16,7 +16,6 @@ use crate::tools::{builtin_registry, ToolRegistry};
 /// `tmp/home/.local/share/bridle` Bridle's data.
 pub(super) struct World {
     _tmp: tempfile::TempDir,
-    pub home: PathBuf,
     pub root: PathBuf,
     pub registry: ToolRegistry,
     pub sandbox: PathSandbox,
@@ -33,7 +32,7 @@ pub(super) fn world() -> World {
     std::fs::write(root.join("src/lib.rs"), "").unwrap();
     std::os::unix::fs::symlink(home.join(".ssh"), root.join("keys")).unwrap();
     let sandbox = PathSandbox::new(&root, Some(home.clone()), &data, &[]).unwrap();
-    World { _tmp: tmp, home, root, registry: builtin_registry().unwrap(), sandbox }
+    World { _tmp: tmp, root, registry: builtin_registry().unwrap(), sandbox }
 }
 
 impl World {
@@ -106,10 +105,12 @@ fn the_shipped_rule_file_parses_and_every_example_holds() {
 
 #[test]
 fn a_broken_rule_file_is_an_error_naming_the_rule() {
-    let bad = "version = 1\n[[rule]]\nid = \"x\"\nfamily = \"f\"\nseverity = \"high\"\nmessage = \"m\"\nargs = [\"(\"]\n";
+    let bad =
+        "version = 1\n[[rule]]\nid = \"x\"\nfamily = \"f\"\nseverity = \"high\"\nmessage = \"m\"\nargs = [\"(\"]\n";
     let err = guardians::shell_rules::ShellRules::parse(bad).unwrap_err();
     assert!(err.to_string().contains("`x`"), "{err}");
-    let unknown = "version = 1\n[[rule]]\nid = \"x\"\nfamily = \"f\"\nseverity = \"high\"\nmessage = \"m\"\nprogram = [\"rm\"]\n";
+    let unknown =
+        "version = 1\n[[rule]]\nid = \"x\"\nfamily = \"f\"\nseverity = \"high\"\nmessage = \"m\"\nprogram = [\"rm\"]\n";
     assert!(guardians::shell_rules::ShellRules::parse(unknown).is_err(), "unknown keys are refused");
     let everything = "version = 1\n[[rule]]\nid = \"x\"\nfamily = \"f\"\nseverity = \"high\"\nmessage = \"m\"\n";
     assert!(guardians::shell_rules::ShellRules::parse(everything).is_err(), "a rule matching everything");
@@ -162,7 +163,8 @@ fn every_part_of_a_compound_command_must_be_allowed() {
     assert_eq!(w.bash(&g, "git status && touch notes.txt").decision, Decision::Allow);
     // Wrappers are unwrapped before matching; sudo stays a high finding an allow cannot lift.
     let g = w.guard_with(Mode::Ask, &["bash(cargo test*)"], &[], &[]);
-    for line in ["timeout 60 cargo test", "nice -n 5 cargo test -p x", "env RUST_LOG=debug cargo test", "bash -c 'cargo test'"]
+    for line in
+        ["timeout 60 cargo test", "nice -n 5 cargo test -p x", "env RUST_LOG=debug cargo test", "bash -c 'cargo test'"]
     {
         assert_eq!(w.bash(&g, line).decision, Decision::Allow, "{line}");
     }
@@ -216,7 +218,9 @@ fn path_rules_match_the_canonical_workspace_relative_path() {
 
 #[test]
 fn invalid_patterns_are_errors_naming_them() {
-    for (pattern, needle) in [("bash(git status", "end with"), ("bash()", "empty"), ("ba sh", "tool name"), ("edit_file(src/[)", "")] {
+    for (pattern, needle) in
+        [("bash(git status", "end with"), ("bash()", "empty"), ("ba sh", "tool name"), ("edit_file(src/[)", "")]
+    {
         let config = Config { rules: Rules { ask: vec![pattern.into()], ..Rules::default() }, ..Config::default() };
         let err = Policy::from_config(&config).unwrap_err();
         let text = err.to_string();
@@ -234,11 +238,13 @@ fn rule_for_writes_exact_rules_that_match_what_was_approved() {
     let g = w.guard_with(Mode::Ask, &[&rule], &[], &[]);
     assert_eq!(g.judge(&call).decision, Decision::Allow);
     assert_eq!(w.bash(&g, "ls x.rs | wc -l && echo {done}").decision, Decision::Ask, "exact, not a glob");
-    let edit = w.call("edit_file", serde_json::json!({"path": "./src/../src/a,b.rs", "old_text": "a", "new_text": "b"}));
+    let edit =
+        w.call("edit_file", serde_json::json!({"path": "./src/../src/a,b.rs", "old_text": "a", "new_text": "b"}));
     assert_eq!(rule_for(&edit), r"edit_file(src/a\,b.rs)");
     let g = w.guard_with(Mode::Ask, &[&rule_for(&edit)], &[], &[]);
     assert_eq!(g.judge(&edit).decision, Decision::Allow);
-    let abs = w.call("edit_file", serde_json::json!({"path": w.root.join("src/lib.rs"), "old_text": "a", "new_text": "b"}));
+    let abs =
+        w.call("edit_file", serde_json::json!({"path": w.root.join("src/lib.rs"), "old_text": "a", "new_text": "b"}));
     assert_eq!(w.guard(Mode::Ask).rule_for(&abs), "edit_file(src/lib.rs)");
     let patch = "--- a/x.rs\n+++ b/x.rs\n@@ -1 +1 @@\n-a\n+b\n--- a/y.rs\n+++ b/y.rs\n@@ -1 +1 @@\n-a\n+b\n";
     let patch = w.call("apply_patch", serde_json::json!({ "patch": patch }));
@@ -270,7 +276,9 @@ fn the_path_guardian_weighs_reads_writes_and_secrets() {
         assert_eq!(worst(&v), *severity, "{line}: {:?}", rules_of(&v));
         assert!(rules_of(&v).contains(&rule.to_string()), "{line}: {:?}", rules_of(&v));
     }
-    for line in ["cargo test 2>/dev/null", "ls src > /dev/stdout", "cat /tmp/build.log", "echo ok >&2", "cat src/lib.rs"] {
+    for line in
+        ["cargo test 2>/dev/null", "ls src > /dev/stdout", "cat /tmp/build.log", "echo ok >&2", "cat src/lib.rs"]
+    {
         assert_eq!(w.bash(&g, line).findings, [], "{line}");
     }
     assert_eq!(w.bash(&g, "cat ~/.ssh/id_rsa").decision, Decision::Deny);
@@ -325,7 +333,16 @@ fn the_config_guardian_flags_exec_config_writes_by_any_tool() {
     let w = world();
     let g = w.guard(Mode::AutoEdit);
     let edit = |path: &str| g.judge(&w.call("write_file", serde_json::json!({"path": path, "content": "x"})));
-    for path in ["package.json", "web/package.json", "src/../Makefile", "build.rs", ".cargo/config.toml", ".github/workflows/ci.yml", ".envrc", "x/rules.mk"] {
+    for path in [
+        "package.json",
+        "web/package.json",
+        "src/../Makefile",
+        "build.rs",
+        ".cargo/config.toml",
+        ".github/workflows/ci.yml",
+        ".envrc",
+        "x/rules.mk",
+    ] {
         let v = edit(path);
         assert_eq!(rules_of(&v), ["config/exec-config-write"], "{path}");
         assert_eq!((v.decision, v.source), (Decision::Ask, DecisionSource::Guard), "{path}");
@@ -334,12 +351,20 @@ fn the_config_guardian_flags_exec_config_writes_by_any_tool() {
         assert_eq!(edit(path).decision, Decision::Allow, "{path}");
     }
     let g = w.guard(Mode::Auto);
-    for line in ["echo 'x' >> Makefile", "sed -i 's/a/b/' package.json", "tee .git/hooks/pre-commit < x", "cp evil.yml .github/workflows/ci.yml", "mv x Cargo.toml"] {
+    for line in [
+        "echo 'x' >> Makefile",
+        "sed -i 's/a/b/' package.json",
+        "tee .git/hooks/pre-commit < x",
+        "cp evil.yml .github/workflows/ci.yml",
+        "mv x Cargo.toml",
+    ] {
         let v = w.bash(&g, line);
         assert!(rules_of(&v).contains(&"config/exec-config-write".to_string()), "{line}: {:?}", rules_of(&v));
     }
     assert!(w.bash(&g, "cat package.json").findings.is_empty());
-    assert!(is_exec_config("Cargo.toml") && is_exec_config("crates/x/Cargo.toml") && is_exec_config(".git/hooks/pre-push"));
+    assert!(
+        is_exec_config("Cargo.toml") && is_exec_config("crates/x/Cargo.toml") && is_exec_config(".git/hooks/pre-push")
+    );
     assert!(!is_exec_config("src/main.rs") && !is_exec_config("Cargo.lock"));
     let allowed = w.guard_with(Mode::AutoEdit, &["write_file(Cargo.toml)"], &[], &[]);
     let v = allowed.judge(&w.call("write_file", serde_json::json!({"path": "Cargo.toml", "content": "x"})));

@@ -30,19 +30,25 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
     };
     for signal in &view.script.signals {
         let (rule, message) = match signal {
-            Signal::CommandSubstitution { .. } => {
-                ("command-substitution", "runs a command substitution `$(...)` whose output becomes part of the command".to_string())
+            Signal::CommandSubstitution { .. } => (
+                "command-substitution",
+                "runs a command substitution `$(...)` whose output becomes part of the command".to_string(),
+            ),
+            Signal::Backtick => (
+                "command-substitution",
+                "runs a backtick substitution whose output becomes part of the command".to_string(),
+            ),
+            Signal::ProcessSubstitution => {
+                ("process-substitution", "uses process substitution `<(...)` or `>(...)`".to_string())
             }
-            Signal::Backtick => {
-                ("command-substitution", "runs a backtick substitution whose output becomes part of the command".to_string())
-            }
-            Signal::ProcessSubstitution => ("process-substitution", "uses process substitution `<(...)` or `>(...)`".to_string()),
-            Signal::AnsiCQuote => {
-                ("ansi-c-quoting", "uses ANSI-C quoting `$'...'`, which can spell any character as an escape".to_string())
-            }
-            Signal::EscapedWhitespace => {
-                ("escaped-whitespace", "escapes whitespace with a backslash outside quotes, joining what looks like two words".to_string())
-            }
+            Signal::AnsiCQuote => (
+                "ansi-c-quoting",
+                "uses ANSI-C quoting `$'...'`, which can spell any character as an escape".to_string(),
+            ),
+            Signal::EscapedWhitespace => (
+                "escaped-whitespace",
+                "escapes whitespace with a backslash outside quotes, joining what looks like two words".to_string(),
+            ),
             Signal::ContinuationInWord => {
                 ("split-word", "a line continuation splits a word in two, hiding what it spells".to_string())
             }
@@ -51,7 +57,10 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
             }
             Signal::UnicodeSpace(c) => (
                 "unicode-whitespace",
-                format!("contains the Unicode space U+{:04X} outside quotes, which looks like a space but is not one", u32::from(*c)),
+                format!(
+                    "contains the Unicode space U+{:04X} outside quotes, which looks like a space but is not one",
+                    u32::from(*c)
+                ),
             ),
             Signal::Invisible(c) => (
                 "invisible-character",
@@ -61,7 +70,8 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
             Signal::IfsExpansion => ("ifs", "uses `$IFS` to separate words".to_string()),
             Signal::Unbalanced => (
                 "unbalanced",
-                "has an unterminated quote, substitution or heredoc, so how the shell reads it is uncertain".to_string(),
+                "has an unterminated quote, substitution or heredoc, so how the shell reads it is uncertain"
+                    .to_string(),
             ),
             Signal::TooDeep => ("too-deep", "nests commands too deeply to be read to the end".to_string()),
         };

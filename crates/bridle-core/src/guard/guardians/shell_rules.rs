@@ -307,7 +307,8 @@ impl ShellRule {
             return false;
         }
         if let Some(set) = &self.args {
-            let hit = cmd.args().iter().any(|w| set.is_match(&w.value)) || cmd.stdin_text.iter().any(|t| set.is_match(t));
+            let hit =
+                cmd.args().iter().any(|w| set.is_match(&w.value)) || cmd.stdin_text.iter().any(|t| set.is_match(t));
             if !hit {
                 return false;
             }
@@ -318,9 +319,9 @@ impl ShellRule {
             }
         }
         if let Some(set) = &self.write_targets {
-            let hit = paths
-                .iter()
-                .any(|p| p.writes && !p.located.via_empty_variable && set.is_match(&p.located.absolute.to_string_lossy()));
+            let hit = paths.iter().any(|p| {
+                p.writes && !p.located.via_empty_variable && set.is_match(&p.located.absolute.to_string_lossy())
+            });
             if !hit {
                 return false;
             }
@@ -353,9 +354,7 @@ fn in_class(p: &PathOperand, class: TargetClass) -> bool {
     match class {
         TargetClass::System => l.system && !l.via_empty_variable,
         TargetClass::SystemIfUnset => l.system && l.via_empty_variable,
-        TargetClass::Outside => {
-            !l.via_empty_variable && matches!(l.place, Place::Outside | Place::Sensitive(_))
-        }
+        TargetClass::Outside => !l.via_empty_variable && matches!(l.place, Place::Outside | Place::Sensitive(_)),
         TargetClass::WorkspaceRoot => !l.via_empty_variable && l.place == Place::Inside(String::new()),
     }
 }

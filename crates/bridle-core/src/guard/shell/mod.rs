@@ -329,9 +329,8 @@ pub fn is_assignment(word: &Word) -> bool {
 pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh"];
 
 /// Interpreters that run code read from standard input when given no script.
-pub const INTERPRETERS: &[&str] = &[
-    "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno", "osascript",
-];
+pub const INTERPRETERS: &[&str] =
+    &["python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno", "osascript"];
 
 /// Whether `program` (a basename) is a shell or interpreter, versions included (`python3.12`).
 pub fn is_shell_or_interpreter(program: &str) -> bool {
@@ -363,7 +362,7 @@ impl SimpleCommand {
             if v.starts_with('-') {
                 // Code given on the command line: `-c`, `-e`, `-E`, `-r` (php), `--eval`.
                 if matches!(v, "--eval" | "--print" | "-m" | "--command")
-                    || (!v.starts_with("--") && v.len() > 1 && v[1..].contains(code_letters))
+                    || (!v.starts_with("--") && v.strip_prefix('-').is_some_and(|l| l.contains(code_letters)))
                 {
                     return false;
                 }

@@ -34,9 +34,8 @@ const NO_PATHS: &[&str] = &[
 ];
 
 /// Programs whose every operand is created, changed or deleted.
-const WRITES_ALL: &[&str] = &[
-    "rm", "rmdir", "unlink", "shred", "srm", "touch", "mkdir", "truncate", "mkfifo", "mknod", "tee", "mv", "gio",
-];
+const WRITES_ALL: &[&str] =
+    &["rm", "rmdir", "unlink", "shred", "srm", "touch", "mkdir", "truncate", "mkfifo", "mknod", "tee", "mv", "gio"];
 
 /// Programs whose last operand is written and the others read.
 const WRITES_LAST: &[&str] = &["cp", "install", "ln", "link", "rsync", "scp", "ditto"];
@@ -126,9 +125,10 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<Operand<'_>> {
             for (w, path) in option_values(args, &["-f", "--file"]) {
                 known.push(operand(w, path, create, true));
             }
-            let letters = args.first().map(|w| w.value.as_str()).filter(|v| {
-                !v.starts_with("--") && v.trim_start_matches('-').chars().all(|c| c.is_ascii_alphabetic())
-            });
+            let letters = args
+                .first()
+                .map(|w| w.value.as_str())
+                .filter(|v| !v.starts_with("--") && v.trim_start_matches('-').chars().all(|c| c.is_ascii_alphabetic()));
             let archive = match letters {
                 // `tar czf out.tgz dir`: the archive is the word after the letters.
                 Some(l) if l.contains('f') => args.get(1),
@@ -139,7 +139,10 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<Operand<'_>> {
             }
             let skip: Vec<*const Word> = known.iter().map(|o| o.word as *const Word).collect();
             let rest = positionals.iter().filter(|w| !skip.contains(&(**w as *const Word)));
-            known.extend(rest.skip(usize::from(letters.is_some_and(|l| !l.starts_with('-')))).map(|w| operand(w, &w.value, false, false)));
+            known.extend(
+                rest.skip(usize::from(letters.is_some_and(|l| !l.starts_with('-'))))
+                    .map(|w| operand(w, &w.value, false, false)),
+            );
         }
         "unzip" | "7z" => {
             for (w, path) in option_values(args, &["-d"]) {
@@ -154,7 +157,9 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<Operand<'_>> {
         "git" => {
             let pos: Vec<&&Word> = positionals.iter().collect();
             match pos.first().map(|w| w.value.as_str()) {
-                Some("clone") if pos.len() >= 3 => known.push(operand(pos[pos.len() - 1], &pos[pos.len() - 1].value, true, true)),
+                Some("clone") if pos.len() >= 3 => {
+                    known.push(operand(pos[pos.len() - 1], &pos[pos.len() - 1].value, true, true))
+                }
                 Some("init") if pos.len() >= 2 => known.push(operand(pos[1], &pos[1].value, true, true)),
                 _ => {}
             }

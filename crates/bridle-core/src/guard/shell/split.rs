@@ -103,8 +103,7 @@ impl Splitter {
                 Token::Op(Op::Open) => {
                     // `name()` or `function name()` starts a function definition.
                     let is_definition = walk.redirects.is_empty()
-                        && (walk.words.len() == 1
-                            || (walk.words.len() == 2 && walk.words[0].value == "function"))
+                        && (walk.words.len() == 1 || (walk.words.len() == 2 && walk.words[0].value == "function"))
                         && matches!(tokens.peek(), Some(Token::Op(Op::Close)));
                     if is_definition {
                         tokens.next();
@@ -267,8 +266,8 @@ impl Splitter {
         };
         command.raw = if raw.trim().is_empty() { command.text() } else { raw.trim().to_string() };
         // A heredoc or here-string given to a shell is a script.
-        let shell_stdin = command.reads_code_from_stdin()
-            && command.program.as_deref().is_some_and(|p| super::SHELLS.contains(&p));
+        let shell_stdin =
+            command.reads_code_from_stdin() && command.program.as_deref().is_some_and(|p| super::SHELLS.contains(&p));
         let stdin_scripts = if shell_stdin { command.stdin_text.clone() } else { Vec::new() };
         let clauses = unwrapped.commands;
         self.commands.push(command);
@@ -276,7 +275,8 @@ impl Splitter {
         for text in stdin_scripts {
             self.parse_into(&text, depth + 1, Origin::Stdin, &wrappers);
         }
-        let clause_at = Position { chars: &[], end: 0, depth: depth + 1, origin: Origin::FindExec, inherited: &wrappers };
+        let clause_at =
+            Position { chars: &[], end: 0, depth: depth + 1, origin: Origin::FindExec, inherited: &wrappers };
         for clause in clauses {
             self.emit(clause, Vec::new(), &clause_at, false, None);
         }

@@ -195,7 +195,8 @@ fn lexical_tricks_raise_signals() {
     ] {
         assert!(parse(line).signals.contains(&signal), "{line:?}: {:?}", parse(line).signals);
     }
-    for line in ["echo '$(not run)' \"$HOME\" ${PATH} # $(comment)", "cargo build \\\n  --release", "echo \"a\u{a0}b\""] {
+    for line in ["echo '$(not run)' \"$HOME\" ${PATH} # $(comment)", "cargo build \\\n  --release", "echo \"a\u{a0}b\""]
+    {
         assert!(parse(line).signals.is_empty(), "{line:?}: {:?}", parse(line).signals);
     }
 }

@@ -113,8 +113,22 @@ pub(super) fn unwrap(words: Vec<Word>) -> Unwrapped {
                 &words,
                 i + 1,
                 &[
-                    "-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args",
-                    "--max-lines", "--max-procs", "--max-chars", "--replace", "--eof",
+                    "-I",
+                    "-L",
+                    "-n",
+                    "-P",
+                    "-s",
+                    "-d",
+                    "-E",
+                    "-a",
+                    "--arg-file",
+                    "--delimiter",
+                    "--max-args",
+                    "--max-lines",
+                    "--max-procs",
+                    "--max-chars",
+                    "--replace",
+                    "--eof",
                 ],
             )),
             "sudo" | "doas" | "pkexec" | "run0" => {
@@ -129,8 +143,25 @@ pub(super) fn unwrap(words: Vec<Word>) -> Unwrapped {
                         &words,
                         i + 1,
                         &[
-                            "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--chdir",
-                            "--prompt", "--role", "--type", "--host", "--close-from", "--other-user",
+                            "-u",
+                            "-g",
+                            "-C",
+                            "-D",
+                            "-h",
+                            "-p",
+                            "-r",
+                            "-t",
+                            "-T",
+                            "-U",
+                            "--user",
+                            "--group",
+                            "--chdir",
+                            "--prompt",
+                            "--role",
+                            "--type",
+                            "--host",
+                            "--close-from",
+                            "--other-user",
                             "--command-timeout",
                         ],
                     ))
@@ -274,10 +305,8 @@ fn exec_clauses(words: &[Word]) -> Vec<Vec<Word>> {
                         clauses.push(clause.to_vec());
                     }
                     for root in &roots {
-                        let replaced = clause
-                            .iter()
-                            .map(|w| if w.value == "{}" { (*root).clone() } else { w.clone() })
-                            .collect();
+                        let replaced =
+                            clause.iter().map(|w| if w.value == "{}" { (*root).clone() } else { w.clone() }).collect();
                         clauses.push(replaced);
                     }
                     i = end;
@@ -286,10 +315,10 @@ fn exec_clauses(words: &[Word]) -> Vec<Vec<Word>> {
             }
         }
         "fd" | "fdfind" => {
-            if let Some(p) = words.iter().position(|w| matches!(w.value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
+            if let Some(p) =
+                words.iter().position(|w| matches!(w.value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
             {
-                let clause: Vec<Word> =
-                    words[p + 1..].iter().take_while(|w| w.value != ";").cloned().collect();
+                let clause: Vec<Word> = words[p + 1..].iter().take_while(|w| w.value != ";").cloned().collect();
                 clauses.push(clause);
             }
         }

@@ -41,7 +41,8 @@ fn dangerous_commands_are_never_allowed_and_everyday_ones_always_are() {
     for command in &everyday {
         let v = w.bash(&guard, command);
         if v.decision != Decision::Allow {
-            let why: Vec<String> = v.findings.iter().map(|f| format!("{}/{}: {}", f.guardian, f.rule, f.message)).collect();
+            let why: Vec<String> =
+                v.findings.iter().map(|f| format!("{}/{}: {}", f.guardian, f.rule, f.message)).collect();
             false_positives.push(format!("{command:?} -> {:?} {why:?}", v.decision));
         }
     }
@@ -67,7 +68,10 @@ fn dangerous_commands_are_never_allowed_and_everyday_ones_always_are() {
 fn corpus_report() {
     let w = world();
     let guard = w.guard(Mode::Auto);
-    let all = [DANGEROUS, EVERYDAY].into_iter().flat_map(lines).chain([DANGEROUS_MULTILINE, EVERYDAY_MULTILINE].into_iter().flat_map(entries));
+    let all = [DANGEROUS, EVERYDAY]
+        .into_iter()
+        .flat_map(lines)
+        .chain([DANGEROUS_MULTILINE, EVERYDAY_MULTILINE].into_iter().flat_map(entries));
     for command in all {
         let v = w.bash(&guard, &command);
         let why: Vec<String> = v.findings.iter().map(|f| format!("{}/{}", f.guardian, f.rule)).collect();
