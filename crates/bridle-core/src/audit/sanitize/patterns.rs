@@ -54,8 +54,11 @@ fn vendor_key(caps: &Captures<'_>) -> String {
 }
 
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    // Starts at the secret-looking word (the rest of the name before it is kept as it is), so
+    // the regex engine can skip ahead to it; the value may be quoted, or quoted with escaped
+    // quotes (`\"token\": \"…\"` in JSON inside a string).
     let name_assign = format!(
-        r#"(?i)([A-Za-z0-9_.-]*{NAME}[A-Za-z0-9_.-]*)(["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s&;,"'<>(){{}}\[\]]+)"#
+        r#"(?i)({NAME}[A-Za-z0-9_.-]*)(\\?["']?\s*[:=]\s*)(\\"[^"\n]*?\\"|"[^"\n]*"|'[^'\n]*'|[^\s&;,"'<>(){{}}\[\]]+)"#
     );
     let name_flag =
         format!(r#"(?i)(--?[A-Za-z0-9_-]*{NAME}[A-Za-z0-9_-]*)(\s+)("[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)"#);

@@ -58,6 +58,8 @@ fn each_shape_leaves_its_marker() {
         ("mysql -u root -phunter2 db", "mysql -u root -p[redacted] db"),
         ("curl -u bob:hunter2 https://x", "curl -u bob:[redacted] https://x"),
         ("Cookie: session=abc; theme=dark", "Cookie: [redacted]"),
+        (r#"{\"api_key\": \"abc def\", \"n\": 1}"#, r#"{\"api_key\": [redacted], \"n\": 1}"#),
+        ("MY_SECRET_TOKEN=abc", "MY_SECRET_TOKEN=[redacted]"),
     ];
     for (input, expected) in cases {
         assert_eq!(sanitize_text(input), expected, "input: {input}");
