@@ -44,25 +44,27 @@ impl AuditLog {
     pub fn open(data_dir: &Path) -> Result<AuditLog, AuditError> {
         std::fs::create_dir_all(data_dir).map_err(|e| AuditError::io(data_dir, e))?;
         let lock = LockFile::open(data_dir).map_err(|e| AuditError::io(&data_dir.join(head::LOCK_FILE), e))?;
-        let guard = lock.lock().map_err(|e| AuditError::io(lock.path(), e))?;
         let conn = Connection::open(data_dir.join(DB_FILE))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         // FULL: a commit is on disk before the head (fsynced too) names it, so a power cut
         // cannot leave the head ahead of the log and look like tampering.
         conn.pragma_update(None, "synchronous", "FULL")?;
-        schema::apply(&conn)?;
-        // Only a log with no rows gets a fresh head: a missing head beside existing rows is
-        // evidence that `verify` must see, not something to paper over.
-        let last = last_row(&conn)?;
-        if head::read(data_dir) == HeadState::Missing && last.is_none() {
-            head::write(data_dir, &Head { id: 0, hash: GENESIS.into() })
-                .map_err(|e| AuditError::io(&data_dir.join(head::HEAD_FILE), e))?;
+        // A log already set up is opened without the lock (readers, such as a UI view opening a
+        // handle per query, never wait for the writer); setting one up takes it.
+        if schema::version(&conn)? != schema::VERSION || head::read(data_dir) == HeadState::Missing {
+            let _guard = lock.lock().map_err(|e| AuditError::io(lock.path(), e))?;
+            schema::apply(&conn)?;
+            // Only a log with no rows gets a fresh head: a missing head beside existing rows
+            // is evidence that `verify` must see, not something to paper over.
+            if head::read(data_dir) == HeadState::Missing && last_row(&conn)?.is_none() {
+                head::write(data_dir, &Head { id: 0, hash: GENESIS.into() })
+                    .map_err(|e| AuditError::io(&data_dir.join(head::HEAD_FILE), e))?;
+            }
         }
-        if last.is_some() {
+        if !schema::has_stats(&conn)? && last_row(&conn)?.is_some() {
             refresh_stats(&conn);
         }
-        drop(guard);
         Ok(AuditLog { conn: Mutex::new(conn), dir: data_dir.to_path_buf(), lock, warned_head: AtomicBool::new(false) })
     }
 

@@ -55,9 +55,25 @@ pub fn refresh_stats(conn: &Connection) -> Result<(), AuditError> {
     Ok(())
 }
 
+/// Whether the planner has statistics for the table yet.
+pub fn has_stats(conn: &Connection) -> Result<bool, AuditError> {
+    let table: i64 =
+        conn.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'", [], |r| r.get(0))?;
+    if table == 0 {
+        return Ok(false);
+    }
+    let rows: i64 = conn.query_row("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'audit'", [], |r| r.get(0))?;
+    Ok(rows > 0)
+}
+
+/// The schema version of the open file (0: new).
+pub fn version(conn: &Connection) -> Result<i64, AuditError> {
+    Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+}
+
 /// Creates or checks the schema.
 pub fn apply(conn: &Connection) -> Result<(), AuditError> {
-    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let found = version(conn)?;
     if found > VERSION {
         return Err(AuditError::TooNew { found, supported: VERSION });
     }

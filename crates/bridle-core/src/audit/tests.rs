@@ -241,6 +241,32 @@ fn filters_pick_the_right_rows_newest_first() {
 }
 
 #[test]
+fn statistics_steer_a_two_column_filter_to_the_selective_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = AuditLog::open(dir.path()).unwrap();
+    // 100 sessions of 20 rows, 2 kinds: the session is the selective column.
+    let records: Vec<AuditRecord> = (0..2000)
+        .map(|i| {
+            let kind = if i % 2 == 0 { AuditKind::ToolCall } else { AuditKind::ToolCompleted };
+            AuditRecord::new(kind, i).session(format!("s{}", i / 20))
+        })
+        .collect();
+    log.append(&records).unwrap();
+    drop(log);
+    let log = AuditLog::open(dir.path()).unwrap();
+    let conn = log.conn().unwrap();
+    assert!(schema::has_stats(&conn).unwrap());
+    let plan: Vec<String> = conn
+        .prepare("EXPLAIN QUERY PLAN SELECT id FROM audit WHERE session_id = 's7' AND kind = 'tool_call' ORDER BY id DESC LIMIT 100")
+        .unwrap()
+        .query_map([], |r| r.get::<_, String>(3))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(plan.iter().any(|p| p.contains("audit_session")), "{plan:?}");
+}
+
+#[test]
 fn export_writes_every_row_as_jsonl() {
     let (dir, log) = seeded(25);
     let file = dir.path().join("out").join("audit.jsonl");
