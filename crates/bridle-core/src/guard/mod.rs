@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use bridle_protocol::{Decision, DecisionSource, Finding, Mode, Severity};
 
-use crate::sandbox::{lexical_normalise, PathClass, PathSandbox};
+use crate::sandbox::{lexical_normalise, Access, PathClass, PathSandbox};
 use crate::tools::{PreparedCall, ToolKind};
 
 pub use guardians::config::{is_exec_config, EXEC_CONFIG_FILES};
@@ -102,7 +102,19 @@ impl Guard {
     /// Judges one prepared call: policy, guardians, decision table.
     pub fn judge(&self, call: &PreparedCall) -> Verdict {
         let view = shell_command(call).map(|command| ShellView::new(command, &self.places));
-        let subject = self.subject(call, view.as_ref());
+        // File paths made workspace-relative once, for the rules and the config guardian.
+        let files: Vec<(Access, Option<String>)> = match view {
+            Some(_) => Vec::new(),
+            None => call.tool.paths(&call.args).into_iter().map(|(p, access)| (access, self.relative(&p))).collect(),
+        };
+        let subject = match (&view, shell_command(call)) {
+            (Some(view), Some(command)) => Subject::Command {
+                whole: command.trim().to_string(),
+                parts: view.script.commands.iter().map(|c| [c.raw.clone(), c.text()]).collect(),
+            },
+            _ if files.is_empty() => Subject::Nothing,
+            _ => Subject::Paths(files.iter().map(|(_, rel)| rel.clone()).collect()),
+        };
         let rule = self.policy.judge(&call.name, &subject);
         let effect = match &rule {
             Some(RuleOutcome::Disabled) => {
@@ -117,7 +129,7 @@ impl Guard {
             Some(RuleOutcome::Allow(_)) => RuleEffect::Allow,
             None => RuleEffect::None,
         };
-        let findings = self.findings(call, view.as_ref());
+        let findings = self.findings(call, view.as_ref(), &files);
         let (decision, source) = decide::decide(self.mode, call.kind, &findings, effect);
         Verdict { decision, source, findings }
     }
@@ -127,7 +139,12 @@ impl Guard {
         rules::rule_with_paths(call, |p| self.relative(p))
     }
 
-    fn findings(&self, call: &PreparedCall, view: Option<&ShellView>) -> Vec<Finding> {
+    fn findings(
+        &self,
+        call: &PreparedCall,
+        view: Option<&ShellView>,
+        files: &[(Access, Option<String>)],
+    ) -> Vec<Finding> {
         let mut findings = Vec::new();
         if let Some(view) = view {
             findings.extend(guardians::shell_rules::judge(view));
@@ -135,23 +152,11 @@ impl Guard {
             findings.extend(guardians::evasion::judge(view));
             findings.extend(guardians::config::judge_shell(view));
         } else if call.kind == ToolKind::Write {
-            findings.extend(guardians::config::judge_file_call(call, &self.places));
+            findings.extend(guardians::config::judge_file_call(files));
         }
         // Worst first: what the person approving should read first.
         findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
         findings
-    }
-
-    fn subject(&self, call: &PreparedCall, view: Option<&ShellView>) -> Subject {
-        if let (Some(view), Some(command)) = (view, shell_command(call)) {
-            let parts = view.script.commands.iter().map(|c| [c.raw.clone(), c.text()]).collect();
-            return Subject::Command { whole: command.trim().to_string(), parts };
-        }
-        let paths = call.tool.paths(&call.args);
-        if paths.is_empty() {
-            return Subject::Nothing;
-        }
-        Subject::Paths(paths.iter().map(|(p, _)| self.relative(p)).collect())
     }
 
     /// The canonical workspace-relative POSIX path, `None` when it is not inside.

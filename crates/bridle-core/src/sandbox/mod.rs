@@ -138,6 +138,8 @@ pub struct PathSandbox {
     root: PathBuf,
     home: Option<PathBuf>,
     tool_output_root: PathBuf,
+    /// `tool_output_root` with symlinks resolved, once (for [`Self::classify`]).
+    tool_output_canonical: PathBuf,
     sensitive: Vec<sensitive::Protected>,
 }
 
@@ -153,7 +155,9 @@ impl PathSandbox {
         let root = workspace.canonicalize()?;
         let data_dir = resolve::canonical_or_lexical(data_dir);
         let sensitive = sensitive::protected(home.as_deref(), &data_dir, extra_sensitive);
-        Ok(Self { root, home, tool_output_root: data_dir.join("tool-output"), sensitive })
+        let tool_output_root = data_dir.join("tool-output");
+        let tool_output_canonical = resolve::canonical_or_lexical(&tool_output_root);
+        Ok(Self { root, home, tool_output_root, tool_output_canonical, sensitive })
     }
 
     /// The workspace root (canonical).
@@ -171,13 +175,27 @@ impl PathSandbox {
     /// [`Self::resolve`] on sensitivity and the boundary, for paths inside shell commands.
     /// Every session's tool-output folder counts as not sensitive (a shell command cannot say
     /// which session it belongs to); `.git/` internals are inside.
+    ///
+    /// It runs on every path of every shell command, so it is cheap: beneath the root (which is
+    /// canonical) it `lstat`s each component until one is missing and resolves symlinks only
+    /// when it meets one.
     pub fn classify(&self, given: &str) -> PathClass {
         let expanded = resolve::expand_home(given, self.home.as_deref());
         let joined = if expanded.is_absolute() { expanded } else { self.root.join(expanded) };
         let lexical = lexical_normalise(&joined);
-        let absolute = resolve::resolve_existing_prefix(&joined).unwrap_or_else(|_| lexical.clone());
-        for candidate in [&lexical, &absolute] {
-            if let Some(why) = sensitive::matches(&self.sensitive, candidate, &self.tool_output_root) {
+        let absolute = match self.without_symlinks_below_root(&lexical) {
+            true => lexical.clone(),
+            false => resolve::resolve_existing_prefix(&joined).unwrap_or_else(|_| lexical.clone()),
+        };
+        let outputs = |p: &Path| p.starts_with(&self.tool_output_root) || p.starts_with(&self.tool_output_canonical);
+        let candidates: &[&PathBuf] = if absolute == lexical { &[&lexical] } else { &[&lexical, &absolute] };
+        for candidate in candidates {
+            if outputs(candidate) {
+                continue;
+            }
+            // The exemption is applied just above, so the list is asked with an "own outputs"
+            // folder that names nothing (a NUL byte cannot be in a path) and costs no syscall.
+            if let Some(why) = sensitive::matches(&self.sensitive, candidate, Path::new("/\0")) {
                 return PathClass::Sensitive(why);
             }
         }
@@ -185,6 +203,22 @@ impl PathSandbox {
             Ok(rel) => PathClass::Inside(rel.to_path_buf()),
             Err(_) => PathClass::Outside(absolute),
         }
+    }
+
+    /// True when `lexical` is beneath the root and none of its existing components below the
+    /// root is a symlink (so it resolves to itself).
+    fn without_symlinks_below_root(&self, lexical: &Path) -> bool {
+        let Ok(rel) = lexical.strip_prefix(&self.root) else { return false };
+        let mut at = self.root.clone();
+        for part in rel.components() {
+            at.push(part);
+            match std::fs::symlink_metadata(&at) {
+                Ok(meta) if meta.file_type().is_symlink() => return false,
+                Ok(_) => {}
+                Err(_) => return true,
+            }
+        }
+        true
     }
 
     /// The folder where `session_id`'s large tool outputs are saved.

@@ -18,9 +18,8 @@ use bridle_protocol::{Finding, Severity};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::{finding, list, ShellView};
-use crate::guard::places::{posix, Place};
-use crate::sandbox::{lexical_normalise, Access, PathClass};
-use crate::tools::PreparedCall;
+use crate::guard::places::Place;
+use crate::sandbox::Access;
 
 const GUARDIAN: &str = "config";
 
@@ -102,14 +101,13 @@ pub fn is_exec_config(workspace_relative_posix_path: &str) -> bool {
     }
 }
 
-/// Findings for a file tool's writes.
-pub(crate) fn judge_file_call(call: &PreparedCall, places: &crate::guard::places::Places) -> Vec<Finding> {
-    let changed: Vec<String> = call
-        .tool
-        .paths(&call.args)
-        .into_iter()
-        .filter(|(_, access)| *access == Access::Write)
-        .filter_map(|(path, _)| relative(&path, places))
+/// Findings for a file tool's writes, given each path's access and canonical workspace-relative
+/// form (`None` when not inside).
+pub(crate) fn judge_file_call(paths: &[(Access, Option<String>)]) -> Vec<Finding> {
+    let changed: Vec<String> = paths
+        .iter()
+        .filter(|(access, _)| *access == Access::Write)
+        .filter_map(|(_, rel)| rel.clone())
         .filter(|rel| is_exec_config(rel))
         .collect();
     report(&changed)
@@ -127,19 +125,6 @@ pub(crate) fn judge_shell(view: &ShellView) -> Vec<Finding> {
         })
         .collect();
     report(&changed)
-}
-
-fn relative(path: &str, places: &crate::guard::places::Places) -> Option<String> {
-    match places.sandbox() {
-        Some(sandbox) => match sandbox.classify(path) {
-            PathClass::Inside(rel) => Some(posix(&rel)),
-            _ => None,
-        },
-        None if !path.starts_with('/') && !path.starts_with('~') => {
-            Some(posix(&lexical_normalise(std::path::Path::new(path))))
-        }
-        None => None,
-    }
 }
 
 fn report(changed: &[String]) -> Vec<Finding> {
