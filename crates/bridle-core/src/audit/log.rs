@@ -125,9 +125,6 @@ impl AuditLog {
             }
         }
         tx.commit()?;
-        if first_id / STATS_EVERY != id / STATS_EVERY {
-            refresh_stats(&conn);
-        }
         if head_agrees {
             head::write(&self.dir, &Head { id, hash: prev })
                 .map_err(|e| AuditError::HeadWrite { path: self.dir.join(head::HEAD_FILE), source: e })?;
@@ -137,6 +134,9 @@ impl AuditLog {
                 "audit log: the head file does not match the log (rows removed or head edited); \
                  appending without moving the head — run `bridle audit verify`"
             );
+        }
+        if first_id / STATS_EVERY != id / STATS_EVERY {
+            refresh_stats(&conn);
         }
         Ok(())
     }
