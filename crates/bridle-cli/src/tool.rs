@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use bridle_core::audit::{AuditKind, AuditRecord, AuditSink};
 use bridle_core::clock::{Clock, SystemClock};
-use bridle_core::guard::{Guard, Verdict};
+use bridle_core::guard::{Guard, Policy, Verdict};
 use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
 use bridle_core::tools::{builtin_registry, ToolContext};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
@@ -31,8 +31,9 @@ struct GuardReport<'a> {
 }
 
 fn pipeline(setup: &Setup, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
-    let guard = Guard::new(mode.unwrap_or(setup.config.mode));
     let workspace = setup.open_workspace()?;
+    let policy = Policy::from_config(&setup.config)?;
+    let guard = Guard::new(mode.unwrap_or(setup.config.mode)).with_policy(policy).with_sandbox(workspace.sandbox.clone());
     Ok(CallPipeline::new(
         Arc::new(builtin_registry()?),
         Arc::new(guard),

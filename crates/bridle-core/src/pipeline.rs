@@ -78,6 +78,11 @@ impl CallPipeline {
         &self.workspace
     }
 
+    /// The guard.
+    pub fn guard(&self) -> &Guard {
+        &self.guard
+    }
+
     /// The registry.
     pub fn registry(&self) -> &ToolRegistry {
         &self.registry

@@ -25,13 +25,13 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::clock::Clock;
-use crate::config::{Config, Limits};
-use crate::guard::Guard;
-use crate::pipeline::CallPipeline;
-use crate::provider::{ModelProvider, RetryPolicy};
 use crate::approvals::Answer;
 use crate::audit::{AuditKind, AuditSink};
+use crate::clock::Clock;
+use crate::config::{Config, Limits, Rules};
+use crate::guard::{Guard, Policy, RuleError};
+use crate::pipeline::CallPipeline;
+use crate::provider::{ModelProvider, RetryPolicy};
 use crate::store::{ApprovalStatus, SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
@@ -65,6 +65,10 @@ pub struct EngineConfig {
     pub defer_approvals: bool,
     /// The config file "approve always" writes its rule to.
     pub config_file: Option<PathBuf>,
+    /// The user's allow, ask and deny rules.
+    pub rules: Rules,
+    /// Tools denied in every mode.
+    pub disabled_tools: Vec<String>,
 }
 
 impl Default for EngineConfig {
@@ -81,6 +85,8 @@ impl Default for EngineConfig {
             extra_sensitive: Vec::new(),
             defer_approvals: false,
             config_file: None,
+            rules: Rules::default(),
+            disabled_tools: Vec::new(),
         }
     }
 }
@@ -100,6 +106,8 @@ impl EngineConfig {
             extra_sensitive: config.sensitive_paths.clone(),
             defer_approvals: false,
             config_file: None,
+            rules: Rules::default(),
+            disabled_tools: Vec::new(),
         }
     }
 }
@@ -145,6 +153,9 @@ pub enum EngineError {
     /// The engine's loop has ended.
     #[error("the engine has stopped")]
     Closed,
+    /// A user rule in the config is not valid.
+    #[error(transparent)]
+    Rules(#[from] RuleError),
     /// Another process has the session open.
     #[error("session {0} is open in another Bridle process")]
     SessionBusy(String),
@@ -196,7 +207,12 @@ impl Engine {
                 .map_err(|source| EngineError::Workspace { path: config.workspace.display().to_string(), source })?;
         let (event_tx, event_rx) = mpsc::channel(1024);
         let (op_tx, op_rx) = mpsc::channel(64);
-        let guard = Arc::new(Guard::new(config.mode));
+        let policy = Policy::from_config(&Config {
+            rules: config.rules.clone(),
+            disabled_tools: config.disabled_tools.clone(),
+            ..Config::default()
+        })?;
+        let guard = Arc::new(Guard::new(config.mode).with_policy(policy).with_sandbox(workspace.sandbox.clone()));
         let pipeline = CallPipeline::new(deps.tools.clone(), guard, Arc::new(workspace), config.limits.tool_timeout());
         let resumed_turn = match &suspended {
             Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::{EngineConfig, EngineDeps};
 use crate::approvals::{self, ApprovalQueue, COMMAND_GRANT};
 use crate::audit::{AuditKind, AuditRecord};
+use crate::config::edit::RuleList;
 use crate::pipeline::CallPipeline;
 use crate::provider::ModelRequest;
 use crate::store::SessionLease;
@@ -84,12 +85,22 @@ impl Session {
         }
     }
 
-    async fn write_allow_rule(&self, _call: &PreparedCall) {}
+    async fn write_allow_rule(&self, call: &PreparedCall) {
+        let Some(file) = &self.config.config_file else {
+            self.error("config_write_failed", "no config file to write the rule to; approved for this session".into(), false)
+                .await;
+            return;
+        };
+        let pattern = self.pipeline.guard().rule_for(call);
+        if let Err(e) = crate::config::edit::append_rule(file, RuleList::Allow, &pattern) {
+            self.error("config_write_failed", format!("cannot write the rule `{pattern}`: {e}"), true).await;
+        }
+    }
 
     /// A file tool changed `paths`: a changed exec-config file makes every command approval of the
     /// session void, so an approved `npm test` cannot be turned into something else silently.
     pub(crate) async fn files_changed<'a>(&self, paths: impl Iterator<Item = &'a str>) {
-        let touched_config = paths.into_iter().any(|_p| false);
+        let touched_config = paths.into_iter().any(crate::guard::is_exec_config);
         if touched_config {
             if let Err(e) = self.deps.store.forget_grants(&self.id, COMMAND_GRANT) {
                 self.error("store_write_failed", format!("cannot forget command approvals: {e}"), true).await;

@@ -223,9 +223,7 @@ async fn a_deferred_turn_resumes_in_another_process_once_approved() {
     });
     first.say("write the note").await;
     let events = first.turn().await;
-    let Event::TurnSuspended { approval_ids, turn_id, .. } = last(&events).clone() else {
-        panic!("{events:?}")
-    };
+    let Event::TurnSuspended { approval_ids, turn_id, .. } = last(&events).clone() else { panic!("{events:?}") };
     assert_eq!(approval_ids.len(), 1);
     // The read ran; the write waits.
     assert_eq!(end_status(&events).len(), 1);
@@ -261,4 +259,65 @@ async fn a_deferred_turn_resumes_in_another_process_once_approved() {
     let bodies = request_bodies(&server).await;
     let results = wire.tool_results(&bodies[1]);
     assert_eq!(results.len(), 2, "{results:?}");
+}
+
+#[tokio::test]
+async fn an_exec_config_edit_asks_and_voids_the_sessions_command_approvals() {
+    let wire = Wire::OpenAi;
+    let npm_test = r#"{"command":"npm test --silent"}"#;
+    let manifest = r#"{"path":"package.json","content":"{\"scripts\":{\"test\":\"echo changed\"}}\n"}"#;
+    let script = Script::new([
+        sse(wire.tool_calls(&[("c1", "bash", npm_test)])),
+        sse(wire.tool_calls(&[("c2", "bash", npm_test)])),
+        sse(wire.tool_calls(&[("c3", "write_file", manifest)])),
+        sse(wire.tool_calls(&[("c4", "bash", npm_test)])),
+        sse(wire.text("Done.")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::AutoEdit);
+    std::fs::write(t.dir.path().join("ws/package.json"), r#"{"scripts":{"test":"echo original"}}"#).unwrap();
+    t.say("run the tests").await;
+
+    // auto-edit asks for commands; approved for the session.
+    let first = requested(&mut t).await;
+    assert_eq!(first.tool, "bash");
+    t.engine.submit(answer(&first, ApprovalAnswer::ApproveSession)).await.unwrap();
+    // The same command again runs without a request; then the manifest edit asks (exec-config).
+    let edit = requested(&mut t).await;
+    assert_eq!(edit.tool, "write_file");
+    assert!(edit.findings.iter().any(|f| f.guardian == "config"), "{:?}", edit.findings);
+    t.engine.submit(answer(&edit, ApprovalAnswer::ApproveOnce)).await.unwrap();
+    // After the manifest changed, the approved command asks again.
+    let again = requested(&mut t).await;
+    assert_eq!(again.tool, "bash");
+    assert_eq!(again.arguments, first.arguments);
+    t.engine.submit(answer(&again, ApprovalAnswer::Deny)).await.unwrap();
+    let rest = t.turn().await;
+    assert!(matches!(last(&rest), Event::TurnCompleted { .. }));
+    let requests = t.store.session_approvals(t.engine.session_id()).unwrap();
+    assert_eq!(requests.len(), 3, "c2 ran on the session approval, without a request");
+}
+
+#[tokio::test]
+async fn approve_always_writes_a_visible_rule_to_the_config() {
+    let wire = Wire::OpenAi;
+    let script =
+        Script::new([sse(wire.tool_calls(&[("c1", "bash", r#"{"command":"git status"}"#)])), sse(wire.text("Clean."))]);
+    let server = mock_server(wire, script).await;
+    let config_file = tempfile::tempdir().unwrap();
+    let path = config_file.path().join("config.toml");
+    std::fs::write(&path, "# my settings\nmode = \"ask\"\n").unwrap();
+    let mut t = engine(wire.provider(&server.uri()), |c| {
+        c.mode = Mode::Ask;
+        c.config_file = Some(path.clone());
+    });
+    t.say("status").await;
+    let request = requested(&mut t).await;
+    t.engine.submit(answer(&request, ApprovalAnswer::ApproveAlways)).await.unwrap();
+    let rest = t.turn().await;
+    assert!(matches!(last(&rest), Event::TurnCompleted { .. }));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("# my settings\n"), "{text}");
+    let config = bridle_core::config::Config::parse(&text).unwrap();
+    assert_eq!(config.rules.allow, ["bash(git status)"]);
 }
