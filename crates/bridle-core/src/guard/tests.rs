@@ -437,3 +437,22 @@ fn modes_apply_to_calls_with_no_findings() {
         assert_eq!(got, expected, "{mode:?}");
     }
 }
+
+#[test]
+fn sandbox_classify_judges_like_resolve_without_refusing() {
+    use crate::sandbox::PathClass;
+    let w = world();
+    let home = w.root.parent().unwrap().to_path_buf();
+    let s = &w.sandbox;
+    assert_eq!(s.classify("src/lib.rs"), PathClass::Inside("src/lib.rs".into()));
+    assert_eq!(s.classify("src/new/file.rs"), PathClass::Inside("src/new/file.rs".into()));
+    assert_eq!(s.classify("."), PathClass::Inside("".into()));
+    assert!(matches!(s.classify("keys/id_rsa"), PathClass::Sensitive(_)), "a symlink to ~/.ssh");
+    assert!(matches!(s.classify("~/.ssh/config"), PathClass::Sensitive(_)));
+    assert!(matches!(s.classify(&home.join(".local/share/bridle/config.toml").to_string_lossy()), PathClass::Sensitive(_)));
+    let output = home.join(".local/share/bridle/tool-output/s1/call.txt");
+    assert_eq!(s.classify(&output.to_string_lossy()), PathClass::Outside(output));
+    assert_eq!(s.classify("../elsewhere"), PathClass::Outside(home.join("elsewhere")));
+    std::os::unix::fs::symlink(w.root.join("src"), w.root.join("alias")).unwrap();
+    assert_eq!(s.classify("alias/lib.rs"), PathClass::Inside("src/lib.rs".into()), "links are followed");
+}
