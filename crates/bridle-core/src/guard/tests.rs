@@ -449,7 +449,10 @@ fn sandbox_classify_judges_like_resolve_without_refusing() {
     assert_eq!(s.classify("."), PathClass::Inside("".into()));
     assert!(matches!(s.classify("keys/id_rsa"), PathClass::Sensitive(_)), "a symlink to ~/.ssh");
     assert!(matches!(s.classify("~/.ssh/config"), PathClass::Sensitive(_)));
-    assert!(matches!(s.classify(&home.join(".local/share/bridle/config.toml").to_string_lossy()), PathClass::Sensitive(_)));
+    assert!(matches!(
+        s.classify(&home.join(".local/share/bridle/config.toml").to_string_lossy()),
+        PathClass::Sensitive(_)
+    ));
     let output = home.join(".local/share/bridle/tool-output/s1/call.txt");
     assert_eq!(s.classify(&output.to_string_lossy()), PathClass::Outside(output));
     assert_eq!(s.classify("../elsewhere"), PathClass::Outside(home.join("elsewhere")));
