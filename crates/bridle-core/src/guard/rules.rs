@@ -185,6 +185,19 @@ fn compile(list: &'static str, pattern: &str) -> Result<Rule, RuleError> {
     Ok(Rule { pattern: pattern.to_string(), tool, arg })
 }
 
+/// Disabled tools are names (globs allowed); an argument would silently disable the whole tool.
+fn compile_disabled(names: &[String]) -> Result<Vec<Rule>, RuleError> {
+    let rules = compile_all("disabled_tools", names)?;
+    match rules.iter().find(|r| r.arg.is_some()) {
+        Some(r) => Err(RuleError::Invalid {
+            list: "disabled_tools",
+            pattern: r.pattern.clone(),
+            reason: "disabled_tools takes tool names only; to refuse some calls of a tool, write a deny rule".into(),
+        }),
+        None => Ok(rules),
+    }
+}
+
 fn compile_all(list: &'static str, patterns: &[String]) -> Result<Vec<Rule>, RuleError> {
     patterns.iter().map(|p| compile(list, p)).collect()
 }
@@ -227,7 +240,7 @@ impl Policy {
     /// The rules and disabled tools of `config`; an invalid pattern is an error naming it.
     pub fn from_config(config: &Config) -> Result<Policy, RuleError> {
         Ok(Policy {
-            disabled: compile_all("disabled_tools", &config.disabled_tools)?,
+            disabled: compile_disabled(&config.disabled_tools)?,
             allow: compile_all(RuleList::Allow.as_str(), &config.rules.allow)?,
             ask: compile_all(RuleList::Ask.as_str(), &config.rules.ask)?,
             deny: compile_all(RuleList::Deny.as_str(), &config.rules.deny)?,

@@ -226,6 +226,9 @@ fn invalid_patterns_are_errors_naming_them() {
         let text = err.to_string();
         assert!(text.contains(pattern) && text.contains("ask") && text.contains(needle), "{text}");
     }
+    let config = Config { disabled_tools: vec!["bash(rm *)".into()], ..Config::default() };
+    let err = Policy::from_config(&config).unwrap_err().to_string();
+    assert!(err.contains("disabled_tools") && err.contains("deny rule"), "{err}");
 }
 
 #[test]

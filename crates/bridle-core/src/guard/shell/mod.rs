@@ -12,6 +12,7 @@
 //! glance — ANSI-C quotes, escaped operators, invisible characters — is kept as a [`Signal`] for
 //! the shell-evasion guardian.
 
+mod command;
 mod lexer;
 pub(crate) mod operands;
 mod split;
@@ -19,6 +20,7 @@ mod split;
 mod tests;
 mod unwrap;
 
+pub use command::{is_shell_or_interpreter, INTERPRETERS, SHELLS};
 pub use split::parse;
 
 /// How deep commands may nest (`$(...)` inside `sh -c` inside `eval` ...) before the rest is
@@ -246,58 +248,6 @@ pub struct SimpleCommand {
     pub raw: String,
 }
 
-impl SimpleCommand {
-    /// The arguments (every word after the program).
-    pub fn args(&self) -> &[Word] {
-        self.words.get(1..).unwrap_or(&[])
-    }
-
-    /// The program and arguments (quotes removed) and redirections, joined by single spaces.
-    pub fn text(&self) -> String {
-        let mut parts: Vec<String> = self.words.iter().map(|w| w.value.clone()).collect();
-        for r in &self.redirects {
-            parts.push(format!("{}{}", r.operator(), r.target.value));
-        }
-        parts.join(" ")
-    }
-
-    /// Whether a short flag letter (`-r` in `-rf`) or a long flag (`--recursive`, `--out=x`) is
-    /// among the arguments, before any `--`.
-    pub fn has_flag(&self, flag: &str) -> bool {
-        for w in self.args() {
-            let v = w.value.as_str();
-            if v == "--" {
-                return false;
-            }
-            if let Some(long) = flag.strip_prefix("--") {
-                if v.strip_prefix("--").is_some_and(|rest| rest == long || rest.starts_with(&format!("{long}="))) {
-                    return true;
-                }
-            } else if v.starts_with('-') && !v.starts_with("--") && v.len() > 1 {
-                let letters = &v[1..];
-                if letters.chars().all(|c| c.is_ascii_alphanumeric()) && letters.contains(flag) {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
-    /// The arguments that are not options, in order (everything after `--` counts).
-    pub fn positionals(&self) -> Vec<&Word> {
-        let mut out = Vec::new();
-        let mut after_dashes = false;
-        for w in self.args() {
-            if !after_dashes && w.value == "--" {
-                after_dashes = true;
-            } else if after_dashes || !w.value.starts_with('-') || w.value == "-" {
-                out.push(w);
-            }
-        }
-        out
-    }
-}
-
 /// A whole command line, read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Script {
@@ -323,56 +273,4 @@ pub fn is_assignment(word: &Word) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// Shells that read a script from standard input when given no script file.
-pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh"];
-
-/// Interpreters that run code read from standard input when given no script.
-pub const INTERPRETERS: &[&str] =
-    &["python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno", "osascript"];
-
-/// Whether `program` (a basename) is a shell or interpreter, versions included (`python3.12`).
-pub fn is_shell_or_interpreter(program: &str) -> bool {
-    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    SHELLS.contains(&program) || INTERPRETERS.contains(&program) || INTERPRETERS.contains(&base)
-}
-
-impl SimpleCommand {
-    /// A shell or interpreter that will read code from standard input: no script file and no
-    /// `-c`/`-e` code argument (`bash`, `sh -s`, `python3 -`, `perl`).
-    pub fn reads_code_from_stdin(&self) -> bool {
-        let Some(program) = self.program.as_deref() else { return false };
-        if !is_shell_or_interpreter(program) {
-            return false;
-        }
-        // Letters that mean "the code is the next argument": `-c` for shells (and python),
-        // `-e`/`-E` for perl, ruby and node, `-r` for php.
-        let code_letters: &[char] = if SHELLS.contains(&program) { &['c'] } else { &['c', 'e', 'E', 'r', 'p'] };
-        let mut skip_value = false;
-        for w in self.args() {
-            let v = w.value.as_str();
-            if skip_value {
-                skip_value = false;
-                continue;
-            }
-            if v == "-" || v == "-s" || v == "--" {
-                return true;
-            }
-            if v.starts_with('-') {
-                // Code given on the command line: `-c`, `-e`, `-E`, `-r` (php), `--eval`.
-                if matches!(v, "--eval" | "--print" | "-m" | "--command")
-                    || (!v.starts_with("--") && v.strip_prefix('-').is_some_and(|l| l.contains(code_letters)))
-                {
-                    return false;
-                }
-                if matches!(v, "-o" | "+o" | "-O" | "+O" | "-W" | "-X" | "-I" | "--rcfile" | "--init-file") {
-                    skip_value = true;
-                }
-                continue;
-            }
-            return false;
-        }
-        true
-    }
 }
