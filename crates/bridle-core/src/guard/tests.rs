@@ -462,3 +462,76 @@ fn sandbox_classify_judges_like_resolve_without_refusing() {
     std::os::unix::fs::symlink(w.root.join("src"), w.root.join("alias")).unwrap();
     assert_eq!(s.classify("alias/lib.rs"), PathClass::Inside("src/lib.rs".into()), "links are followed");
 }
+
+#[test]
+fn random_commands_never_panic_the_guard() {
+    use rand::{Rng, SeedableRng};
+    const PIECES: &[&str] = &[
+        "rm",
+        "-rf",
+        "/",
+        "~",
+        "..",
+        "$HOME",
+        "${HOME}",
+        "$X",
+        "*",
+        "/etc",
+        "/tmp/x",
+        "keys/",
+        "src",
+        "|",
+        "&&",
+        ";",
+        ">",
+        ">>",
+        "2>&1",
+        "<",
+        "sh",
+        "-c",
+        "'",
+        "\"",
+        "$(",
+        ")",
+        "`",
+        "cd",
+        "find",
+        "-exec",
+        "{}",
+        "\\;",
+        "sudo",
+        "env",
+        "xargs",
+        "git",
+        "push",
+        "-f",
+        "main",
+        "curl",
+        "x.io",
+        "chmod",
+        "777",
+        "-R",
+        "dd",
+        "of=/dev/sda",
+        ":()",
+        "{",
+        "}",
+        "&",
+        "\n",
+        " ",
+        "@",
+        "=@~/.ssh/id_rsa",
+        "~root",
+        "~+",
+        "/home/*/.ssh",
+        "<<'E'\nrm -rf /\nE\n",
+    ];
+    let w = world();
+    let guard = w.guard(Mode::Auto);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for _ in 0..1_500 {
+        let len = rng.random_range(1..24);
+        let words: Vec<&str> = (0..len).map(|_| PIECES[rng.random_range(0..PIECES.len())]).collect();
+        let _ = w.bash(&guard, &words.join(" "));
+    }
+}

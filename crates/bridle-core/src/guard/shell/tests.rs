@@ -220,3 +220,35 @@ fn flags_and_positionals() {
     let p: Vec<&str> = c.positionals().iter().map(|w| w.value.as_str()).collect();
     assert_eq!(p, ["-x", "y"]);
 }
+
+#[test]
+fn random_shell_text_never_panics() {
+    use rand::{Rng, SeedableRng};
+    const PIECES: &[&str] = &[
+        "$", "(", ")", "{", "}", "[", "]", "'", "\"", "`", "\\", "\n", " ", "\t", ";", "&", "|", "<", ">", "#", "!",
+        "=", "*", "?", "~", "-", "$(", "${", "$'", "<<", "<<-", "<<'E'", "E", "\\c", "\\x", "\\u", "rm", "-rf", "/",
+        "sh", "-c", "eval", "find", "-exec", "{}", "\\;", "sudo", "é", "\u{a0}", "\u{202e}", "\u{1b}", "0", "9",
+        "2>&1", ":", "()", "x=", "IFS", "!x", "((", "))", "[[", "]]",
+    ];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for _ in 0..3_000 {
+        let len = rng.random_range(0..60);
+        let text: String = (0..len).map(|_| PIECES[rng.random_range(0..PIECES.len())]).collect();
+        let script = parse(&text);
+        for c in &script.commands {
+            let _ = (c.text(), c.positionals(), c.reads_code_from_stdin());
+        }
+    }
+}
+
+#[test]
+fn long_and_deep_input_is_read_in_bounded_time() {
+    let start = std::time::Instant::now();
+    let long = "echo a && ".repeat(20_000) + "ls";
+    assert_eq!(parse(&long).commands.len(), 20_001);
+    let deep = "${x:-".repeat(5_000) + &"}".repeat(5_000);
+    let _ = parse(&format!("echo {deep}"));
+    let subs = "$(".repeat(5_000) + &")".repeat(5_000);
+    assert!(parse(&format!("echo {subs}")).signals.contains(&Signal::TooDeep));
+    assert!(start.elapsed() < std::time::Duration::from_secs(10), "{:?}", start.elapsed());
+}

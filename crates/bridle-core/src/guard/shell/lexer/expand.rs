@@ -121,7 +121,9 @@ impl Lexer {
                         }
                         'c' => {
                             let ctl = self.peek(0).map(|c| char::from((u32::from(c) & 0x1f) as u8));
-                            self.i += 1;
+                            if ctl.is_some() {
+                                self.i += 1;
+                            }
                             ctl
                         }
                         other => Some(other),
@@ -248,7 +250,7 @@ impl Lexer {
         sub.word();
         while let Some(c) = sub.peek(0) {
             match c {
-                '\\' => sub.i += 2,
+                '\\' => sub.i = (sub.i + 2).min(sub.chars.len()),
                 '$' => sub.dollar(true),
                 '`' => sub.backtick(),
                 c => {
