@@ -75,11 +75,17 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
     // The lease is taken after the answer: of two racing answerers only the winner gets here.
     let lease = SessionLease::try_acquire(&setup.data_dir, &session_id)?;
     if lease.is_none() {
-        println!("{}", serde_json::json!({"approvalId": id, "status": status, "runsIn": "the process that has the session open"}));
+        println!(
+            "{}",
+            serde_json::json!({"approvalId": id, "status": status, "runsIn": "the process that has the session open"})
+        );
         return Ok(0);
     }
     if !has_provider {
-        println!("{}", serde_json::json!({"approvalId": id, "status": status, "runsIn": "the next process to open the session"}));
+        println!(
+            "{}",
+            serde_json::json!({"approvalId": id, "status": status, "runsIn": "the next process to open the session"})
+        );
         eprintln!("bridle approvals: no provider configured; the turn resumes when the session is next opened");
         return Ok(0);
     }

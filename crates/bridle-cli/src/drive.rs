@@ -134,7 +134,10 @@ pub async fn follow(
             Event::TurnAborted { .. } => Some(EXIT_ERROR),
             Event::TurnSuspended { approval_ids, .. } => {
                 if !drive.json {
-                    eprintln!("waiting for approval: {} (answer with `bridle approvals approve|deny ID`)", approval_ids.join(", "));
+                    eprintln!(
+                        "waiting for approval: {} (answer with `bridle approvals approve|deny ID`)",
+                        approval_ids.join(", ")
+                    );
                 }
                 Some(EXIT_ASK)
             }

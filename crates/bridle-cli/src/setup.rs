@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use bridle_core::config::{paths, Config};
 use bridle_core::audit::{AuditLog, AuditSink};
+use bridle_core::config::{paths, Config};
 use bridle_core::store::Store;
 use bridle_core::workspace::Workspace;
 

@@ -33,7 +33,8 @@ struct GuardReport<'a> {
 fn pipeline(setup: &Setup, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
     let workspace = setup.open_workspace()?;
     let policy = Policy::from_config(&setup.config)?;
-    let guard = Guard::new(mode.unwrap_or(setup.config.mode)).with_policy(policy).with_sandbox(workspace.sandbox.clone());
+    let guard =
+        Guard::new(mode.unwrap_or(setup.config.mode)).with_policy(policy).with_sandbox(workspace.sandbox.clone());
     Ok(CallPipeline::new(
         Arc::new(builtin_registry()?),
         Arc::new(guard),
@@ -89,7 +90,8 @@ struct CallAudit<'a> {
 
 impl CallAudit<'_> {
     fn record(&self, kind: AuditKind, fill: impl FnOnce(AuditRecord) -> AuditRecord) {
-        let record = AuditRecord::new(kind, SystemClock.now_ms()).call(self.call.id.clone()).tool(self.call.name.clone());
+        let record =
+            AuditRecord::new(kind, SystemClock.now_ms()).call(self.call.id.clone()).tool(self.call.name.clone());
         self.sink.record(fill(record));
     }
 
@@ -105,7 +107,8 @@ impl CallAudit<'_> {
     fn answered(&self, approved: bool) {
         let decision = if approved { Decision::Allow } else { Decision::Deny };
         self.record(AuditKind::ApprovalResolved, |r| {
-            r.decision(decision, DecisionSource::User).payload(json!({"answer": if approved { "--approve" } else { "--deny" }}))
+            r.decision(decision, DecisionSource::User)
+                .payload(json!({"answer": if approved { "--approve" } else { "--deny" }}))
         });
     }
 

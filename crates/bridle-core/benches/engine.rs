@@ -71,15 +71,14 @@ async fn one_turn(provider: Arc<dyn ModelProvider>, dir: &std::path::Path) {
 
 async fn one_turn_with(provider: Arc<dyn ModelProvider>, dir: &std::path::Path, max_concurrent_tools: usize) {
     let store = Arc::new(Store::open(&dir.join("bridle.db")).unwrap());
-    let deps =
-        EngineDeps {
-            provider,
-            tools: Arc::new(builtin_registry().unwrap()),
-            store,
-            clock: Arc::new(SystemClock),
-            // The real writer: its cost is part of a turn's.
-            audit: AuditSink::start(AuditLog::open(&dir.join("data")).unwrap()),
-        };
+    let deps = EngineDeps {
+        provider,
+        tools: Arc::new(builtin_registry().unwrap()),
+        store,
+        clock: Arc::new(SystemClock),
+        // The real writer: its cost is part of a turn's.
+        audit: AuditSink::start(AuditLog::open(&dir.join("data")).unwrap()),
+    };
     let workspace = dir.join("ws");
     std::fs::create_dir_all(&workspace).unwrap();
     let mut config = EngineConfig { workspace, data_dir: dir.join("data"), ..EngineConfig::default() };

@@ -30,7 +30,8 @@ async fn a_deferred_request_is_approved_from_a_new_process_and_the_turn_complete
     let note = dirs.workspace.join("notes/welcome.txt");
 
     let out =
-        bridle(&dirs, &with(&["run", "write the welcome note", "--mode", "ask", "--on-ask", "defer", "--json"], &p)).await;
+        bridle(&dirs, &with(&["run", "write the welcome note", "--mode", "ask", "--on-ask", "defer", "--json"], &p))
+            .await;
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let events = json_lines(&out);
     let requested = of_type(&events, "approvalRequested");
@@ -94,7 +95,8 @@ async fn two_processes_answering_at_once_one_wins() {
     let dirs = Dirs::new();
     let p = provider(&mock.url);
     let out =
-        bridle(&dirs, &with(&["run", "write the welcome note", "--mode", "ask", "--on-ask", "defer", "--json"], &p)).await;
+        bridle(&dirs, &with(&["run", "write the welcome note", "--mode", "ask", "--on-ask", "defer", "--json"], &p))
+            .await;
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let id = of_type(&json_lines(&out), "approvalRequested")[0]["request"]["id"].as_str().unwrap().to_string();
 

@@ -48,7 +48,8 @@ async fn no_secret_reaches_the_audit_log_but_the_conversation_keeps_them() {
     let fixtures = tempfile::tempdir().unwrap();
     let command = format!("cat leak.txt; echo {}; echo '{}'", text_of("github"), text_of("bearer"));
     let env_file = format!("AWS_ACCESS_KEY_ID={}\napi_key={}\n", text_of("aws"), text_of("openai"));
-    let final_text = format!("I found {} and {} and {} in leak.txt.", text_of("slack"), text_of("jwt"), text_of("anthropic"));
+    let final_text =
+        format!("I found {} and {} and {} in leak.txt.", text_of("slack"), text_of("jwt"), text_of("anthropic"));
     let script = json!({"fixtures": [
         {"match": {"userMessage": "check the leak", "hasToolResult": false},
          "response": {"toolCalls": [
@@ -63,7 +64,8 @@ async fn no_secret_reaches_the_audit_log_but_the_conversation_keeps_them() {
 
     let prompt = format!("check the leak, my key is {}", text_of("password"));
     let base = format!("{}/v1", mock.url);
-    let args = ["run", &prompt, "--mode", "bypass", "--json", "--provider", "openai", "--base-url", &base, "--model", "m"];
+    let args =
+        ["run", &prompt, "--mode", "bypass", "--json", "--provider", "openai", "--base-url", &base, "--model", "m"];
     let out = bridle(&dirs, &args).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let events = json_lines(&out);
@@ -73,7 +75,16 @@ async fn no_secret_reaches_the_audit_log_but_the_conversation_keeps_them() {
     let out = bridle(&dirs, &["audit", "export", export.to_str().unwrap()]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let exported = std::fs::read_to_string(&export).unwrap();
-    for kind in ["session_started", "user_message", "model_request", "tool_call", "guard_decision", "tool_started", "tool_completed", "file_changed"] {
+    for kind in [
+        "session_started",
+        "user_message",
+        "model_request",
+        "tool_call",
+        "guard_decision",
+        "tool_started",
+        "tool_completed",
+        "file_changed",
+    ] {
         assert!(exported.contains(&format!("\"kind\":\"{kind}\"")), "no {kind} row in the export");
     }
 

@@ -12,10 +12,10 @@ use tokio_util::sync::CancellationToken;
 use super::session::Session;
 use crate::approvals::{self, status_word};
 use crate::audit::AuditKind;
-use serde_json::json;
 use crate::guard::Verdict;
 use crate::pipeline::{CallFailure, CallOutcome, CheckedCall};
 use crate::store::{ApprovalStatus, StoredApproval};
+use serde_json::json;
 
 /// How asking ended.
 pub(crate) enum Approval {
@@ -62,21 +62,30 @@ pub(crate) async fn approve(
             }
             stored = match session.approvals.wait(&id, cancel).await {
                 Ok(stored) => stored,
-                Err(e) => return refused(call, &checked, format!("Not run: the approval could not be read ({e})."), ToolStatus::Error),
+                Err(e) => {
+                    return refused(
+                        call,
+                        &checked,
+                        format!("Not run: the approval could not be read ({e})."),
+                        ToolStatus::Error,
+                    )
+                }
             };
         }
         let answer = stored.answer.clone();
         if let Some(answer) = &answer {
             let decision = if stored.status == ApprovalStatus::Approved { Decision::Allow } else { Decision::Deny };
             session.audit(AuditKind::ApprovalResolved, Some(turn_id), |r| {
-                r.call(call.id.clone()).tool(call.name.clone()).decision(decision, answer.source).status(status_word(stored.status)).payload(
-                    json!({
+                r.call(call.id.clone())
+                    .tool(call.name.clone())
+                    .decision(decision, answer.source)
+                    .status(status_word(stored.status))
+                    .payload(json!({
                         "approvalId": id,
                         "answer": answer.decision,
                         "feedback": answer.feedback,
                         "editedArguments": answer.edited_arguments,
-                    }),
-                )
+                    }))
             });
             session
                 .emit(Event::ApprovalResolved {
@@ -126,8 +135,12 @@ pub(crate) async fn approve(
                 return refused(call, &checked, message, ToolStatus::Denied);
             }
             ApprovalStatus::Interrupted if cancel.is_cancelled() => {
-                let mut outcome =
-                    CallOutcome::not_run(call, checked.verdict, "Not run: interrupted by the user.", ToolStatus::Interrupted);
+                let mut outcome = CallOutcome::not_run(
+                    call,
+                    checked.verdict,
+                    "Not run: interrupted by the user.",
+                    ToolStatus::Interrupted,
+                );
                 outcome.failure = Some(CallFailure::Interrupted);
                 return Approval::Refused(Box::new(outcome));
             }
@@ -170,14 +183,16 @@ async fn open_request(
         return Err(Box::new(CallOutcome::not_run(call, checked.verdict.clone(), message, ToolStatus::Error)));
     }
     session.audit(AuditKind::ApprovalRequested, Some(turn_id), |r| {
-        r.call(call.id.clone()).tool(request.tool.clone()).decision(Decision::Ask, checked.verdict.source).payload(json!({
-            "approvalId": request.id,
-            "arguments": request.arguments,
-            "findings": request.findings,
-            "preview": request.preview,
-            "callHash": request.call_hash,
-            "expiresAt": request.expires_at,
-        }))
+        r.call(call.id.clone()).tool(request.tool.clone()).decision(Decision::Ask, checked.verdict.source).payload(
+            json!({
+                "approvalId": request.id,
+                "arguments": request.arguments,
+                "findings": request.findings,
+                "preview": request.preview,
+                "callHash": request.call_hash,
+                "expiresAt": request.expires_at,
+            }),
+        )
     });
     session.emit(Event::ApprovalRequested { session_id: session.id.clone(), request: request.clone() }).await;
     Ok(StoredApproval {
@@ -200,7 +215,8 @@ async fn run_edited(session: &Session, call: &ToolCall, edited: &str, decision: 
         }
         Ok(checked) => {
             session.remember(&checked.prepared, decision).await;
-            let note = format!("[note: the user edited the arguments before approving: {}]", checked.prepared.canonical_args);
+            let note =
+                format!("[note: the user edited the arguments before approving: {}]", checked.prepared.canonical_args);
             let verdict = Verdict { decision: Decision::Ask, source: DecisionSource::User, ..checked.verdict.clone() };
             Approval::Run(Box::new(CheckedCall { verdict, ..checked }), Some(note))
         }

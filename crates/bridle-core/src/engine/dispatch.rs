@@ -33,7 +33,7 @@ pub(crate) struct Dispatched {
 }
 
 enum Plan {
-    Run { checked: CheckedCall, remind: bool, existing: Option<StoredApproval> },
+    Run { checked: Box<CheckedCall>, remind: bool, existing: Option<Box<StoredApproval>> },
     Done(Box<CallOutcome>),
 }
 
@@ -85,7 +85,8 @@ pub(crate) async fn run_calls(
             }
             (_, Err(outcome)) => Plan::Done(outcome),
             (repetition, Ok(checked)) => {
-                Plan::Run { checked, remind: repetition == Repetition::Remind, existing: existing.remove(&call.id) }
+                let existing = existing.remove(&call.id).map(Box::new);
+                Plan::Run { checked: Box::new(checked), remind: repetition == Repetition::Remind, existing }
             }
         });
     }
@@ -101,13 +102,13 @@ pub(crate) async fn run_calls(
                 Plan::Run { checked, remind, existing } => {
                     let asks = checked.verdict.decision == Decision::Ask || existing.is_some();
                     let ready = if asks {
-                        match approve(session, turn_id, call, checked, existing, cancel).await {
+                        match approve(session, turn_id, call, *checked, existing.map(|e| *e), cancel).await {
                             Approval::Run(checked, note) => Ok((*checked, note)),
                             Approval::Refused(outcome) => Err(*outcome),
                             Approval::Deferred(id) => return Ended::Deferred(id),
                         }
                     } else {
-                        Ok((checked, None))
+                        Ok((*checked, None))
                     };
                     match ready {
                         Err(refused) => refused,
@@ -216,7 +217,8 @@ fn audit_check(session: &Session, turn_id: &str, call: &ToolCall, checked: &Resu
 
 /// `tool_completed` for a call that ran and succeeded, `tool_failed` for every other end.
 fn audit_end(session: &Session, turn_id: &str, call: &ToolCall, outcome: &CallOutcome) {
-    let kind = if outcome.executed && !outcome.result.is_error { AuditKind::ToolCompleted } else { AuditKind::ToolFailed };
+    let kind =
+        if outcome.executed && !outcome.result.is_error { AuditKind::ToolCompleted } else { AuditKind::ToolFailed };
     let status = serde_json::to_value(outcome.status).ok().and_then(|v| v.as_str().map(String::from));
     session.audit(kind, Some(turn_id), |r| {
         r.call(call.id.clone())

@@ -87,8 +87,12 @@ impl Session {
 
     async fn write_allow_rule(&self, call: &PreparedCall) {
         let Some(file) = &self.config.config_file else {
-            self.error("config_write_failed", "no config file to write the rule to; approved for this session".into(), false)
-                .await;
+            self.error(
+                "config_write_failed",
+                "no config file to write the rule to; approved for this session".into(),
+                false,
+            )
+            .await;
             return;
         };
         let pattern = self.pipeline.guard().rule_for(call);

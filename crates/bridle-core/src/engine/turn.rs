@@ -15,8 +15,8 @@ use super::loop_guard::LoopGuard;
 use super::session::Session;
 use super::step::{self, StepError};
 use crate::audit::AuditKind;
-use serde_json::json;
 use crate::store::StoredApproval;
+use serde_json::json;
 
 /// Where a turn begins.
 pub(crate) enum TurnStart {
@@ -164,7 +164,10 @@ async fn withdraw_suspended(session: &Session) {
         session.error("store_write_failed", e.to_string(), true).await;
     }
     for call in calls {
-        let result = ToolResult::error(&call.id, "Not run: the user sent a new message instead of answering its approval request.");
+        let result = ToolResult::error(
+            &call.id,
+            "Not run: the user sent a new message instead of answering its approval request.",
+        );
         session.record(&turn_id, HistoryItem::ToolResult { result }).await;
     }
 }

@@ -85,12 +85,7 @@ const COLUMNS: &str = "request, turn_id, call, status, answer";
 
 impl Store {
     /// Stores a new pending request.
-    pub fn insert_approval(
-        &self,
-        request: &ApprovalRequest,
-        turn_id: &str,
-        call: &ToolCall,
-    ) -> Result<(), StoreError> {
+    pub fn insert_approval(&self, request: &ApprovalRequest, turn_id: &str, call: &ToolCall) -> Result<(), StoreError> {
         self.conn()?.execute(
             "INSERT INTO approvals (id, session_id, turn_id, call, request, status, created_at, expires_at)
              VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7)",
@@ -144,9 +139,8 @@ impl Store {
     /// One request.
     pub fn approval(&self, id: &str) -> Result<Option<StoredApproval>, StoreError> {
         let conn = self.conn()?;
-        let row = conn
-            .query_row(&format!("SELECT {COLUMNS} FROM approvals WHERE id = ?1"), [id], raw_row)
-            .optional()?;
+        let row =
+            conn.query_row(&format!("SELECT {COLUMNS} FROM approvals WHERE id = ?1"), [id], raw_row).optional()?;
         row.map(parse_row).transpose()
     }
 
@@ -162,9 +156,8 @@ impl Store {
 
     fn approvals_where(&self, condition: &str, session_id: Option<&str>) -> Result<Vec<StoredApproval>, StoreError> {
         let conn = self.conn()?;
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM approvals WHERE {condition} ORDER BY created_at, rowid"
-        ))?;
+        let mut stmt =
+            conn.prepare(&format!("SELECT {COLUMNS} FROM approvals WHERE {condition} ORDER BY created_at, rowid"))?;
         let rows = stmt.query_map([session_id], raw_row)?;
         let mut out = Vec::new();
         for row in rows {

@@ -24,9 +24,13 @@ impl SessionLease {
         std::fs::create_dir_all(&dir)?;
         // Session ids are Bridle's UUIDs; anything else is refused rather than joined as a path.
         if session_id.is_empty() || !session_id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("bad session id `{session_id}`")));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("bad session id `{session_id}`"),
+            ));
         }
-        let file = File::options().create(true).truncate(false).write(true).open(dir.join(format!("{session_id}.lock")))?;
+        let file =
+            File::options().create(true).truncate(false).write(true).open(dir.join(format!("{session_id}.lock")))?;
         match flock(&file, FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => Ok(Some(SessionLease { _file: Some(file) })),
             Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
