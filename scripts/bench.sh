@@ -11,6 +11,15 @@ mkdir -p "$OUT"
 step "engine and tool-call overhead (criterion)"
 cargo bench --locked -p bridle-core --bench engine -- --noplot "$@" | tee "$OUT/engine.txt"
 
+step "guard decision latency (criterion, then median and p99 over many calls)"
+cargo bench --locked -p bridle-core --bench guard -- --noplot "$@" | tee "$OUT/guard.txt"
+
+step "audit log: sanitising and ingest (criterion)"
+cargo bench --locked -p bridle-core --bench audit -- --noplot "$@" | tee "$OUT/audit.txt"
+
+step "audit log at 1M rows: filtered queries, verify, export"
+cargo run --locked --release -q -p bridle-core --example audit_scale | tee "$OUT/audit-scale.txt"
+
 step "tools against reference tools"
 OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
 
@@ -24,4 +33,4 @@ awk '
     printf "| %-70s | %10s %-3s |\n", name, t[3], t[4];
   }
   { prev = $0 }
-' "$OUT/engine.txt" | { printf "| %-70s | %14s |\n|%s|%s|\n" "benchmark" "median" "$(printf -- '-%.0s' $(seq 72))" "$(printf -- '-%.0s' $(seq 16))"; cat; }
+' "$OUT/engine.txt" "$OUT/guard.txt" "$OUT/audit.txt" | { printf "| %-70s | %14s |\n|%s|%s|\n" "benchmark" "median" "$(printf -- '-%.0s' $(seq 72))" "$(printf -- '-%.0s' $(seq 16))"; cat; }
