@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use bridle_core::audit::{AuditKind, AuditRecord, AuditSink};
 use bridle_core::clock::{Clock, SystemClock};
-use bridle_core::guard::{Guard, Policy, Verdict};
+use bridle_core::guard::{validate_builtin_rules, Guard, Policy, Verdict};
 use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
 use bridle_core::tools::{builtin_registry, ToolContext};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
@@ -31,6 +31,7 @@ struct GuardReport<'a> {
 }
 
 fn pipeline(setup: &Setup, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
+    validate_builtin_rules()?;
     let workspace = setup.open_workspace()?;
     let policy = Policy::from_config(&setup.config)?;
     let guard =

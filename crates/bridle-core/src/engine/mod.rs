@@ -29,7 +29,7 @@ use crate::approvals::Answer;
 use crate::audit::{AuditKind, AuditSink};
 use crate::clock::Clock;
 use crate::config::{Config, Limits, Rules};
-use crate::guard::{Guard, Policy, RuleError};
+use crate::guard::{validate_builtin_rules, Guard, Policy, RuleError, ShellRuleError};
 use crate::pipeline::CallPipeline;
 use crate::provider::{ModelProvider, RetryPolicy};
 use crate::store::{ApprovalStatus, SessionLease, Store, StoreError, StoredApproval};
@@ -156,6 +156,9 @@ pub enum EngineError {
     /// A user rule in the config is not valid.
     #[error(transparent)]
     Rules(#[from] RuleError),
+    /// The shell rule file shipped with Bridle is broken (a build defect; nothing may run).
+    #[error(transparent)]
+    ShellRules(#[from] ShellRuleError),
     /// Another process has the session open.
     #[error("session {0} is open in another Bridle process")]
     SessionBusy(String),
@@ -184,6 +187,7 @@ impl Engine {
         deps: EngineDeps,
         spec: SessionSpec,
     ) -> Result<(Engine, mpsc::Receiver<Event>), EngineError> {
+        validate_builtin_rules()?;
         let now = deps.clock.now_ms();
         let session_id = match &spec {
             SessionSpec::New => new_id(),
