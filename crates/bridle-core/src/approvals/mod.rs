@@ -120,6 +120,16 @@ impl ApprovalQueue {
         Ok(denied)
     }
 
+    /// Withdraws one pending request (its call will not run whatever the answer); `false` when
+    /// it was already settled.
+    pub fn withdraw(&self, id: &str, why: &str) -> Result<bool, StoreError> {
+        let withdrawn = self.settle(id, ApprovalStatus::Interrupted, DecisionSource::User, why)?;
+        if withdrawn {
+            self.answered.notify_waiters();
+        }
+        Ok(withdrawn)
+    }
+
     /// Waits until request `id` is settled: answered (here or by another process), expired at
     /// its `expires_at`, or interrupted through `cancel`.
     pub async fn wait(&self, id: &str, cancel: &CancellationToken) -> Result<StoredApproval, StoreError> {

@@ -83,7 +83,15 @@ pub(crate) async fn run_calls(
                     "Not run: this is the fourth identical call in a row with nothing changed, so the turn has ended.",
                 )))
             }
-            (_, Err(outcome)) => Plan::Done(outcome),
+            (_, Err(outcome)) => {
+                // A resumed call that is now refused outright: its old request is void.
+                if let Some(stale) = existing.remove(&call.id) {
+                    if let Err(e) = session.approvals.withdraw(&stale.request.id, "the call is now refused") {
+                        session.error("store_write_failed", e.to_string(), true).await;
+                    }
+                }
+                Plan::Done(outcome)
+            }
             (repetition, Ok(checked)) => {
                 let existing = existing.remove(&call.id).map(Box::new);
                 Plan::Run { checked: Box::new(checked), remind: repetition == Repetition::Remind, existing }

@@ -321,3 +321,34 @@ async fn approve_always_writes_a_visible_rule_to_the_config() {
     let config = bridle_core::config::Config::parse(&text).unwrap();
     assert_eq!(config.rules.allow, ["bash(git status)"]);
 }
+
+#[tokio::test]
+async fn a_resumed_call_the_guard_now_refuses_voids_its_old_request() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([sse(wire.tool_calls(&[("c1", "write_file", WRITE)])), sse(wire.text("Understood."))]);
+    let server = mock_server(wire, script).await;
+    let mut first = engine(wire.provider(&server.uri()), |c| {
+        c.mode = Mode::Ask;
+        c.defer_approvals = true;
+    });
+    first.say("write").await;
+    let Event::TurnSuspended { approval_ids, .. } = last(&first.turn().await).clone() else { panic!("not suspended") };
+    let session = first.engine.session_id().to_string();
+    let TestEngine { engine, events, dir, audit, .. } = first;
+    drop((engine, events, audit));
+    for _ in 0..100 {
+        if SessionLease::try_acquire(&dir.path().join("data"), &session).unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Reopened in read-only mode: the write is denied outright, and its request is void.
+    let mut second =
+        engine_in(dir, wire.provider(&server.uri()), SessionSpec::Resume(session), |c| c.mode = Mode::ReadOnly);
+    let rest = second.turn().await;
+    assert_eq!(end_status(&rest)[0].0, ToolStatus::Denied);
+    assert!(matches!(last(&rest), Event::TurnCompleted { .. }));
+    assert_eq!(second.store.approval(&approval_ids[0]).unwrap().unwrap().status, ApprovalStatus::Interrupted);
+    assert!(second.store.pending_approvals(None).unwrap().is_empty());
+    assert!(!second.dir.path().join("ws/notes/welcome.txt").exists());
+}
