@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use bridle_core::audit::{AuditKind, AuditRecord, AuditSink};
+use bridle_core::audit::{AuditKind, AuditRecord, AuditSink, CallRows};
 use bridle_core::clock::{Clock, SystemClock};
 use bridle_core::guard::{validate_builtin_rules, Guard, Policy, Verdict};
 use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
@@ -86,43 +86,33 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
 /// Audit rows of one `bridle tool` call: no session, the call's own id.
 struct CallAudit<'a> {
     sink: &'a AuditSink,
-    call: &'a ToolCall,
+    rows: CallRows<'a>,
 }
 
 impl CallAudit<'_> {
     fn record(&self, kind: AuditKind, fill: impl FnOnce(AuditRecord) -> AuditRecord) {
-        let record =
-            AuditRecord::new(kind, SystemClock.now_ms()).call(self.call.id.clone()).tool(self.call.name.clone());
-        self.sink.record(fill(record));
+        self.sink.record(fill(AuditRecord::new(kind, SystemClock.now_ms())));
     }
 
     fn checked(&self, verdict: &Verdict) {
-        let arguments = serde_json::from_str::<serde_json::Value>(&self.call.arguments)
-            .unwrap_or_else(|_| serde_json::Value::String(self.call.arguments.clone()));
-        self.record(AuditKind::ToolCall, |r| r.payload(json!({ "arguments": arguments })));
-        self.record(AuditKind::GuardDecision, |r| {
-            r.decision(verdict.decision, verdict.source).payload(json!({ "findings": verdict.findings }))
-        });
+        self.record(AuditKind::ToolCall, |r| self.rows.proposed(r));
+        self.record(AuditKind::GuardDecision, |r| self.rows.judged(r, verdict));
     }
 
     fn answered(&self, approved: bool) {
         let decision = if approved { Decision::Allow } else { Decision::Deny };
         self.record(AuditKind::ApprovalResolved, |r| {
-            r.decision(decision, DecisionSource::User)
+            self.rows
+                .named(r)
+                .decision(decision, DecisionSource::User)
                 .payload(json!({"answer": if approved { "--approve" } else { "--deny" }}))
         });
     }
 
     fn ended(&self, outcome: &CallOutcome) {
-        let kind = if outcome.result.is_error { AuditKind::ToolFailed } else { AuditKind::ToolCompleted };
-        self.record(kind, |r| {
-            r.latency_ms(outcome.duration.as_millis() as i64)
-                .status(if outcome.result.is_error { "error" } else { "ok" })
-                .payload(json!({"isError": outcome.result.is_error, "output": outcome.result.output}))
-        });
-        let changes = outcome.result.data.as_ref().and_then(|d| d.get("changes")).and_then(|c| c.as_array());
-        for change in changes.into_iter().flatten() {
-            self.record(AuditKind::FileChanged, |r| r.payload(change.clone()));
+        self.record(CallRows::end_kind(outcome), |r| self.rows.ended(r, outcome));
+        for (path, diff) in outcome.changes() {
+            self.record(AuditKind::FileChanged, |r| self.rows.changed(r, &path, &diff));
         }
     }
 }
@@ -137,7 +127,7 @@ async fn tool_call(setup: &Setup, pipeline: &CallPipeline, audit: &AuditSink, ar
     };
     let call = call(&args.name, &raw);
     let session_id = format!("cli-{}", call.id);
-    let record = CallAudit { sink: audit, call: &call };
+    let record = CallAudit { sink: audit, rows: CallRows::new(&call) };
     let checked = match pipeline.check(&call, &session_id) {
         Ok(checked) => {
             record.checked(&checked.verdict);
@@ -191,7 +181,7 @@ async fn tool_call(setup: &Setup, pipeline: &CallPipeline, audit: &AuditSink, ar
         Arc::new(SystemClock),
         setup.config.limits.tool_timeout(),
     );
-    record.record(AuditKind::ToolStarted, |r| r);
+    record.record(AuditKind::ToolStarted, |r| record.rows.named(r));
     let outcome = pipeline.execute(checked, ctx).await;
     record.ended(&outcome);
     let report = ToolReport {

@@ -197,6 +197,20 @@ fn not_run(
 }
 
 impl CallOutcome {
+    /// The files a successful call changed, as `(path, diff)`, from the file tools'
+    /// `data.changes`.
+    pub fn changes(&self) -> Vec<(String, String)> {
+        if self.result.is_error {
+            return Vec::new();
+        }
+        let Some(list) = self.result.data.as_ref().and_then(|d| d.get("changes")).and_then(|c| c.as_array()) else {
+            return Vec::new();
+        };
+        list.iter()
+            .filter_map(|c| Some((c.get("path")?.as_str()?.to_string(), c.get("diff")?.as_str()?.to_string())))
+            .collect()
+    }
+
     /// The outcome of a call that never ran: an error result carrying `message`.
     pub fn not_run(call: &ToolCall, verdict: Verdict, message: impl Into<String>, status: ToolStatus) -> Self {
         Self {

@@ -11,14 +11,13 @@ use std::collections::HashMap;
 
 use bridle_protocol::{Decision, Event, ToolCall, ToolResult, ToolStatus};
 use futures::future::join_all;
-use serde_json::json;
 use tokio::sync::{RwLock, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::approve::{approve, Approval};
 use super::loop_guard::{LoopGuard, Repetition, REMINDER};
 use super::session::Session;
-use crate::audit::AuditKind;
+use crate::audit::{AuditKind, CallRows};
 use crate::pipeline::{CallOutcome, CheckedCall};
 use crate::store::StoredApproval;
 use crate::tools::ToolKind;
@@ -69,7 +68,13 @@ pub(crate) async fn run_calls(
             continue;
         }
         let checked = session.pipeline.check(call, &session.id);
-        audit_check(session, turn_id, call, &checked);
+        let rows = CallRows::new(call);
+        session.audit(AuditKind::ToolCall, Some(turn_id), |r| rows.proposed(r));
+        let verdict = match &checked {
+            Ok(c) => &c.verdict,
+            Err(outcome) => &outcome.verdict,
+        };
+        session.audit(AuditKind::GuardDecision, Some(turn_id), |r| rows.judged(r, verdict));
         let key = match &checked {
             Ok(c) => format!("{}\u{0}{}", c.prepared.name, c.prepared.canonical_args),
             Err(_) => format!("{}\u{0}{}", call.name, call.arguments),
@@ -142,15 +147,14 @@ pub(crate) async fn run_calls(
                     result: outcome.result.clone(),
                 })
                 .await;
-            audit_end(session, turn_id, call, &outcome);
-            let changed = changes(&outcome);
+            let rows = CallRows::new(call);
+            session.audit(CallRows::end_kind(&outcome), Some(turn_id), |r| rows.ended(r, &outcome));
+            let changed = outcome.changes();
             if !changed.is_empty() {
                 session.files_changed(changed.iter().map(|(path, _)| path.as_str())).await;
             }
             for (path, diff) in changed {
-                session.audit(AuditKind::FileChanged, Some(turn_id), |r| {
-                    r.call(call.id.clone()).tool(call.name.clone()).payload(json!({"path": path, "diff": diff}))
-                });
+                session.audit(AuditKind::FileChanged, Some(turn_id), |r| rows.changed(r, &path, &diff));
                 session
                     .emit(Event::FileChanged {
                         session_id: session.id.clone(),
@@ -199,60 +203,13 @@ async fn run_one(
         held = wait => held,
     };
     let ctx = session.tool_context(&call.id, cancel.child_token());
-    session.audit(AuditKind::ToolStarted, None, |r| r.call(call.id.clone()).tool(call.name.clone()));
+    session.audit(AuditKind::ToolStarted, None, |r| CallRows::new(call).named(r));
     session.pipeline.execute(checked, ctx).await
-}
-
-/// `tool_call` (what the model asked, arguments parsed where they parse so secret-looking keys
-/// are redacted by name) and `guard_decision` rows.
-fn audit_check(session: &Session, turn_id: &str, call: &ToolCall, checked: &Result<CheckedCall, Box<CallOutcome>>) {
-    let arguments = serde_json::from_str::<serde_json::Value>(&call.arguments)
-        .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
-    session.audit(AuditKind::ToolCall, Some(turn_id), |r| {
-        r.call(call.id.clone()).tool(call.name.clone()).payload(json!({ "arguments": arguments }))
-    });
-    let verdict = match checked {
-        Ok(c) => &c.verdict,
-        Err(outcome) => &outcome.verdict,
-    };
-    session.audit(AuditKind::GuardDecision, Some(turn_id), |r| {
-        r.call(call.id.clone())
-            .tool(call.name.clone())
-            .decision(verdict.decision, verdict.source)
-            .payload(json!({ "findings": verdict.findings }))
-    });
-}
-
-/// `tool_completed` for a call that ran and succeeded, `tool_failed` for every other end.
-fn audit_end(session: &Session, turn_id: &str, call: &ToolCall, outcome: &CallOutcome) {
-    let kind =
-        if outcome.executed && !outcome.result.is_error { AuditKind::ToolCompleted } else { AuditKind::ToolFailed };
-    let status = serde_json::to_value(outcome.status).ok().and_then(|v| v.as_str().map(String::from));
-    session.audit(kind, Some(turn_id), |r| {
-        r.call(call.id.clone())
-            .tool(call.name.clone())
-            .status(status.unwrap_or_default())
-            .latency_ms(outcome.duration.as_millis() as i64)
-            .payload(json!({"executed": outcome.executed, "isError": outcome.result.is_error, "output": outcome.result.output}))
-    });
 }
 
 enum Lock<'a> {
     Alone(#[allow(dead_code)] tokio::sync::RwLockWriteGuard<'a, ()>),
     Shared(#[allow(dead_code)] tokio::sync::RwLockReadGuard<'a, ()>),
-}
-
-/// The files a successful call changed, as file tools list them in `data.changes`.
-fn changes(outcome: &CallOutcome) -> Vec<(String, String)> {
-    if outcome.result.is_error {
-        return Vec::new();
-    }
-    let Some(list) = outcome.result.data.as_ref().and_then(|d| d.get("changes")).and_then(|c| c.as_array()) else {
-        return Vec::new();
-    };
-    list.iter()
-        .filter_map(|c| Some((c.get("path")?.as_str()?.to_string(), c.get("diff")?.as_str()?.to_string())))
-        .collect()
 }
 
 fn not_run(call: &ToolCall, message: &str) -> CallOutcome {
