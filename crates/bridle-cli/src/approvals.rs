@@ -11,7 +11,7 @@ use std::sync::Arc;
 use bridle_core::approvals::{Answer, ApprovalQueue};
 use bridle_core::clock::SystemClock;
 use bridle_core::engine::SessionSpec;
-use bridle_core::store::{ApprovalStatus, SessionLease};
+use bridle_core::store::SessionLease;
 use bridle_protocol::ApprovalAnswer;
 
 use crate::cli::{ApprovalsAction, ApprovalsArgs, DriveArgs, Global, OnAsk, Scope, EXIT_ERROR};
@@ -71,7 +71,7 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
             return Ok(EXIT_ERROR);
         }
     };
-    let status = if settled.status == ApprovalStatus::Approved { "approved" } else { "denied" };
+    let status = settled.status.as_str();
     // The lease is taken after the answer: of two racing answerers only the winner gets here.
     let lease = SessionLease::try_acquire(&setup.data_dir, &session_id)?;
     if lease.is_none() {

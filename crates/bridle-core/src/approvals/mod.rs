@@ -110,12 +110,9 @@ impl ApprovalQueue {
     pub fn deny_pending(&self, session_id: &str, why: &str) -> Result<Vec<String>, StoreError> {
         let mut denied = Vec::new();
         for stored in self.store.pending_approvals(Some(session_id))? {
-            if self.settle(&stored.request.id, ApprovalStatus::Interrupted, DecisionSource::User, why)? {
+            if self.withdraw(&stored.request.id, why)? {
                 denied.push(stored.request.id);
             }
-        }
-        if !denied.is_empty() {
-            self.answered.notify_waiters();
         }
         Ok(denied)
     }
@@ -181,13 +178,9 @@ impl ApprovalQueue {
 /// A status as a word for messages.
 pub fn status_word(status: ApprovalStatus) -> &'static str {
     match status {
-        ApprovalStatus::Pending => "pending",
-        ApprovalStatus::Approved => "approved",
-        ApprovalStatus::Denied => "denied",
-        ApprovalStatus::Expired => "expired",
-        ApprovalStatus::Interrupted => "interrupted",
         ApprovalStatus::Stale => "stale (the file changed before it ran)",
         ApprovalStatus::Started => "approved and run",
+        other => other.as_str(),
     }
 }
 

@@ -32,7 +32,7 @@ use crate::config::{Config, Limits, Rules};
 use crate::guard::{validate_builtin_rules, Guard, Policy, RuleError, ShellRuleError};
 use crate::pipeline::CallPipeline;
 use crate::provider::{ModelProvider, RetryPolicy};
-use crate::store::{ApprovalStatus, SessionLease, Store, StoreError, StoredApproval};
+use crate::store::{SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 
@@ -205,7 +205,7 @@ impl Engine {
             }
             SessionSpec::Resume(_) => deps.store.history(&session_id, now)?,
         };
-        let suspended = suspended_turn(&deps.store, &session_id, &history)?;
+        let suspended = suspended_turn(deps.store.held_approvals(&session_id)?, &history);
         let workspace =
             Workspace::open(&config.workspace, config.home.clone(), &config.data_dir, &config.extra_sensitive)
                 .map_err(|source| EngineError::Workspace { path: config.workspace.display().to_string(), source })?;
@@ -279,20 +279,11 @@ async fn finished(running: &mut Option<RunningTurn>) {
     }
 }
 
-/// The turn an earlier process left waiting on approvals: its calls that have no result yet,
-/// in call order, each with its latest request.
-fn suspended_turn(
-    store: &Store,
-    session_id: &str,
-    history: &[HistoryItem],
-) -> Result<Option<turn::TurnStart>, StoreError> {
-    let mut latest: HashMap<String, StoredApproval> = HashMap::new();
-    for stored in store.session_approvals(session_id)? {
-        latest.insert(stored.call.id.clone(), stored);
-    }
-    latest.retain(|_, s| s.status != ApprovalStatus::Started);
-    if latest.is_empty() {
-        return Ok(None);
+/// The turn an earlier process left waiting on approvals: of the calls `held` by a request,
+/// those without a result in `history`, in call order, each with its latest request.
+fn suspended_turn(mut held: HashMap<String, StoredApproval>, history: &[HistoryItem]) -> Option<turn::TurnStart> {
+    if held.is_empty() {
+        return None;
     }
     let answered: std::collections::HashSet<&str> = history
         .iter()
@@ -307,13 +298,11 @@ fn suspended_turn(
             HistoryItem::Assistant { tool_calls, .. } => tool_calls.clone(),
             _ => Vec::new(),
         })
-        .filter(|c| latest.contains_key(&c.id) && !answered.contains(c.id.as_str()))
+        .filter(|c| held.contains_key(&c.id) && !answered.contains(c.id.as_str()))
         .collect();
-    let Some(turn_id) = calls.first().and_then(|c| latest.get(&c.id)).map(|s| s.turn_id.clone()) else {
-        return Ok(None);
-    };
-    latest.retain(|id, _| calls.iter().any(|c| &c.id == id));
-    Ok(Some(turn::TurnStart::Resume { turn_id, calls, approvals: latest }))
+    let turn_id = calls.first().and_then(|c| held.get(&c.id)).map(|s| s.turn_id.clone())?;
+    held.retain(|id, _| calls.iter().any(|c| &c.id == id));
+    Some(turn::TurnStart::Resume { turn_id, calls, approvals: held })
 }
 
 /// Owns the session: turns one at a time, interrupts, approvals, and the ops later versions

@@ -154,10 +154,13 @@ async fn record_outcome(session: &Session, turn_id: &str, outcome: dispatch::Dis
 /// A new message while an earlier turn waits on approvals: those requests are withdrawn
 /// (denied) and their calls closed, so the conversation stays valid for the provider.
 async fn withdraw_suspended(session: &Session) {
+    // Most turns have nothing held: ask the store before copying the history.
+    let held = match session.deps.store.held_approvals(&session.id) {
+        Ok(held) if !held.is_empty() => held,
+        _ => return,
+    };
     let history = session.history_snapshot().await;
-    let Ok(Some(TurnStart::Resume { turn_id, calls, .. })) =
-        super::suspended_turn(&session.deps.store, &session.id, &history)
-    else {
+    let Some(TurnStart::Resume { turn_id, calls, .. }) = super::suspended_turn(held, &history) else {
         return;
     };
     if let Err(e) = session.approvals.deny_pending(&session.id, "the user sent a new message instead of answering") {

@@ -4,6 +4,8 @@
 //! it once it is answered; an answer is accepted once — the update only matches a row that is
 //! still pending, so of two answers racing (in one process or two) exactly one wins.
 
+use std::collections::HashMap;
+
 use bridle_protocol::{ApprovalAnswer, ApprovalRequest, DecisionSource, ToolCall};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -31,7 +33,8 @@ pub enum ApprovalStatus {
 }
 
 impl ApprovalStatus {
-    fn as_str(self) -> &'static str {
+    /// The stored word.
+    pub fn as_str(self) -> &'static str {
         match self {
             ApprovalStatus::Pending => "pending",
             ApprovalStatus::Approved => "approved",
@@ -126,14 +129,15 @@ impl Store {
         Ok(())
     }
 
-    /// Calls whose latest request still decides what happens to them (not yet started): a
-    /// loaded history leaves them open for the engine to finish.
-    pub(super) fn calls_held_by_approvals(&self, session_id: &str) -> Result<Vec<String>, StoreError> {
-        let mut latest: std::collections::HashMap<String, ApprovalStatus> = std::collections::HashMap::new();
+    /// The requests that still decide what happens to their calls: the latest per call id, not
+    /// yet started. A loaded history leaves those calls open for the engine to finish.
+    pub fn held_approvals(&self, session_id: &str) -> Result<HashMap<String, StoredApproval>, StoreError> {
+        let mut latest = HashMap::new();
         for stored in self.session_approvals(session_id)? {
-            latest.insert(stored.call.id, stored.status);
+            latest.insert(stored.call.id.clone(), stored);
         }
-        Ok(latest.into_iter().filter(|(_, s)| *s != ApprovalStatus::Started).map(|(id, _)| id).collect())
+        latest.retain(|_, s: &mut StoredApproval| s.status != ApprovalStatus::Started);
+        Ok(latest)
     }
 
     /// One request.

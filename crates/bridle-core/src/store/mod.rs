@@ -145,7 +145,7 @@ impl Store {
     pub fn history(&self, session_id: &str, now_ms: i64) -> Result<Vec<HistoryItem>, StoreError> {
         self.session(session_id)?;
         let items = self.raw_history(session_id)?;
-        let held = self.calls_held_by_approvals(session_id)?;
+        let held: Vec<String> = self.held_approvals(session_id)?.into_keys().collect();
         let (history, added) = close_dangling_calls(items, &held);
         for item in &added {
             self.append(session_id, "", item, now_ms)?;
