@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # System packages Bridle needs on Debian/Ubuntu: the Tauri v2 build deps (WebKitGTK 4.1), the
 # GUI test stack (Xvfb, WebKitWebDriver, ImageMagick, a private D-Bus with gnome-keyring) and
-# ripgrep for the search benchmark. Idempotent: installs only what is missing.
+# ripgrep for the search benchmark, and bubblewrap, the shell sandbox. Idempotent: installs only what is missing.
 set -euo pipefail
 
 PACKAGES=(
@@ -9,7 +9,7 @@ PACKAGES=(
   libwebkit2gtk-4.1-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
   webkit2gtk-driver xvfb xauth x11-utils imagemagick
   dbus gnome-keyring libsecret-tools libdbus-1-dev
-  fonts-dejavu-core ripgrep hyperfine sqlite3
+  fonts-dejavu-core ripgrep hyperfine sqlite3 bubblewrap
 )
 
 missing=()

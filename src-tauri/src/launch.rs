@@ -1,56 +1,40 @@
-//! Launch options for power users and tests: flags, else environment variables, else defaults.
+//! Launch options for power users and tests: `--workspace`, `--data-dir`, `--config` (as
+//! `--flag value` or `--flag=value`), handed to core's one wiring with the environment
+//! (`BRIDLE_WORKSPACE`, `BRIDLE_DATA_DIR`, `BRIDLE_CONFIG`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
-use bridle_core::config::paths;
+use anyhow::bail;
+use bridle_core::wiring::{Flags, Wiring};
 
-/// Where this window's session lives.
-#[derive(Debug, Clone)]
-pub struct LaunchOptions {
-    pub workspace: PathBuf,
-    pub data_dir: PathBuf,
-    pub config_file: PathBuf,
+/// Reads the flags; unknown arguments are ignored (the webview's automation driver may add its
+/// own).
+pub fn flags(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<Flags> {
+    let mut flags = Flags::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy().into_owned();
+        let (flag, inline) = match text.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(OsString::from(v))),
+            _ => (text.clone(), None),
+        };
+        let slot = match flag.as_str() {
+            "--workspace" => &mut flags.workspace,
+            "--data-dir" => &mut flags.data_dir,
+            "--config" => &mut flags.config,
+            _ => continue,
+        };
+        let Some(value) = inline.or_else(|| args.next()) else { bail!("{flag} needs a value") };
+        *slot = Some(PathBuf::from(value));
+    }
+    Ok(flags)
 }
 
-impl LaunchOptions {
-    /// Reads `--workspace`, `--data-dir`, `--config` (as `--flag value` or `--flag=value`), then
-    /// `BRIDLE_WORKSPACE`, `BRIDLE_DATA_DIR`, `BRIDLE_CONFIG`. Unknown arguments are ignored:
-    /// the webview's automation driver may add its own.
-    pub fn from_env(
-        args: impl IntoIterator<Item = OsString>,
-        env: impl Fn(&str) -> Option<OsString>,
-    ) -> anyhow::Result<Self> {
-        let (mut workspace, mut data_dir, mut config) = (None, None, None);
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let text = arg.to_string_lossy().into_owned();
-            let (flag, inline) = match text.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(OsString::from(v))),
-                _ => (text.clone(), None),
-            };
-            let slot = match flag.as_str() {
-                "--workspace" => &mut workspace,
-                "--data-dir" => &mut data_dir,
-                "--config" => &mut config,
-                _ => continue,
-            };
-            let Some(value) = inline.or_else(|| args.next()) else { bail!("{flag} needs a value") };
-            *slot = Some(PathBuf::from(value));
-        }
-        let data_dir = paths::data_dir(data_dir, &env);
-        let config_file = paths::config_file(config, &data_dir, &env);
-        let workspace = match workspace.or_else(|| env("BRIDLE_WORKSPACE").filter(|v| !v.is_empty()).map(PathBuf::from))
-        {
-            Some(dir) => dir,
-            None => std::env::current_dir().context("cannot read the current directory")?,
-        };
-        let workspace = workspace
-            .canonicalize()
-            .with_context(|| format!("the workspace {} does not exist", workspace.display()))?;
-        Ok(Self { workspace, data_dir, config_file })
-    }
+/// This process's launch: its flags and environment through the wiring.
+pub fn wiring() -> anyhow::Result<Wiring> {
+    let flags = flags(std::env::args_os().skip(1))?;
+    Ok(Wiring::load(flags, |name| std::env::var_os(name), std::env::current_dir)?)
 }
 
 #[cfg(test)]
@@ -59,20 +43,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn flags_in_both_forms_beat_the_environment_and_unknown_ones_are_skipped() {
+    fn flags_in_both_forms_and_unknown_ones_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().to_str().unwrap().to_string();
         let args =
             ["--automation", "--data-dir=/d", "--workspace", ws.as_str(), "--config", "/c.toml"].map(OsString::from);
+        let flags = flags(args).unwrap();
+        assert_eq!(flags.data_dir, Some(PathBuf::from("/d")));
+        assert_eq!(flags.config, Some(PathBuf::from("/c.toml")));
+        assert_eq!(flags.workspace, Some(PathBuf::from(ws)));
+        // The environment is a fallback only: the flag wins.
         let env = |name: &str| (name == "BRIDLE_DATA_DIR").then(|| OsString::from("/env"));
-        let o = LaunchOptions::from_env(args, env).unwrap();
-        assert_eq!(o.data_dir, PathBuf::from("/d"));
-        assert_eq!(o.config_file, PathBuf::from("/c.toml"));
-        assert_eq!(o.workspace, dir.path().canonicalize().unwrap());
+        let wiring = Wiring::load(flags, env, || unreachable!()).unwrap();
+        assert_eq!(wiring.data_dir, PathBuf::from("/d"));
+        assert_eq!(wiring.workspace, dir.path().canonicalize().unwrap());
     }
 
     #[test]
     fn a_flag_without_value_is_an_error() {
-        assert!(LaunchOptions::from_env([OsString::from("--data-dir")], |_| None).is_err());
+        assert!(flags([OsString::from("--data-dir")]).is_err());
     }
 }

@@ -4,14 +4,15 @@
 //! the window on `engine-event`, in order, from one task.
 //!
 //! Rule: no engine logic lives here; anything the UI can do goes through an `Op`, so the CLI
-//! and the app behave the same.
+//! and the app behave the same. Set-up goes through core's one wiring. Commands that touch
+//! SQLite or files run on the blocking pool, never on the window's main thread.
 
 mod launch;
+mod logs;
 mod state;
 
 use tauri::{Emitter, Manager, WebviewUrl, WebviewWindowBuilder};
 
-use launch::LaunchOptions;
 use state::AppState;
 
 /// The Tauri event name the window listens on.
@@ -23,26 +24,38 @@ async fn submit(state: tauri::State<'_, AppState>, op: bridle_protocol::Op) -> R
 }
 
 #[tauri::command]
-fn session_info(state: tauri::State<'_, AppState>) -> bridle_protocol::SessionSummary {
-    state.summary.clone()
+async fn session_info(state: tauri::State<'_, AppState>) -> Result<bridle_protocol::SessionSummary, String> {
+    Ok(state.summary.clone())
+}
+
+/// Runs `work` on the blocking pool with a copy of the state.
+async fn blocking<T: Send + 'static>(
+    state: tauri::State<'_, AppState>,
+    work: impl FnOnce(AppState) -> anyhow::Result<T> + Send + 'static,
+) -> Result<T, String> {
+    let state = state.inner().clone();
+    match tauri::async_runtime::spawn_blocking(move || work(state)).await {
+        Ok(result) => result.map_err(|e| format!("{e:#}")),
+        Err(e) => Err(format!("the command failed: {e}")),
+    }
 }
 
 #[tauri::command]
-fn pending_approvals(state: tauri::State<'_, AppState>) -> Result<Vec<bridle_protocol::ApprovalRequest>, String> {
-    state.pending_approvals().map_err(|e| format!("{e:#}"))
+async fn pending_approvals(state: tauri::State<'_, AppState>) -> Result<Vec<bridle_protocol::ApprovalRequest>, String> {
+    blocking(state, |s| s.pending_approvals()).await
 }
 
 #[tauri::command]
-fn audit_query(
+async fn audit_query(
     state: tauri::State<'_, AppState>,
     query: bridle_protocol::AuditQuery,
 ) -> Result<Vec<bridle_protocol::AuditEvent>, String> {
-    state.audit_query(query).map_err(|e| format!("{e:#}"))
+    blocking(state, move |s| s.audit_query(query)).await
 }
 
 #[tauri::command]
-fn audit_export(state: tauri::State<'_, AppState>) -> Result<String, String> {
-    state.audit_export().map_err(|e| format!("{e:#}"))
+async fn audit_export(state: tauri::State<'_, AppState>) -> Result<String, String> {
+    blocking(state, |s| s.audit_export()).await
 }
 
 /// Only the app's own pages may load in the window; model-controlled text can never navigate
@@ -58,15 +71,17 @@ pub fn run() -> anyhow::Result<()> {
     if let Err(e) = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable) {
         eprintln!("bridle-app: cannot mark the process non-dumpable: {e}");
     }
-    let options = LaunchOptions::from_env(std::env::args_os().skip(1), |name| std::env::var_os(name))?;
+    let wiring = launch::wiring()?;
+    // Kept for the life of the app: dropping it stops the log writer.
+    let _log = logs::install(&wiring.data_dir);
     tauri::Builder::default()
         .setup(move |app| {
-            let (state, mut events) = tauri::async_runtime::block_on(AppState::start(&options))?;
+            let (state, mut events) = tauri::async_runtime::block_on(AppState::start(&wiring))?;
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(async move {
                 while let Some(event) = events.recv().await {
                     if let Err(e) = handle.emit(ENGINE_EVENT, &event) {
-                        eprintln!("bridle-app: cannot forward an engine event: {e}");
+                        tracing::error!("cannot forward an engine event: {e}");
                     }
                 }
             });

@@ -5,19 +5,18 @@
 
 use std::sync::Arc;
 
-use anyhow::Context;
-use bridle_core::audit::{AuditFilter, AuditKind, AuditLog, AuditSink};
+use bridle_core::audit::{AuditFilter, AuditKind, AuditLog};
 use bridle_core::clock::SystemClock;
-use bridle_core::config::{paths, Config};
-use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
+use bridle_core::engine::{Engine, EngineDeps, SessionSpec};
 use bridle_core::provider::{self, ModelProvider};
 use bridle_core::store::Store;
 use bridle_core::tools::builtin_registry;
 use bridle_protocol::{ApprovalRequest, AuditEvent, AuditQuery, Event, SessionSummary};
 use tokio::sync::mpsc::Receiver;
 
-use crate::launch::LaunchOptions;
+use bridle_core::wiring::Wiring;
 
+#[derive(Clone)]
 pub struct AppState {
     pub engine: Engine,
     pub summary: SessionSummary,
@@ -26,44 +25,35 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Loads the config, opens the store and starts a new session.
-    pub async fn start(options: &LaunchOptions) -> anyhow::Result<(AppState, Receiver<Event>)> {
-        let config = Config::load(&options.config_file)?;
-        std::fs::create_dir_all(&options.data_dir)
-            .with_context(|| format!("cannot create the data directory {}", options.data_dir.display()))?;
-        let store = Arc::new(Store::open(&options.data_dir.join("bridle.db"))?);
-        let provider: Arc<dyn ModelProvider> = match &config.provider {
-            Some(p) => {
-                // Keys come from the environment until the keychain lands; never from the config.
-                let key = std::env::var(p.kind.api_key_variable()).ok().filter(|k| !k.is_empty());
-                provider::from_config(p, key)?.into()
-            }
+    /// Loads the config through core's one wiring, opens the store and starts the session.
+    pub async fn start(wiring: &Wiring) -> anyhow::Result<(AppState, Receiver<Event>)> {
+        let store = wiring.store()?;
+        let provider: Arc<dyn ModelProvider> = match &wiring.config.provider {
+            // Keys come from the environment until the keychain lands; never from the config.
+            Some(p) => wiring.provider(p)?,
             None => Arc::new(provider::Unconfigured),
         };
-        let spec = match waiting_session(&store, &options.workspace)? {
+        let spec = match waiting_session(&store, &wiring.workspace)? {
             Some(id) => SessionSpec::Resume(id),
             None => SessionSpec::New,
         };
-        let audit = AuditSink::start(AuditLog::open(&options.data_dir)?);
         let deps = EngineDeps {
             provider,
             tools: Arc::new(builtin_registry()?),
             store: store.clone(),
             clock: Arc::new(SystemClock),
-            audit,
+            audit: wiring.audit()?,
         };
-        let mut engine_config = EngineConfig::from_config(&config, options.workspace.clone(), options.data_dir.clone());
-        engine_config.home = paths::home(|name| std::env::var_os(name));
-        engine_config.config_file = Some(options.config_file.clone());
-        let (engine, events) = Engine::spawn(engine_config, deps, spec)?;
+        let (engine, events) = Engine::spawn(wiring.engine_config(), deps, spec)?;
+        let config = &wiring.config;
         let summary = SessionSummary {
             session_id: engine.session_id().to_string(),
-            workspace: options.workspace.display().to_string(),
+            workspace: wiring.workspace.display().to_string(),
             mode: config.mode,
             model: config.provider.as_ref().map(|p| p.model.clone()),
             context_window: config.provider.as_ref().and_then(|p| p.context_window),
         };
-        Ok((AppState { engine, summary, store, data_dir: options.data_dir.clone() }, events))
+        Ok((AppState { engine, summary, store, data_dir: wiring.data_dir.clone() }, events))
     }
 
     /// The session's requests still waiting for an answer (the window asks on load: requests

@@ -16,10 +16,10 @@ use bridle_protocol::ApprovalAnswer;
 
 use crate::cli::{ApprovalsAction, ApprovalsArgs, DriveArgs, Global, OnAsk, Scope, EXIT_ERROR};
 use crate::drive;
-use crate::setup::Setup;
+use crate::setup;
 
 pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<u8> {
-    let mut setup = Setup::load(global)?;
+    let mut setup = setup::load(global)?;
     let store = setup.store()?;
     let (id, decision, feedback, edited_arguments, call_hash, provider, drive_args) = match &args.action {
         ApprovalsAction::List { session, json } => {

@@ -13,13 +13,12 @@ use bridle_core::audit::AuditSink;
 use bridle_core::clock::SystemClock;
 use bridle_core::config::{ProviderConfig, ProviderKind};
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
-use bridle_core::provider;
 use bridle_core::tools::builtin_registry;
 use bridle_protocol::{AbortReason, ApprovalAnswer, ApprovalRequest, Event, Op};
 use tokio::sync::mpsc::Receiver;
 
 use crate::cli::{DriveArgs, OnAsk, ProviderArgs, EXIT_ASK, EXIT_ERROR, EXIT_INTERRUPTED};
-use crate::setup::Setup;
+use bridle_core::wiring::Wiring;
 
 /// `--on-ask`, or its default: prompt on a terminal, deny otherwise.
 pub fn on_ask(drive: &DriveArgs) -> OnAsk {
@@ -28,7 +27,7 @@ pub fn on_ask(drive: &DriveArgs) -> OnAsk {
 
 /// Starts an engine for `spec` with the provider from the flags or the config.
 pub fn start(
-    setup: &mut Setup,
+    setup: &mut Wiring,
     provider_args: &ProviderArgs,
     drive: &DriveArgs,
     spec: SessionSpec,
@@ -37,21 +36,16 @@ pub fn start(
         setup.config.limits.max_steps = n;
     }
     let provider_config = provider_config(setup, provider_args)?;
-    let api_key = std::env::var(provider_config.kind.api_key_variable()).ok().filter(|k| !k.is_empty());
     setup.config.provider = Some(provider_config.clone());
-    let provider: Arc<dyn provider::ModelProvider> = provider::from_config(&provider_config, api_key)?.into();
     let audit = setup.audit()?;
     let deps = EngineDeps {
-        provider,
+        provider: setup.provider(&provider_config)?,
         tools: Arc::new(builtin_registry()?),
         store: setup.store()?,
         clock: Arc::new(SystemClock),
         audit: audit.clone(),
     };
-    let mut config = EngineConfig::from_config(&setup.config, setup.workspace.clone(), setup.data_dir.clone());
-    config.home = Setup::home();
-    config.defer_approvals = on_ask(drive) == OnAsk::Defer;
-    config.config_file = Some(setup.config_file.clone());
+    let config = EngineConfig { defer_approvals: on_ask(drive) == OnAsk::Defer, ..setup.engine_config() };
     let (engine, events) = Engine::spawn(config, deps, spec)?;
     Ok((engine, events, audit))
 }
@@ -64,7 +58,7 @@ pub fn finish(audit: &AuditSink) {
 }
 
 /// The provider from the flags, filled in from the config's `[provider]` of the same kind.
-pub fn provider_config(setup: &Setup, args: &ProviderArgs) -> anyhow::Result<ProviderConfig> {
+pub fn provider_config(setup: &Wiring, args: &ProviderArgs) -> anyhow::Result<ProviderConfig> {
     let configured = setup.config.provider.clone();
     let kind = match (args.provider, &configured) {
         (Some(kind), _) => kind,

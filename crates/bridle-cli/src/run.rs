@@ -8,10 +8,10 @@ use bridle_protocol::Op;
 
 use crate::cli::{Global, RunArgs, EXIT_USAGE};
 use crate::drive;
-use crate::setup::Setup;
+use crate::setup;
 
 pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
-    let mut setup = Setup::load(global)?;
+    let mut setup = setup::load(global)?;
     let prompt = match &args.prompt {
         Some(p) => p.clone(),
         None if !std::io::stdin().is_terminal() => {

@@ -5,10 +5,10 @@ use std::io::Write;
 use bridle_core::clock::{Clock, SystemClock};
 
 use crate::cli::{Global, SessionsAction, SessionsArgs, EXIT_ERROR};
-use crate::setup::Setup;
+use crate::setup;
 
 pub fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
-    let setup = Setup::load(global)?;
+    let setup = setup::load(global)?;
     let store = setup.store()?;
     let mut out = std::io::stdout().lock();
     match &args.action {

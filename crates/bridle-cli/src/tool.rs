@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use bridle_core::audit::{AuditKind, AuditRecord, AuditSink, CallRows};
 use bridle_core::clock::{Clock, SystemClock};
-use bridle_core::guard::{validate_builtin_rules, Guard, Policy, Verdict};
+use bridle_core::guard::Verdict;
 use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
 use bridle_core::tools::{builtin_registry, ToolContext};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
@@ -12,7 +12,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::cli::{Global, GuardArgs, ToolArgs, EXIT_ASK, EXIT_DENY, EXIT_ERROR, EXIT_USAGE};
-use crate::setup::Setup;
+use crate::setup;
+use bridle_core::wiring::Wiring;
 
 #[derive(Serialize)]
 struct ToolReport<'a> {
@@ -30,18 +31,11 @@ struct GuardReport<'a> {
     findings: &'a [Finding],
 }
 
-fn pipeline(setup: &Setup, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
-    validate_builtin_rules()?;
-    let workspace = setup.open_workspace()?;
-    let policy = Policy::from_config(&setup.config)?;
-    let guard =
-        Guard::new(mode.unwrap_or(setup.config.mode)).with_policy(policy).with_sandbox(workspace.sandbox.clone());
-    Ok(CallPipeline::new(
-        Arc::new(builtin_registry()?),
-        Arc::new(guard),
-        Arc::new(workspace),
-        setup.config.limits.tool_timeout(),
-    ))
+/// The engine's own pipeline for these settings, with `--mode` over the config's.
+fn pipeline(setup: &Wiring, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
+    let mut config = setup.engine_config();
+    config.mode = mode.unwrap_or(config.mode);
+    Ok(config.pipeline(Arc::new(builtin_registry()?))?)
 }
 
 fn call(name: &str, args: &str) -> ToolCall {
@@ -73,7 +67,7 @@ fn usage_error(outcome: &CallOutcome) -> bool {
 }
 
 pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
-    let setup = Setup::load(global)?;
+    let setup = setup::load(global)?;
     let pipeline = pipeline(&setup, args.mode)?;
     let audit = setup.audit()?;
     let code = tool_call(&setup, &pipeline, &audit, args).await;
@@ -117,7 +111,7 @@ impl CallAudit<'_> {
     }
 }
 
-async fn tool_call(setup: &Setup, pipeline: &CallPipeline, audit: &AuditSink, args: &ToolArgs) -> anyhow::Result<u8> {
+async fn tool_call(setup: &Wiring, pipeline: &CallPipeline, audit: &AuditSink, args: &ToolArgs) -> anyhow::Result<u8> {
     let raw = match read_args(&args.args) {
         Ok(raw) => raw,
         Err(e) => {
@@ -196,7 +190,7 @@ async fn tool_call(setup: &Setup, pipeline: &CallPipeline, audit: &AuditSink, ar
 }
 
 pub fn guard(global: &Global, args: &GuardArgs) -> anyhow::Result<u8> {
-    let setup = Setup::load(global)?;
+    let setup = setup::load(global)?;
     let pipeline = pipeline(&setup, args.mode)?;
     let Ok(raw) = read_args(&args.args) else {
         eprintln!("bridle guard: cannot read the arguments from stdin");

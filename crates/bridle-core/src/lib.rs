@@ -30,6 +30,8 @@ pub mod locks;
 pub mod pipeline;
 pub mod provider;
 pub mod sandbox;
+pub mod shell_sandbox;
 pub mod store;
 pub mod tools;
+pub mod wiring;
 pub mod workspace;

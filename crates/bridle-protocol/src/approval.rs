@@ -9,6 +9,8 @@ use ts_rs::TS;
 pub enum Mode {
     /// Reads only; every change is denied.
     ReadOnly,
+    /// Looking before changing: reads, and `bash` in a read-only sandbox; no file writes.
+    Plan,
     /// Reads run; changes, commands and MCP tools ask.
     #[default]
     Ask,
@@ -21,10 +23,14 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Every mode, strictest first.
+    pub const ALL: [Mode; 6] = [Mode::ReadOnly, Mode::Plan, Mode::Ask, Mode::AutoEdit, Mode::Auto, Mode::Bypass];
+
     /// The kebab-case name used in configs, flags and on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::ReadOnly => "read-only",
+            Mode::Plan => "plan",
             Mode::Ask => "ask",
             Mode::AutoEdit => "auto-edit",
             Mode::Auto => "auto",
@@ -36,10 +42,10 @@ impl Mode {
 impl std::str::FromStr for Mode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [Mode::ReadOnly, Mode::Ask, Mode::AutoEdit, Mode::Auto, Mode::Bypass]
+        Mode::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| format!("unknown mode `{s}` (expected read-only, ask, auto-edit, auto or bypass)"))
+            .ok_or_else(|| format!("unknown mode `{s}` (expected read-only, plan, ask, auto-edit, auto or bypass)"))
     }
 }
 

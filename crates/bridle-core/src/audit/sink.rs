@@ -2,8 +2,9 @@
 //! thread appends them to the [`AuditLog`] in batches.
 //!
 //! Rule: nothing recorded is dropped. When the channel is full, `record` waits for room (it
-//! never does I/O itself); a failed append is logged with `tracing` and reported by the next
-//! `flush`; dropping the last clone flushes and joins the writer.
+//! never does I/O itself); a failed append is logged with `tracing`, reported by the next
+//! `flush`, and kept for [`AuditSink::take_failure`] so the engine can tell the user; dropping
+//! the last clone flushes and joins the writer.
 
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
@@ -37,20 +38,28 @@ impl std::fmt::Debug for AuditSink {
 struct Writer {
     tx: SyncSender<Message>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// The first append failure nobody has been told about yet.
+    unreported: Arc<Mutex<Option<String>>>,
 }
 
 impl AuditSink {
     /// Starts the writer thread, which owns `log` until the last clone is dropped.
     pub fn start(log: AuditLog) -> AuditSink {
         let (tx, rx) = mpsc::sync_channel(CAPACITY);
-        let spawned = std::thread::Builder::new().name("bridle-audit".into()).spawn(move || write_loop(&log, &rx));
+        let unreported = Arc::new(Mutex::new(None));
+        let shared = unreported.clone();
+        let spawned =
+            std::thread::Builder::new().name("bridle-audit".into()).spawn(move || write_loop(&log, &rx, &shared));
         match spawned {
-            Ok(handle) => AuditSink { inner: Some(Arc::new(Writer { tx, thread: Mutex::new(Some(handle)) })) },
+            Ok(handle) => {
+                AuditSink { inner: Some(Arc::new(Writer { tx, thread: Mutex::new(Some(handle)), unreported })) }
+            }
             Err(e) => {
                 // Without a thread nothing can be written; say so loudly and let flush() fail.
                 tracing::error!("audit log: cannot start the writer thread: {e}");
                 let (dead_tx, _) = mpsc::sync_channel(1);
-                AuditSink { inner: Some(Arc::new(Writer { tx: dead_tx, thread: Mutex::new(None) })) }
+                *lock(&unreported) = Some(format!("cannot start the audit writer: {e}"));
+                AuditSink { inner: Some(Arc::new(Writer { tx: dead_tx, thread: Mutex::new(None), unreported })) }
             }
         }
     }
@@ -73,6 +82,7 @@ impl AuditSink {
             Err(TrySendError::Full(message)) => message,
             Err(TrySendError::Disconnected(_)) => {
                 tracing::error!("audit log: the writer thread has stopped; a record was lost");
+                lock(&writer.unreported).get_or_insert_with(|| "the audit writer has stopped; records are lost".into());
                 return;
             }
         };
@@ -80,6 +90,11 @@ impl AuditSink {
         if writer.tx.send(message).is_err() {
             tracing::error!("audit log: the writer thread has stopped; a record was lost");
         }
+    }
+
+    /// The first append failure since the last call, once: what the user must be told.
+    pub fn take_failure(&self) -> Option<String> {
+        self.inner.as_ref().and_then(|w| lock(&w.unreported).take())
     }
 
     /// Waits until everything recorded so far (by any clone) is committed; reports the first
@@ -107,7 +122,11 @@ impl Drop for Writer {
     }
 }
 
-fn write_loop(log: &AuditLog, rx: &Receiver<Message>) {
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write_loop(log: &AuditLog, rx: &Receiver<Message>, unreported: &Mutex<Option<String>>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut waiting = Vec::new();
     let mut failure: Option<AuditError> = None;
@@ -130,6 +149,8 @@ fn write_loop(log: &AuditLog, rx: &Receiver<Message>) {
         if !batch.is_empty() {
             if let Err(e) = log.append(&batch) {
                 tracing::error!(records = batch.len(), "audit log: append failed: {e}");
+                lock(unreported)
+                    .get_or_insert_with(|| format!("{} audit record(s) could not be written: {e}", batch.len()));
                 failure.get_or_insert(e);
             }
             batch.clear();

@@ -1,4 +1,4 @@
-//! The user's configuration (`config.toml`): provider, mode, rules, limits.
+//! The user's configuration (`config.toml`): provider, mode, rules, limits, the shell sandbox.
 //!
 //! Parsing is strict about unknown keys so a typo never silently changes behaviour; API keys
 //! are never read from here (they come from the keychain or the environment).
@@ -125,6 +125,41 @@ pub struct Config {
     pub disabled_tools: Vec<String>,
     /// The user's allow, ask and deny rules.
     pub rules: Rules,
+    /// The OS sandbox `bash` runs in.
+    pub sandbox: SandboxConfig,
+}
+
+/// Which OS mechanism confines `bash` (`auto`: bubblewrap, else Landlock, else none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxBackend {
+    /// The strongest that works here.
+    #[default]
+    Auto,
+    /// Bubblewrap only.
+    Bwrap,
+    /// Landlock only.
+    Landlock,
+}
+
+/// `[sandbox]`: how shell commands are confined (DESIGN §5.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SandboxConfig {
+    /// Off, `bash` runs unsandboxed (and `auto` asks for every command).
+    pub enabled: bool,
+    /// Whether commands may reach the network.
+    pub network: bool,
+    /// Paths outside the workspace that commands may write.
+    pub writable: Vec<std::path::PathBuf>,
+    /// Which mechanism to use.
+    pub backend: SandboxBackend,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self { enabled: true, network: false, writable: Vec::new(), backend: SandboxBackend::Auto }
+    }
 }
 
 /// User rules: patterns like `bash(git status*)`, `edit_file(src/**)` or a bare tool name.
@@ -203,6 +238,9 @@ mod tests {
             context_window = 200000
             [limits]
             max_steps = 7
+            [sandbox]
+            network = true
+            writable = ["/var/cache/x"]
             "#,
         )
         .unwrap();
@@ -212,6 +250,9 @@ mod tests {
         assert_eq!(provider.context_window, Some(200_000));
         assert_eq!(config.limits.max_steps, 7);
         assert_eq!(config.limits.max_concurrent_tools, 8);
+        assert!(config.sandbox.enabled && config.sandbox.network);
+        assert_eq!(config.sandbox.writable, [std::path::PathBuf::from("/var/cache/x")]);
+        assert!(Config::default().sandbox.enabled && !Config::default().sandbox.network);
     }
 
     #[test]

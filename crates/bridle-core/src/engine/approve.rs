@@ -103,19 +103,25 @@ pub(crate) async fn approve(
                     return refused(call, &checked, "Not run: the approval has no answer.".into(), ToolStatus::Error);
                 };
                 if let Some(edited) = &answer.edited_arguments {
-                    let _ = session.deps.store.mark_approved(&id, ApprovalStatus::Started);
+                    if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Started).await {
+                        return refusal;
+                    }
                     return run_edited(session, call, edited, answer.decision).await;
                 }
                 let now = approvals::call_hash(&checked.prepared, &workspace, &session.id);
                 if now != stored.request.call_hash {
-                    let _ = session.deps.store.mark_approved(&id, ApprovalStatus::Stale);
+                    if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Stale).await {
+                        return refusal;
+                    }
                     stored = match open_request(session, turn_id, call, &checked).await {
                         Ok(fresh) => fresh,
                         Err(outcome) => return Approval::Refused(outcome),
                     };
                     continue;
                 }
-                let _ = session.deps.store.mark_approved(&id, ApprovalStatus::Started);
+                if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Started).await {
+                    return refusal;
+                }
                 session.remember(&checked.prepared, answer.decision).await;
                 let verdict = Verdict { source: DecisionSource::User, ..checked.verdict.clone() };
                 return Approval::Run(Box::new(CheckedCall { verdict, ..checked }), None);
@@ -221,6 +227,21 @@ async fn run_edited(session: &Session, call: &ToolCall, edited: &str, decision: 
             Approval::Run(Box::new(CheckedCall { verdict, ..checked }), Some(note))
         }
     }
+}
+
+/// Records that approved request `id` moved on to `status` before anything runs: unrecorded, a
+/// resumed session would run the call a second time, so a store failure refuses the call.
+async fn mark(
+    session: &Session,
+    call: &ToolCall,
+    checked: &CheckedCall,
+    id: &str,
+    status: ApprovalStatus,
+) -> Option<Approval> {
+    let Err(e) = session.deps.store.mark_approved(id, status) else { return None };
+    let message = format!("cannot record that approval {id} is {}: {e}", status_word(status));
+    session.error("store_write_failed", message.clone(), true).await;
+    Some(refused(call, checked, format!("Not run: {message}."), ToolStatus::Error))
 }
 
 fn refused(call: &ToolCall, checked: &CheckedCall, message: String, status: ToolStatus) -> Approval {

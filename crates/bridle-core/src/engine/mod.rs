@@ -28,10 +28,11 @@ use tokio_util::sync::CancellationToken;
 use crate::approvals::Answer;
 use crate::audit::{AuditKind, AuditSink};
 use crate::clock::Clock;
-use crate::config::{Config, Limits, Rules};
+use crate::config::{Config, Limits, Rules, SandboxConfig};
 use crate::guard::{validate_builtin_rules, Guard, Policy, RuleError, ShellRuleError};
 use crate::pipeline::CallPipeline;
 use crate::provider::{ModelProvider, RetryPolicy};
+use crate::shell_sandbox::ShellSandbox;
 use crate::store::{SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
@@ -69,6 +70,8 @@ pub struct EngineConfig {
     pub rules: Rules,
     /// Tools denied in every mode.
     pub disabled_tools: Vec<String>,
+    /// The OS sandbox for `bash`.
+    pub sandbox: SandboxConfig,
 }
 
 impl Default for EngineConfig {
@@ -87,12 +90,15 @@ impl Default for EngineConfig {
             config_file: None,
             rules: Rules::default(),
             disabled_tools: Vec::new(),
+            sandbox: SandboxConfig::default(),
         }
     }
 }
 
 impl EngineConfig {
-    /// The engine settings of a user config, for `workspace` and `data_dir`.
+    /// The engine settings of a user config, for `workspace` and `data_dir`: every setting the
+    /// config holds (front ends go through [`crate::wiring::Wiring::engine_config`], which also
+    /// fills in the home folder and the config file).
     pub fn from_config(config: &Config, workspace: PathBuf, data_dir: PathBuf) -> Self {
         Self {
             workspace,
@@ -106,9 +112,43 @@ impl EngineConfig {
             extra_sensitive: config.sensitive_paths.clone(),
             defer_approvals: false,
             config_file: None,
-            rules: Rules::default(),
-            disabled_tools: Vec::new(),
+            rules: config.rules.clone(),
+            disabled_tools: config.disabled_tools.clone(),
+            sandbox: config.sandbox.clone(),
         }
+    }
+
+    /// The one way a guard and a pipeline are built from settings: the workspace with its path
+    /// and shell sandboxes, the user's policy, the mode. The engine and `bridle tool`/`guard`
+    /// both use it. Fails on a broken shipped rule file, an invalid user rule or a missing
+    /// workspace.
+    pub fn pipeline(&self, tools: Arc<ToolRegistry>) -> Result<CallPipeline, EngineError> {
+        validate_builtin_rules()?;
+        let workspace = Workspace::open(&self.workspace, self.home.clone(), &self.data_dir, &self.extra_sensitive)
+            .map_err(|source| EngineError::Workspace { path: self.workspace.display().to_string(), source })?;
+        let shell = match self.mode {
+            Mode::Bypass => ShellSandbox::unsandboxed(workspace.root(), "bypass mode runs commands unsandboxed"),
+            mode => {
+                let mut masked = workspace.sandbox.protected_paths();
+                masked.extend(self.config_file.clone());
+                ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
+            }
+        };
+        let workspace = workspace.with_shell(shell);
+        let guard = Guard::new(self.mode)
+            .with_policy(self.policy()?)
+            .with_sandbox(workspace.sandbox.clone())
+            .with_shell(&workspace.shell);
+        Ok(CallPipeline::new(tools, Arc::new(guard), Arc::new(workspace), self.limits.tool_timeout()))
+    }
+
+    /// The user's rules and disabled tools, compiled.
+    pub fn policy(&self) -> Result<Policy, RuleError> {
+        Policy::from_config(&Config {
+            rules: self.rules.clone(),
+            disabled_tools: self.disabled_tools.clone(),
+            ..Config::default()
+        })
     }
 }
 
@@ -187,7 +227,7 @@ impl Engine {
         deps: EngineDeps,
         spec: SessionSpec,
     ) -> Result<(Engine, mpsc::Receiver<Event>), EngineError> {
-        validate_builtin_rules()?;
+        let pipeline = config.pipeline(deps.tools.clone())?;
         let now = deps.clock.now_ms();
         let session_id = match &spec {
             SessionSpec::New => new_id(),
@@ -206,18 +246,8 @@ impl Engine {
             SessionSpec::Resume(_) => deps.store.history(&session_id, now)?,
         };
         let suspended = suspended_turn(deps.store.held_approvals(&session_id)?, &history);
-        let workspace =
-            Workspace::open(&config.workspace, config.home.clone(), &config.data_dir, &config.extra_sensitive)
-                .map_err(|source| EngineError::Workspace { path: config.workspace.display().to_string(), source })?;
         let (event_tx, event_rx) = mpsc::channel(1024);
         let (op_tx, op_rx) = mpsc::channel(64);
-        let policy = Policy::from_config(&Config {
-            rules: config.rules.clone(),
-            disabled_tools: config.disabled_tools.clone(),
-            ..Config::default()
-        })?;
-        let guard = Arc::new(Guard::new(config.mode).with_policy(policy).with_sandbox(workspace.sandbox.clone()));
-        let pipeline = CallPipeline::new(deps.tools.clone(), guard, Arc::new(workspace), config.limits.tool_timeout());
         let resumed_turn = match &suspended {
             Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),
             _ => None,
@@ -228,6 +258,7 @@ impl Engine {
                 "workspace": session.config.workspace.display().to_string(),
                 "mode": session.config.mode.as_str(),
                 "resumed": resumed_turn.is_some(),
+                "sandbox": session.pipeline.workspace().shell.kind().as_str(),
             }))
         });
         tokio::spawn(run_loop(session, op_rx, suspended));
@@ -259,23 +290,39 @@ pub fn new_id() -> String {
 struct RunningTurn {
     handle: JoinHandle<()>,
     cancel: CancellationToken,
+    turn_id: String,
 }
 
 fn start_turn(session: &Arc<Session>, start: turn::TurnStart) -> RunningTurn {
     let cancel = CancellationToken::new();
-    let handle = tokio::spawn(turn::run_turn(session.clone(), start, cancel.clone()));
-    RunningTurn { handle, cancel }
+    let turn_id = start.turn_id();
+    let handle = tokio::spawn(turn::run_turn(session.clone(), turn_id.clone(), start, cancel.clone()));
+    RunningTurn { handle, cancel, turn_id }
 }
 
-async fn finished(running: &mut Option<RunningTurn>) {
+/// Waits for the running turn to end; a turn whose task failed (a panic in a tool, say) is
+/// reported with its id. Never resolves while no turn runs.
+async fn finished(running: &mut Option<RunningTurn>) -> Option<(String, String)> {
     match running {
-        Some(turn) => {
-            // A panicking turn must not take the session down; its history is already stored.
-            if let Err(e) = (&mut turn.handle).await {
-                tracing::error!("turn task failed: {e}");
+        Some(turn) => match (&mut turn.handle).await {
+            Ok(()) => None,
+            Err(e) => {
+                let why = match e.try_into_panic() {
+                    Ok(payload) => panic_message(payload.as_ref()),
+                    Err(e) => e.to_string(),
+                };
+                Some((turn.turn_id.clone(), why))
             }
-        }
+        },
         None => std::future::pending().await,
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+        (Some(s), _) => format!("panic: {s}"),
+        (_, Some(s)) => format!("panic: {s}"),
+        _ => "panic".to_string(),
     }
 }
 
@@ -351,7 +398,12 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended:
                         .await;
                 }
             },
-            _ = finished(&mut running) => {
+            failed = finished(&mut running) => {
+                // A failed turn must not take the session down: its history is stored, what it
+                // left open is closed, and the window hears that it ended.
+                if let Some((turn_id, why)) = failed {
+                    turn::abort_failed(&session, &turn_id, why).await;
+                }
                 running = queue.pop_front().map(|text| start_turn(&session, turn::TurnStart::Message(text)));
             }
         }

@@ -98,6 +98,19 @@ impl Session {
         let pattern = self.pipeline.guard().rule_for(call);
         if let Err(e) = crate::config::edit::append_rule(file, RuleList::Allow, &pattern) {
             self.error("config_write_failed", format!("cannot write the rule `{pattern}`: {e}"), true).await;
+            return;
+        }
+        // In force from the next call on: the rules are read back from the file just written,
+        // with whatever else the user changed there meanwhile.
+        let reloaded = crate::config::Config::load(file)
+            .map_err(|e| e.to_string())
+            .and_then(|config| crate::guard::Policy::from_config(&config).map_err(|e| e.to_string()));
+        match reloaded {
+            Ok(policy) => self.pipeline.guard().set_policy(policy),
+            Err(e) => {
+                let message = format!("the rule `{pattern}` was written but the config cannot be read back: {e}");
+                self.error("config_read_failed", message, false).await;
+            }
         }
     }
 
@@ -122,6 +135,18 @@ impl Session {
             record = record.turn(turn_id);
         }
         self.deps.audit.record(fill(record));
+        self.report_audit_failure();
+    }
+
+    /// An audit append that failed (on the writer thread, a moment ago) becomes an `Error` the
+    /// user sees, not only a log line. Sent without waiting: this runs inside sync code.
+    pub(crate) fn report_audit_failure(&self) {
+        if let Some(message) = self.deps.audit.take_failure() {
+            let info = ErrorInfo { code: "audit_write_failed".into(), message, retryable: false };
+            if self.events.try_send(Event::Error { session_id: self.id.clone(), info }).is_err() {
+                tracing::error!("audit write failure could not be reported to the window");
+            }
+        }
     }
 
     pub(crate) async fn error(&self, code: &str, message: String, retryable: bool) {

@@ -33,13 +33,20 @@ enum End {
     Suspended(Vec<String>),
 }
 
-pub(crate) async fn run_turn(session: Arc<Session>, start: TurnStart, cancel: CancellationToken) {
-    let turn_id = match &start {
-        TurnStart::Message(_) => super::new_id(),
-        TurnStart::Resume { turn_id, .. } => turn_id.clone(),
-    };
+impl TurnStart {
+    /// The id of the turn this starts: a new one for a message, the suspended one's otherwise.
+    pub(crate) fn turn_id(&self) -> String {
+        match self {
+            TurnStart::Message(_) => super::new_id(),
+            TurnStart::Resume { turn_id, .. } => turn_id.clone(),
+        }
+    }
+}
+
+pub(crate) async fn run_turn(session: Arc<Session>, turn_id: String, start: TurnStart, cancel: CancellationToken) {
     session.emit(Event::TurnStarted { session_id: session.id.clone(), turn_id: turn_id.clone() }).await;
     let end = steps(&session, &turn_id, start, &cancel).await;
+    session.report_audit_failure();
     let session_id = session.id.clone();
     session
         .emit(match end {
@@ -149,6 +156,39 @@ async fn record_outcome(session: &Session, turn_id: &str, outcome: dispatch::Dis
         return Some(End::Suspended(outcome.deferred));
     }
     outcome.loop_stopped.then_some(End::Aborted(AbortReason::LoopGuard))
+}
+
+/// A turn that failed (its task panicked) ends as aborted, and what it left open is closed so
+/// the session stays usable: its pending requests are withdrawn and every call without a
+/// result gets one.
+pub(crate) async fn abort_failed(session: &Session, turn_id: &str, why: String) {
+    tracing::error!(session = %session.id, turn = %turn_id, "turn failed: {why}");
+    if let Err(e) = session.approvals.deny_pending(&session.id, "the turn failed") {
+        session.error("store_write_failed", e.to_string(), true).await;
+    }
+    let history = session.history_snapshot().await;
+    let answered: std::collections::HashSet<&str> = history
+        .iter()
+        .filter_map(|i| match i {
+            HistoryItem::ToolResult { result } => Some(result.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let open: Vec<String> = history
+        .iter()
+        .flat_map(|i| match i {
+            HistoryItem::Assistant { tool_calls, .. } => tool_calls.iter().map(|c| c.id.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .filter(|id| !answered.contains(id.as_str()))
+        .collect();
+    for id in open {
+        let result = ToolResult::error(&id, "Not run: the turn failed inside Bridle before this call finished.");
+        session.record(turn_id, HistoryItem::ToolResult { result }).await;
+    }
+    session.error("turn_failed", format!("the turn failed inside Bridle: {why}"), false).await;
+    let (session_id, turn_id) = (session.id.clone(), turn_id.to_string());
+    session.emit(Event::TurnAborted { session_id, turn_id, reason: AbortReason::Error }).await;
 }
 
 /// A new message while an earlier turn waits on approvals: those requests are withdrawn

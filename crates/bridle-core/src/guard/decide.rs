@@ -6,6 +6,10 @@
 //! into `allow`; it never lifts a high or critical finding, and never a `deny`. An ask rule
 //! makes anything short of `deny` ask. The source is `rule` when the rule changed the outcome,
 //! `guard` when a finding made it stricter than the mode alone, and `mode` otherwise.
+//!
+//! `plan` and `auto` allow `bash` only because the OS sandbox contains it (DESIGN §5.1): a
+//! shell call that would run unconfined (no sandbox works here, or the call escalates) is
+//! denied in `plan` and asks in `auto`.
 
 use bridle_protocol::{Decision, DecisionSource, Finding, Mode, Severity};
 
@@ -38,13 +42,19 @@ fn strictest(a: Decision, b: Decision) -> Decision {
     }
 }
 
-/// The mode's column for the tool's kind.
-pub(crate) fn for_kind(mode: Mode, kind: ToolKind) -> Decision {
+/// The mode's column for the tool's kind; `confined` says whether a shell call would run
+/// inside the OS sandbox.
+pub(crate) fn for_kind(mode: Mode, kind: ToolKind, confined: bool) -> Decision {
     use Decision::{Allow, Ask, Deny};
     match (mode, kind) {
         (_, ToolKind::Read) => Allow,
         (Mode::ReadOnly, _) => Deny,
+        (Mode::Plan, ToolKind::Write) => Deny,
+        (Mode::Plan, ToolKind::Exec) if confined => Allow,
+        (Mode::Plan, ToolKind::Exec) => Deny,
+        (Mode::Plan, ToolKind::Mcp) => Ask,
         (Mode::Ask, _) => Ask,
+        (Mode::Auto, ToolKind::Exec) if !confined => Ask,
         (Mode::AutoEdit, ToolKind::Write) => Allow,
         (Mode::AutoEdit, _) => Ask,
         (Mode::Auto | Mode::Bypass, _) => Allow,
@@ -59,16 +69,24 @@ pub(crate) fn for_severity(mode: Mode, severity: Severity) -> Option<Decision> {
         (Mode::ReadOnly, Severity::Low) => return None,
         (Mode::ReadOnly, _) => Deny,
         (Mode::Ask, _) => Ask,
-        (Mode::AutoEdit | Mode::Auto, Severity::Low) => Allow,
+        (Mode::Plan | Mode::AutoEdit | Mode::Auto, Severity::Low) => Allow,
+        (Mode::Plan, _) => Ask,
         (Mode::AutoEdit | Mode::Auto, _) => Ask,
         (Mode::Bypass, _) => Allow,
     })
 }
 
-/// The decision for a call of `kind` in `mode` with `findings`, given what the rules said.
-pub(crate) fn decide(mode: Mode, kind: ToolKind, findings: &[Finding], rule: RuleEffect) -> (Decision, DecisionSource) {
+/// The decision for a call of `kind` in `mode` with `findings`, given what the rules said and
+/// whether a shell call would run confined.
+pub(crate) fn decide(
+    mode: Mode,
+    kind: ToolKind,
+    findings: &[Finding],
+    rule: RuleEffect,
+    confined: bool,
+) -> (Decision, DecisionSource) {
     let lift = |d: Decision| if rule == RuleEffect::Allow && d == Decision::Ask { Decision::Allow } else { d };
-    let by_mode = for_kind(mode, kind);
+    let by_mode = for_kind(mode, kind, confined);
     let mut by_findings = Decision::Allow;
     let mut by_findings_lifted = Decision::Allow;
     for f in findings {
@@ -100,7 +118,11 @@ mod tests {
     use pretty_assertions::assert_eq;
     use Decision::{Allow as A, Ask as Q, Deny as D};
 
-    const MODES: [Mode; 5] = [Mode::ReadOnly, Mode::Ask, Mode::AutoEdit, Mode::Auto, Mode::Bypass];
+    const MODES: [Mode; 6] = Mode::ALL;
+
+    fn decide(mode: Mode, kind: ToolKind, findings: &[Finding], rule: RuleEffect) -> (Decision, DecisionSource) {
+        super::decide(mode, kind, findings, rule, true)
+    }
     const KINDS: [ToolKind; 4] = [ToolKind::Read, ToolKind::Write, ToolKind::Exec, ToolKind::Mcp];
 
     fn finding(severity: Severity) -> Finding {
@@ -112,6 +134,7 @@ mod tests {
     fn table(mode: Mode) -> ([Decision; 4], [Option<Decision>; 4]) {
         match mode {
             Mode::ReadOnly => ([A, D, D, D], [None, Some(D), Some(D), Some(D)]),
+            Mode::Plan => ([A, D, A, Q], [Some(A), Some(Q), Some(Q), Some(D)]),
             Mode::Ask => ([A, Q, Q, Q], [Some(Q), Some(Q), Some(Q), Some(D)]),
             Mode::AutoEdit => ([A, A, Q, Q], [Some(A), Some(Q), Some(Q), Some(D)]),
             Mode::Auto => ([A, A, A, A], [Some(A), Some(Q), Some(Q), Some(D)]),
@@ -204,5 +227,18 @@ mod tests {
             decide(Mode::Auto, ToolKind::Exec, &[finding(Severity::Critical)], RuleEffect::Ask),
             (D, DecisionSource::Guard)
         );
+    }
+
+    #[test]
+    fn an_unconfined_shell_call_is_denied_in_plan_and_asks_in_auto() {
+        let unconfined = |mode| super::decide(mode, ToolKind::Exec, &[], RuleEffect::None, false);
+        assert_eq!(unconfined(Mode::Plan), (D, DecisionSource::Mode));
+        assert_eq!(unconfined(Mode::Auto), (Q, DecisionSource::Mode));
+        assert_eq!(unconfined(Mode::Bypass), (A, DecisionSource::Mode));
+        assert_eq!(unconfined(Mode::AutoEdit), (Q, DecisionSource::Mode));
+        // The user's allow rule still lifts the ask of an unsandboxed command in auto.
+        assert_eq!(super::decide(Mode::Auto, ToolKind::Exec, &[], RuleEffect::Allow, false), (A, DecisionSource::Rule));
+        // Confinement only concerns shell calls.
+        assert_eq!(super::decide(Mode::Plan, ToolKind::Read, &[], RuleEffect::None, false), (A, DecisionSource::Mode));
     }
 }

@@ -9,7 +9,12 @@
 //! or critical finding), the strictest entry winning.
 //!
 //! The rule this module keeps: a call is allowed without a human only if the mode, the user's
-//! rules and every finding allow it, and nothing in a shell line escapes being judged.
+//! rules and every finding allow it, and nothing in a shell line escapes being judged. A shell
+//! call that would run outside the OS sandbox (none works here, or it escalates) is never
+//! allowed by `auto` or `plan` alone; an escalation asks in every mode but `bypass`.
+//!
+//! The policy can be replaced while the guard is in use ([`Guard::set_policy`]): an "always"
+//! answer is in force for the very next call.
 //!
 //! ```
 //! use bridle_core::guard::{Guard, Policy};
@@ -34,9 +39,11 @@ pub mod shell;
 #[cfg(test)]
 mod tests;
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use bridle_protocol::{Decision, DecisionSource, Finding, Mode, Severity};
+
+use crate::shell_sandbox::{SandboxKind, ShellSandbox};
 
 use crate::sandbox::{lexical_normalise, Access, PathClass, PathSandbox};
 use crate::tools::{PreparedCall, ToolKind};
@@ -72,20 +79,46 @@ impl Verdict {
 #[derive(Debug, Clone)]
 pub struct Guard {
     mode: Mode,
-    policy: Arc<Policy>,
+    policy: Arc<RwLock<Arc<Policy>>>,
     places: Places,
+    /// Why shell commands run unconfined; `None` when the OS sandbox confines them.
+    unsandboxed: Option<String>,
 }
 
 impl Guard {
-    /// A guard for `mode` with no user rules and no workspace (shell paths are then judged with
-    /// relative paths inside and absolute ones outside).
+    /// A guard for `mode` with no user rules, no workspace (shell paths are then judged with
+    /// relative paths inside and absolute ones outside) and shell commands confined.
     pub fn new(mode: Mode) -> Self {
-        Self { mode, policy: Arc::new(Policy::empty()), places: Places::default() }
+        Self {
+            mode,
+            policy: Arc::new(RwLock::new(Arc::new(Policy::empty()))),
+            places: Places::default(),
+            unsandboxed: None,
+        }
     }
 
     /// The user's rules and disabled tools.
     pub fn with_policy(self, policy: Policy) -> Self {
-        Self { policy: Arc::new(policy), ..self }
+        Self { policy: Arc::new(RwLock::new(Arc::new(policy))), ..self }
+    }
+
+    /// The OS sandbox shell commands run in.
+    pub fn with_shell(self, shell: &ShellSandbox) -> Self {
+        let unsandboxed = match shell.kind() {
+            SandboxKind::None => Some(shell.unsandboxed_because().unwrap_or("no sandbox").to_string()),
+            SandboxKind::Bwrap | SandboxKind::Landlock => None,
+        };
+        Self { unsandboxed, ..self }
+    }
+
+    /// Replaces the user's rules for every later call (of every clone of this guard).
+    pub fn set_policy(&self, policy: Policy) {
+        let mut slot = self.policy.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *slot = Arc::new(policy);
+    }
+
+    fn policy(&self) -> Arc<Policy> {
+        self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The workspace's sandbox: its root, the home folder and the sensitive paths, for judging
@@ -115,7 +148,7 @@ impl Guard {
             _ if files.is_empty() => Subject::Nothing,
             _ => Subject::Paths(files.iter().map(|(_, rel)| rel.clone()).collect()),
         };
-        let rule = self.policy.judge(&call.name, &subject);
+        let rule = self.policy().judge(&call.name, &subject);
         let effect = match &rule {
             Some(RuleOutcome::Disabled) => {
                 let message = format!("`{}` is disabled in the configuration", call.name);
@@ -129,9 +162,34 @@ impl Guard {
             Some(RuleOutcome::Allow(_)) => RuleEffect::Allow,
             None => RuleEffect::None,
         };
-        let findings = self.findings(call, view.as_ref(), &files);
-        let (decision, source) = decide::decide(self.mode, call.kind, &findings, effect);
+        let mut findings = self.findings(call, view.as_ref(), &files);
+        let confined = match call.kind {
+            ToolKind::Exec => self.shell_confinement(call, &mut findings),
+            _ => true,
+        };
+        let (decision, source) = decide::decide(self.mode, call.kind, &findings, effect, confined);
         Verdict { decision, source, findings }
+    }
+
+    /// Whether a shell call runs inside the OS sandbox; an escalation (a high finding, so no
+    /// allow rule lifts it) and a missing sandbox are findings the person approving reads.
+    fn shell_confinement(&self, call: &PreparedCall, findings: &mut Vec<Finding>) -> bool {
+        let escalates = call.args.get("escalate").and_then(|e| e.as_bool()).unwrap_or(false);
+        if escalates {
+            let why = call.args.get("justification").and_then(|j| j.as_str()).map(str::trim).unwrap_or_default();
+            let why = if why.is_empty() { "no justification given" } else { why };
+            let message = format!("asks to run outside the sandbox: {why}");
+            findings.insert(0, sandbox_finding("escalate", Severity::High, message));
+            return false;
+        }
+        match &self.unsandboxed {
+            None => true,
+            Some(reason) => {
+                let message = format!("bash runs without an OS sandbox here: {reason}");
+                findings.push(sandbox_finding("unsandboxed", Severity::Low, message));
+                false
+            }
+        }
     }
 
     /// [`rule_for`], with file paths made workspace-relative through the sandbox.
@@ -181,6 +239,10 @@ fn shell_command(call: &PreparedCall) -> Option<&str> {
         return None;
     }
     call.args.get("command").and_then(|c| c.as_str())
+}
+
+fn sandbox_finding(rule: &str, severity: Severity, message: String) -> Finding {
+    Finding { guardian: "sandbox".into(), rule: rule.into(), severity, message }
 }
 
 fn policy_finding(rule: &str, message: String) -> Finding {

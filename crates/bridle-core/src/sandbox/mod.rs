@@ -221,6 +221,12 @@ impl PathSandbox {
         true
     }
 
+    /// Every protected path (credentials, Bridle's data dir, the user's own), for the shell
+    /// sandbox to mask.
+    pub fn protected_paths(&self) -> Vec<PathBuf> {
+        self.sensitive.iter().map(|p| p.path.clone()).collect()
+    }
+
     /// The folder where `session_id`'s large tool outputs are saved.
     pub fn tool_output_dir(&self, session_id: &str) -> PathBuf {
         self.tool_output_root.join(session_id)

@@ -6,7 +6,7 @@ use super::resolve::canonical_or_lexical;
 
 #[derive(Debug, Clone)]
 pub(super) struct Protected {
-    path: PathBuf,
+    pub(super) path: PathBuf,
     why: &'static str,
 }
 

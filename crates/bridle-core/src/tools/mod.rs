@@ -247,11 +247,15 @@ pub(crate) mod testing {
     //! A tool context on a real temp workspace, for unit tests.
     use super::*;
 
-    /// A context whose workspace is `root` and whose data dir is `root/../data`.
+    /// A context whose workspace is `root` and whose data dir is `root/../data`; `bash` runs in
+    /// the OS sandbox, as in a session.
     pub(crate) fn context(root: &std::path::Path) -> ToolContext {
         let data_dir = root.parent().unwrap_or(root).join("data");
         #[allow(clippy::unwrap_used)]
-        let workspace = Arc::new(Workspace::open(root, None, &data_dir, &[]).unwrap());
+        let workspace = Workspace::open(root, None, &data_dir, &[]).unwrap();
+        let masked = workspace.sandbox.protected_paths();
+        let shell = crate::shell_sandbox::ShellSandbox::new(&Default::default(), workspace.root(), &masked, false);
+        let workspace = Arc::new(workspace.with_shell(shell));
         ToolContext::new(
             "test-session",
             uuid::Uuid::new_v4().to_string(),

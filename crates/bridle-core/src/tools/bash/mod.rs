@@ -6,13 +6,14 @@
 //! that left the group (found by a marker in their environment; Bridle is their subreaper so
 //! they cannot be lost to init); nothing the command started outlives the call. A non-zero exit
 //! is a result, not an error of the harness. Secret-looking variables and the D-Bus session
-//! address are not passed to the command.
+//! address are not passed to the command. It runs inside the workspace's OS sandbox
+//! ([`crate::shell_sandbox`]) unless the call escalates (which the guard always has a human
+//! approve, but in `bypass`); every result's `data.sandbox` says how it ran.
 
 mod env;
 mod processes;
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -21,6 +22,7 @@ use serde_json::json;
 
 use super::output;
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use crate::shell_sandbox::{Launch, SandboxKind};
 
 pub use env::scrubbed_environment;
 use processes::ProcessGroup;
@@ -36,7 +38,11 @@ const GRACE: Duration = Duration::from_secs(2);
 /// (stdout and stderr together). Long output keeps its start and end; the whole of it is saved
 /// to a file you can read with read_file. The command is stopped after `timeout_secs` (default:
 /// the session's tool timeout, at most 600). Processes it leaves running in the background are
-/// stopped when it ends. Secret environment variables are not available to it.
+/// stopped when it ends. Secret environment variables are not available to it. It runs in a
+/// sandbox: the workspace and /tmp are writable, the rest of the machine is read-only,
+/// credentials are hidden and there is no network. If a command fails only because it needs
+/// more (network, a write outside the workspace), call bash again with `escalate: true` and a
+/// `justification`: a human decides whether it runs once outside the sandbox.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BashArgs {
@@ -45,6 +51,12 @@ pub struct BashArgs {
     /// Seconds before the command is stopped (at most 600).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
+    /// Run outside the sandbox (always asks a human first).
+    #[serde(default)]
+    pub escalate: bool,
+    /// Why the command needs to run outside the sandbox (shown to the human who decides).
+    #[serde(default)]
+    pub justification: Option<String>,
 }
 
 /// The `bash` tool.
@@ -87,25 +99,15 @@ impl TypedTool for Bash {
         let out_path = output::offload_path(&out_dir, &ctx.call_id);
         let out_file = std::fs::File::create(&out_path)
             .map_err(|e| ToolError::new(format!("cannot create the output file: {e}")))?;
-        let err_file =
-            out_file.try_clone().map_err(|e| ToolError::new(format!("cannot share the output file: {e}")))?;
 
         processes::become_subreaper();
-        let mut command = tokio::process::Command::new("bash");
-        command
-            .arg("-c")
-            .arg(&args.command)
-            .current_dir(ctx.workspace.root())
-            .env_clear()
-            .envs(scrubbed_environment(std::env::vars_os()))
-            .env(processes::MARKER, &ctx.call_id)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(out_file))
-            .stderr(Stdio::from(err_file))
-            .process_group(0)
-            .kill_on_drop(true);
+        let mut env = scrubbed_environment(std::env::vars_os());
+        env.push((processes::MARKER.into(), ctx.call_id.clone().into()));
+        let launch = Launch { script: &args.command, cwd: ctx.workspace.root(), env, output: out_file };
+        let shell = &ctx.workspace.shell;
         let started = std::time::Instant::now();
-        let mut child = command.spawn().map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
+        let (mut child, sandbox) =
+            shell.spawn(launch, args.escalate).await.map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
         // Owns the group from here: dropped (interrupt, timeout of the pipeline), it kills it.
         let mut group = ProcessGroup::new(child.id(), ctx.call_id.clone());
 
@@ -159,6 +161,14 @@ impl TypedTool for Bash {
             text.push('\n');
             text.push_str(&output::saved_note(path));
         }
+        match (sandbox, args.escalate) {
+            (SandboxKind::None, true) => text.push_str("\n[note: ran outside the sandbox, as approved]"),
+            (SandboxKind::None, false) => text.push_str(&format!(
+                "\n[note: ran without an OS sandbox: {}]",
+                shell.unsandboxed_because().unwrap_or("no sandbox")
+            )),
+            _ => {}
+        }
         Ok(ToolOutput {
             output: text,
             data: Some(json!({
@@ -168,6 +178,9 @@ impl TypedTool for Bash {
                 "durationMs": elapsed.as_millis() as u64,
                 "outputFile": saved,
                 "stoppedBackground": left_running,
+                "sandbox": sandbox.as_str(),
+                "escalated": args.escalate,
+                "network": args.escalate || sandbox == SandboxKind::None || shell.network(),
             })),
             diff: None,
         })

@@ -121,6 +121,12 @@ fn process_group_of(pid: Pid) -> Option<Pid> {
 }
 
 /// Live processes whose environment carries `MARKER=call_id`.
+/// The processes still carrying `call_id`'s marker (for tests).
+#[cfg(test)]
+pub fn marked(call_id: &str) -> Vec<Pid> {
+    marked_processes(call_id)
+}
+
 fn marked_processes(call_id: &str) -> Vec<Pid> {
     let needle = format!("{MARKER}={call_id}");
     all_pids()

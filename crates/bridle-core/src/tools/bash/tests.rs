@@ -1,5 +1,7 @@
 //! bash with real processes: exit codes, timeouts that take grandchildren down, background
-//! children, huge output, and the environment scrub.
+//! children, huge output, and the environment scrub. The process-group tests run unconfined
+//! (as an escalated or unsandboxed command does): inside bwrap's PID namespace the same
+//! guarantees come from the namespace, tested at the end.
 #![allow(clippy::unwrap_used)]
 
 use std::time::{Duration, Instant};
@@ -15,8 +17,21 @@ fn setup() -> (tempfile::TempDir, ToolContext) {
     (tmp, ctx)
 }
 
+/// A context whose commands run without the OS sandbox, so they can record their real pids
+/// outside the workspace.
+fn setup_unconfined() -> (tempfile::TempDir, ToolContext) {
+    let (tmp, mut ctx) = setup();
+    let root = ctx.workspace.root().to_path_buf();
+    let data_dir = ctx.data_dir.clone();
+    let workspace = crate::workspace::Workspace::open(&root, None, &data_dir, &[]).unwrap();
+    ctx.workspace = std::sync::Arc::new(workspace);
+    (tmp, ctx)
+}
+
 async fn bash(ctx: &ToolContext, command: &str, timeout_secs: Option<u64>) -> ToolOutput {
-    Bash.run(BashArgs { command: command.into(), timeout_secs }, ctx).await.unwrap()
+    Bash.run(BashArgs { command: command.into(), timeout_secs, escalate: false, justification: None }, ctx)
+        .await
+        .unwrap()
 }
 
 fn alive(pid: i32) -> bool {
@@ -43,7 +58,7 @@ async fn it_runs_in_the_workspace() {
 
 #[tokio::test]
 async fn a_timeout_kills_the_children_and_grandchildren_too() {
-    let (tmp, ctx) = setup();
+    let (tmp, ctx) = setup_unconfined();
     let pids = tmp.path().join("pids");
     // A child and a grandchild (which also escapes into its own session), each recording its pid.
     let command = format!(
@@ -65,7 +80,7 @@ async fn a_timeout_kills_the_children_and_grandchildren_too() {
 
 #[tokio::test]
 async fn a_command_that_backgrounds_a_child_returns_promptly_and_the_child_is_stopped() {
-    let (tmp, ctx) = setup();
+    let (tmp, ctx) = setup_unconfined();
     let pid_file = tmp.path().join("bg.pid");
     let started = Instant::now();
     let out = bash(&ctx, &format!("sleep 300 & echo $! > {}; echo done", pid_file.display()), Some(60)).await;
@@ -109,13 +124,38 @@ async fn secrets_are_not_in_the_environment() {
 
 #[tokio::test]
 async fn an_interrupt_drops_the_call_and_kills_the_group() {
-    let (tmp, ctx) = setup();
+    let (tmp, ctx) = setup_unconfined();
     let pid_file = tmp.path().join("pid");
     let command = format!("sleep 300 & echo $! > {}; wait", pid_file.display());
-    let run = Bash.run(BashArgs { command, timeout_secs: Some(600) }, &ctx);
+    let run = Bash.run(BashArgs { command, timeout_secs: Some(600), escalate: false, justification: None }, &ctx);
     // Dropping the future is what an interrupt does (the pipeline stops polling it).
     let _ = tokio::time::timeout(Duration::from_millis(800), run).await;
     let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(!alive(pid), "the group survived the interrupt");
+}
+
+#[tokio::test]
+async fn inside_the_sandbox_nothing_a_command_leaves_behind_survives_it() {
+    let (_t, ctx) = setup();
+    let out = bash(&ctx, "sleep 300 & setsid sleep 301 & echo started", Some(60)).await;
+    assert_eq!(out.data.as_ref().unwrap()["sandbox"], "bwrap", "{}", out.output);
+    assert!(out.output.starts_with("exit code 0"), "{}", out.output);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(processes::marked(&ctx.call_id).is_empty(), "a process of the call is still running");
+}
+
+#[tokio::test]
+async fn every_result_says_how_it_ran() {
+    let (_t, ctx) = setup();
+    let out = bash(&ctx, "true", None).await;
+    let data = out.data.unwrap();
+    assert_eq!(
+        (data["sandbox"].as_str(), data["escalated"].as_bool(), data["network"].as_bool()),
+        (Some("bwrap"), Some(false), Some(false))
+    );
+    let (_t, ctx) = setup_unconfined();
+    let out = bash(&ctx, "true", None).await;
+    assert_eq!(out.data.unwrap()["sandbox"], "none");
+    assert!(out.output.contains("[note: ran without an OS sandbox: no shell sandbox was set up"), "{}", out.output);
 }

@@ -1,0 +1,108 @@
+//! bubblewrap: the command sees the machine read-only, the workspace writable, a private `/tmp`,
+//! its own PID namespace (it can signal only its own processes), no network unless allowed, and
+//! empty in place of every masked path.
+//!
+//! Rule: bwrap is found at a fixed system path (never through `PATH`, which the workspace could
+//! prepend to) and proven to work once per process before any command relies on it.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::Confinement;
+
+/// Where distributions install bwrap.
+const PLACES: &[&str] = &["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
+
+/// The bwrap program, once it has run a command with every namespace Bridle asks of it.
+pub(super) fn program() -> Result<&'static Path, String> {
+    static PROBED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PROBED.get_or_init(probe).as_ref().map(PathBuf::as_path).map_err(Clone::clone)
+}
+
+fn probe() -> Result<PathBuf, String> {
+    let Some(program) = PLACES.iter().map(PathBuf::from).find(|p| p.is_file()) else {
+        return Err("bubblewrap (bwrap) is not installed".into());
+    };
+    let output = std::process::Command::new(&program)
+        .args([
+            "--die-with-parent",
+            "--new-session",
+            "--unshare-pid",
+            "--unshare-net",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+            "--",
+            "true",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    if !output.status.success() {
+        let said = String::from_utf8_lossy(&output.stderr);
+        return Err(format!("bubblewrap cannot create its namespaces here: {}", said.trim()));
+    }
+    Ok(program)
+}
+
+/// bwrap's options for `c`, up to (not including) `--` and the command.
+pub(super) fn arguments(c: &Confinement) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    let mut push = |parts: &[&std::ffi::OsStr]| args.extend(parts.iter().map(|p| p.to_os_string()));
+    push(&["--die-with-parent".as_ref(), "--new-session".as_ref(), "--unshare-pid".as_ref()]);
+    push(&["--unshare-ipc".as_ref(), "--unshare-uts".as_ref()]);
+    if !c.network {
+        push(&["--unshare-net".as_ref()]);
+    }
+    push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
+    push(&[
+        "--dev".as_ref(),
+        "/dev".as_ref(),
+        "--proc".as_ref(),
+        "/proc".as_ref(),
+        "--tmpfs".as_ref(),
+        "/tmp".as_ref(),
+    ]);
+    let binds: Vec<&Path> = std::iter::once(c.root.as_path()).chain(c.writable.iter().map(PathBuf::as_path)).collect();
+    // A masked folder that holds the workspace (or a writable path) is emptied first, so the
+    // bind that follows puts the workspace back inside it.
+    let (outer, inner): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        c.masked.iter().filter(|m| visible(m, &binds)).partition(|m| binds.iter().any(|b| b.starts_with(m)));
+    for m in outer {
+        push(&["--tmpfs".as_ref(), m.as_os_str()]);
+    }
+    // Later mounts cover earlier ones: the extra writable paths first, so one that holds the
+    // workspace cannot undo its read-only parts.
+    for w in &c.writable {
+        push(&["--bind".as_ref(), w.as_os_str(), w.as_os_str()]);
+    }
+    let root_bind = if c.read_only { "--ro-bind" } else { "--bind" };
+    push(&[root_bind.as_ref(), c.root.as_os_str(), c.root.as_os_str()]);
+    if !c.read_only {
+        for p in c.protected_in_root.iter().filter(|p| p.exists()) {
+            push(&["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+        }
+    }
+    for m in inner {
+        if m.is_dir() {
+            push(&["--tmpfs".as_ref(), m.as_os_str(), "--remount-ro".as_ref(), m.as_os_str()]);
+        } else {
+            push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), m.as_os_str()]);
+        }
+    }
+    push(&["--chdir".as_ref(), c.root.as_os_str()]);
+    args
+}
+
+/// Whether `path` can be seen inside the sandbox at all: what lives under the private `/tmp` is
+/// gone unless a bind brings it back.
+fn visible(path: &Path, binds: &[&Path]) -> bool {
+    !path.starts_with("/tmp") || binds.iter().any(|b| path.starts_with(b) || b.starts_with(path))
+}

@@ -1,0 +1,146 @@
+//! Landlock, where bubblewrap cannot run: the kernel lets the command read everything but the
+//! masked paths, write only the workspace (not `.git/config` or `.git/hooks/`), `/tmp`, the
+//! usual devices and the user's writable paths, make no TCP connection or listener unless the
+//! network is allowed (ABI 4), and signal no process outside its own domain (ABI 6).
+//!
+//! Landlock only adds permissions, so "everything but a masked path" is spelled as the siblings
+//! along the way to it ([`cover`]). Rule: a Landlock domain is per thread and inherited by the
+//! children that thread forks, so the restriction is applied on a fresh thread that spawns the
+//! command and ends; none of Bridle's own threads is ever restricted.
+//!
+//! Known limits, left to the guard: `/tmp` is shared with the host, UDP is not restricted before
+//! ABI 8, and a Unix socket path outside the masked folders can still be connected to.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use landlock::{
+    Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    RulesetStatus, Scope, ABI,
+};
+
+use super::Confinement;
+
+const TARGET: ABI = ABI::V6;
+
+/// Devices every shell needs to write.
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"];
+
+/// Whether this kernel enforces Landlock's file-system rules (probed once per process).
+pub(super) fn available() -> Result<(), String> {
+    static PROBED: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBED.get_or_init(probe).clone()
+}
+
+fn probe() -> Result<(), String> {
+    // A throwaway thread takes a ruleset that allows everything: enforced means it works.
+    let everything = Rules { read: Vec::new(), write: vec![PathBuf::from("/")], network: true };
+    std::thread::spawn(move || everything.restrict_this_thread().map_err(|e| e.to_string()))
+        .join()
+        .map_err(|_| "the Landlock probe failed".to_string())?
+}
+
+/// Spawns `command` on a fresh thread restricted by `c`'s rules.
+pub(super) async fn spawn(
+    mut command: tokio::process::Command,
+    c: &Confinement,
+) -> std::io::Result<tokio::process::Child> {
+    let rules = Rules::for_confinement(c);
+    let runtime = tokio::runtime::Handle::current();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _runtime = runtime.enter();
+        let spawned = rules.restrict_this_thread().and_then(|()| command.spawn());
+        let _ = tx.send(spawned);
+    });
+    rx.await.map_err(|_| std::io::Error::other("the sandboxing thread ended without starting the command"))?
+}
+
+/// The paths a confined command may read and write.
+struct Rules {
+    read: Vec<PathBuf>,
+    write: Vec<PathBuf>,
+    network: bool,
+}
+
+impl Rules {
+    fn for_confinement(c: &Confinement) -> Self {
+        let read = cover(Path::new("/"), &c.masked);
+        // Never writable, even through a writable folder that holds them (a workspace under
+        // `/tmp`): the masked paths, `.git/config` and `.git/hooks/`, and in `plan` the workspace.
+        let mut keep: Vec<PathBuf> = c.masked.iter().chain(&c.protected_in_root).cloned().collect();
+        let mut write = Vec::new();
+        if c.read_only {
+            keep.push(c.root.clone());
+        } else {
+            write.extend(cover(&c.root, &keep));
+        }
+        write.extend(cover(Path::new("/tmp"), &keep));
+        for w in &c.writable {
+            write.extend(cover(w, &keep));
+        }
+        write.extend(DEVICES.iter().map(PathBuf::from).filter(|p| p.exists()));
+        Self { read, write, network: c.network }
+    }
+
+    fn restrict_this_thread(&self) -> std::io::Result<()> {
+        let all = AccessFs::from_all(TARGET);
+        let read: BitFlags<AccessFs> = AccessFs::from_read(TARGET);
+        let write = all & !read;
+        let mut ruleset = Ruleset::default().handle_access(all).map_err(other)?;
+        if !self.network {
+            ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(other)?;
+        }
+        let mut created =
+            ruleset.scope(Scope::Signal | Scope::AbstractUnixSocket).map_err(other)?.create().map_err(other)?;
+        // Listing any folder is allowed (names, not contents), so `ls ~` works; reading is not.
+        created =
+            created.add_rule(PathBeneath::new(PathFd::new("/").map_err(other)?, AccessFs::ReadDir)).map_err(other)?;
+        for path in &self.read {
+            if let Ok(fd) = PathFd::new(path) {
+                created = created.add_rule(PathBeneath::new(fd, read)).map_err(other)?;
+            }
+        }
+        for path in &self.write {
+            if let Ok(fd) = PathFd::new(path) {
+                created = created.add_rule(PathBeneath::new(fd, read | write)).map_err(other)?;
+            }
+        }
+        let status = created.restrict_self().map_err(other)?;
+        if status.ruleset == RulesetStatus::NotEnforced {
+            return Err(std::io::Error::other("Landlock is not enforced on this kernel"));
+        }
+        Ok(())
+    }
+}
+
+fn other(e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::other(format!("cannot set up the Landlock sandbox: {e}"))
+}
+
+/// The smallest set of paths under `root` that together hold everything beneath it except
+/// `excluded` (and what is beneath those): `root` itself when nothing excluded is inside it,
+/// else its entries, skipping an excluded one and descending into one that holds an excluded
+/// path. Empty when `root` itself is excluded.
+pub(super) fn cover(root: &Path, excluded: &[PathBuf]) -> Vec<PathBuf> {
+    if excluded.iter().any(|e| root.starts_with(e)) {
+        return Vec::new();
+    }
+    let inside: Vec<&PathBuf> = excluded.iter().filter(|e| e.starts_with(root)).collect();
+    if inside.is_empty() {
+        return vec![root.to_path_buf()];
+    }
+    let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if inside.iter().any(|e| e.starts_with(&path)) {
+            if entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                out.extend(cover(&path, excluded));
+            }
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

@@ -1,0 +1,183 @@
+//! One wiring for every front end (DESIGN §6, last paragraph): where a launch's files are, the
+//! config they hold, and the engine settings, store, audit log and provider built from them.
+//!
+//! The rule this module keeps: `bridle run`, `tool`, `guard`, `approvals` and the app all start
+//! here, and the engine's guard and pipeline are built in one place from what this produces
+//! ([`EngineConfig::pipeline`]), so the user's mode, rules, disabled tools, sensitive paths,
+//! sandbox and limits apply identically whichever front end runs the call. The environment is
+//! read through the function the front end passes in, never directly.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::audit::{AuditError, AuditLog, AuditSink};
+use crate::config::{paths, Config, ConfigError, ProviderConfig, ProviderKind};
+use crate::engine::EngineConfig;
+use crate::provider::{self, ModelProvider, ProviderError};
+use crate::store::{Store, StoreError};
+
+/// The locations a launch names (flags; `None` falls back to the environment, then defaults).
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--workspace`.
+    pub workspace: Option<PathBuf>,
+    /// `--data-dir`.
+    pub data_dir: Option<PathBuf>,
+    /// `--config`.
+    pub config: Option<PathBuf>,
+}
+
+/// Why a front end could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum WiringError {
+    /// The workspace folder is missing or unreadable.
+    #[error("the workspace {path} does not exist ({source})")]
+    Workspace {
+        /// The folder.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The data directory cannot be created.
+    #[error("cannot create the data directory {path}: {source}")]
+    DataDir {
+        /// The folder.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The config file is unreadable or invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The store cannot be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The audit log cannot be opened.
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+    /// The provider cannot be built.
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+}
+
+/// A launch's files and config: what every front end starts from.
+#[derive(Debug, Clone)]
+pub struct Wiring {
+    /// The workspace root (canonical).
+    pub workspace: PathBuf,
+    /// Bridle's data directory.
+    pub data_dir: PathBuf,
+    /// The config file (it may not exist yet).
+    pub config_file: PathBuf,
+    /// The user's home folder, for `~`.
+    pub home: Option<PathBuf>,
+    /// The config as loaded; a front end may override what its flags say (`--mode`).
+    pub config: Config,
+    api_keys: HashMap<&'static str, String>,
+}
+
+impl Wiring {
+    /// Resolves `flags` against `env` (`BRIDLE_WORKSPACE`, `BRIDLE_DATA_DIR`, `BRIDLE_CONFIG`,
+    /// `HOME`, `XDG_DATA_HOME`; the workspace defaults to `current_dir`) and loads the config.
+    pub fn load(
+        flags: Flags,
+        env: impl Fn(&str) -> Option<OsString>,
+        current_dir: impl FnOnce() -> std::io::Result<PathBuf>,
+    ) -> Result<Self, WiringError> {
+        let data_dir = paths::data_dir(flags.data_dir, &env);
+        let config_file = paths::config_file(flags.config, &data_dir, &env);
+        let config = Config::load(&config_file)?;
+        let workspace =
+            match flags.workspace.or_else(|| env("BRIDLE_WORKSPACE").filter(|v| !v.is_empty()).map(PathBuf::from)) {
+                Some(dir) => dir,
+                None => current_dir().map_err(|source| WiringError::Workspace { path: ".".into(), source })?,
+            };
+        let workspace = workspace
+            .canonicalize()
+            .map_err(|source| WiringError::Workspace { path: workspace.display().to_string(), source })?;
+        let api_keys = [ProviderKind::Openai, ProviderKind::Anthropic]
+            .into_iter()
+            .filter_map(|kind| {
+                let name = kind.api_key_variable();
+                let key = env(name)?.into_string().ok().filter(|k| !k.is_empty())?;
+                Some((name, key))
+            })
+            .collect();
+        Ok(Self { workspace, data_dir, config_file, home: paths::home(&env), config, api_keys })
+    }
+
+    /// The engine's settings: everything the config says, for this workspace and data dir.
+    pub fn engine_config(&self) -> EngineConfig {
+        EngineConfig {
+            home: self.home.clone(),
+            config_file: Some(self.config_file.clone()),
+            ..EngineConfig::from_config(&self.config, self.workspace.clone(), self.data_dir.clone())
+        }
+    }
+
+    /// The conversation store, `<data-dir>/bridle.db`.
+    pub fn store(&self) -> Result<Arc<Store>, WiringError> {
+        self.create_data_dir()?;
+        Ok(Arc::new(Store::open(&self.data_dir.join("bridle.db"))?))
+    }
+
+    /// The audit writer on `<data-dir>/audit.db`.
+    pub fn audit(&self) -> Result<AuditSink, WiringError> {
+        self.create_data_dir()?;
+        Ok(AuditSink::start(AuditLog::open(&self.data_dir)?))
+    }
+
+    /// The model provider for `config`, its key from the environment (never from the config).
+    pub fn provider(&self, config: &ProviderConfig) -> Result<Arc<dyn ModelProvider>, WiringError> {
+        let key = self.api_keys.get(config.kind.api_key_variable()).cloned();
+        Ok(provider::from_config(config, key)?.into())
+    }
+
+    fn create_data_dir(&self) -> Result<(), WiringError> {
+        std::fs::create_dir_all(&self.data_dir)
+            .map_err(|source| WiringError::DataDir { path: self.data_dir.display().to_string(), source })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use bridle_protocol::Mode;
+
+    #[test]
+    fn every_setting_of_the_config_reaches_the_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        std::fs::write(
+            &config,
+            "mode = \"auto\"\ndisabled_tools = [\"bash\"]\nsensitive_paths = [\"/srv/keys\"]\n\
+             [rules]\ndeny = [\"bash(echo*)\"]\nallow = [\"read_file\"]\n\
+             [sandbox]\nnetwork = true\n[limits]\nmax_steps = 3\n",
+        )
+        .unwrap();
+        let flags =
+            Flags { workspace: Some(dir.path().into()), data_dir: Some(dir.path().join("d")), config: Some(config) };
+        let env = |name: &str| (name == "HOME").then(|| OsString::from("/home/someone"));
+        let wiring = Wiring::load(flags, env, || unreachable!()).unwrap();
+        let engine = wiring.engine_config();
+        assert_eq!(engine.mode, Mode::Auto);
+        assert_eq!(engine.rules.deny, ["bash(echo*)"]);
+        assert_eq!(engine.rules.allow, ["read_file"]);
+        assert_eq!(engine.disabled_tools, ["bash"]);
+        assert_eq!(engine.extra_sensitive, [PathBuf::from("/srv/keys")]);
+        assert!(engine.sandbox.network);
+        assert_eq!(engine.limits.max_steps, 3);
+        assert_eq!(engine.home, Some(PathBuf::from("/home/someone")));
+        assert_eq!(engine.config_file, Some(dir.path().join("config.toml")));
+    }
+
+    #[test]
+    fn a_missing_workspace_is_a_clear_error() {
+        let flags = Flags { workspace: Some("/nonexistent/bridle-ws".into()), ..Flags::default() };
+        let err = Wiring::load(flags, |_| None, || unreachable!()).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/bridle-ws"), "{err}");
+    }
+}
