@@ -52,6 +52,8 @@ impl AppState {
             mode: config.mode,
             model: config.provider.as_ref().map(|p| p.model.clone()),
             context_window: config.provider.as_ref().and_then(|p| p.context_window),
+            sandbox: engine.sandbox().0.to_string(),
+            unsandboxed_because: engine.sandbox().1.map(String::from),
         };
         Ok((AppState { engine, summary, store, data_dir: wiring.data_dir.clone() }, events))
     }

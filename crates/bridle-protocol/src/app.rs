@@ -20,4 +20,8 @@ pub struct SessionSummary {
     /// The model's context window, when known.
     #[ts(type = "number | null")]
     pub context_window: Option<u64>,
+    /// How `bash` runs: `bwrap`, `landlock` or `none`.
+    pub sandbox: String,
+    /// Why `bash` runs unconfined, when it does.
+    pub unsandboxed_because: Option<String>,
 }

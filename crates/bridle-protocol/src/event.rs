@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::{ApprovalAnswer, ApprovalRequest, DecisionSource, ErrorInfo, TokenUsage, ToolCall, ToolResult};
+use crate::{ApprovalAnswer, ApprovalRequest, DecisionSource, ErrorInfo, Mode, TokenUsage, ToolCall, ToolResult};
 
 /// Why a turn ended without the model's final answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -170,6 +170,18 @@ pub enum Event {
         /// The pending requests.
         approval_ids: Vec<String>,
     },
+    /// The session's mode is now `mode`, and shell commands run as `sandbox` says (at start and
+    /// after every `setMode`).
+    ModeChanged {
+        /// Session id.
+        session_id: String,
+        /// The mode in force.
+        mode: Mode,
+        /// How `bash` runs: `bwrap`, `landlock` or `none`.
+        sandbox: String,
+        /// Why `bash` runs unconfined, when it does.
+        unsandboxed_because: Option<String>,
+    },
     /// Something the user must see.
     Error {
         /// Session id.
@@ -196,6 +208,7 @@ impl Event {
             | Event::TurnCompleted { session_id, .. }
             | Event::TurnAborted { session_id, .. }
             | Event::TurnSuspended { session_id, .. }
+            | Event::ModeChanged { session_id, .. }
             | Event::Error { session_id, .. } => session_id,
         }
     }

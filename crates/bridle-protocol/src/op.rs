@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::ApprovalAnswer;
+use crate::{ApprovalAnswer, Mode};
 
 /// One submission to the engine's queue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -31,6 +31,12 @@ pub enum Op {
         #[serde(default)]
         #[ts(optional)]
         call_hash: Option<String>,
+    },
+    /// Switch the session's approval mode from the next tool call on (`plan` also makes the
+    /// shell sandbox read-only).
+    SetMode {
+        /// The new mode.
+        mode: Mode,
     },
     /// Summarise older history to free context.
     Compact,

@@ -35,7 +35,7 @@ pub(crate) async fn approve(
     existing: Option<StoredApproval>,
     cancel: &CancellationToken,
 ) -> Approval {
-    let workspace = session.pipeline.workspace().clone();
+    let workspace = session.pipeline().workspace().clone();
     if existing.is_none() && session.granted(&approvals::grant_keys(&checked.prepared, &workspace, &session.id)) {
         let verdict = Verdict { source: DecisionSource::User, ..checked.verdict.clone() };
         return Approval::Run(Box::new(CheckedCall { verdict, ..checked }), None);
@@ -169,7 +169,7 @@ async fn open_request(
     call: &ToolCall,
     checked: &CheckedCall,
 ) -> Result<StoredApproval, Box<CallOutcome>> {
-    let workspace = session.pipeline.workspace().clone();
+    let workspace = session.pipeline().workspace().clone();
     let preview = approvals::preview(&checked.prepared, session.tool_context(&call.id, CancellationToken::new())).await;
     let now = session.deps.clock.now_ms();
     let request = ApprovalRequest {
@@ -214,7 +214,7 @@ async fn open_request(
 /// guard again; only a deny stops it (the human has seen and written what runs).
 async fn run_edited(session: &Session, call: &ToolCall, edited: &str, decision: ApprovalAnswer) -> Approval {
     let edited_call = ToolCall { arguments: edited.to_string(), ..call.clone() };
-    match session.pipeline.check(&edited_call, &session.id) {
+    match session.pipeline().check(&edited_call, &session.id) {
         Err(mut outcome) => {
             outcome.result.output = format!("The user's edited arguments were refused. {}", outcome.result.output);
             Approval::Refused(outcome)

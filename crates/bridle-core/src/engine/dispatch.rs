@@ -67,7 +67,7 @@ pub(crate) async fn run_calls(
             plans.push(Plan::Done(Box::new(not_run(call, "Not run: the turn was ended by the loop guard."))));
             continue;
         }
-        let checked = session.pipeline.check(call, &session.id);
+        let checked = session.pipeline().check(call, &session.id);
         let rows = CallRows::new(call);
         session.audit(AuditKind::ToolCall, Some(turn_id), |r| rows.proposed(r));
         let verdict = match &checked {
@@ -204,7 +204,7 @@ async fn run_one(
     };
     let ctx = session.tool_context(&call.id, cancel.child_token());
     session.audit(AuditKind::ToolStarted, None, |r| CallRows::new(call).named(r));
-    session.pipeline.execute(checked, ctx).await
+    session.pipeline().execute(checked, ctx).await
 }
 
 enum Lock<'a> {

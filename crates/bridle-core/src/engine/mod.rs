@@ -218,6 +218,7 @@ pub struct Engine {
     ops: mpsc::Sender<Op>,
     session_id: String,
     resumed_turn: Option<String>,
+    sandbox: (&'static str, Option<String>),
 }
 
 impl Engine {
@@ -258,11 +259,12 @@ impl Engine {
                 "workspace": session.config.workspace.display().to_string(),
                 "mode": session.config.mode.as_str(),
                 "resumed": resumed_turn.is_some(),
-                "sandbox": session.pipeline.workspace().shell.kind().as_str(),
+                "sandbox": session.pipeline().workspace().shell.kind().as_str(),
             }))
         });
+        let sandbox = session.sandbox();
         tokio::spawn(run_loop(session, op_rx, suspended));
-        Ok((Engine { ops: op_tx, session_id, resumed_turn }, event_rx))
+        Ok((Engine { ops: op_tx, session_id, resumed_turn, sandbox }, event_rx))
     }
 
     /// Queues an op.
@@ -273,6 +275,12 @@ impl Engine {
     /// The session's id.
     pub fn session_id(&self) -> &str {
         &self.session_id
+    }
+
+    /// How `bash` runs in this session as it started (`bwrap`, `landlock` or `none`), and why
+    /// it is unconfined when it is.
+    pub fn sandbox(&self) -> (&'static str, Option<&str>) {
+        (self.sandbox.0, self.sandbox.1.as_deref())
     }
 
     /// The turn an earlier process left waiting on approvals, which this engine resumed at once
@@ -358,6 +366,8 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended:
     let mut queue: VecDeque<String> = VecDeque::new();
     let mut running: Option<RunningTurn> = suspended.map(|start| start_turn(&session, start));
     let mut open = true;
+    // A mode change asked for while a turn runs takes effect when it ends.
+    let mut next_mode: Option<bridle_protocol::Mode> = None;
     loop {
         tokio::select! {
             op = ops.recv(), if open => match op {
@@ -384,6 +394,10 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended:
                         session.error("approval_refused", e.to_string(), false).await;
                     }
                 }
+                Some(Op::SetMode { mode }) => match running {
+                    Some(_) => next_mode = Some(mode),
+                    None => session.set_mode(mode).await,
+                },
                 Some(op @ (Op::Compact | Op::Undo { .. })) => {
                     let what = if matches!(op, Op::Compact) { "compaction" } else { "undo" };
                     session
@@ -403,6 +417,9 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended:
                 // left open is closed, and the window hears that it ended.
                 if let Some((turn_id, why)) = failed {
                     turn::abort_failed(&session, &turn_id, why).await;
+                }
+                if let Some(mode) = next_mode.take() {
+                    session.set_mode(mode).await;
                 }
                 running = queue.pop_front().map(|text| start_turn(&session, turn::TurnStart::Message(text)));
             }

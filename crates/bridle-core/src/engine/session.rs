@@ -20,7 +20,8 @@ pub(crate) struct Session {
     pub id: String,
     pub config: EngineConfig,
     pub deps: EngineDeps,
-    pub pipeline: CallPipeline,
+    /// Replaced whole when the mode changes (between turns); read through [`Session::pipeline`].
+    pipeline: std::sync::RwLock<CallPipeline>,
     pub usage: UsageMeter,
     pub approvals: ApprovalQueue,
     history: Mutex<Vec<HistoryItem>>,
@@ -45,7 +46,49 @@ impl Session {
             ..UsageSnapshot::default()
         }));
         let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
+        let pipeline = std::sync::RwLock::new(pipeline);
         Self { id, config, deps, pipeline, usage, approvals, history: Mutex::new(history), events, _lease: lease }
+    }
+
+    /// The pipeline calls go through now (cheap: every part is shared).
+    pub(crate) fn pipeline(&self) -> CallPipeline {
+        self.pipeline.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Switches to `mode`: a pipeline built the one way ([`super::EngineConfig::pipeline`]) for
+    /// it, keeping the rules in force now (an "always" rule added meanwhile included). Called
+    /// only between turns, so no call straddles two pipelines.
+    pub(crate) async fn set_mode(&self, mode: bridle_protocol::Mode) {
+        let config = super::EngineConfig { mode, ..self.config.clone() };
+        let next = match config.pipeline(self.deps.tools.clone()) {
+            Ok(next) => next,
+            Err(e) => {
+                return self
+                    .error("mode_change_failed", format!("cannot switch to {}: {e}", mode.as_str()), false)
+                    .await
+            }
+        };
+        next.guard().set_policy((*self.pipeline().guard().policy()).clone());
+        *self.pipeline.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
+        self.audit(AuditKind::SessionStarted, None, |r| {
+            r.status("mode_changed").payload(serde_json::json!({"mode": mode.as_str(), "sandbox": self.sandbox().0}))
+        });
+        self.announce_mode(mode).await;
+    }
+
+    /// How `bash` runs in this session now, and why it is unconfined when it is.
+    pub(crate) fn sandbox(&self) -> (&'static str, Option<String>) {
+        let pipeline = self.pipeline();
+        let shell = &pipeline.workspace().shell;
+        (shell.kind().as_str(), shell.unsandboxed_because().map(String::from))
+    }
+
+    /// Tells the window which mode is in force and how commands run.
+    pub(crate) async fn announce_mode(&self, mode: bridle_protocol::Mode) {
+        let (sandbox, unsandboxed_because) = self.sandbox();
+        let event =
+            Event::ModeChanged { session_id: self.id.clone(), mode, sandbox: sandbox.into(), unsandboxed_because };
+        self.emit(event).await;
     }
 
     /// Sends an event; a consumer that went away is not an error of the session.
@@ -75,7 +118,7 @@ impl Session {
             return;
         }
         let now = self.deps.clock.now_ms();
-        for key in approvals::grant_keys(call, self.pipeline.workspace(), &self.id) {
+        for key in approvals::grant_keys(call, self.pipeline().workspace(), &self.id) {
             if let Err(e) = self.deps.store.add_grant(&self.id, &key, now) {
                 self.error("store_write_failed", format!("cannot remember the approval: {e}"), true).await;
             }
@@ -95,7 +138,7 @@ impl Session {
             .await;
             return;
         };
-        let pattern = self.pipeline.guard().rule_for(call);
+        let pattern = self.pipeline().guard().rule_for(call);
         if let Err(e) = crate::config::edit::append_rule(file, RuleList::Allow, &pattern) {
             self.error("config_write_failed", format!("cannot write the rule `{pattern}`: {e}"), true).await;
             return;
@@ -106,7 +149,7 @@ impl Session {
             .map_err(|e| e.to_string())
             .and_then(|config| crate::guard::Policy::from_config(&config).map_err(|e| e.to_string()));
         match reloaded {
-            Ok(policy) => self.pipeline.guard().set_policy(policy),
+            Ok(policy) => self.pipeline().guard().set_policy(policy),
             Err(e) => {
                 let message = format!("the rule `{pattern}` was written but the config cannot be read back: {e}");
                 self.error("config_read_failed", message, false).await;
@@ -170,7 +213,7 @@ impl Session {
         ModelRequest {
             system: self.config.system_prompt.clone(),
             history: self.history.lock().await.clone(),
-            tools: self.pipeline.registry().definitions(),
+            tools: self.pipeline().registry().definitions(),
         }
     }
 
@@ -181,7 +224,7 @@ impl Session {
             ..ToolContext::new(
                 self.id.clone(),
                 call_id,
-                self.pipeline.workspace().clone(),
+                self.pipeline().workspace().clone(),
                 self.config.data_dir.clone(),
                 self.deps.clock.clone(),
                 self.config.limits.tool_timeout(),

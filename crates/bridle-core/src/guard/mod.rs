@@ -117,7 +117,8 @@ impl Guard {
         *slot = Arc::new(policy);
     }
 
-    fn policy(&self) -> Arc<Policy> {
+    /// The rules in force now.
+    pub(crate) fn policy(&self) -> Arc<Policy> {
         self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 

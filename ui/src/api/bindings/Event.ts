@@ -4,6 +4,7 @@ import type { ApprovalAnswer } from "./ApprovalAnswer";
 import type { ApprovalRequest } from "./ApprovalRequest";
 import type { DecisionSource } from "./DecisionSource";
 import type { ErrorInfo } from "./ErrorInfo";
+import type { Mode } from "./Mode";
 import type { TokenUsage } from "./TokenUsage";
 import type { ToolCall } from "./ToolCall";
 import type { ToolResult } from "./ToolResult";
@@ -188,7 +189,23 @@ turnId: string,
 /**
  * The pending requests.
  */
-approvalIds: Array<string>, } | { "type": "error", 
+approvalIds: Array<string>, } | { "type": "modeChanged", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * The mode in force.
+ */
+mode: Mode, 
+/**
+ * How `bash` runs: `bwrap`, `landlock` or `none`.
+ */
+sandbox: string, 
+/**
+ * Why `bash` runs unconfined, when it does.
+ */
+unsandboxedBecause: string | null, } | { "type": "error", 
 /**
  * Session id.
  */

@@ -24,4 +24,12 @@ model: string | null,
 /**
  * The model's context window, when known.
  */
-contextWindow: number | null, };
+contextWindow: number | null, 
+/**
+ * How `bash` runs: `bwrap`, `landlock` or `none`.
+ */
+sandbox: string, 
+/**
+ * Why `bash` runs unconfined, when it does.
+ */
+unsandboxedBecause: string | null, };
