@@ -9,5 +9,7 @@ mod audit;
 mod crash;
 mod files;
 mod run;
+mod sandbox;
+mod seams;
 mod secrets;
 mod tool;

@@ -1,5 +1,5 @@
 //! Landlock, where bubblewrap cannot run: the kernel lets the command read everything but the
-//! masked paths, write only the workspace (not `.git/config` or `.git/hooks/`), `/tmp`, the
+//! masked paths, write only the workspace, `/tmp`, the
 //! usual devices and the user's writable paths, make no TCP connection or listener unless the
 //! network is allowed (ABI 4), and signal no process outside its own domain (ABI 6).
 //!
@@ -8,8 +8,11 @@
 //! children that thread forks, so the restriction is applied on a fresh thread that spawns the
 //! command and ends; none of Bridle's own threads is ever restricted.
 //!
-//! Known limits, left to the guard: `/tmp` is shared with the host, UDP is not restricted before
-//! ABI 8, and a Unix socket path outside the masked folders can still be connected to.
+//! A masked path inside a writable folder (a data dir under `/tmp`) makes that folder's own
+//! entries writable but not the folder itself: no new file at its top. Known limits, left to the
+//! guard: `/tmp` is shared with the host, `.git/config` and
+//! `.git/hooks/` are writable with the rest of the workspace, UDP is not restricted before ABI 8,
+//! and a Unix socket path outside the masked folders can still be connected to.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -67,8 +70,11 @@ impl Rules {
     fn for_confinement(c: &Confinement) -> Self {
         let read = cover(Path::new("/"), &c.masked);
         // Never writable, even through a writable folder that holds them (a workspace under
-        // `/tmp`): the masked paths, `.git/config` and `.git/hooks/`, and in `plan` the workspace.
-        let mut keep: Vec<PathBuf> = c.masked.iter().chain(&c.protected_in_root).cloned().collect();
+        // `/tmp`): the masked paths, and in `plan` the workspace. `.git/config` and `.git/hooks/`
+        // cannot be kept out here: a rule on a folder covers all beneath it, so writing the
+        // workspace root but not its `.git/config` would also forbid creating or deleting any
+        // top-level file. bubblewrap keeps them read-only; under Landlock the guard watches them.
+        let mut keep: Vec<PathBuf> = c.masked.clone();
         let mut write = Vec::new();
         if c.read_only {
             keep.push(c.root.clone());

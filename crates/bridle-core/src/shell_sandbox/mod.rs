@@ -75,7 +75,7 @@ impl ShellSandbox {
             read_only,
             protected_in_root: [".git/config", ".git/hooks"].iter().map(|p| root.join(p)).collect(),
             writable: existing(&settings.writable),
-            masked: existing(&masked_with_runtime_dir(masked)),
+            masked: outermost(existing(&masked_with_runtime_dir(masked))),
             network: settings.network,
         };
         let (kind, unsandboxed_because) = if !settings.enabled {
@@ -186,6 +186,12 @@ fn masked_with_runtime_dir(masked: &[PathBuf]) -> Vec<PathBuf> {
     let mut all = masked.to_vec();
     all.push(PathBuf::from(format!("/run/user/{}", rustix::process::getuid().as_raw())));
     all
+}
+
+/// `paths` without those beneath another of them (the config file in the data dir): masking
+/// the folder hides them already, and a mount inside a masked folder cannot be made.
+fn outermost(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.iter().filter(|p| !paths.iter().any(|q| q != *p && p.starts_with(q))).cloned().collect()
 }
 
 /// The paths of `paths` that exist, canonical, without duplicates.

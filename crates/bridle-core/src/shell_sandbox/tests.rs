@@ -78,3 +78,9 @@ fn a_disabled_sandbox_says_why_and_confines_nothing() {
     assert_eq!(shell.kind(), SandboxKind::None);
     assert!(shell.unsandboxed_because().unwrap().contains("enabled = false"));
 }
+
+#[test]
+fn a_masked_path_inside_another_is_left_to_the_outer_mask() {
+    let got = outermost(vec![PathBuf::from("/d/config.toml"), PathBuf::from("/d"), PathBuf::from("/e")]);
+    assert_eq!(got, [PathBuf::from("/d"), PathBuf::from("/e")]);
+}
