@@ -20,6 +20,9 @@ cargo bench --locked -p bridle-core --bench audit -- --noplot "$@" | tee "$OUT/a
 step "audit log at 1M rows: filtered queries, verify, export"
 cargo run --locked --release -q -p bridle-core --example audit_scale | tee "$OUT/audit-scale.txt"
 
+step "shell sandbox: one bash call under bwrap, Landlock and unsandboxed (hyperfine)"
+OUT="$OUT" bash scripts/bench-sandbox.sh 2>&1 | tee "$OUT/sandbox.txt"
+
 step "tools against reference tools"
 OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
 

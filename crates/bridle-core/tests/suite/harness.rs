@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::Receiver;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use super::tools::Sleep;
+use super::tools::{Panic, Sleep};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wire {
@@ -238,6 +238,7 @@ pub struct TestEngine {
 pub fn registry() -> ToolRegistry {
     let mut registry = builtin_registry().unwrap();
     registry.register(Arc::new(Sleep)).unwrap();
+    registry.register(Arc::new(Panic)).unwrap();
     registry
 }
 

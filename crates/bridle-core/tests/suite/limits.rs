@@ -1,4 +1,4 @@
-//! Turn limits: max_steps and the loop guard.
+//! Turn limits: max_steps, the loop guard, and a turn that fails inside Bridle.
 
 use bridle_protocol::{AbortReason, Event, HistoryItem};
 use pretty_assertions::assert_eq;
@@ -58,5 +58,36 @@ async fn the_loop_guard_reminds_on_the_third_repeat_and_stops_the_fourth() {
         assert_eq!(calls_and_results(&history), (5, 5));
         let Some(HistoryItem::ToolResult { result }) = history.last() else { panic!() };
         assert!(result.is_error && result.output.contains("loop guard"), "{}", result.output);
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_tool_ends_the_turn_aborted_and_the_session_goes_on() {
+    for wire in WIRES {
+        let script = Script::new([
+            sse(wire.tool_calls(&[("c1", "panic", "{}"), ("c2", "sleep", r#"{"ms":1,"label":"a"}"#)])),
+            sse(wire.text("still here")),
+        ]);
+        let server = mock_server(wire, script).await;
+        let mut t = engine(wire.provider(&server.uri()), |_| {});
+        t.say("trip over the bug").await;
+        let events = t.turn().await;
+        let errors: Vec<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Error { info, .. } => Some(info.code.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(errors, ["turn_failed"], "{wire:?}: {:?}", kinds(&events));
+        assert!(matches!(last(&events), Event::TurnAborted { reason: AbortReason::Error, .. }), "{wire:?}");
+        // Every call has a result, so the next request is valid for the provider.
+        let history = t.store.history(t.engine.session_id(), 0).unwrap();
+        assert_eq!(calls_and_results(&history), (2, 2), "{wire:?}");
+
+        t.say("are you still there?").await;
+        let events = t.turn().await;
+        assert!(matches!(last(&events), Event::TurnCompleted { .. }), "{wire:?}: {:?}", kinds(&events));
+        assert!(events.iter().any(|e| matches!(e, Event::AssistantMessage { text, .. } if text == "still here")));
     }
 }

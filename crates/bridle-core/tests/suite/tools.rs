@@ -26,3 +26,22 @@ impl TypedTool for Sleep {
         Ok(ToolOutput::text(format!("slept {}", args.label)))
     }
 }
+
+/// A tool with a bug: it panics (the engine must survive it).
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct PanicArgs {}
+
+pub struct Panic;
+
+#[async_trait]
+impl TypedTool for Panic {
+    type Args = PanicArgs;
+    const NAME: &'static str = "panic";
+    const KIND: ToolKind = ToolKind::Read;
+    async fn run(&self, _args: PanicArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        #[allow(clippy::panic)]
+        {
+            panic!("a bug in a tool")
+        }
+    }
+}
