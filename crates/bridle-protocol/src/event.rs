@@ -170,8 +170,8 @@ pub enum Event {
         /// The pending requests.
         approval_ids: Vec<String>,
     },
-    /// The session's mode is now `mode`, and shell commands run as `sandbox` says (at start and
-    /// after every `setMode`).
+    /// The session's mode is now `mode`, and shell commands run as `sandbox` says (after every
+    /// `setMode`; the session summary says the same at start).
     ModeChanged {
         /// Session id.
         session_id: String,

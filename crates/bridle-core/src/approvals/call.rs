@@ -55,9 +55,14 @@ pub async fn preview(call: &PreparedCall, ctx: ToolContext) -> Option<String> {
 pub const COMMAND_GRANT: &str = "command:";
 
 /// What an "approve for this session" remembers: the exact command for `bash`, the tool on each
-/// path for file tools, the tool itself otherwise.
+/// path for file tools, the tool itself otherwise. Nothing for a command that escalates out of
+/// the shell sandbox: each escalation is approved once, and a session approval of the confined
+/// command never lets it out.
 pub fn grant_keys(call: &PreparedCall, workspace: &Workspace, session_id: &str) -> Vec<String> {
     if call.kind == ToolKind::Exec {
+        if call.args.get("escalate").and_then(|e| e.as_bool()).unwrap_or(false) {
+            return Vec::new();
+        }
         let command = call.args.get("command").and_then(|c| c.as_str()).unwrap_or_default();
         return vec![format!("{COMMAND_GRANT}{}\u{0}{command}", call.name)];
     }
@@ -141,5 +146,7 @@ mod tests {
         assert_eq!(grant_keys(&edit, &ws, "s"), vec!["path:write_file\u{0}b.txt".to_string()]);
         let time = reg.prepare("get_current_time", "{}").unwrap();
         assert_eq!(grant_keys(&time, &ws, "s"), vec!["tool:get_current_time".to_string()]);
+        let escalated = reg.prepare("bash", r#"{"command":"npm test","escalate":true}"#).unwrap();
+        assert!(grant_keys(&escalated, &ws, "s").is_empty(), "an escalation is never remembered");
     }
 }
