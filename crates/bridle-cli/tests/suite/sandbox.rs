@@ -113,6 +113,11 @@ async fn escapes_fail_and_work_goes_on(config: &str, expected: &str) {
         .await;
         assert_eq!(std::fs::read_to_string(dirs.workspace.join(".git/config")).unwrap(), git_config, "{r}");
         assert!(!dirs.workspace.join(".git/hooks/pre-commit").exists(), "{r}");
+        // Swapping in a writable copy of .git.
+        let r =
+            run_bash(&dirs, &t.home, "mv .git .git2 && mkdir .git && cp -r .git2/. .git/; echo x >> .git/config").await;
+        assert!(!dirs.workspace.join(".git2").exists(), "{r}");
+        assert_eq!(std::fs::read_to_string(dirs.workspace.join(".git/config")).unwrap(), git_config, "{r}");
     }
 
     // Ordinary work still works: a build, a test, writes inside the workspace and in /tmp.
@@ -184,4 +189,20 @@ async fn an_escalation_asks_even_in_auto_and_runs_unconfined_once_approved() {
     assert_eq!(report["result"]["data"]["sandbox"], "none", "{report}");
     assert_eq!(report["result"]["data"]["escalated"], true);
     assert!(target.exists());
+}
+
+#[tokio::test]
+async fn git_works_in_a_workspace_that_is_a_sub_folder_of_a_repository() {
+    // Outside /tmp, as a user's repository is (the private /tmp hides what is around it).
+    let t = Targets::new();
+    let repo = t.canaries.with_file_name("repo");
+    let mut dirs = Dirs::new();
+    dirs.workspace = repo.join("project");
+    std::fs::create_dir_all(&dirs.workspace).unwrap();
+    let git = |args: &[&str]| std::process::Command::new("git").args(args).current_dir(&repo).status().unwrap();
+    assert!(git(&["init", "-q"]).success());
+    std::fs::write(dirs.workspace.join("a.txt"), "a").unwrap();
+    let r = run_bash(&dirs, &t.home, "git status --short").await;
+    assert_eq!(r["data"]["exitCode"], 0, "{r}");
+    assert!(output(&r).contains("?? ./"), "{r}");
 }

@@ -86,6 +86,15 @@ pub(super) fn arguments(c: &Confinement) -> Vec<OsString> {
     let root_bind = if c.read_only { "--ro-bind" } else { "--bind" };
     push(&[root_bind.as_ref(), c.root.as_os_str(), c.root.as_os_str()]);
     if !c.read_only {
+        // Each protected path's folder is bound onto itself first: a mount point cannot be
+        // renamed or removed, so `mv .git .git2 && mkdir .git` cannot swap in a writable copy.
+        let mut folders: Vec<&Path> = Vec::new();
+        for p in c.protected_in_root.iter().filter(|p| p.exists()) {
+            if let Some(folder) = p.parent().filter(|f| *f != c.root && !folders.contains(f)) {
+                folders.push(folder);
+                push(&["--bind".as_ref(), folder.as_os_str(), folder.as_os_str()]);
+            }
+        }
         for p in c.protected_in_root.iter().filter(|p| p.exists()) {
             push(&["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()]);
         }
@@ -97,6 +106,9 @@ pub(super) fn arguments(c: &Confinement) -> Vec<OsString> {
             push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), m.as_os_str()]);
         }
     }
+    // The workspace is a mount point in here; without this, git in a workspace that is a
+    // sub-folder of a repository would stop looking for `.git` at it.
+    push(&["--setenv".as_ref(), "GIT_DISCOVERY_ACROSS_FILESYSTEM".as_ref(), "1".as_ref()]);
     push(&["--chdir".as_ref(), c.root.as_os_str()]);
     args
 }
