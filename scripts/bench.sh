@@ -20,8 +20,11 @@ cargo bench --locked -p bridle-core --bench audit -- --noplot "$@" | tee "$OUT/a
 step "audit log at 1M rows: filtered queries, verify, export"
 cargo run --locked --release -q -p bridle-core --example audit_scale | tee "$OUT/audit-scale.txt"
 
-step "shell sandbox: one bash call under bwrap, Landlock and unsandboxed (hyperfine)"
-OUT="$OUT" bash scripts/bench-sandbox.sh 2>&1 | tee "$OUT/sandbox.txt"
+step "shell sandbox: one bash call in a session under bwrap, Landlock and unsandboxed (criterion)"
+cargo bench --locked -p bridle-core --bench sandbox -- --noplot "$@" | tee "$OUT/sandbox.txt"
+
+step "shell sandbox: one bridle tool bash process, the same three ways (hyperfine)"
+OUT="$OUT" bash scripts/bench-sandbox.sh 2>&1 | tee "$OUT/sandbox-cli.txt"
 
 step "tools against reference tools"
 OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
@@ -36,4 +39,4 @@ awk '
     printf "| %-70s | %10s %-3s |\n", name, t[3], t[4];
   }
   { prev = $0 }
-' "$OUT/engine.txt" "$OUT/guard.txt" "$OUT/audit.txt" | { printf "| %-70s | %14s |\n|%s|%s|\n" "benchmark" "median" "$(printf -- '-%.0s' $(seq 72))" "$(printf -- '-%.0s' $(seq 16))"; cat; }
+' "$OUT/engine.txt" "$OUT/guard.txt" "$OUT/audit.txt" "$OUT/sandbox.txt" | { printf "| %-70s | %14s |\n|%s|%s|\n" "benchmark" "median" "$(printf -- '-%.0s' $(seq 72))" "$(printf -- '-%.0s' $(seq 16))"; cat; }

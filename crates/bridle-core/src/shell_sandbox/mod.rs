@@ -128,7 +128,9 @@ impl ShellSandbox {
         let mut command = match kind {
             SandboxKind::Bwrap => {
                 let mut command = tokio::process::Command::new(bwrap::program().map_err(std::io::Error::other)?);
-                command.args(bwrap::arguments(&self.confinement)).arg("--").arg("bash");
+                let arguments = bwrap::arguments(&self.confinement);
+                tracing::debug!(?arguments, "bash under bwrap");
+                command.args(arguments).arg("--").arg("bash");
                 command
             }
             SandboxKind::Landlock | SandboxKind::None => tokio::process::Command::new("bash"),
