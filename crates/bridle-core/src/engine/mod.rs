@@ -334,12 +334,8 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// The turn an earlier process left waiting on approvals: of the calls `held` by a request,
-/// those without a result in `history`, in call order, each with its latest request.
-fn suspended_turn(mut held: HashMap<String, StoredApproval>, history: &[HistoryItem]) -> Option<turn::TurnStart> {
-    if held.is_empty() {
-        return None;
-    }
+/// The calls in `history` without a result, in call order.
+fn unanswered_calls(history: &[HistoryItem]) -> Vec<ToolCall> {
     let answered: std::collections::HashSet<&str> = history
         .iter()
         .filter_map(|i| match i {
@@ -347,14 +343,23 @@ fn suspended_turn(mut held: HashMap<String, StoredApproval>, history: &[HistoryI
             _ => None,
         })
         .collect();
-    let calls: Vec<ToolCall> = history
+    history
         .iter()
         .flat_map(|i| match i {
             HistoryItem::Assistant { tool_calls, .. } => tool_calls.clone(),
             _ => Vec::new(),
         })
-        .filter(|c| held.contains_key(&c.id) && !answered.contains(c.id.as_str()))
-        .collect();
+        .filter(|c| !answered.contains(c.id.as_str()))
+        .collect()
+}
+
+/// The turn an earlier process left waiting on approvals: of the calls `held` by a request,
+/// those without a result in `history`, in call order, each with its latest request.
+fn suspended_turn(mut held: HashMap<String, StoredApproval>, history: &[HistoryItem]) -> Option<turn::TurnStart> {
+    if held.is_empty() {
+        return None;
+    }
+    let calls: Vec<ToolCall> = unanswered_calls(history).into_iter().filter(|c| held.contains_key(&c.id)).collect();
     let turn_id = calls.first().and_then(|c| held.get(&c.id)).map(|s| s.turn_id.clone())?;
     held.retain(|id, _| calls.iter().any(|c| &c.id == id));
     Some(turn::TurnStart::Resume { turn_id, calls, approvals: held })

@@ -166,24 +166,9 @@ pub(crate) async fn abort_failed(session: &Session, turn_id: &str, why: String) 
     if let Err(e) = session.approvals.deny_pending(&session.id, "the turn failed") {
         session.error("store_write_failed", e.to_string(), true).await;
     }
-    let history = session.history_snapshot().await;
-    let answered: std::collections::HashSet<&str> = history
-        .iter()
-        .filter_map(|i| match i {
-            HistoryItem::ToolResult { result } => Some(result.tool_call_id.as_str()),
-            _ => None,
-        })
-        .collect();
-    let open: Vec<String> = history
-        .iter()
-        .flat_map(|i| match i {
-            HistoryItem::Assistant { tool_calls, .. } => tool_calls.iter().map(|c| c.id.clone()).collect(),
-            _ => Vec::new(),
-        })
-        .filter(|id| !answered.contains(id.as_str()))
-        .collect();
-    for id in open {
-        let result = ToolResult::error(&id, "Not run: the turn failed inside Bridle before this call finished.");
+    let open = super::unanswered_calls(&session.history_snapshot().await);
+    for call in open {
+        let result = ToolResult::error(&call.id, "Not run: the turn failed inside Bridle before this call finished.");
         session.record(turn_id, HistoryItem::ToolResult { result }).await;
     }
     session.error("turn_failed", format!("the turn failed inside Bridle: {why}"), false).await;
