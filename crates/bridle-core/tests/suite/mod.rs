@@ -8,5 +8,6 @@ mod approvals;
 mod calls;
 mod interrupt;
 mod limits;
+mod modes;
 mod provider_failures;
 mod sandbox;
