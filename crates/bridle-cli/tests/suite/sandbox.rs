@@ -130,6 +130,12 @@ async fn escapes_fail_and_work_goes_on(config: &str, expected: &str) {
     assert_eq!(r["data"]["exitCode"], 0, "{r}");
     assert!(output(&r).contains("scratch"), "{r}");
     assert_eq!(std::fs::read_to_string(dirs.workspace.join("out.txt")).unwrap(), "built\n");
+
+    // How each command ran is on the record.
+    let audit = bridle(&dirs, &["audit", "--kind", "tool_completed", "--json"]).await;
+    let rows = json_lines(&audit);
+    assert!(rows.len() >= 7, "{}", stdout(&audit));
+    assert!(rows.iter().all(|r| r["payload"]["sandbox"] == expected), "{}", stdout(&audit));
 }
 
 #[tokio::test]

@@ -53,8 +53,16 @@ impl<'a> CallRows<'a> {
     /// The row of [`Self::end_kind`]: status, duration and what the model was told.
     pub fn ended(&self, record: AuditRecord, outcome: &CallOutcome) -> AuditRecord {
         let status = serde_json::to_value(outcome.status).ok().and_then(|v| v.as_str().map(String::from));
+        let data = outcome.result.data.as_ref();
         self.named(record).status(status.unwrap_or_default()).latency_ms(outcome.duration.as_millis() as i64).payload(
-            json!({"executed": outcome.executed, "isError": outcome.result.is_error, "output": outcome.result.output}),
+            json!({
+                "executed": outcome.executed,
+                "isError": outcome.result.is_error,
+                "output": outcome.result.output,
+                // How a shell command ran (bwrap, landlock, none; escalated or not), on the record.
+                "sandbox": data.and_then(|d| d.get("sandbox")),
+                "escalated": data.and_then(|d| d.get("escalated")),
+            }),
         )
     }
 
