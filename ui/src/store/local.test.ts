@@ -22,10 +22,44 @@ describe("apply", () => {
   });
 
   it("takes the context window from the session summary until the engine reports one", () => {
-    const info: SessionSummary = { sessionId: "s1", workspace: "/w", mode: "ask", model: "m", contextWindow: 64000 };
+    const info: SessionSummary = {
+      sessionId: "s1",
+      workspace: "/w",
+      mode: "ask",
+      model: "m",
+      contextWindow: 64000,
+      sandbox: "bwrap",
+      unsandboxedBecause: null,
+    };
     const s = apply(initialState, { type: "sessionLoaded", info });
     expect(s.usage.contextWindow).toBe(64000);
     expect(s.sessionId).toBe("s1");
+    expect(s.runMode).toEqual({ mode: "ask", sandbox: "bwrap", unsandboxedBecause: null });
+  });
+
+  it("keeps a mode change that arrived before the summary", () => {
+    const changed: Event = {
+      type: "modeChanged",
+      sessionId: "s1",
+      mode: "plan",
+      sandbox: "landlock",
+      unsandboxedBecause: null,
+    };
+    const early = apply(initialState, { type: "engine", event: changed });
+    const info: SessionSummary = {
+      sessionId: "s1",
+      workspace: "/w",
+      mode: "ask",
+      model: null,
+      contextWindow: null,
+      sandbox: "bwrap",
+      unsandboxedBecause: null,
+    };
+    expect(apply(early, { type: "sessionLoaded", info }).runMode).toEqual({
+      mode: "plan",
+      sandbox: "landlock",
+      unsandboxedBecause: null,
+    });
   });
 
   it("merges the requests loaded at start with those announced as events, without duplicates", () => {

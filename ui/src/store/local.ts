@@ -38,6 +38,12 @@ export function apply(state: SessionState, action: Action): SessionState {
       return {
         ...state,
         sessionId: state.sessionId ?? action.info.sessionId,
+        // A modeChanged that arrived first is newer than the summary.
+        runMode: state.runMode ?? {
+          mode: action.info.mode,
+          sandbox: action.info.sandbox,
+          unsandboxedBecause: action.info.unsandboxedBecause,
+        },
         usage: { ...state.usage, contextWindow: state.usage.contextWindow ?? action.info.contextWindow },
       };
     case "pendingLoaded":

@@ -97,6 +97,11 @@ export function reduce(state: SessionState, event: Event): SessionState {
       }));
       return { ...noted, turn: { phase: "idle" } };
     }
+    case "modeChanged":
+      return {
+        ...s,
+        runMode: { mode: event.mode, sandbox: event.sandbox, unsandboxedBecause: event.unsandboxedBecause },
+      };
     case "error": {
       // A refused answer leaves its request pending: let its buttons be used again.
       const refused = event.info.code === "approval_refused" ? { ...s, answering: [] } : s;

@@ -4,6 +4,7 @@ import type {
   AbortReason,
   ApprovalRequest,
   ErrorInfo,
+  Mode,
   TokenUsage,
   ToolCall,
   ToolResult,
@@ -53,6 +54,14 @@ export interface UsageState {
   contextWindow: number | null;
 }
 
+/** The mode in force and how `bash` runs under it (the summary at start, then `modeChanged`). */
+export interface RunMode {
+  mode: Mode;
+  /** `bwrap`, `landlock` or `none`. */
+  sandbox: string;
+  unsandboxedBecause: string | null;
+}
+
 export interface ErrorEntry {
   key: string;
   info: ErrorInfo;
@@ -73,6 +82,8 @@ export interface SessionState {
   /** Errors not yet dismissed, oldest first. */
   errors: ErrorEntry[];
   lastAbort: AbortReason | null;
+  /** Null until the session summary arrives. */
+  runMode: RunMode | null;
   /** Counter for item keys, so the reducer stays pure. */
   seq: number;
   /** Engine events received so far; views that poll the engine refresh when it moves. */
@@ -90,6 +101,7 @@ export const initialState: SessionState = {
   usage: { total: null, last: null, contextUsed: null, contextWindow: null },
   errors: [],
   lastAbort: null,
+  runMode: null,
   seq: 0,
   eventCount: 0,
 };

@@ -2,7 +2,7 @@
 // requests still waiting, and offers the user's commands (send, stop, answer an approval).
 import { useCallback, useEffect, useReducer, useState } from "react";
 import { onEngineEvent, pendingApprovals, sessionInfo, submit } from "../api/engine";
-import type { ApprovalAnswer, ApprovalRequest, Op, SessionSummary } from "../api/types";
+import type { ApprovalAnswer, ApprovalRequest, Mode, Op, SessionSummary } from "../api/types";
 import { type Action, apply } from "./local";
 import { type SessionState, initialState } from "./state";
 
@@ -20,6 +20,8 @@ export interface SessionCommands {
   /** Answers `request`, naming its call hash so the answer can only ever run that call. */
   answer: (request: ApprovalRequest, decision: ApprovalAnswer, details?: AnswerDetails) => void;
   dismissError: (key: string) => void;
+  /** Switches the session's mode (between turns; the engine confirms with `modeChanged`). */
+  setMode: (mode: Mode) => void;
 }
 
 /** Whether the window is attached to the engine (listening and has the session summary). */
@@ -98,8 +100,9 @@ export function useSession(): Session {
     );
   }, []);
   const dismissError = useCallback((key: string) => dispatch({ type: "dismissError", key }), []);
+  const setMode = useCallback((mode: Mode) => submitOrReport({ type: "setMode", mode }, dispatch), []);
 
-  return { state, info, connection, commands: { send, stop, answer, dismissError } };
+  return { state, info, connection, commands: { send, stop, answer, dismissError, setMode } };
 }
 
 function submitOrReport(op: Op, dispatch: (action: Action) => void): void {

@@ -11,6 +11,8 @@ export const SUMMARY: SessionSummary = {
   mode: "ask",
   model: "mock-model",
   contextWindow: 128000,
+  sandbox: "bwrap",
+  unsandboxedBecause: null,
 };
 
 export const fakeEngine = {

@@ -4,7 +4,7 @@ import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "../../App";
-import { approvalRequest, emit, fakeEngine } from "../../test/fakeEngine";
+import { SUMMARY, approvalRequest, emit, fakeEngine } from "../../test/fakeEngine";
 
 vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 
@@ -187,5 +187,63 @@ describe("Chat view", () => {
     await user.click(screen.getByTestId("nav-chat"));
     expect(screen.queryByText("This view arrives in a later version.")).toBeNull();
     expect(screen.getByTestId("chat-input").closest("[hidden]")).toBeNull();
+  });
+
+  it("switches the mode from the header and shows the engine's confirmation", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    const picker = screen.getByTestId("session-mode");
+    expect(picker).toHaveProperty("value", "ask");
+    await user.selectOptions(picker, "plan");
+    expect(engine.submit).toHaveBeenLastCalledWith({ type: "setMode", mode: "plan" });
+    emit({ type: "modeChanged", sessionId: S, mode: "plan", sandbox: "bwrap", unsandboxedBecause: null });
+    expect(screen.getByTestId("session-mode")).toHaveProperty("value", "plan");
+    const status = screen.getByTestId("sandbox-status");
+    expect(status.dataset.sandbox).toBe("bwrap");
+    expect(status.textContent).toBe("bash: sandboxed (bwrap)");
+  });
+
+  it("warns when bash runs unsandboxed, with the reason", async () => {
+    engine.sessionInfo.mockResolvedValueOnce({
+      ...SUMMARY,
+      sandbox: "none",
+      unsandboxedBecause: "bubblewrap (bwrap) is not installed",
+    });
+    render(<App />);
+    const status = await screen.findByTestId("sandbox-status");
+    expect(status.dataset.sandbox).toBe("none");
+    expect(status.textContent).toContain("unsandboxed — bubblewrap (bwrap) is not installed");
+    expect(status.className).toContain("unsandboxed");
+  });
+
+  it("says on each bash card how the command ran", async () => {
+    await renderApp();
+    const call = (id: string, escalate: boolean) => ({
+      id,
+      providerId: id,
+      name: "bash",
+      arguments: JSON.stringify({ command: "make", escalate }),
+    });
+    const end = (id: string, sandbox: string, escalated: boolean) => ({
+      type: "toolCallEnd" as const,
+      sessionId: S,
+      turnId: T,
+      status: "ok" as const,
+      durationMs: 12,
+      result: { toolCallId: id, output: "exit code 0\n", isError: false, data: { exitCode: 0, sandbox, escalated }, diff: null },
+    });
+    emit(
+      { type: "turnStarted", sessionId: S, turnId: T },
+      { type: "toolCallBegin", sessionId: S, turnId: T, call: call("b1", false) },
+      { type: "toolCallBegin", sessionId: S, turnId: T, call: call("b2", true) },
+    );
+    expect(screen.queryAllByTestId("bash-sandbox")).toEqual([]);
+    emit(end("b1", "bwrap", false), end("b2", "none", true));
+    const badges = screen.getAllByTestId("bash-sandbox");
+    expect(badges.map((b) => [b.dataset.sandbox, b.textContent])).toEqual([
+      ["bwrap", "sandboxed · bwrap"],
+      ["none", "escalated · unsandboxed"],
+    ]);
+    expect(badges[1]?.className).toContain("unsandboxed");
   });
 });

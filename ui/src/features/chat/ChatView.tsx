@@ -11,7 +11,13 @@ export function ChatView({ session }: { session: Session }) {
   const busy = state.turn.phase !== "idle";
   return (
     <section className="chat" aria-label="Chat">
-      <SessionHeader info={info} connection={connection} busy={busy} />
+      <SessionHeader
+        info={info}
+        runMode={state.runMode}
+        connection={connection}
+        busy={busy}
+        onMode={commands.setMode}
+      />
       <MessageList
         items={state.items}
         approvals={state.approvals}

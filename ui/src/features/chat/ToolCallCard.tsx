@@ -5,6 +5,7 @@ import type { ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { formatDuration } from "../usage/format";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
+import { BashSandboxBadge } from "./BashSandboxBadge";
 
 type ToolItem = Extract<ChatItem, { kind: "tool" }>;
 
@@ -42,6 +43,7 @@ export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
         </span>
         <span className="tool-call-name">{call.name}</span>
         <span className="tool-call-args">{argumentsLine(call.arguments)}</span>
+        {call.name === "bash" && result && <BashSandboxBadge result={result} />}
         {durationMs !== null && <span className="tool-call-duration">{formatDuration(durationMs)}</span>}
         <span className={`status-chip ${status}`}>{STATUS_TEXT[status]}</span>
       </button>

@@ -1,0 +1,26 @@
+// On a finished bash card: how that command ran (`data.sandbox`, `data.escalated` of its
+// result), warning-coloured when it ran outside the sandbox.
+import type { ToolResult } from "../../api/types";
+
+function field(result: ToolResult, name: string): unknown {
+  const data = result.data;
+  return data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>)[name] : undefined;
+}
+
+export function BashSandboxBadge({ result }: { result: ToolResult }) {
+  const sandbox = field(result, "sandbox");
+  if (typeof sandbox !== "string") return null;
+  const escalated = field(result, "escalated") === true;
+  const confined = sandbox !== "none";
+  const text = confined ? `sandboxed · ${sandbox}` : escalated ? "escalated · unsandboxed" : "unsandboxed";
+  return (
+    <span
+      className={confined ? "sandbox-badge" : "sandbox-badge unsandboxed"}
+      data-testid="bash-sandbox"
+      data-sandbox={sandbox}
+      title={confined ? "Ran inside the OS sandbox" : "Ran outside the OS sandbox"}
+    >
+      {text}
+    </span>
+  );
+}
