@@ -1,0 +1,76 @@
+// The config's rules in the app, and how bash runs: launched with `mode = "auto"` and a deny rule
+// for `bash(echo*)`, the model (aimock) asks for `echo hi > denied.txt` and `ls -a`. The echo
+// shows as denied and writes nothing; ls runs, its card saying it ran sandboxed (bwrap), as the
+// header does. Then the header's mode picker switches the session to plan, and the engine
+// confirms it.
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startAimock } from "./lib/aimock.mjs";
+import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { outDir, tempDirs } from "./lib/env.mjs";
+import { fatal, waitFor } from "./lib/webdriver.mjs";
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
+
+export default async function rules({ log }) {
+  const dirs = tempDirs();
+  const mock = await startAimock(FIXTURES, join(outDir(), "aimock-rules.log"));
+  let session = null;
+  try {
+    const workspace = dirs.make("workspace");
+    const config = join(dirs.make("config"), "bridle.toml");
+    writeFileSync(
+      config,
+      `mode = "auto"\n[rules]\ndeny = ["bash(echo*)"]\n` +
+        `[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n`,
+    );
+    session = await launchApp({ dataDir: dirs.make("data"), workspace, extraArgs: ["--config", config] });
+
+    const status = await session.waitForElement("[data-testid=sandbox-status]", 20000);
+    assert.equal(await status.attribute("data-sandbox"), "bwrap", `header: ${await status.text()}`);
+    assert.equal(await (await session.find("[data-testid=session-mode]")).property("value"), "auto");
+
+    const input = await session.find("[data-testid=chat-input]");
+    await input.click();
+    await input.type("greet the repo");
+    await (await session.find("[data-testid=send-button]")).click();
+    await waitFor(async () => {
+      const alert = await session.find("[role=alert]");
+      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+      const texts = await Promise.all((await session.findAll("[data-testid=message][data-role=assistant]")).map((e) => e.text()));
+      return texts.some((t) => t.includes("ls ran in the sandbox"));
+    }, "the model's final answer", 45000);
+
+    const cards = await session.findAll("[data-testid=tool-call][data-tool=bash]");
+    assert.equal(cards.length, 2);
+    const statuses = await Promise.all(cards.map((c) => c.attribute("data-status")));
+    assert.deepEqual(statuses, ["denied", "ok"], "the echo is denied by the rule, ls runs");
+    assert.equal(existsSync(join(workspace, "denied.txt")), false, "the denied command wrote nothing");
+    const badge = await session.find("[data-testid=tool-call][data-status=ok] [data-testid=bash-sandbox]");
+    assert.ok(badge, "the bash card that ran says how");
+    assert.equal(await badge.attribute("data-sandbox"), "bwrap");
+    const shot = await screenshot(session, "rules-denied.png");
+    log(`screenshot ${shot.file}, ${shot.colours} colours`);
+
+    // The mode picker: plan, confirmed by the engine (the select shows what the engine says).
+    await (await session.find("[data-testid=session-mode] option[value=plan]")).click();
+    await waitFor(
+      async () => (await (await session.find("[data-testid=session-mode]")).property("value")) === "plan",
+      "the header to show plan mode",
+      10000,
+    );
+    assert.equal(await (await session.find("[data-testid=sandbox-status]")).attribute("data-sandbox"), "bwrap");
+    const plan = await screenshot(session, "rules-plan-mode.png");
+    log(`screenshot ${plan.file}, ${plan.colours} colours`);
+  } catch (err) {
+    const window = session ? await describeWindow(session, "rules") : "(not started)";
+    const journal = JSON.stringify(await mock.journal().catch(() => null)).slice(0, 3000);
+    throw new Error(`${err.message}\nwindow: ${window}\naimock journal: ${journal}`, { cause: err });
+  } finally {
+    await session?.close().catch(() => {});
+    await mock.stop();
+    dirs.cleanup();
+  }
+}
