@@ -13,3 +13,4 @@ mod sandbox;
 mod seams;
 mod secrets;
 mod tool;
+mod walkers;

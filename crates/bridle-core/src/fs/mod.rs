@@ -28,6 +28,14 @@ pub enum FsError {
         /// Link count.
         links: u64,
     },
+    /// The file has more than one hard link, so it is not read.
+    #[error("`{path}` has {links} hard links; one of them may lead outside the workspace, so Bridle will not read it")]
+    HardLinkedRead {
+        /// Workspace-relative path.
+        path: String,
+        /// Link count.
+        links: u64,
+    },
     /// The final component turned into a symlink after the sandbox checked it.
     #[error("`{0}` changed into a symlink while being written; nothing was written")]
     BecameSymlink(String),
@@ -108,6 +116,10 @@ impl WorkspaceFs {
         let meta = file.metadata().map_err(|e| FsError::from_io(rel, e))?;
         if meta.is_dir() {
             return Err(FsError::IsDirectory(rel.display().to_string()));
+        }
+        // Another name of the same file may be outside the workspace (a door to a secret).
+        if meta.is_file() && meta.nlink() > 1 {
+            return Err(FsError::HardLinkedRead { path: rel.display().to_string(), links: meta.nlink() });
         }
         Ok(file.into_std())
     }

@@ -12,7 +12,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::sandbox::{lexical_normalise, PathClass, PathSandbox};
+use crate::sandbox::{lexical_normalise, PathClass, PathSandbox, SECRET_NAMES};
 
 /// The working directory a command runs in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,28 +110,6 @@ const SYSTEM_SUBDIRS: &[&str] = &[
     "/private/tmp",
     "/usr/local/bin",
     "/usr/local/lib",
-];
-
-/// Credentials recognised by name outside the workspace, whoever's home they are in.
-const SECRET_NAMES: &[(&str, &str)] = &[
-    (".ssh", "SSH keys"),
-    (".aws", "AWS credentials"),
-    (".kube", "Kubernetes credentials"),
-    (".gnupg", "GnuPG keys"),
-    (".netrc", "network credentials"),
-    (".git-credentials", "git credentials"),
-    (".config/gcloud", "Google Cloud credentials"),
-    (".docker/config.json", "Docker registry credentials"),
-    (".local/share/keyrings", "the desktop keychain"),
-    (".password-store", "the password store"),
-    (".pgpass", "PostgreSQL passwords"),
-    (".npmrc", "npm tokens"),
-    (".pypirc", "PyPI tokens"),
-    (".cargo/credentials", "crates.io tokens"),
-    (".cargo/credentials.toml", "crates.io tokens"),
-    (".config/gh/hosts.yml", "GitHub CLI tokens"),
-    (".azure", "Azure credentials"),
-    (".vault-token", "Vault token"),
 ];
 
 const DEVICES: &[&str] = &[

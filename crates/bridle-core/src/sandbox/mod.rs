@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use bridle_protocol::Severity;
 
 pub use resolve::lexical_normalise;
+pub(crate) use sensitive::SECRET_NAMES;
 
 /// What a tool wants to do with a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

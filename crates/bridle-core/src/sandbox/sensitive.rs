@@ -1,4 +1,5 @@
 //! Paths no file tool may touch in any mode: credentials, keychains, and Bridle's own data.
+//! The list of credentials is kept here once ([`SECRET_NAMES`]); the guard reads it too.
 
 use std::path::{Path, PathBuf};
 
@@ -10,23 +11,34 @@ pub(super) struct Protected {
     why: &'static str,
 }
 
-/// Credentials under the home folder, by what they hold.
-const HOME_SECRETS: &[(&str, &str)] = &[
+/// Credentials under a home folder, by what they hold: the one list. File tools refuse them
+/// under the user's home, the shell sandbox masks them, and the guard recognises them by name in
+/// anyone's home.
+pub(crate) const SECRET_NAMES: &[(&str, &str)] = &[
     (".ssh", "SSH keys"),
     (".aws", "AWS credentials"),
     (".kube", "Kubernetes credentials"),
     (".gnupg", "GnuPG keys"),
     (".netrc", "network credentials"),
+    (".git-credentials", "git credentials"),
     (".config/gcloud", "Google Cloud credentials"),
     (".docker/config.json", "Docker registry credentials"),
-    (".git-credentials", "git credentials"),
     (".local/share/keyrings", "the desktop keychain"),
+    (".password-store", "the password store"),
+    (".pgpass", "PostgreSQL passwords"),
+    (".npmrc", "npm tokens"),
+    (".pypirc", "PyPI tokens"),
+    (".cargo/credentials", "crates.io tokens"),
+    (".cargo/credentials.toml", "crates.io tokens"),
+    (".config/gh/hosts.yml", "GitHub CLI tokens"),
+    (".azure", "Azure credentials"),
+    (".vault-token", "Vault token"),
 ];
 
 pub(super) fn protected(home: Option<&Path>, data_dir: &Path, extra: &[PathBuf]) -> Vec<Protected> {
     let mut list = Vec::new();
     if let Some(home) = home {
-        for (rel, why) in HOME_SECRETS {
+        for (rel, why) in SECRET_NAMES {
             let path = home.join(rel);
             list.push(Protected { path: path.clone(), why });
             // Also where a symlinked home leads.

@@ -38,7 +38,7 @@ impl TypedTool for GlobSearch {
     }
 
     async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let (root, base) = search_root(ctx, args.path.as_deref())?;
-        run_search(ctx, move || glob_search(&root, &base, &args.pattern, LIMIT), |h| h.render()).await
+        let at = search_root(ctx, args.path.as_deref())?;
+        run_search(ctx, move || glob_search(at.tree(), &at.base, &args.pattern, LIMIT), |h| h.render()).await
     }
 }

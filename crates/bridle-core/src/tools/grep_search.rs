@@ -48,11 +48,11 @@ impl TypedTool for GrepSearch {
     }
 
     async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let (root, base) = search_root(ctx, args.path.as_deref())?;
+        let at = search_root(ctx, args.path.as_deref())?;
         let mut opts = GrepOptions::new(args.pattern);
         opts.glob = args.glob;
         opts.case_insensitive = args.case_insensitive.unwrap_or(false);
         opts.max_results = args.max_results.map(|n| n as usize).unwrap_or(opts.max_results).clamp(1, MAX_RESULTS_CAP);
-        run_search(ctx, move || grep_search(&root, &base, &opts), |h| h.render()).await
+        run_search(ctx, move || grep_search(at.tree(), &at.base, &opts), |h| h.render()).await
     }
 }

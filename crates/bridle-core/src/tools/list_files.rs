@@ -38,8 +38,8 @@ impl TypedTool for ListFiles {
     }
 
     async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let (root, dir) = search_root(ctx, args.path.as_deref())?;
+        let at = search_root(ctx, args.path.as_deref())?;
         let depth = Some(args.depth.unwrap_or(2).max(1) as usize);
-        run_search(ctx, move || list_files(&root, &dir, depth, LIMIT), |l| l.render()).await
+        run_search(ctx, move || list_files(at.tree(), &at.base, depth, LIMIT), |l| l.render()).await
     }
 }

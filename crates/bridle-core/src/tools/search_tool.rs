@@ -7,15 +7,33 @@ use serde::Serialize;
 
 use super::files::resolve;
 use super::output;
-use super::search::SearchError;
+use super::search::{SearchError, Tree};
 use super::{ToolContext, ToolError, ToolOutput};
 use crate::sandbox::{Access, Place};
 
-/// The canonical root and the absolute folder (or file) to search, inside the workspace.
-pub(crate) fn search_root(ctx: &ToolContext, path: Option<&str>) -> Result<(PathBuf, PathBuf), ToolError> {
+/// What a search walks: the canonical root, the protected paths it must skip (so a secret
+/// inside the workspace is never listed nor searched), and the absolute folder (or file) to
+/// search, inside the workspace.
+pub(crate) struct SearchRoot {
+    pub root: PathBuf,
+    pub hidden: Vec<PathBuf>,
+    pub base: PathBuf,
+}
+
+impl SearchRoot {
+    pub fn tree(&self) -> Tree<'_> {
+        Tree { root: &self.root, hidden: &self.hidden }
+    }
+}
+
+pub(crate) fn search_root(ctx: &ToolContext, path: Option<&str>) -> Result<SearchRoot, ToolError> {
     let resolved = resolve(ctx, path.unwrap_or("."), Access::Read)?;
     match resolved.place {
-        Place::Workspace(_) => Ok((ctx.workspace.root().to_path_buf(), resolved.absolute)),
+        Place::Workspace(_) => Ok(SearchRoot {
+            root: ctx.workspace.root().to_path_buf(),
+            hidden: ctx.workspace.sandbox.protected_paths(),
+            base: resolved.absolute,
+        }),
         Place::ToolOutput(_) => Err(ToolError::new("saved tool outputs are read with read_file, not searched")),
     }
 }

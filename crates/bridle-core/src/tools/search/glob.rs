@@ -11,7 +11,7 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Serialize;
 
-use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, SearchError};
+use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, SearchError, Tree};
 
 /// The files one glob search found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -28,10 +28,17 @@ pub struct GlobHits {
 /// Finds regular files under `base` (a directory inside `root`) whose `base`-relative path
 /// matches `pattern`, keeping the first `limit` in path order. Directories and symbolic
 /// links are never reported; a leading `./` in the pattern is ignored.
-pub fn glob_search(root: &Path, base: &Path, pattern: &str, limit: usize) -> Result<GlobHits, SearchError> {
+pub fn glob_search<'a>(
+    tree: impl Into<Tree<'a>>,
+    base: &Path,
+    pattern: &str,
+    limit: usize,
+) -> Result<GlobHits, SearchError> {
+    let tree = tree.into();
+    let root = tree.root;
     let matcher = compile(pattern)?;
     check_dir(root, base)?;
-    let mut builder = walker(root, base, None);
+    let mut builder = walker(tree, base, None);
     // Walking each directory in name order visits paths in exactly `path_order`, so the
     // first `limit` hits are the ones to keep and the rest need only be counted.
     builder.sort_by_file_name(|a, b| a.cmp(b));

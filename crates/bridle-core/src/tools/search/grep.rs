@@ -19,7 +19,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use serde::Serialize;
 
-use super::{check_under_root, rel_path, truncation_note, walker, SearchError};
+use super::{check_under_root, rel_path, truncation_note, walker, SearchError, Tree};
 
 mod collect;
 
@@ -103,7 +103,9 @@ pub struct GrepHits {
 /// Searches the files under `base` (a file or directory inside `root`) for lines matching
 /// `opts.pattern`. Symbolic links are not followed; ignored, hidden-VCS and binary files are
 /// not searched.
-pub fn grep_search(root: &Path, base: &Path, opts: &GrepOptions) -> Result<GrepHits, SearchError> {
+pub fn grep_search<'a>(tree: impl Into<Tree<'a>>, base: &Path, opts: &GrepOptions) -> Result<GrepHits, SearchError> {
+    let tree = tree.into();
+    let root = tree.root;
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(opts.case_insensitive)
         // Lets the matcher search whole buffers and never match across a line break.
@@ -118,7 +120,7 @@ pub fn grep_search(root: &Path, base: &Path, opts: &GrepOptions) -> Result<GrepH
 
     let finished = Mutex::new(Vec::new());
     let mut visitors = VisitorBuilder { root, opts, matcher: &matcher, finished: &finished };
-    walker(root, base, filter).build_parallel().visit(&mut visitors);
+    walker(tree, base, filter).build_parallel().visit(&mut visitors);
     let results = finished.into_inner().unwrap_or_else(PoisonError::into_inner);
     Ok(collect::merge(results, opts.max_results))
 }
@@ -186,11 +188,18 @@ impl Visitor<'_> {
     fn search(&mut self, entry: &DirEntry) {
         // The size is taken from the opened file (one fstat), so it is the size of what
         // would be read, and the walk itself needs no extra stat per file.
-        let Ok((file, size)) = File::open(entry.path()).and_then(|file| file.metadata().map(|meta| (file, meta.len())))
+        let Ok((file, meta)) = File::open(entry.path()).and_then(|file| file.metadata().map(|meta| (file, meta)))
         else {
             self.results.unreadable += 1;
             return;
         };
+        // Another name of a hard-linked file may be outside the workspace: not read, as
+        // read_file refuses it.
+        if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+            self.results.unreadable += 1;
+            return;
+        }
+        let size = meta.len();
         if size > self.opts.max_file_size {
             self.results.skipped_large += 1;
             return;

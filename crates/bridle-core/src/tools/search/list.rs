@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, SearchError};
+use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, SearchError, Tree};
 
 /// How many entries a listing looks at before it stops counting; past this the total is
 /// reported as unknown rather than walking an arbitrarily large tree.
@@ -30,9 +30,16 @@ pub struct Listing {
 /// Lists the entries under `dir` (a directory inside `root`) down to `depth` levels
 /// (`Some(1)`: direct children only; `None`: no limit; `Some(0)` is read as 1), keeping at
 /// most `limit` of them. Symbolic links are listed as plain entries and never descended.
-pub fn list_files(root: &Path, dir: &Path, depth: Option<usize>, limit: usize) -> Result<Listing, SearchError> {
+pub fn list_files<'a>(
+    tree: impl Into<Tree<'a>>,
+    dir: &Path,
+    depth: Option<usize>,
+    limit: usize,
+) -> Result<Listing, SearchError> {
+    let tree = tree.into();
+    let root = tree.root;
     check_dir(root, dir)?;
-    let mut builder = walker(root, dir, None);
+    let mut builder = walker(tree, dir, None);
     builder
         .max_depth(depth.map(|d| d.max(1)))
         // Sorted per directory so that the scan (and what a capped scan sees) is stable.

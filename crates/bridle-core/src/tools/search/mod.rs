@@ -11,7 +11,9 @@
 //! - never follows a symbolic link: a link is listed as an entry, never descended or read,
 //!   so a link inside the root that points outside it yields nothing from outside;
 //! - returns paths relative to the workspace root, with `/` separators, in path order
-//!   (component by component, so a directory's contents stay together).
+//!   (component by component, so a directory's contents stay together);
+//! - never yields nor enters a protected path ([`Tree::hidden`]: credentials, Bridle's data),
+//!   so a secret inside the workspace is neither listed nor searched, as read_file refuses it.
 //!
 //! The functions take paths the caller's path sandbox has already resolved and confined;
 //! they only re-check that the searched directory lies under the root. A file swapped for a
@@ -80,6 +82,28 @@ pub enum SearchError {
     },
 }
 
+/// The tree a search walks: the workspace root, and the paths a walk never yields nor enters
+/// (the path sandbox's protected paths).
+#[derive(Debug, Clone, Copy)]
+pub struct Tree<'a> {
+    /// The workspace root (canonical).
+    pub root: &'a Path,
+    /// Protected paths: skipped, with everything beneath them.
+    pub hidden: &'a [PathBuf],
+}
+
+impl<'a> From<&'a Path> for Tree<'a> {
+    fn from(root: &'a Path) -> Self {
+        Tree { root, hidden: &[] }
+    }
+}
+
+impl<'a> From<&'a PathBuf> for Tree<'a> {
+    fn from(root: &'a PathBuf) -> Self {
+        Tree { root, hidden: &[] }
+    }
+}
+
 /// Checks that `path` lies under `root` and exists; says whether it is a directory.
 fn check_under_root(root: &Path, path: &Path) -> Result<bool, SearchError> {
     if path.strip_prefix(root).is_err() {
@@ -103,7 +127,9 @@ fn check_dir(root: &Path, dir: &Path) -> Result<(), SearchError> {
 
 /// The walker every tool here uses; `filter` (a glob in ripgrep's `--glob` dialect) narrows
 /// which files are yielded without overriding ignore rules.
-fn walker(root: &Path, dir: &Path, filter: Option<Override>) -> WalkBuilder {
+fn walker(tree: Tree<'_>, dir: &Path, filter: Option<Override>) -> WalkBuilder {
+    let root = tree.root;
+    let hidden: Vec<PathBuf> = tree.hidden.to_vec();
     let mut builder = WalkBuilder::new(dir);
     builder
         .follow_links(false)
@@ -120,6 +146,9 @@ fn walker(root: &Path, dir: &Path, filter: Option<Override>) -> WalkBuilder {
         .filter_entry(move |entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             if entry.depth() > 0 && VCS_DIRS.iter().any(|name| entry.file_name() == *name) {
+                return false;
+            }
+            if hidden.iter().any(|h| entry.path().starts_with(h)) {
                 return false;
             }
             match &filter {
