@@ -100,6 +100,16 @@ fn percentiles(s: &Setup, n: usize) {
     }
 }
 
+/// One judgement of `n` nested `{ ...; }` groups (a hostile input's size), timed once.
+fn nested_groups(s: &Setup, n: usize) {
+    let registry = builtin_registry().unwrap();
+    let command = format!("{}rm -rf /{}", "{ ".repeat(n), "; }".repeat(n));
+    let call = registry.prepare("bash", &serde_json::json!({ "command": command }).to_string()).unwrap();
+    let start = Instant::now();
+    let verdict = black_box(s.guard.judge(&call));
+    println!("judge {n} nested groups: {:.1} ms ({:?})", start.elapsed().as_secs_f64() * 1e3, verdict.decision);
+}
+
 fn main() {
     let s = setup();
     let mut criterion = Criterion::default().configure_from_args();
@@ -108,4 +118,5 @@ fn main() {
     // `cargo test --benches` runs this binary in test mode: keep that quick.
     let quick = std::env::args().any(|a| a == "--test");
     percentiles(&s, if quick { 100 } else { 100_000 });
+    nested_groups(&s, if quick { 1_000 } else { 100_000 });
 }
