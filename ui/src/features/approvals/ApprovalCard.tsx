@@ -1,6 +1,7 @@
 // A call waiting for a human, the same card in Chat and in Approvals: tool, editable arguments,
 // findings, the diff it would make, time left, and the four answers. Buttons act only on the
-// user's click or shortcut key; nothing in the model's text can press them.
+// user's click or shortcut key; nothing in the model's text can press them. "Always" writes a
+// permanent rule, so its key asks to be pressed twice: a stray `a` never does that alone.
 import { useMemo, useState } from "react";
 import type { ApprovalAnswer, ApprovalRequest } from "../../api/types";
 import type { AnswerDetails } from "../../store/useSession";
@@ -34,6 +35,8 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
   const original = useMemo(() => prettyArguments(request.arguments), [request.arguments]);
   const [text, setText] = useState(original);
   const [feedback, setFeedback] = useState("");
+  // `a` pressed once: the next `a` answers "always"; any other key or Escape cancels.
+  const [alwaysArmed, setAlwaysArmed] = useState(false);
   const edit = checkEdit(request.arguments, text);
   const error = edit.ok ? null : edit.error;
 
@@ -46,6 +49,11 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
   };
   useShortcutKeys(shortcuts, (key) => {
     const match = ANSWERS.find((a) => a.key === key);
+    if (match?.decision === "approveAlways" && !alwaysArmed) {
+      if (!answering && edit.ok) setAlwaysArmed(true);
+      return;
+    }
+    setAlwaysArmed(false);
     if (match) answer(match.decision);
   });
 
@@ -92,6 +100,11 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
           <div className="approval-label">would change</div>
           <DiffLines diff={request.preview} testId="approval-preview" />
         </>
+      )}
+      {alwaysArmed && shortcuts && (
+        <p className="approval-confirm" role="status" data-testid="approve-always-confirm">
+          Press <kbd>a</kbd> again to run it and add an allow rule to the config for good; any other key cancels.
+        </p>
       )}
       <div className="approval-actions">
         {ANSWERS.map((a) => (

@@ -148,6 +148,20 @@ describe("Approvals view", () => {
     expect(resolveOps()).toHaveLength(3);
   });
 
+  it("asks for `a` twice before answering always, and any other key cancels", async () => {
+    const user = await openApprovals();
+    emit({ type: "approvalRequested", sessionId: S, request: approvalRequest() });
+    await user.keyboard("a");
+    expect(resolveOps()).toHaveLength(0);
+    expect(view().getByTestId("approve-always-confirm").textContent).toContain("again");
+    await user.keyboard("x");
+    expect(view().queryByTestId("approve-always-confirm")).toBeNull();
+    await user.keyboard("a");
+    expect(resolveOps()).toHaveLength(0);
+    await user.keyboard("a");
+    expect(resolveOps()).toMatchObject([{ approvalId: "a1", decision: "approveAlways", callHash: "hash-a1" }]);
+  });
+
   it("raises a desktop notification for a request arriving while the window is not focused", async () => {
     const shown: string[] = [];
     class FakeNotification {

@@ -20,7 +20,7 @@ export function ApprovalsView({ approvals, answering, onAnswer }: Props) {
         <span className="muted">
           {approvals.length === 0
             ? "Nothing is waiting for you."
-            : `${approvals.length} waiting. Keys on the highlighted card: y approve once, s for this session, a always, n deny.`}
+            : `${approvals.length} waiting. Keys on the highlighted card: y approve once, s for this session, a twice for always, n deny.`}
         </span>
       </header>
       <div className="approvals-list">
