@@ -17,6 +17,7 @@ use bridle_protocol::ApprovalAnswer;
 use crate::cli::{ApprovalsAction, ApprovalsArgs, DriveArgs, Global, OnAsk, Scope, EXIT_ERROR};
 use crate::drive;
 use crate::setup;
+use crate::terminal::safe;
 
 pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<u8> {
     let mut setup = setup::load(global)?;
@@ -32,8 +33,8 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
                         "{}  session {}  {} {}  ({} findings, expires {})",
                         request.id,
                         request.session_id,
-                        request.tool,
-                        request.arguments,
+                        safe(&request.tool),
+                        safe(&request.arguments),
                         request.findings.len(),
                         request.expires_at
                     );

@@ -14,6 +14,7 @@ use bridle_protocol::{AuditEvent, Decision};
 use clap::{Args, Subcommand};
 
 use crate::cli::{Global, EXIT_ERROR};
+use crate::terminal::safe;
 
 /// Rows listed when `--limit` is not given.
 const DEFAULT_LIMIT: u32 = 50;
@@ -119,7 +120,7 @@ fn table_row(e: &AuditEvent) -> String {
         e.id,
         short(e.session_id.as_deref()),
         e.kind,
-        e.tool.as_deref().unwrap_or("-"),
+        safe(e.tool.as_deref().unwrap_or("-")),
         decision,
         e.status.as_deref().unwrap_or("-"),
         latency,

@@ -18,6 +18,7 @@ use bridle_protocol::{AbortReason, ApprovalAnswer, ApprovalRequest, Event, Op};
 use tokio::sync::mpsc::Receiver;
 
 use crate::cli::{DriveArgs, OnAsk, ProviderArgs, EXIT_ASK, EXIT_ERROR, EXIT_INTERRUPTED};
+use crate::terminal::safe;
 use bridle_core::wiring::Wiring;
 
 /// `--on-ask`, or its default: prompt on a terminal, deny otherwise.
@@ -168,14 +169,15 @@ async fn answer_for(on_ask: OnAsk, request: &ApprovalRequest) -> Option<Op> {
     })
 }
 
-/// Asks on the terminal; anything but a clear yes is a deny.
+/// Asks on the terminal; anything but a clear yes is a deny. What the model wrote is shown
+/// through [`safe`], so it cannot repaint the question.
 async fn prompt(request: &ApprovalRequest) -> ApprovalAnswer {
-    eprintln!("\n{} wants to run: {}", request.tool, request.arguments);
+    eprintln!("\n{} wants to run: {}", safe(&request.tool), safe(&request.arguments));
     for f in &request.findings {
-        eprintln!("  {:?} [{}:{}] {}", f.severity, f.guardian, f.rule, f.message);
+        eprintln!("  {:?} [{}:{}] {}", f.severity, f.guardian, f.rule, safe(&f.message));
     }
     if let Some(preview) = &request.preview {
-        eprintln!("{preview}");
+        eprintln!("{}", safe(preview));
     }
     eprint!("approve? [y]es once / [s]ession / [a]lways / [N]o: ");
     let line = tokio::task::spawn_blocking(|| {
@@ -195,20 +197,22 @@ fn print_human(event: &Event) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     match event {
         Event::AssistantDelta { text, .. } => {
-            write!(out, "{text}")?;
+            write!(out, "{}", safe(text))?;
             out.flush()?;
         }
         Event::AssistantMessage { .. } => writeln!(out)?,
-        Event::ToolCallBegin { call, .. } => eprintln!("-> {} {}", call.name, call.arguments),
+        Event::ToolCallBegin { call, .. } => eprintln!("-> {} {}", safe(&call.name), safe(&call.arguments)),
         Event::ToolCallEnd { status, duration_ms, result, .. } => {
             let first = result.output.lines().next().unwrap_or_default();
-            eprintln!("<- {status:?} in {duration_ms} ms: {first}");
+            eprintln!("<- {status:?} in {duration_ms} ms: {}", safe(first));
         }
-        Event::ApprovalRequested { request, .. } => eprintln!("?  approval {} for {}", request.id, request.tool),
+        Event::ApprovalRequested { request, .. } => {
+            eprintln!("?  approval {} for {}", request.id, safe(&request.tool))
+        }
         Event::ApprovalResolved { approval_id, decision, source, .. } => {
             eprintln!("!  approval {approval_id}: {decision:?} ({source:?})")
         }
-        Event::Error { info, .. } => eprintln!("error [{}]: {}", info.code, info.message),
+        Event::Error { info, .. } => eprintln!("error [{}]: {}", info.code, safe(&info.message)),
         Event::TurnAborted { reason, .. } => eprintln!("turn ended early: {reason:?}"),
         _ => {}
     }

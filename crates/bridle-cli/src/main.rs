@@ -11,6 +11,7 @@ mod drive;
 mod run;
 mod sessions;
 mod setup;
+mod terminal;
 mod tool;
 
 use std::process::ExitCode;

@@ -6,6 +6,7 @@ use bridle_core::clock::{Clock, SystemClock};
 
 use crate::cli::{Global, SessionsAction, SessionsArgs, EXIT_ERROR};
 use crate::setup;
+use crate::terminal::safe;
 
 pub fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
@@ -19,7 +20,14 @@ pub fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
                 } else {
                     let when = chrono::DateTime::from_timestamp_millis(s.updated_at)
                         .map(|t| t.format("%Y-%m-%d %H:%M").to_string());
-                    writeln!(out, "{}  {}  {}  {}", s.id, when.unwrap_or_default(), s.workspace, s.title)?;
+                    writeln!(
+                        out,
+                        "{}  {}  {}  {}",
+                        s.id,
+                        when.unwrap_or_default(),
+                        safe(&s.workspace),
+                        safe(&s.title)
+                    )?;
                 }
             }
         }

@@ -133,3 +133,25 @@ async fn plan_mode_runs_commands_that_look_and_writes_nothing() {
     assert_eq!(out.status.code(), Some(4), "an escalation in plan mode must be denied: {}", stdout(&out));
     assert!(!dirs.workspace.join("x.txt").exists());
 }
+
+#[tokio::test]
+async fn escape_sequences_from_the_model_never_reach_the_terminal_raw() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let sneaky = "echo \u{1b}[2K\u{1b}[1Ahi";
+    let file = json!({"fixtures": [
+        {"match": {"userMessage": "paint", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "c1", "name": "bash", "arguments": {"command": sneaky}}]}},
+        {"match": {"userMessage": "paint", "hasToolResult": true},
+         "response": {"content": "done \u{1b}]0;owned\u{7} \u{202e}txt.exe"}}
+    ]});
+    std::fs::write(fixtures.path().join("paint.json"), file.to_string()).unwrap();
+    let mock = Aimock::start_with(fixtures.path()).await;
+    let dirs = Dirs::new();
+    write_config(&dirs, &mock, "mode = \"ask\"");
+    // Human output (not --json), denied at the (non-terminal) prompt.
+    let out = bridle(&dirs, &["run", "paint"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!all.contains('\u{1b}') && !all.contains('\u{7}') && !all.contains('\u{202e}'), "{all:?}");
+    assert!(stdout(&out).contains("done \\u{1b}]0;owned\\u{7} \\u{202e}txt.exe"), "{all}");
+}
