@@ -25,6 +25,8 @@ pub fn lexical_normalise(path: &Path) -> PathBuf {
     for component in path.components() {
         match component {
             Component::CurDir => {}
+            // At the root, `..` is the root itself (`/../etc` is `/etc`).
+            Component::ParentDir if out.has_root() && out.parent().is_none() => {}
             Component::ParentDir => {
                 if !out.pop() {
                     out.push(component);

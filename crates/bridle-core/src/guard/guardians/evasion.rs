@@ -17,7 +17,7 @@
 use bridle_protocol::{Finding, Severity};
 
 use super::{finding, ShellView};
-use crate::guard::shell::{Origin, Signal, SimpleCommand};
+use crate::guard::shell::{self, Origin, Signal, SimpleCommand};
 
 const GUARDIAN: &str = "shell-evasion";
 
@@ -28,7 +28,15 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
             found.push((rule, message));
         }
     };
+    // Every substitution's command is read and judged on its own (DESIGN §6): a harmless one
+    // (`make -j$(nproc)`, a commit message from a heredoc) is no reason to ask. What its output
+    // can do is judged where it lands: a program name only known at run time, a path a
+    // variable hides.
+    let read_whole = !view.script.signals.contains(&Signal::TooDeep);
     for signal in &view.script.signals {
+        if read_whole && matches!(signal, Signal::CommandSubstitution { .. } | Signal::Backtick) {
+            continue;
+        }
         let (rule, message) = match signal {
             Signal::CommandSubstitution { .. } => (
                 "command-substitution",
@@ -88,11 +96,27 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
             let name = cmd.words.first().map_or("", |w| w.raw.as_str());
             add("dynamic-command", format!("runs a program whose name (`{name}`) is only known when it runs"));
         }
+        if let Some(word) = cmd.words.iter().find(|w| quoted_option(w)) {
+            add(
+                "quoted-option",
+                format!(
+                    "quotes the option `{}`, which changes nothing for the program but hides it from a reader",
+                    word.raw
+                ),
+            );
+        }
         if encodes_for_a_shell(view, cmd) {
             add("encoded-command", "feeds hex or octal escapes to a shell, hiding the command they spell".to_string());
         }
     }
     found.into_iter().map(|(rule, message)| finding(GUARDIAN, rule, Severity::High, message)).collect()
+}
+
+/// Options that make a program run something, quoted (`find . '-exec' ls`): quoting them
+/// buys nothing but hiding them.
+fn quoted_option(word: &shell::Word) -> bool {
+    const RUNS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir", "-delete", "-c", "-e", "--exec", "--eval", "-x"];
+    word.quoted && word.raw != word.value && RUNS.contains(&word.value.as_str())
 }
 
 /// `find . \( -name a -o -name b \) -exec wc -l {} \;`: escaped operators that are find's own

@@ -46,12 +46,15 @@ impl ShellView {
         let mut paths = Vec::with_capacity(script.commands.len());
         let mut cwd = Cwd::Workspace;
         for cmd in &script.commands {
-            cwds.push(cwd.clone());
+            // `env -C DIR cmd` runs cmd in DIR, for that command only.
+            let own = cmd.chdir.as_deref().and_then(|dir| places.locate(dir, &cwd, false)).map(|l| Cwd::At(l.absolute));
+            let here = own.unwrap_or_else(|| cwd.clone());
+            cwds.push(here.clone());
             let located: Vec<PathOperand> = operands(cmd)
                 .into_iter()
                 .filter(worth_judging)
                 .filter_map(|op| {
-                    let located = places.locate(&op.path, &cwd, op.certain)?;
+                    let located = places.locate(&op.path, &here, op.certain)?;
                     Some(PathOperand { text: op.path, writes: op.writes, located })
                 })
                 .collect();

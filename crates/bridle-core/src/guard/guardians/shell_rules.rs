@@ -53,6 +53,7 @@ enum TargetClass {
     System,
     SystemIfUnset,
     Outside,
+    Scratch,
     WorkspaceRoot,
 }
 
@@ -62,6 +63,8 @@ enum Check {
     ForkBomb,
     PipeToShell,
     KillAll,
+    ProgramFromScratch,
+    ReadsOutside,
 }
 
 #[derive(Debug, Deserialize)]

@@ -19,6 +19,7 @@ mod split;
 #[cfg(test)]
 mod tests;
 mod unwrap;
+mod words;
 
 pub use command::{is_shell_or_interpreter, INTERPRETERS, SHELLS};
 pub use split::parse;
@@ -244,6 +245,8 @@ pub struct SimpleCommand {
     pub background: bool,
     /// The function whose body holds it.
     pub function: Option<String>,
+    /// The folder a wrapper runs it in (`env -C DIR`), instead of the current one.
+    pub chdir: Option<String>,
     /// Its text from the program word to its end, as written.
     pub raw: String,
 }

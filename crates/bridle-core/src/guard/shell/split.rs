@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::lexer::{self, Op, Token};
 use super::unwrap::unwrap;
+use super::words;
 use super::{basename, is_assignment, Origin, Redirect, Script, Signal, SimpleCommand, Word, MAX_DEPTH};
 
 /// Reads a command line.
@@ -205,6 +206,10 @@ impl Splitter {
         function: Option<String>,
     ) -> Option<usize> {
         let (chars, end, depth, origin) = (at.chars, at.end, at.depth, at.origin);
+        // What bash does to the words before running them: braces expanded, variables the
+        // line set replaced by their values.
+        let words: Vec<Word> =
+            words.iter().flat_map(|w| words::brace_expand(&words::substitute(w, &self.vars))).collect();
         let unwrapped = unwrap(words);
         let mut wrappers = at.inherited.to_vec();
         wrappers.extend(unwrapped.wrappers);
@@ -262,6 +267,7 @@ impl Splitter {
             stage: 0,
             background,
             function,
+            chdir: unwrapped.chdir.clone(),
             raw: String::new(),
         };
         command.raw = if raw.trim().is_empty() { command.text() } else { raw.trim().to_string() };

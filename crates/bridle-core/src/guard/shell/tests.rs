@@ -150,10 +150,16 @@ fn shell_strings_and_eval_are_read_as_scripts_under_their_wrappers() {
 
 #[test]
 fn find_exec_runs_on_find_start_paths() {
-    let script = parse(r"find ~ /etc -name x -exec rm -rf {} \;");
+    let script = parse(r"find ~ /etc -exec rm -rf {} \;");
     let t: Vec<String> = script.commands.iter().map(SimpleCommand::text).collect();
-    assert_eq!(t, [r"find ~ /etc -name x -exec rm -rf {} ;", "rm -rf ~", "rm -rf /etc"]);
+    assert_eq!(t, [r"find ~ /etc -exec rm -rf {} ;", "rm -rf ~", "rm -rf /etc"]);
     assert_eq!(texts("find . -name '*.rs' -exec wc -l {} +"), ["find . -name *.rs -exec wc -l {} +", "wc -l ."]);
+    // A name test the start folder cannot pass: `{}` is beneath it, never the folder itself.
+    assert_eq!(
+        texts(r"find ~ /etc -name x -exec rm -rf {} \;"),
+        [r"find ~ /etc -name x -exec rm -rf {} ;", "rm -rf ~/\u{2026}", "rm -rf /etc/\u{2026}"]
+    );
+    assert_eq!(texts("find . -name x -o -name y -exec rm {} +")[1], "rm .", "alternatives make it unsure");
 }
 
 #[test]

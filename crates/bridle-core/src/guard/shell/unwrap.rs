@@ -23,6 +23,8 @@ pub(super) struct Unwrapped {
     pub scripts: Vec<String>,
     /// Commands run by `find -exec` and the like.
     pub commands: Vec<Vec<Word>>,
+    /// The folder a wrapper runs the command in (`env -C DIR`, `sudo -D DIR`).
+    pub chdir: Option<String>,
 }
 
 const SHELLS_WITH_C: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh"];
@@ -79,6 +81,11 @@ pub(super) fn unwrap(words: Vec<Word>) -> Unwrapped {
                     if let Some(s) = v.strip_prefix("--split-string=").or_else(|| v.strip_prefix("-S")) {
                         split = Some((j, 1, s.to_string()));
                         break;
+                    }
+                    if matches!(v, "-C" | "--chdir") {
+                        out.chdir = words.get(j + 1).map(|w| w.value.clone());
+                    } else if let Some(dir) = v.strip_prefix("--chdir=") {
+                        out.chdir = Some(dir.to_string());
                     }
                     j += if matches!(v, "-u" | "--unset" | "-C" | "--chdir") { 2 } else { 1 };
                 }
@@ -240,6 +247,88 @@ pub(super) fn unwrap(words: Vec<Word>) -> Unwrapped {
                     _ => None,
                 }
             }
+            // Tracers and fake environments run the command that follows their options.
+            "strace" | "ltrace" => Some(skip_options(
+                &words,
+                i + 1,
+                &["-o", "-e", "-p", "-s", "-u", "-E", "-O", "-S", "-P", "-a", "-b", "-I", "-X"],
+            )),
+            "fakeroot" | "fakechroot" => Some(skip_options(&words, i + 1, &["-l", "-s", "-i", "--lib", "--faked"])),
+            "unshare" | "nsenter" | "firejail" | "proot" => {
+                Some(skip_options(&words, i + 1, &["-t", "--target", "-S", "-G", "--setuid", "--setgid", "-R", "-w"]))
+            }
+            "systemd-run" | "systemd-inhibit" => Some(skip_options(
+                &words,
+                i + 1,
+                &[
+                    "-u",
+                    "--unit",
+                    "-p",
+                    "--property",
+                    "-M",
+                    "--machine",
+                    "-H",
+                    "--host",
+                    "--slice",
+                    "--description",
+                    "--uid",
+                    "--gid",
+                    "-E",
+                    "--setenv",
+                    "--working-directory",
+                    "--what",
+                    "--who",
+                    "--why",
+                    "--mode",
+                ],
+            )),
+            // `alias ll='rm -rf ~'`: a later `ll` runs the value, so the value is read as code.
+            "alias" => {
+                for w in &words[i + 1..] {
+                    if let Some((_, body)) = w.value.split_once('=') {
+                        out.scripts.push(body.to_string());
+                    }
+                }
+                None
+            }
+            // `script -qc CMD [file]` runs CMD as shell code.
+            "script" => {
+                let code = words[i + 1..].iter().position(|w| {
+                    let v = w.value.as_str();
+                    v == "--command" || (v.starts_with('-') && !v.starts_with("--") && v.ends_with('c'))
+                });
+                if let Some(script) = code.and_then(|at| words.get(i + 1 + at + 1)) {
+                    out.scripts.push(script.value.clone());
+                    out.wrappers.push(name);
+                    i = words.len();
+                    break;
+                }
+                None
+            }
+            // `parallel CMD ::: ARGS` runs CMD with the arguments: read as `CMD ARGS`.
+            "parallel" => {
+                let j = skip_options(&words, i + 1, &["-j", "--jobs", "-S", "--sshlogin", "--joblog", "--delay"]);
+                if let Some(sep) = words[j..].iter().position(|w| matches!(w.value.as_str(), ":::" | "::::" | ":::+")) {
+                    let args: Vec<Word> =
+                        words[j + sep + 1..].iter().filter(|w| !w.value.starts_with(":::")).cloned().collect();
+                    let mut spliced: Vec<Word> = words[..j + sep].to_vec();
+                    spliced.extend(args);
+                    words = spliced;
+                }
+                Some(j)
+            }
+            // `git rebase -x CMD` / `--exec CMD` runs CMD after each commit.
+            "git" => {
+                let exec = words[i + 1..].windows(2).find(|p| p[0].value == "-x" || p[0].value == "--exec");
+                let rebasing = words[i + 1..].iter().any(|w| w.value == "rebase");
+                match exec {
+                    Some(pair) if rebasing => {
+                        out.scripts.push(pair[1].value.clone());
+                        None
+                    }
+                    _ => None,
+                }
+            }
             python if is_python(python) => match (words.get(i + 1), words.get(i + 2)) {
                 // `python -m pip install x` is pip.
                 (Some(m), Some(module)) if m.value == "-m" && matches!(module.value.as_str(), "pip" | "pipx") => {
@@ -284,6 +373,22 @@ fn split_words(text: &str, origin: &Word) -> Vec<Word> {
 /// `find ... -exec cmd {} \;` (and `-execdir`, `-ok`, `-okdir`): one command per start path,
 /// `{}` replaced by it, so `find ~ -exec rm -rf {} \;` reads as `rm -rf ~`. `fd -x cmd` runs
 /// `cmd` on what it finds, inside its search path.
+/// Whether find's tests keep its start folders out of what it yields: a `-name`/`-path`
+/// pattern with no wildcard that a start folder's own name (`.`, `/`, `~`) cannot be, or
+/// `-mindepth` of 1 or more. Alternatives (`-o`) or negations (`!`, `-not`) make it unsure.
+fn names_only_children(args: &[Word]) -> bool {
+    if args.iter().any(|w| matches!(w.value.as_str(), "-o" | "-or" | "!" | "-not")) {
+        return false;
+    }
+    args.windows(2).any(|p| match p[0].value.as_str() {
+        "-name" | "-iname" => {
+            !p[1].value.contains(['*', '?', '[']) && !matches!(p[1].value.as_str(), "." | ".." | "/" | "~")
+        }
+        "-mindepth" => p[1].value.parse::<u32>().is_ok_and(|d| d >= 1),
+        _ => false,
+    })
+}
+
 fn exec_clauses(words: &[Word]) -> Vec<Vec<Word>> {
     let Some(program) = words.first().map(|w| basename(&w.value)) else { return Vec::new() };
     let mut clauses = Vec::new();
@@ -304,9 +409,22 @@ fn exec_clauses(words: &[Word]) -> Vec<Vec<Word>> {
                     if roots.is_empty() {
                         clauses.push(clause.to_vec());
                     }
+                    // With a name test that the start folder cannot pass (`-name __pycache__`),
+                    // `{}` is something beneath it, never the folder itself.
+                    let beneath = names_only_children(&words[1..]);
                     for root in &roots {
-                        let replaced =
-                            clause.iter().map(|w| if w.value == "{}" { (*root).clone() } else { w.clone() }).collect();
+                        let replaced = clause
+                            .iter()
+                            .map(|w| match (w.value == "{}", beneath) {
+                                (true, true) => {
+                                    // `…`: a name, not a glob, so the path is judged as it stands.
+                                    let child = format!("{}/\u{2026}", root.value.trim_end_matches('/'));
+                                    Word { raw: child.clone(), value: child, ..(*root).clone() }
+                                }
+                                (true, false) => (*root).clone(),
+                                (false, _) => w.clone(),
+                            })
+                            .collect();
                         clauses.push(replaced);
                     }
                     i = end;

@@ -110,9 +110,25 @@ impl ShellRule {
             Some(Check::ForkBomb) => fork_bomb(view, cmd),
             Some(Check::PipeToShell) => pipe_to_shell(cmd),
             // `kill -9 -1`: pid -1 after a signal is every process the user may signal.
-            Some(Check::KillAll) => cmd.args().iter().skip(1).any(|w| w.value == "-1"),
+            Some(Check::KillAll) => cmd.args().iter().skip(1).any(|w| targets_everything(&w.value)),
+            Some(Check::ReadsOutside) => paths.iter().any(|p| {
+                !p.located.via_empty_variable && matches!(p.located.place, Place::Outside | Place::Sensitive(_))
+            }),
+            // A program run from shared scratch space: anyone could have put it there.
+            Some(Check::ProgramFromScratch) => cmd
+                .words
+                .first()
+                .is_some_and(|w| !w.expands && (w.value.starts_with("/tmp/") || w.value.starts_with("/var/tmp/"))),
         }
     }
+}
+
+/// A `kill` target that reaches every process: `-1` in any spelling (`-01`, `" -1"`), or
+/// pid 1 (init: the machine goes down with it).
+fn targets_everything(value: &str) -> bool {
+    let v = value.trim();
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && digits.parse::<u64>() == Ok(1)
 }
 
 fn in_class(p: &PathOperand, class: TargetClass) -> bool {
@@ -121,6 +137,7 @@ fn in_class(p: &PathOperand, class: TargetClass) -> bool {
         TargetClass::System => l.system && !l.via_empty_variable,
         TargetClass::SystemIfUnset => l.system && l.via_empty_variable,
         TargetClass::Outside => !l.via_empty_variable && matches!(l.place, Place::Outside | Place::Sensitive(_)),
+        TargetClass::Scratch => !l.via_empty_variable && l.place == Place::Scratch,
         TargetClass::WorkspaceRoot => !l.via_empty_variable && l.place == Place::Inside(String::new()),
     }
 }

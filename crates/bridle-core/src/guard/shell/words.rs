@@ -1,0 +1,149 @@
+//! What bash does to a word before it runs that a reader of text must do too: brace expansion
+//! (`{rm,-rf,~}` is three words) and the values of variables set earlier in the same line
+//! (`D=$HOME; rm -rf $D` deletes the home folder).
+//!
+//! Rule: only what is certain is expanded — unquoted braces with a comma, variables whose value
+//! the line itself set — and the number of words one word may become is bounded; anything else
+//! stays as written (and unknown, for the guardians).
+
+use std::collections::HashMap;
+
+use super::Word;
+
+/// Words one brace expression may produce before the rest is left unexpanded.
+const MAX_EXPANSION: usize = 256;
+
+/// `word` after brace expansion: itself, or the words bash would make of it.
+pub(super) fn brace_expand(word: &Word) -> Vec<Word> {
+    // Quoted or escaped braces are literal; an expansion's text is not known yet.
+    if word.quoted || word.expands || word.raw != word.value {
+        return vec![word.clone()];
+    }
+    let mut out = Vec::new();
+    expand(&word.value, &mut out);
+    if out.len() <= 1 || out.len() > MAX_EXPANSION {
+        return vec![word.clone()];
+    }
+    out.into_iter().filter(|v| !v.is_empty()).map(|v| Word { raw: v.clone(), value: v, ..word.clone() }).collect()
+}
+
+fn expand(text: &str, out: &mut Vec<String>) {
+    if out.len() > MAX_EXPANSION {
+        return;
+    }
+    let Some((open, close, parts)) = first_brace(text) else {
+        out.push(text.to_string());
+        return;
+    };
+    let (prefix, suffix) = (&text[..open], &text[close + 1..]);
+    for part in parts {
+        expand(&format!("{prefix}{part}{suffix}"), out);
+    }
+}
+
+/// The first `{...}` with a comma at its own level: where it opens and closes, and its parts.
+fn first_brace(text: &str) -> Option<(usize, usize, Vec<&str>)> {
+    let bytes = text.as_bytes();
+    for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{') {
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if commas.is_empty() {
+                            break;
+                        }
+                        let mut parts = Vec::new();
+                        let mut start = open + 1;
+                        for &c in &commas {
+                            parts.push(&text[start..c]);
+                            start = c + 1;
+                        }
+                        parts.push(&text[start..i]);
+                        return Some((open, i, parts));
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// `word` with `$NAME` and `${NAME}` replaced where the line set NAME earlier; still
+/// `expands` if anything unknown remains.
+pub(super) fn substitute(word: &Word, vars: &HashMap<String, String>) -> Word {
+    if !word.expands || vars.is_empty() || !word.value.contains('$') {
+        return word.clone();
+    }
+    let mut value = String::with_capacity(word.value.len());
+    let mut rest = word.value.as_str();
+    while let Some(at) = rest.find('$') {
+        value.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, used) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) if is_name(&inner[..end]) => (&inner[..end], end + 2),
+                _ => ("", 0),
+            },
+            None => {
+                let len = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
+                (&after[..len], len)
+            }
+        };
+        match vars.get(name).filter(|_| is_name(name)) {
+            Some(known) => value.push_str(known),
+            None => value.push('$'),
+        }
+        rest = if vars.contains_key(name) && is_name(name) { &after[used..] } else { after };
+    }
+    value.push_str(rest);
+    let expands = value.contains('$') || !word.nested.is_empty();
+    Word { value, expands, ..word.clone() }
+}
+
+fn is_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn values(words: Vec<Word>) -> Vec<String> {
+        words.into_iter().map(|w| w.value).collect()
+    }
+
+    #[test]
+    fn braces_with_a_comma_expand_and_others_stay() {
+        assert_eq!(values(brace_expand(&Word::plain("{rm,-rf,~}"))), ["rm", "-rf", "~"]);
+        assert_eq!(values(brace_expand(&Word::plain("/etc/{passwd,shadow}"))), ["/etc/passwd", "/etc/shadow"]);
+        assert_eq!(values(brace_expand(&Word::plain("a{b,c{d,e}}f"))), ["abf", "acdf", "acef"]);
+        for literal in ["{}", "{a}", "x{", "}{", "${HOME}"] {
+            assert_eq!(values(brace_expand(&Word::plain(literal))), [literal]);
+        }
+        let quoted = Word { quoted: true, ..Word::plain("{rm,-rf}") };
+        assert_eq!(values(brace_expand(&quoted)), ["{rm,-rf}"]);
+        let huge = "{a,b}".repeat(12);
+        assert_eq!(brace_expand(&Word::plain(&huge)).len(), 1, "past the bound, left as written");
+    }
+
+    #[test]
+    fn known_variables_are_substituted_and_unknown_ones_stay() {
+        let vars = HashMap::from([("D".to_string(), "$HOME".to_string()), ("X".to_string(), "/".to_string())]);
+        let word = |v: &str| Word { expands: true, ..Word::plain(v) };
+        assert_eq!(substitute(&word("$D"), &vars).value, "$HOME");
+        assert_eq!(substitute(&word("${X}etc"), &vars).value, "/etc");
+        let unknown = substitute(&word("$Y/x"), &vars);
+        assert_eq!((unknown.value.as_str(), unknown.expands), ("$Y/x", true));
+        let done = substitute(&word("$X"), &vars);
+        assert_eq!((done.value.as_str(), done.expands), ("/", false));
+    }
+}
