@@ -166,4 +166,15 @@ describe("reduce", () => {
     const other = reduce(answering, { type: "error", sessionId: S, info: { code: "provider_timeout", message: "slow", retryable: true } });
     expect(other.answering).toEqual(["a1"]);
   });
+
+  it("takes the mode and how bash runs from modeChanged, leaving the turn and transcript alone", () => {
+    const running = fold([started, delta("Looking")]);
+    const s = reduce(running, { type: "modeChanged", sessionId: S, mode: "plan", sandbox: "none", unsandboxedBecause: "bwrap missing" });
+    expect(s.runMode).toEqual({ mode: "plan", sandbox: "none", unsandboxedBecause: "bwrap missing" });
+    expect(s.turn).toEqual(running.turn);
+    expect(s.items).toEqual(running.items);
+    // A later switch replaces the earlier one, reason included.
+    const back = reduce(s, { type: "modeChanged", sessionId: S, mode: "auto", sandbox: "bwrap", unsandboxedBecause: null });
+    expect(back.runMode).toEqual({ mode: "auto", sandbox: "bwrap", unsandboxedBecause: null });
+  });
 });
