@@ -196,11 +196,31 @@ describe("Chat view", () => {
     expect(picker).toHaveProperty("value", "ask");
     await user.selectOptions(picker, "plan");
     expect(engine.submit).toHaveBeenLastCalledWith({ type: "setMode", mode: "plan" });
+    // Idle: the engine switches at once, so no "after this turn" hint.
+    expect(screen.queryByTestId("session-mode-pending")).toBeNull();
     emit({ type: "modeChanged", sessionId: S, mode: "plan", sandbox: "bwrap", unsandboxedBecause: null });
     expect(screen.getByTestId("session-mode")).toHaveProperty("value", "plan");
     const status = screen.getByTestId("sandbox-status");
     expect(status.dataset.sandbox).toBe("bwrap");
     expect(status.textContent).toBe("bash: sandboxed (bwrap)");
+  });
+
+  it("says a mode picked during a turn waits for the turn to end", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    emit({ type: "turnStarted", sessionId: S, turnId: T });
+    const picker = screen.getByTestId("session-mode");
+    await user.selectOptions(picker, "plan");
+    expect(engine.submit).toHaveBeenLastCalledWith({ type: "setMode", mode: "plan" });
+    // Not in force yet: the select keeps the engine's mode, the hint says what comes.
+    expect(picker).toHaveProperty("value", "ask");
+    expect(screen.getByTestId("session-mode-pending").textContent).toBe("plan after this turn");
+    emit(
+      { type: "turnCompleted", sessionId: S, turnId: T },
+      { type: "modeChanged", sessionId: S, mode: "plan", sandbox: "bwrap", unsandboxedBecause: null },
+    );
+    expect(screen.getByTestId("session-mode")).toHaveProperty("value", "plan");
+    expect(screen.queryByTestId("session-mode-pending")).toBeNull();
   });
 
   it("warns when bash runs unsandboxed, with the reason", async () => {

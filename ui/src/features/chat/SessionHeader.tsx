@@ -3,6 +3,7 @@
 import type { Mode, SessionSummary } from "../../api/types";
 import type { RunMode } from "../../store/state";
 import type { Connection } from "../../store/useSession";
+import { ModePicker } from "./ModePicker";
 import { SandboxStatus } from "./SandboxStatus";
 
 interface Props {
@@ -12,16 +13,6 @@ interface Props {
   busy: boolean;
   onMode: (mode: Mode) => void;
 }
-
-/** Every mode, strictest first, with what it lets the agent do. */
-const MODES: { mode: Mode; hint: string }[] = [
-  { mode: "read-only", hint: "reads only" },
-  { mode: "plan", hint: "reads, and commands that cannot write" },
-  { mode: "ask", hint: "asks before every change or command" },
-  { mode: "auto-edit", hint: "edits files, asks before commands" },
-  { mode: "auto", hint: "runs sandboxed commands; asks when the guard finds something" },
-  { mode: "bypass", hint: "runs everything unsandboxed but hard denials" },
-];
 
 export function SessionHeader({ info, runMode, connection, busy, onMode }: Props) {
   return (
@@ -36,20 +27,7 @@ export function SessionHeader({ info, runMode, connection, busy, onMode }: Props
       )}
       {runMode && (
         <>
-          <label className="mode-picker" title="Mode: how much the agent may do without asking">
-            <span className="visually-hidden">Mode</span>
-            <select
-              data-testid="session-mode"
-              value={runMode.mode}
-              onChange={(e) => onMode(e.target.value as Mode)}
-            >
-              {MODES.map(({ mode, hint }) => (
-                <option key={mode} value={mode} title={hint}>
-                  {mode}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ModePicker mode={runMode.mode} busy={busy} onMode={onMode} />
           <SandboxStatus sandbox={runMode.sandbox} why={runMode.unsandboxedBecause} />
         </>
       )}
