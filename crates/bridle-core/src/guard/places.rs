@@ -21,6 +21,8 @@ pub(crate) enum Cwd {
     Workspace,
     /// After a `cd` to a known place.
     At(PathBuf),
+    /// After a `cd` to a place only known at run time: relative paths lead somewhere outside.
+    Unknown,
 }
 
 /// Where a path leads.
@@ -53,6 +55,9 @@ pub(crate) struct Located {
 
 /// Stands for the home folder when it is not known.
 const UNKNOWN_HOME: &str = "/~";
+
+/// Stands for the working directory after a `cd` to a place only known at run time.
+const UNKNOWN_CWD: &str = "/?";
 
 /// Top-level directories whose loss breaks the system.
 const SYSTEM_DIRS: &[&str] = &[
@@ -152,6 +157,7 @@ impl Places {
     fn base(&self, cwd: &Cwd) -> PathBuf {
         match cwd {
             Cwd::At(dir) => dir.clone(),
+            Cwd::Unknown => PathBuf::from(UNKNOWN_CWD),
             Cwd::Workspace => self.sandbox.as_ref().map_or_else(|| PathBuf::from("."), |s| s.root().to_path_buf()),
         }
     }

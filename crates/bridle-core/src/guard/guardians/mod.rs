@@ -45,6 +45,9 @@ impl ShellView {
         let mut cwds = Vec::with_capacity(script.commands.len());
         let mut paths = Vec::with_capacity(script.commands.len());
         let mut cwd = Cwd::Workspace;
+        // `cd -` returns to the folder before the last change; `pushd`/`popd` keep a stack.
+        let mut previous = Cwd::Workspace;
+        let mut stack: Vec<Cwd> = Vec::new();
         for cmd in &script.commands {
             // `env -C DIR cmd` runs cmd in DIR, for that command only.
             let own = cmd.chdir.as_deref().and_then(|dir| places.locate(dir, &cwd, false)).map(|l| Cwd::At(l.absolute));
@@ -59,8 +62,16 @@ impl ShellView {
                 })
                 .collect();
             paths.push(located);
-            if let Some(next) = next_cwd(cmd, &cwd, places) {
-                cwd = next;
+            let next = match cmd.program.as_deref() {
+                Some("cd" | "pushd") => Some(next_cwd(cmd, &cwd, &previous, places)),
+                Some("popd") => Some(stack.pop().unwrap_or(Cwd::Unknown)),
+                _ => None,
+            };
+            if let Some(next) = next {
+                if cmd.program.as_deref() == Some("pushd") {
+                    stack.push(cwd.clone());
+                }
+                previous = std::mem::replace(&mut cwd, next);
             }
         }
         Self { script, cwds, paths }
@@ -72,18 +83,20 @@ impl ShellView {
     }
 }
 
-/// Where `cd`/`pushd` leads; `None` when it stays (or cannot be known: `cd -`, `cd "$X"`,
-/// which are then judged as if in the workspace).
-fn next_cwd(cmd: &SimpleCommand, cwd: &Cwd, places: &Places) -> Option<Cwd> {
-    if !matches!(cmd.program.as_deref(), Some("cd" | "pushd")) {
-        return None;
+/// Where `cd`/`pushd` leads: `-` is the previous folder, a target only known at run time
+/// (`cd "$X"`, `cd $(...)`) is [`Cwd::Unknown`], so what follows is not judged as if still in
+/// the workspace.
+fn next_cwd(cmd: &SimpleCommand, cwd: &Cwd, previous: &Cwd, places: &Places) -> Cwd {
+    let Some(word) = cmd.positionals().first().copied() else {
+        return places.locate("~", cwd, true).map_or(Cwd::Unknown, |l| Cwd::At(l.absolute));
+    };
+    if word.value == "-" {
+        return previous.clone();
     }
-    let target = cmd.positionals().first().map_or("~", |w| w.value.as_str());
-    if target == "-" {
-        return None;
+    if word.expands {
+        return Cwd::Unknown;
     }
-    let located = places.locate(target, cwd, false)?;
-    Some(Cwd::At(located.absolute))
+    places.locate(&word.value, cwd, true).map_or(Cwd::Unknown, |l| Cwd::At(l.absolute))
 }
 
 /// Certain operands are always judged; a guess when it could be a file name at all (no spaces,

@@ -175,6 +175,7 @@ impl Lexer {
                     self.i += 1;
                 }
                 '\n' => {
+                    self.finish_word();
                     self.i += 1;
                     self.push_op(Op::Newline);
                     self.read_heredoc_bodies();
@@ -273,6 +274,9 @@ impl Lexer {
             return;
         };
         if let Some(op) = op {
+            // The word before ends here, not after the operator (`{rm,-rf,~};` is a word of
+            // its own whose raw text has no `;`).
+            self.finish_word();
             self.i += text.len();
             self.push_op(op);
             return;

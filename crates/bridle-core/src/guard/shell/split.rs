@@ -6,7 +6,8 @@
 //! `eval` strings and `find -exec` clauses are read as commands, a heredoc, here-string or
 //! `echo`/`printf` output piped into a shell is read as the script it is, and reserved words
 //! (`if`, `then`, `do`, `{` ...) are stripped so the command after them is seen. A function
-//! body's commands are read where they are defined (they may run later).
+//! body's commands are read where they are defined (they may run later) and again at each call
+//! with its arguments; a loop's body is read once per value of its variable.
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,6 +20,7 @@ use super::{basename, is_assignment, Origin, Redirect, Script, Signal, SimpleCom
 pub fn parse(command: &str) -> Script {
     let mut splitter = Splitter::default();
     splitter.parse_into(command, 0, Origin::TopLevel, &[]);
+    splitter.drop_called_definitions();
     Script {
         commands: splitter.commands,
         pipelines: splitter.pipelines,
@@ -37,7 +39,23 @@ struct Splitter {
     vars: HashMap<String, String>,
     /// Substitution texts already read.
     seen: HashSet<String>,
+    /// `for NAME in a b c`: every value NAME takes (`for d in / ~; do rm -rf $d; done`).
+    loops: HashMap<String, Vec<String>>,
+    /// Functions defined so far: the commands of their bodies (indices into `commands`).
+    bodies: HashMap<String, Vec<usize>>,
+    /// Commands emitted again for a loop value or a function call; bounded so nesting stays
+    /// linear-ish and a recursive function ends.
+    replays: usize,
+    /// Inside a function call being read again: its commands are not a definition.
+    replaying: usize,
+    /// Functions called by name somewhere in the line.
+    called: HashSet<String>,
 }
+
+/// Values of one loop variable judged one by one before the rest is left unknown.
+const MAX_LOOP_VALUES: usize = 32;
+/// Commands emitted again for loops and function calls in one line.
+const MAX_REPLAYS: usize = 4096;
 
 /// One text's reading state: the command being gathered and the group it sits in.
 struct Walk<'a> {
@@ -181,8 +199,18 @@ impl Splitter {
                 }
             }
         }
-        if let Some(name) = strip_reserved_words(&mut words, walk) {
+        let stripped = strip_reserved_words(&mut words, walk);
+        if let Some(name) = stripped.defined {
             self.functions.push(name);
+        }
+        if let Some((name, values)) = stripped.loop_values {
+            let values = values
+                .iter()
+                .flat_map(|w| words::brace_expand(&words::substitute(w, &self.vars)))
+                .map(|w| w.value)
+                .take(MAX_LOOP_VALUES)
+                .collect();
+            self.loops.insert(name, values);
         }
         if words.is_empty() && redirects.is_empty() {
             return;
@@ -190,9 +218,119 @@ impl Splitter {
         let function = walk.function_stack.last().map(|(name, _)| name.clone());
         let end = walk.end;
         let at = Position { chars: walk.chars, end, depth: walk.depth, origin: walk.origin, inherited: walk.inherited };
-        if let Some(index) = self.emit(words, redirects, &at, background, function) {
+        let loops: Vec<String> = self.loops.keys().filter(|name| mentions(&words, &redirects, name)).cloned().collect();
+        let first = self.emit_each_value(&loops, &words, &redirects, &at, background, function.as_deref());
+        if let Some(index) = first {
             walk.pipeline.push(index);
         }
+    }
+
+    /// Emits the command once per value of each loop variable it mentions (bash runs the body
+    /// once per value); returns the first command's index.
+    fn emit_each_value(
+        &mut self,
+        loops: &[String],
+        words: &[Word],
+        redirects: &[Redirect],
+        at: &Position<'_>,
+        background: bool,
+        function: Option<&str>,
+    ) -> Option<usize> {
+        let Some((name, rest)) = loops.split_first() else {
+            return self.emit(words.to_vec(), redirects.to_vec(), at, background, function.map(str::to_string));
+        };
+        let values = self.loops.get(name).cloned().unwrap_or_default();
+        let before = self.vars.remove(name);
+        let mut first = None;
+        for value in values {
+            if self.replays >= MAX_REPLAYS {
+                self.signal(Signal::TooDeep);
+                break;
+            }
+            self.replays += 1;
+            self.vars.insert(name.clone(), value);
+            let index = self.emit_each_value(rest, words, redirects, at, background, function);
+            first = first.or(index);
+        }
+        self.vars.remove(name);
+        if let Some(before) = before {
+            self.vars.insert(name.clone(), before);
+        }
+        first
+    }
+
+    /// A function's body as defined (with `$1`, `$@` unknown) is only judged when no call was
+    /// seen: every call reads it again with its arguments, and nothing else can call it unless
+    /// a program name is only known at run time (`$cmd`, which keeps the definition).
+    fn drop_called_definitions(&mut self) {
+        if self.called.is_empty() || self.commands.iter().any(|c| c.dynamic) {
+            return;
+        }
+        let mut drop = vec![false; self.commands.len()];
+        for (name, body) in &self.bodies {
+            if self.called.contains(name) {
+                for &i in body {
+                    drop[i] = true;
+                }
+            }
+        }
+        let mut new_index = vec![None; self.commands.len()];
+        let mut kept = Vec::with_capacity(self.commands.len());
+        for (i, cmd) in std::mem::take(&mut self.commands).into_iter().enumerate() {
+            if !drop[i] {
+                new_index[i] = Some(kept.len());
+                kept.push(cmd);
+            }
+        }
+        self.commands = kept;
+        for pipeline in &mut self.pipelines {
+            *pipeline = pipeline.iter().filter_map(|&i| new_index[i]).collect();
+        }
+        // A pipeline's id is its position: keep empty ones so the ids stay right.
+        self.bodies.clear();
+    }
+
+    /// `f a b` where `f` was defined in the line: its body's commands again, with `$1`, `$@`
+    /// ... set to the arguments, so `f(){ rm -rf "$@"; }; f /` is read as `rm -rf /`.
+    fn call_function(&mut self, name: &str, args: &[Word], depth: usize, inherited: &[String]) {
+        let Some(body) = self.bodies.get(name).cloned() else { return };
+        if depth > MAX_DEPTH {
+            self.signal(Signal::TooDeep);
+            return;
+        }
+        let params: Vec<String> = args.iter().map(|w| w.value.clone()).collect();
+        self.replaying += 1;
+        // The body's pipelines again, with the new commands (a fork bomb is a piped call).
+        let mut pipelines: Vec<(usize, Vec<usize>)> = Vec::new();
+        for index in body {
+            if self.replays >= MAX_REPLAYS {
+                self.signal(Signal::TooDeep);
+                break;
+            }
+            self.replays += 1;
+            let cmd = &self.commands[index];
+            let words = words::bind_parameters(&cmd.words, &params);
+            let redirects = cmd.redirects.clone();
+            let (background, pipeline) = (cmd.background, cmd.pipeline);
+            let mut wrappers = inherited.to_vec();
+            wrappers.extend(cmd.wrappers.iter().cloned());
+            let at = Position { chars: &[], end: 0, depth, origin: Origin::ShellString, inherited: &wrappers };
+            if let Some(new) = self.emit(words, redirects, &at, background, Some(name.to_string())) {
+                match pipelines.last_mut() {
+                    Some((id, stages)) if *id == pipeline => stages.push(new),
+                    _ => pipelines.push((pipeline, vec![new])),
+                }
+            }
+        }
+        for (_, stages) in pipelines {
+            let id = self.pipelines.len();
+            for (stage, &index) in stages.iter().enumerate() {
+                self.commands[index].pipeline = id;
+                self.commands[index].stage = stage;
+            }
+            self.pipelines.push(stages);
+        }
+        self.replaying -= 1;
     }
 
     /// Unwraps and records one command (and what it runs); returns its index when it stays a
@@ -276,8 +414,20 @@ impl Splitter {
             command.reads_code_from_stdin() && command.program.as_deref().is_some_and(|p| super::SHELLS.contains(&p));
         let stdin_scripts = if shell_stdin { command.stdin_text.clone() } else { Vec::new() };
         let clauses = unwrapped.commands;
+        let call = command
+            .program
+            .as_ref()
+            .filter(|p| self.bodies.contains_key(p.as_str()) && command.function.as_ref() != Some(p))
+            .map(|p| (p.clone(), command.words[1..].to_vec()));
+        if let Some(name) = command.function.as_ref().filter(|_| self.replaying == 0) {
+            self.bodies.entry(name.clone()).or_default().push(self.commands.len());
+        }
         self.commands.push(command);
         let index = self.commands.len() - 1;
+        if let Some((name, args)) = call {
+            self.called.insert(name.clone());
+            self.call_function(&name, &args, depth + 1, &wrappers);
+        }
         for text in stdin_scripts {
             self.parse_into(&text, depth + 1, Origin::Stdin, &wrappers);
         }
@@ -358,10 +508,31 @@ fn close_group(walk: &mut Walk<'_>) {
     walk.group_depth = walk.group_depth.saturating_sub(1);
 }
 
+/// Whether a command's words or redirections read `$name` or `${name}`.
+fn mentions(words: &[Word], redirects: &[Redirect], name: &str) -> bool {
+    let (short, long) = (format!("${name}"), format!("${{{name}}}"));
+    let reads = |w: &Word| {
+        w.expands
+            && (w.value.contains(&long)
+                || w.value.match_indices(&short).any(|(at, _)| {
+                    !w.value[at + short.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                }))
+    };
+    words.iter().any(reads) || redirects.iter().any(|r| reads(&r.target))
+}
+
+/// What [`strip_reserved_words`] found besides the command.
+#[derive(Default)]
+struct Stripped {
+    /// The name a `function name` header defines.
+    defined: Option<String>,
+    /// A `for NAME in WORDS` or `select NAME in WORDS` header: the name and its words.
+    loop_values: Option<(String, Vec<Word>)>,
+}
+
 /// Removes reserved words from the front (`if`, `then`, `do`, `{`, `}` ...); a `for`, `select`
-/// or `case` header runs nothing itself and is dropped whole. Returns the name a `function name`
-/// header defines.
-fn strip_reserved_words(words: &mut Vec<Word>, walk: &mut Walk<'_>) -> Option<String> {
+/// or `case` header runs nothing itself and is dropped whole (a loop's values are kept).
+fn strip_reserved_words(words: &mut Vec<Word>, walk: &mut Walk<'_>) -> Stripped {
     // Counted first and drained once: removing from the front one word at a time made
     // 100,000 nested `{` quadratic.
     let mut defined = None;
@@ -374,9 +545,19 @@ fn strip_reserved_words(words: &mut Vec<Word>, walk: &mut Walk<'_>) -> Option<St
             "{" => open_group(walk),
             "}" => close_group(walk),
             "!" | "if" | "then" | "else" | "elif" | "do" | "while" | "until" | "fi" | "done" | "esac" => {}
-            "for" | "select" | "case" => {
+            "for" | "select" => {
+                let loop_values = match words.get(at + 1..at + 3) {
+                    Some([name, kw]) if kw.value == "in" && !name.expands => {
+                        Some((name.value.clone(), words[at + 3..].to_vec()))
+                    }
+                    _ => None,
+                };
                 words.clear();
-                return defined;
+                return Stripped { defined, loop_values };
+            }
+            "case" => {
+                words.clear();
+                return Stripped { defined, loop_values: None };
             }
             "function" if words.len() >= at + 2 => {
                 let name = words[at + 1].value.clone();
@@ -390,5 +571,5 @@ fn strip_reserved_words(words: &mut Vec<Word>, walk: &mut Walk<'_>) -> Option<St
         at += 1;
     }
     words.drain(..at);
-    defined
+    Stripped { defined, loop_values: None }
 }

@@ -180,10 +180,55 @@ fn reserved_words_are_stripped_and_functions_noted() {
     assert_eq!(programs("while read l; do echo $l; done < in.txt"), ["read", "echo", "<none>"]);
     let script = parse(":(){ :|:& };:");
     assert_eq!(script.functions, [":"]);
+    // The call reads the body (in place of its definition); the recursion inside is not followed.
     let inside: Vec<_> = script.commands.iter().filter(|c| c.function.is_some()).collect();
     assert_eq!(inside.len(), 2);
+    assert!(inside.iter().all(|c| c.origin == Origin::ShellString));
     assert!(inside[1].background);
+    assert_eq!(script.pipelines[inside[0].pipeline].len(), 2, "still a pipeline");
+    // Never called: the definition is what is judged.
+    assert_eq!(parse("f(){ rm x; }").commands.len(), 1);
     assert_eq!(programs("[[ -f a && -f b ]] && ls"), ["[[", "ls"]);
+}
+
+/// Every `rm` command's arguments, as the guard reads them.
+fn rm_args(line: &str) -> Vec<Vec<String>> {
+    parse(line)
+        .commands
+        .iter()
+        .filter(|c| c.program.as_deref() == Some("rm"))
+        .map(|c| c.args().iter().map(|w| w.value.clone()).collect())
+        .collect()
+}
+
+#[test]
+fn a_loop_body_is_read_once_per_value() {
+    assert_eq!(
+        rm_args("for d in / ~/x{1,2}; do rm -rf $d; done"),
+        [vec!["-rf", "/"], vec!["-rf", "~/x1"], vec!["-rf", "~/x2"]]
+    );
+    assert_eq!(rm_args("D=/e; for t in a b; do rm \"$D${t}\"; done"), [vec!["/ea"], vec!["/eb"]]);
+    // Nested loops: every pair.
+    assert_eq!(rm_args("for a in x y; do for b in 1 2; do rm $a$b; done; done").len(), 4);
+    // Without `in` the values are the script's arguments: unknown, left as written.
+    assert_eq!(rm_args("{rm,-rf,/};ls"), [vec!["-rf", "/"]], "a word right before `;` expands too");
+    assert_eq!(rm_args("for d; do rm -rf $d; done"), [vec!["-rf", "$d"]]);
+    // A word that only looks like the variable is not it.
+    assert_eq!(rm_args("for d in /; do rm -rf $dd; done"), [vec!["-rf", "$dd"]]);
+}
+
+#[test]
+fn a_function_call_reads_its_body_with_the_arguments() {
+    let calls = rm_args("f(){ rm -rf \"$@\"; }; f / ~");
+    assert_eq!(calls, [vec!["-rf", "/", "~"]]);
+    // A program only known at run time could call it with anything: the definition stays.
+    assert_eq!(rm_args("f(){ rm -rf \"$@\"; }; f x; $cmd"), [vec!["-rf", "$@"], vec!["-rf", "x"]]);
+    assert_eq!(rm_args("function g { sudo rm -r \"$1/$2\"; }; g /etc x").last().unwrap(), &["-r", "/etc/x"]);
+    let script = parse("function g { sudo rm -r \"$1\"; }; g /etc");
+    assert_eq!(script.commands.last().unwrap().wrappers, ["sudo"], "the body's wrappers stay");
+    // Mutual recursion ends.
+    let script = parse("a(){ b; }; b(){ a; rm x; }; a");
+    assert!(script.commands.len() < 64, "{}", script.commands.len());
 }
 
 #[test]

@@ -15,8 +15,10 @@ const MAX_EXPANSION: usize = 256;
 
 /// `word` after brace expansion: itself, or the words bash would make of it.
 pub(super) fn brace_expand(word: &Word) -> Vec<Word> {
-    // Quoted or escaped braces are literal; an expansion's text is not known yet.
-    if word.quoted || word.expands || word.raw != word.value {
+    // Quoted or escaped braces are literal; an expansion's text is not known yet (a `~` is
+    // expanded after braces, so it does not stop them).
+    let unknown = word.expands && (word.value.contains('$') || !word.nested.is_empty());
+    if word.quoted || unknown || word.raw != word.value {
         return vec![word.clone()];
     }
     let mut out = Vec::new();
@@ -104,6 +106,34 @@ pub(super) fn substitute(word: &Word, vars: &HashMap<String, String>) -> Word {
     value.push_str(rest);
     let expands = value.contains('$') || !word.nested.is_empty();
     Word { value, expands, ..word.clone() }
+}
+
+/// A function body's words with the call's arguments in place of `$1` ... `$9`, `$@` and `$*`;
+/// a word that is only `$@` or `$*` becomes one word per argument, as `"$@"` does.
+pub(super) fn bind_parameters(words: &[Word], args: &[String]) -> Vec<Word> {
+    let mut out = Vec::with_capacity(words.len() + args.len());
+    for word in words {
+        if !word.expands || !word.value.contains('$') {
+            out.push(word.clone());
+            continue;
+        }
+        if matches!(word.value.as_str(), "$@" | "${@}" | "$*" | "${*}") && word.nested.is_empty() {
+            out.extend(args.iter().map(|a| Word { raw: a.clone(), value: a.clone(), expands: false, ..word.clone() }));
+            continue;
+        }
+        let all = args.join(" ");
+        let mut value = word.value.clone();
+        for (name, arg) in [("@", all.as_str()), ("*", all.as_str())] {
+            value = value.replace(&format!("${{{name}}}"), arg).replace(&format!("${name}"), arg);
+        }
+        for n in (1..=9).rev() {
+            let arg = args.get(n - 1).map_or("", String::as_str);
+            value = value.replace(&format!("${{{n}}}"), arg).replace(&format!("${n}"), arg);
+        }
+        let expands = value.contains('$') || !word.nested.is_empty();
+        out.push(Word { value, expands, ..word.clone() });
+    }
+    out
 }
 
 fn is_name(name: &str) -> bool {
