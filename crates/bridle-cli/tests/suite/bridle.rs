@@ -25,6 +25,11 @@ pub async fn bridle(dirs: &Dirs, args: &[&str]) -> Output {
 }
 
 pub async fn bridle_in(data: &Path, workspace: &Path, args: &[&str]) -> Output {
+    bridle_with_env(data, workspace, args, &[]).await
+}
+
+/// [`bridle_in`] with extra environment variables, as a user's shell would have them.
+pub async fn bridle_with_env(data: &Path, workspace: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
         .args(args)
         .arg("--data-dir")
@@ -36,6 +41,7 @@ pub async fn bridle_in(data: &Path, workspace: &Path, args: &[&str]) -> Output {
         .env_remove("BRIDLE_WORKSPACE")
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
+        .envs(env.iter().copied())
         .stdin(std::process::Stdio::null())
         .output()
         .await

@@ -23,6 +23,17 @@ fn secrets() -> Vec<(&'static str, String, String)> {
     let pem_body = format!("MIIEowIBAAKCAQEA{}", body("Pe"));
     let pem = format!("-----BEGIN RSA PRIVATE KEY-----\n{pem_body}\n-----END RSA PRIVATE KEY-----");
     let password = format!("pw-{}", body("Pw"));
+    let (stripe, google, sendgrid) = (
+        format!("sk_live_{}", body("St")),
+        format!("AIza{}abcdefghi", body("Go")),
+        format!("SG.{}.{}", body("Sg"), body("Sh")),
+    );
+    let (gitlab, npm, hf) =
+        (format!("glpat-{}", body("Gl")), format!("npm_{}abcdefghijk", body("Np")), format!("hf_{}{}", body("Hf"), body("Hg")));
+    let azure = body("Az").repeat(2);
+    let aws_secret = format!("wJalr/{}EXAMPLEKEY", body("Aw"));
+    let (db, docker, htpasswd) =
+        (format!("Db-{}", body("x")), format!("Dk-{}", body("y")), format!("Ht-{}", body("z")));
     vec![
         ("openai", openai.clone(), openai[8..40].to_string()),
         ("anthropic", anthropic.clone(), anthropic[13..40].to_string()),
@@ -33,6 +44,17 @@ fn secrets() -> Vec<(&'static str, String, String)> {
         ("jwt", jwt.clone(), jwt_sig),
         ("pem", pem, pem_body),
         ("password", format!("password={password}"), password),
+        ("stripe", stripe.clone(), stripe[8..].to_string()),
+        ("google", google.clone(), google[4..].to_string()),
+        ("sendgrid", sendgrid.clone(), sendgrid[3..30].to_string()),
+        ("gitlab", gitlab.clone(), gitlab[6..].to_string()),
+        ("npm", npm.clone(), npm[4..].to_string()),
+        ("huggingface", hf.clone(), hf[3..].to_string()),
+        ("azure", format!("AccountName=a;AccountKey={azure}=="), azure),
+        ("aws-configure", format!("aws configure set aws_secret_access_key {aws_secret}"), aws_secret),
+        ("db-pass", format!("DB_PASS={db} MYSQL_PWD={db}"), db),
+        ("docker", format!("docker login -u me -p {docker} registry.example"), docker),
+        ("htpasswd", format!("htpasswd -b .htpasswd bob {htpasswd}"), htpasswd),
     ]
 }
 
@@ -110,4 +132,43 @@ async fn no_secret_reaches_the_audit_log_but_the_conversation_keeps_them() {
     let session = events[0]["sessionId"].as_str().unwrap();
     let shown = stdout(&bridle(&dirs, &["sessions", "show", session]).await);
     assert!(shown.contains(&text_of("github")) && shown.contains(&text_of("slack")));
+}
+
+/// The user's shell holds credentials; the agent's commands never see them, by name
+/// (`DB_PASS`, `MYSQL_PWD`, `GITHUB_PAT`) or by value (a URL with a password, a vendor key
+/// under an innocent name), while ordinary variables pass through.
+#[tokio::test]
+async fn the_shell_environment_keeps_no_secret() {
+    let dirs = Dirs::new();
+    let fixtures = tempfile::tempdir().unwrap();
+    let script = json!({"fixtures": [
+        {"match": {"userMessage": "show env", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "call_env", "name": "bash", "arguments": {"command": "env"}}]}},
+        {"match": {"userMessage": "show env", "hasToolResult": true}, "response": {"content": "done"}}
+    ]});
+    std::fs::write(fixtures.path().join("env.json"), script.to_string()).unwrap();
+    let mock = Aimock::start_with(fixtures.path()).await;
+    let body = "Zq8Wm3Kx7Np2Rt5Vy9Lb4Hc6";
+    let secrets = [
+        ("DATABASE_URL", format!("postgres://app:Pg{body}@db.internal:5432/app")),
+        ("MYSQL_PWD", format!("My{body}")),
+        ("GITHUB_PAT", format!("Gp{body}")),
+        ("DB_PASS", format!("Dp{body}")),
+        ("DEPLOY_HELPER", format!("sk_live_Dh{body}")),
+        ("OPENAI_API_KEY", format!("sk-proj-Oa{body}")),
+    ];
+    let mut env: Vec<(&str, &str)> = secrets.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    env.push(("BRIDLE_TEST_PLAIN", "visible-value"));
+    let base = format!("{}/v1", mock.url);
+    let args =
+        ["run", "show env", "--mode", "bypass", "--json", "--provider", "openai", "--base-url", &base, "--model", "m"];
+    let out = bridle_with_env(&dirs.data, &dirs.workspace, &args, &env).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let end = json_lines(&out).into_iter().find(|e| e["type"] == "toolCallEnd").expect("the bash call ended");
+    let output = end["result"]["output"].as_str().unwrap_or_default().to_string();
+    assert!(output.contains("BRIDLE_TEST_PLAIN=visible-value"), "{output}");
+    for (name, value) in &secrets {
+        assert!(!output.contains(&format!("{name}=")), "{name} reached the command:\n{output}");
+        assert!(!output.contains(&value[2..]), "the value of {name} reached the command");
+    }
 }

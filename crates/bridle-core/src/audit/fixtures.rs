@@ -65,6 +65,18 @@ pub fn secrets() -> Vec<Planted> {
         planted("cli-password", cli_password.clone(), &[&cli_password]),
         planted("env-token", env_token.clone(), &[&env_token]),
         planted("key-password", key_password.clone(), &[&key_password[8..]]),
+        planted("stripe-live", format!("sk_live_{}", body("St1")), &[&body("St1")]),
+        planted("stripe-restricted", format!("rk_live_{}", body("St2")), &[&body("St2")]),
+        planted("google", format!("AIza{}abcde", body("Go3")), &[&body("Go3")]),
+        planted("sendgrid", format!("SG.{}.{}", body("Sg4"), body("Sg5")), &[&body("Sg4"), &body("Sg5")]),
+        planted("gitlab", format!("glpat-{}", body("Gl6")), &[&body("Gl6")]),
+        planted("npm", format!("npm_{}123456", body("Np7")), &[&body("Np7")]),
+        planted("huggingface", format!("hf_{}", body("Hf8")), &[&body("Hf8")]),
+        planted("azure", format!("{}{}==", body("Az9"), body("Az0")), &[&body("Az9")]),
+        planted("aws-secret-bare", format!("Zk9/{}aBcD12", body("Ab1")), &[&body("Ab1")]),
+        planted("db-pass", format!("Dp2-{}", body("x")), &[&format!("Dp2-{}", body("x"))]),
+        planted("docker-password", format!("Dk3{}", body("y")), &[&format!("Dk3{}", body("y"))]),
+        planted("htpasswd-password", format!("Ht4{}", body("z")), &[&format!("Ht4{}", body("z"))]),
     ]
 }
 
@@ -92,5 +104,14 @@ pub fn payloads(s: &[Planted]) -> Vec<Value> {
         json!({"config": {"nested": [{"Password": get("key-password")}, {"aws": {"SecretAccessKey": get("aws-secret")}}],
             "session_key_id": get("aws-session-key-id")}}),
         json!({"output": format!("{}{}", "x".repeat(1990), get("openai"))}),
+        json!({"arguments": {"command": format!(
+            "STRIPE={} RK={} ./pay && curl 'maps?key={}' -H 'X: {}' && git remote add o https://gitlab.com/{} && echo {} {}",
+            get("stripe-live"), get("stripe-restricted"), get("google"), get("sendgrid"), get("gitlab"), get("npm"),
+            get("huggingface"))}}),
+        json!({"output": format!("DefaultEndpointsProtocol=https;AccountName=a;AccountKey={};EndpointSuffix=x\n{filler}aws configure set aws_secret_access_key {}\n{}",
+            get("azure"), get("aws-secret-bare"), get("aws-secret-bare"))}),
+        json!({"arguments": {"command": format!(
+            "DB_PASS={} MYSQL_PWD={} ./migrate; docker login -u me -p {} r.io; htpasswd -b .htpasswd bob {}",
+            get("db-pass"), get("db-pass"), get("docker-password"), get("htpasswd-password"))}}),
     ]
 }

@@ -70,6 +70,12 @@ pub fn sanitize_text(text: &str) -> String {
     cut(&patterns::redact(text), MAX_STRING_CHARS)
 }
 
+/// Whether `text` holds something secret-shaped (the bash environment scrub asks this of each
+/// variable's value).
+pub fn looks_secret(text: &str) -> bool {
+    patterns::redact(text) != text
+}
+
 /// Whether a value stored under `key` is replaced whatever it looks like.
 pub fn is_secret_key(key: &str) -> bool {
     let normal = normalise_key(key);

@@ -53,6 +53,21 @@ fn vendor_key(caps: &Captures<'_>) -> String {
     if group(caps, 0).starts_with("sk-ant-") { "[redacted:anthropic-key]" } else { "[redacted:openai-key]" }.into()
 }
 
+/// The password of `htpasswd -b` is its last operand (third, or second with `-n`).
+fn htpasswd(caps: &Captures<'_>) -> String {
+    let whole = group(caps, 0);
+    let flags: String = whole.split_whitespace().filter(|w| w.starts_with('-')).collect();
+    let operands: Vec<&str> = whole.split_whitespace().skip(1).filter(|w| !w.starts_with('-')).collect();
+    let at = if flags.contains('n') { 1 } else { 2 };
+    match operands.get(at) {
+        Some(password) if flags.contains('b') && operands.len() == at + 1 => {
+            let cut = whole.len() - password.len();
+            format!("{}{REDACTED}", &whole[..cut])
+        }
+        _ => whole.to_string(),
+    }
+}
+
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     // Starts at the secret-looking word (the rest of the name before it is kept as it is), so
     // the regex engine can skip ahead to it; the value may be quoted, or quoted with escaped
@@ -81,11 +96,23 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         pattern(r"(?i)\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+", |_| {
             "https://hooks.slack.com/[redacted:slack-webhook]".into()
         }),
+        pattern(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{16,}", |_| {
+            "[redacted:stripe-key]".into()
+        }),
+        pattern(r"AIza[0-9A-Za-z_-]{35,}", |_| "[redacted:google-key]".into()),
+        pattern(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", |_| "[redacted:sendgrid-key]".into()),
+        pattern(r"\bgl(?:pat|dt|rt|ptt|ft|soat|imt|agent|cbt)-[A-Za-z0-9_-]{20,}", |_| "[redacted:gitlab-token]".into()),
+        pattern(r"\bnpm_[A-Za-z0-9]{36,}", |_| "[redacted:npm-token]".into()),
+        pattern(r"\bhf_[A-Za-z0-9]{30,}", |_| "[redacted:huggingface-token]".into()),
+        // Azure storage and service bus connection strings.
+        pattern(r"(?i)\b((?:AccountKey|SharedAccessKey)\s*=\s*)([A-Za-z0-9+/]{20,}={0,2})", |c| {
+            format!("{}{REDACTED}", group(c, 1))
+        }),
         pattern(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}", |_| {
             "[redacted:aws-key-id]".into()
         }),
-        // Credentials in a URL: scheme://user:password@host.
-        pattern(r#"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@"'<>]+:[^/\s@"'<>]+@"#, |c| {
+        // Credentials in a URL: scheme://user:password@host (the user may be empty: redis://:pw@).
+        pattern(r#"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/\s:@"'<>]*:[^/\s@"'<>]+@"#, |c| {
             format!("{}{REDACTED}@", group(c, 1))
         }),
         // Authorization headers, whatever the scheme.
@@ -109,6 +136,35 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         }),
         pattern(r#"(?i)\b((?:set-)?cookie["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\n"']+)"#, |c| {
             format!("{}{REDACTED}", group(c, 1))
+        }),
+        // `aws configure set aws_secret_access_key X` (and the session token).
+        pattern(r"(?i)\b(aws\s+configure\s+set\s+(?:[A-Za-z0-9_.-]+\.)?aws_(?:secret_access_key|session_token)\s+)(\S+)", |c| {
+            format!("{}{REDACTED}", group(c, 1))
+        }),
+        // `docker login -p X`, `podman login --password X`, `helm registry login -p X`.
+        pattern(r"\b((?:docker|podman|buildah|skopeo|nerdctl|helm\s+registry|oras)\s+login\b[^\n|;&]*?\s-p\s*)([^\s-]\S*)", |c| {
+            format!("{}{REDACTED}", group(c, 1))
+        }),
+        // `htpasswd -b[c] FILE USER PASSWORD`, `htpasswd -nb USER PASSWORD`.
+        pattern(r"\bhtpasswd(?:\s+-[A-Za-z]+)+(?:\s+[^\s-]\S*){2,3}", htpasswd),
+        // A bare AWS secret access key: 40 characters of base64 with upper, lower and a digit
+        // or `/`/`+` (a git hash is lower-case hex, so it never matches).
+        pattern(r"(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])", |c| {
+            let whole = group(c, 0);
+            let key = group(c, 1);
+            let mixed = key.contains(|ch: char| ch.is_ascii_uppercase())
+                && key.contains(|ch: char| ch.is_ascii_lowercase())
+                && key.contains(|ch: char| ch.is_ascii_digit() || ch == '/' || ch == '+');
+            if mixed && !key.contains("redacted") { whole.replacen(key, "[redacted:aws-secret]", 1) } else { whole.to_string() }
+        }),
+        // `DB_PASS=…`, `MYSQL_PWD=…`, `pass: …`: names ending in a password word.
+        pattern(r#"(?i)\b((?:[A-Za-z0-9]+_)*(?:pass|pwd|pw|passwd))(\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s&;,"'<>(){}\[\]]+)"#, |c| {
+            let (name, value) = (group(c, 1), group(c, 3));
+            if name.eq_ignore_ascii_case("pwd") || already_redacted(value) {
+                group(c, 0).to_string()
+            } else {
+                format!("{name}{}{REDACTED}", group(c, 2))
+            }
         }),
         pattern(r#"\b(sshpass\s+-p\s*)("[^"\n]*"|'[^'\n]*'|\S+)"#, |c| format!("{}{REDACTED}", group(c, 1))),
         pattern(r"\b((?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p)([^\s-]\S*)", |c| {

@@ -8,7 +8,7 @@ use crate::audit::fixtures;
 
 #[test]
 fn every_pattern_compiles() {
-    assert_eq!(patterns::compiled(), 18);
+    assert_eq!(patterns::compiled(), 30);
 }
 
 #[test]
@@ -32,7 +32,10 @@ fn each_shape_leaves_its_marker() {
         ("sk-ant-api03-abcDEF0123456789abcdef-XYZ", "[redacted:anthropic-key]"),
         ("id=AKIAABCDEFGHIJKLMNOP.", "id=[redacted:aws-key-id]."),
         ("ASIAABCDEFGHIJKLMNOP", "[redacted:aws-key-id]"),
-        ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [redacted]"),
+        (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = [redacted:aws-secret]",
+        ),
         ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[redacted:github-token]"),
         ("github_pat_11ABC_defghijklmnopqrstuvwxyz", "[redacted:github-token]"),
         ("xoxb-123456789012-abcdefghijkl", "[redacted:slack-token]"),
@@ -63,6 +66,91 @@ fn each_shape_leaves_its_marker() {
     ];
     for (input, expected) in cases {
         assert_eq!(sanitize_text(input), expected, "input: {input}");
+    }
+}
+
+/// The shapes a red-team pass found stored in clear, each in more than one spelling.
+#[test]
+fn vendor_keys_and_command_line_passwords_leave_their_marker() {
+    let b = "Q7x9Lm2Pz8Rk4Vb6Nw1Hj3Tf5Yc0Gd";
+    let cases = [
+        (format!("STRIPE=sk_live_{b}"), "STRIPE=[redacted:stripe-key]".to_string()),
+        (
+            format!("curl -u rk_live_{b}: https://api.stripe.com"),
+            "curl -u [redacted:stripe-key]: https://api.stripe.com".into(),
+        ),
+        (format!("test key sk_test_{b} here"), "test key [redacted:stripe-key] here".into()),
+        (format!("whsec_{b}"), "[redacted:stripe-key]".into()),
+        (format!("maps?key=AIza{b}abcde"), "maps?key=[redacted:google-key]".into()),
+        (format!("GOOGLE AIzaSy{b}abc used"), "GOOGLE [redacted:google-key] used".into()),
+        (format!("SG.{b}.{b}"), "[redacted:sendgrid-key]".into()),
+        (format!("sendgrid: SG.ab{b}.cd{b}!"), "sendgrid: [redacted:sendgrid-key]!".into()),
+        (format!("glpat-{b}"), "[redacted:gitlab-token]".into()),
+        (format!("git push https://oauth2:glpat-{b}@gitlab.com/x"), "git push https://[redacted]@gitlab.com/x".into()),
+        (format!("deploy token gldt-{b}"), "deploy token [redacted:gitlab-token]".into()),
+        (
+            format!("//registry.npmjs.org/:_authToken=npm_{b}123456"),
+            "//registry.npmjs.org/:_authToken=[redacted:npm-token]".into(),
+        ),
+        (format!("NPM npm_{b}abcdef"), "NPM [redacted:npm-token]".into()),
+        (format!("hf_{b}abc"), "[redacted:huggingface-token]".into()),
+        (
+            format!("huggingface-cli login --token hf_{b}x"),
+            "huggingface-cli login --token [redacted:huggingface-token]".into(),
+        ),
+        (
+            format!("DefaultEndpointsProtocol=https;AccountName=x;AccountKey={b}{b}==;EndpointSuffix=core"),
+            "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=[redacted];EndpointSuffix=core".into(),
+        ),
+        (
+            format!("Endpoint=sb://x/;SharedAccessKeyName=r;SharedAccessKey={b}+/x="),
+            "Endpoint=sb://x/;SharedAccessKeyName=[redacted];SharedAccessKey=[redacted]".into(),
+        ),
+        ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into(), "[redacted:aws-secret]".into()),
+        ("secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.".into(), "secret is [redacted:aws-secret].".into()),
+        (
+            "aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEYx1 --profile p".into(),
+            "aws configure set aws_secret_access_key [redacted] --profile p".into(),
+        ),
+        (
+            "aws configure set default.aws_session_token FwoGZXIvY".into(),
+            "aws configure set default.aws_session_token [redacted]".into(),
+        ),
+        ("DB_PASS=hunter2 ./migrate".into(), "DB_PASS=[redacted] ./migrate".into()),
+        ("export MYSQL_PWD='hunter 2'".into(), "export MYSQL_PWD=[redacted]".into()),
+        ("SMTP_PW=abc mail".into(), "SMTP_PW=[redacted] mail".into()),
+        ("pass: hunter2".into(), "pass: [redacted]".into()),
+        ("docker login -u bob -p hunter2 registry.io".into(), "docker login -u bob -p [redacted] registry.io".into()),
+        ("podman login -phunter2 quay.io".into(), "podman login -p[redacted] quay.io".into()),
+        ("docker login --password hunter2 r.io".into(), "docker login --password [redacted] r.io".into()),
+        ("htpasswd -b .htpasswd bob hunter2".into(), "htpasswd -b .htpasswd bob [redacted]".into()),
+        (
+            "htpasswd -cbB /etc/nginx/pw alice s3cret && ls".into(),
+            "htpasswd -cbB /etc/nginx/pw alice [redacted] && ls".into(),
+        ),
+        ("htpasswd -nb bob hunter2".into(), "htpasswd -nb bob [redacted]".into()),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|(input, expected)| sanitize_text(input) != *expected)
+        .map(|(input, expected)| format!("{input}\n  got      {}\n  expected {expected}", sanitize_text(input)))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn look_alikes_of_the_new_shapes_are_left_alone() {
+    for text in [
+        // A git hash and a sha256 are lower-case hex.
+        "commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904 merged",
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "PWD=/home/me/project OLDPWD=/home/me",
+        "bypass the cache; 3 passed, 0 failed; passed=3",
+        "htpasswd -c .htpasswd bob",
+        "a task_skip_list and sk_live_short",
+        "docker login -u bob registry.io",
+    ] {
+        assert_eq!(sanitize_text(text), text);
     }
 }
 
