@@ -28,8 +28,11 @@ fn secrets() -> Vec<(&'static str, String, String)> {
         format!("AIza{}abcdefghi", body("Go")),
         format!("SG.{}.{}", body("Sg"), body("Sh")),
     );
-    let (gitlab, npm, hf) =
-        (format!("glpat-{}", body("Gl")), format!("npm_{}abcdefghijk", body("Np")), format!("hf_{}{}", body("Hf"), body("Hg")));
+    let (gitlab, npm, hf) = (
+        format!("glpat-{}", body("Gl")),
+        format!("npm_{}abcdefghijk", body("Np")),
+        format!("hf_{}{}", body("Hf"), body("Hg")),
+    );
     let azure = body("Az").repeat(2);
     let aws_secret = format!("wJalr/{}EXAMPLEKEY", body("Aw"));
     let (db, docker, htpasswd) =

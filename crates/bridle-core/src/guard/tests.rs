@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod corpus;
+mod differential;
 
 use std::path::PathBuf;
 

@@ -170,13 +170,8 @@ impl Splitter {
                 && right.program.as_deref().is_some_and(|p| super::SHELLS.contains(&p))
                 && matches!(left.program.as_deref(), Some("echo" | "printf"))
             {
-                let text: Vec<&str> = left
-                    .args()
-                    .iter()
-                    .map(|w| w.value.as_str())
-                    .filter(|v| !matches!(*v, "-e" | "-n" | "-E" | "-ne" | "-en"))
-                    .collect();
-                let text = text.join(" ");
+                let args: Vec<&str> = left.args().iter().map(|w| w.value.as_str()).collect();
+                let text = words::printed(left.program.as_deref().unwrap_or_default(), &args);
                 let depth = left.depth + 1;
                 let inherited = right.wrappers.clone();
                 self.parse_into(&text, depth, Origin::Stdin, &inherited);
@@ -346,8 +341,29 @@ impl Splitter {
         let (chars, end, depth, origin) = (at.chars, at.end, at.depth, at.origin);
         // What bash does to the words before running them: braces expanded, variables the
         // line set replaced by their values.
-        let words: Vec<Word> =
-            words.iter().flat_map(|w| words::brace_expand(&words::substitute(w, &self.vars))).collect();
+        // Once the line sets IFS, an unquoted expansion splits where bash says, not at spaces:
+        // such words stay unknown.
+        let ifs_set = self.vars.contains_key("IFS");
+        if ifs_set && words.iter().any(|w| w.expands && !w.quoted) {
+            self.signal(Signal::IfsExpansion);
+        }
+        let words: Vec<Word> = words
+            .iter()
+            .flat_map(|w| {
+                let known = if ifs_set && !w.quoted { w.clone() } else { words::substitute(w, &self.vars) };
+                words::brace_expand(&known)
+            })
+            .collect();
+        // `$SHELL -c '...'`: the user's shell, whatever it is, runs the string as a script.
+        let mut words = words;
+        if let Some(first) = words.first_mut() {
+            if matches!(first.value.as_str(), "$SHELL" | "${SHELL}" | "$BASH" | "${BASH}")
+                && !self.vars.contains_key("SHELL")
+            {
+                first.value = "bash".to_string();
+                first.expands = false;
+            }
+        }
         let unwrapped = unwrap(words);
         let mut wrappers = at.inherited.to_vec();
         wrappers.extend(unwrapped.wrappers);
@@ -361,6 +377,12 @@ impl Splitter {
             .is_some_and(|w| matches!(basename(&w.value), "export" | "declare" | "typeset" | "local" | "readonly"));
         if declares {
             assignments.extend(words[1..].iter().filter(|w| is_assignment(w)).cloned());
+        }
+        // Variables whose value bash itself runs as code (an interactive shell's prompt hook).
+        for a in &assignments {
+            if let Some(code) = a.value.strip_prefix("PROMPT_COMMAND=") {
+                self.parse_into(code, depth + 1, Origin::ShellString, &wrappers);
+            }
         }
         if declares || words.is_empty() {
             // Remembered so `x=rm; $x -rf /` is read as `rm -rf /`.
@@ -478,6 +500,10 @@ impl Splitter {
             }
             if let Some(d) = default.filter(|d| !d.is_empty() && !d.contains('$')) {
                 return (basename(d).to_string(), false);
+            }
+            // The user's shell: whatever it is, it runs `-c` strings as one.
+            if matches!(name, "SHELL" | "BASH") {
+                return ("bash".to_string(), false);
             }
             return (value.to_string(), true);
         }

@@ -307,3 +307,56 @@ fn long_and_deep_input_is_read_in_bounded_time() {
     assert!(script.commands.iter().any(|c| c.text().starts_with("rm -rf /")), "the inner command is read");
     assert!(start.elapsed() < std::time::Duration::from_secs(10), "{:?}", start.elapsed());
 }
+
+/// A small deterministic generator (xorshift), so a failure names its seed and replays.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// Pieces of shell that stress the reader: quotes, substitutions, groups, heredocs, loops,
+/// functions, expansions, escapes and stray operators, in any order.
+const FRAGMENTS: &[&str] = &[
+    "rm -rf /", " ", "  ", ";", "&&", "||", "|", "&", "\n", "'", "\"", "`", "$(", ")", "(", "{", "}", "{a,b}",
+    "$x", "${x:-/}", "${!x}", "$@", "$1", "\\", "\\\n", "<<EOF\n", "EOF\n", "<<<", ">", "2>&1", "<(", "x=/",
+    "IFS=/", "for d in / ~; do ", "done", "f(){ ", "f /", "function g { ", "g x", "cd -", "cd /", "pushd /",
+    "popd", "sudo ", "env -C / ", "sh -c '", "eval ", "find . -exec rm {} \\;", "echo ", "printf '\\x72'",
+    "#", "!", "if ", "then ", "fi", "case x in", "esac", "$'\\x41'", "\u{200b}", "\u{a0}", "é", "~", "*",
+    "while :; do ", "select s in a; do ", "alias a='rm -rf /'; a", "xargs ", "| bash", "timeout 5 ",
+];
+
+/// Random lines never make the reader panic, and what it returns grows at most linearly with
+/// the input (bounded replays for loops and calls included).
+#[test]
+fn random_lines_never_panic_and_the_reading_stays_linear() {
+    for seed in 1..=20_000u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let pieces = 1 + (rng.next() % 120) as usize;
+        let line: String = (0..pieces).map(|_| rng.pick(FRAGMENTS)).collect();
+        let script = std::panic::catch_unwind(|| parse(&line)).unwrap_or_else(|_| panic!("seed {seed} panicked: {line:?}"));
+        let words: usize = script.commands.iter().map(|c| c.words.len() + c.redirects.len()).sum();
+        let bound = 40 * line.len() + 64 * (script.commands.len().min(4_096));
+        assert!(words <= bound, "seed {seed}: {words} words from {} bytes: {line:?}", line.len());
+        for (id, pipeline) in script.pipelines.iter().enumerate() {
+            for &i in pipeline {
+                assert_eq!(script.commands[i].pipeline, id, "seed {seed}: pipeline ids hold: {line:?}");
+            }
+        }
+    }
+    // Growth: the same hostile pattern at 1x and 16x reads into 16x as much, not more.
+    for unit in ["for d in / ~; do f(){ rm -rf \"$@\" $d; }; f $d; done; ", "{ x=$(y); ", "a=/; rm $a{b,c}; "] {
+        let small = parse(&unit.repeat(64));
+        let large = parse(&unit.repeat(1_024));
+        let (s, l) = (small.commands.len().max(1), large.commands.len());
+        assert!(l <= 16 * s + 4_096 + 16, "{unit:?}: {s} commands at 64 repeats, {l} at 1024");
+    }
+}

@@ -105,7 +105,13 @@ pub(super) fn substitute(word: &Word, vars: &HashMap<String, String>) -> Word {
     }
     value.push_str(rest);
     let expands = value.contains('$') || !word.nested.is_empty();
-    Word { value, expands, ..word.clone() }
+    Word { quoted: word.quoted && !tilde_value(&word.value, &value), value, expands, ..word.clone() }
+}
+
+/// `"$D"` whose value is `~/x`: bash expanded the tilde where the value was set (an assignment,
+/// a loop's list, a call's argument), so the word names the home folder, quoted or not.
+fn tilde_value(written: &str, value: &str) -> bool {
+    written.starts_with('$') && (value == "~" || value.starts_with("~/"))
 }
 
 /// A function body's words with the call's arguments in place of `$1` ... `$9`, `$@` and `$*`;
@@ -131,7 +137,137 @@ pub(super) fn bind_parameters(words: &[Word], args: &[String]) -> Vec<Word> {
             value = value.replace(&format!("${{{n}}}"), arg).replace(&format!("${n}"), arg);
         }
         let expands = value.contains('$') || !word.nested.is_empty();
-        out.push(Word { value, expands, ..word.clone() });
+        out.push(Word { quoted: word.quoted && !tilde_value(&word.value, &value), value, expands, ..word.clone() });
+    }
+    out
+}
+
+/// What `echo` or `printf` prints for these arguments, escapes decoded (`printf '\x72\x6d'`
+/// prints `rm`), so text piped into a shell is read as the script bash will run.
+pub(super) fn printed(program: &str, args: &[&str]) -> String {
+    if program == "printf" {
+        let Some((format, mut rest)) = args.split_first() else { return String::new() };
+        let mut out = String::new();
+        // bash reuses the format while arguments remain; a few rounds are plenty to read.
+        for _ in 0..16 {
+            rest = format_once(format, rest, &mut out);
+            if rest.is_empty() {
+                break;
+            }
+        }
+        return out;
+    }
+    let mut escapes = false;
+    let mut at = 0;
+    while let Some(flag) = args.get(at).and_then(|a| a.strip_prefix('-')) {
+        if flag.is_empty() || !flag.chars().all(|c| matches!(c, 'e' | 'n' | 'E')) {
+            break;
+        }
+        escapes = flag.contains('e') || (escapes && !flag.contains('E'));
+        at += 1;
+    }
+    let text = args[at..].join(" ");
+    if escapes {
+        unescape(&text, true)
+    } else {
+        text
+    }
+}
+
+/// One pass of a printf format; returns the arguments it did not use.
+fn format_once<'a>(format: &str, mut args: &'a [&'a str], out: &mut String) -> &'a [&'a str] {
+    let mut next = || {
+        let (first, rest) = args.split_first().map_or(("", &[][..]), |(f, r)| (*f, r));
+        args = rest;
+        first
+    };
+    let mut chars = format.chars().peekable();
+    let mut literal = String::new();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            literal.push(c);
+            continue;
+        }
+        out.push_str(&unescape(&std::mem::take(&mut literal), false));
+        // Flags and width, then the conversion.
+        let mut conversion = None;
+        for d in chars.by_ref() {
+            if d.is_ascii_alphabetic() || d == '%' {
+                conversion = Some(d);
+                break;
+            }
+        }
+        match conversion {
+            Some('%') => out.push('%'),
+            Some('b') => out.push_str(&unescape(next(), true)),
+            Some(_) => out.push_str(next()),
+            None => {}
+        }
+    }
+    out.push_str(&unescape(&literal, false));
+    args
+}
+
+/// Backslash escapes as `printf` (and `echo -e`, whose octal needs a leading 0) decode them.
+fn unescape(text: &str, echo_style: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let digits = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, radix: u32, max: usize| {
+            let mut value = 0u32;
+            let mut n = 0;
+            while n < max {
+                match chars.peek().and_then(|d| d.to_digit(radix)) {
+                    Some(d) => {
+                        value = value * radix + d;
+                        chars.next();
+                        n += 1;
+                    }
+                    None => break,
+                }
+            }
+            (n > 0).then(|| char::from_u32(value)).flatten()
+        };
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'e' | 'E' => out.push('\u{1b}'),
+            'f' => out.push('\u{c}'),
+            'v' => out.push('\u{b}'),
+            '\\' => out.push('\\'),
+            'x' => out.extend(digits(&mut chars, 16, 2)),
+            'u' => out.extend(digits(&mut chars, 16, 4)),
+            'U' => out.extend(digits(&mut chars, 16, 8)),
+            '0' if echo_style => out.extend(digits(&mut chars, 8, 3).or(Some('\0'))),
+            '0'..='7' if !echo_style => {
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.extend(char::from_u32(value));
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
     }
     out
 }
@@ -163,6 +299,18 @@ mod tests {
         assert_eq!(values(brace_expand(&quoted)), ["{rm,-rf}"]);
         let huge = "{a,b}".repeat(12);
         assert_eq!(brace_expand(&Word::plain(&huge)).len(), 1, "past the bound, left as written");
+    }
+
+    #[test]
+    fn what_echo_and_printf_print_is_decoded() {
+        assert_eq!(printed("printf", &["\\x72\\x6d\\x20-rf"]), "rm -rf");
+        assert_eq!(printed("printf", &["%s %s\\n", "rm", "-rf", "a", "b"]), "rm -rf\na b\n");
+        assert_eq!(printed("printf", &["\\162\\155 %b", "\\x7e"]), "rm ~");
+        assert_eq!(printed("printf", &["100%% %d", "5"]), "100% 5");
+        assert_eq!(printed("echo", &["-e", "\\x72m", "x"]), "rm x");
+        assert_eq!(printed("echo", &["-ne", "\\0162m"]), "rm");
+        assert_eq!(printed("echo", &["\\x72m"]), "\\x72m", "no -e, no decoding");
+        assert_eq!(printed("echo", &["-x", "y"]), "-x y");
     }
 
     #[test]

@@ -5,18 +5,18 @@ use bridle_protocol::{Decision, Mode};
 
 use super::world;
 
-const DANGEROUS: &str = include_str!("../corpus/dangerous.txt");
-const DANGEROUS_MULTILINE: &str = include_str!("../corpus/dangerous-multiline.txt");
-const EVERYDAY: &str = include_str!("../corpus/everyday.txt");
-const EVERYDAY_MULTILINE: &str = include_str!("../corpus/everyday-multiline.txt");
+pub(super) const DANGEROUS: &str = include_str!("../corpus/dangerous.txt");
+pub(super) const DANGEROUS_MULTILINE: &str = include_str!("../corpus/dangerous-multiline.txt");
+pub(super) const EVERYDAY: &str = include_str!("../corpus/everyday.txt");
+pub(super) const EVERYDAY_MULTILINE: &str = include_str!("../corpus/everyday-multiline.txt");
 
 /// One command per line; blank lines and `#` comment lines skipped.
-fn lines(text: &str) -> Vec<String> {
+pub(super) fn lines(text: &str) -> Vec<String> {
     text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(String::from).collect()
 }
 
 /// Commands separated by `%%` lines; leading `#` comment lines skipped.
-fn entries(text: &str) -> Vec<String> {
+pub(super) fn entries(text: &str) -> Vec<String> {
     let body: Vec<&str> = text.lines().skip_while(|l| l.starts_with('#')).collect();
     body.join("\n").split("\n%%\n").map(|e| e.trim_end_matches('\n').to_string()).filter(|e| !e.is_empty()).collect()
 }
