@@ -195,8 +195,121 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<Operand<'_>> {
             }
         }
     }
+    known.extend(inline_code_operands(program, args));
     out.extend(known);
     out
+}
+
+/// Interpreters that take a program as an argument (`python3 -c CODE`, `node -e CODE`).
+const INLINE_CODE: &[(&str, &[&str])] = &[
+    ("python", &["-c"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("nodejs", &["-e", "--eval", "-p", "--print"]),
+    ("deno", &["eval"]),
+    ("bun", &["-e", "--eval"]),
+    ("php", &["-r"]),
+    ("lua", &["-e"]),
+    ("Rscript", &["-e"]),
+];
+
+/// Words in inline code that change files (a delete, a write, a move, a mode change).
+const CODE_WRITES: &[&str] = &[
+    "unlink",
+    "remove",
+    "rmtree",
+    "rmdir",
+    "rmSync",
+    "rm_rf",
+    "rm_r",
+    "writeFile",
+    "appendFile",
+    "write_text",
+    "write_bytes",
+    "File.write",
+    "FileUtils",
+    "rename",
+    "replace(",
+    "chmod",
+    "chown",
+    "truncate",
+    "copyfile",
+    "shutil.",
+    "move(",
+    "'w'",
+    "\"w\"",
+    "'a'",
+    "\"a\"",
+    "'wb'",
+    "\"wb\"",
+    ">>",
+    "'>",
+    "\">",
+    "file_put_contents",
+    "symlink",
+    "mkdir",
+];
+
+/// The paths inline interpreter code names in its string literals (`open('/etc/passwd')`,
+/// `unlink "~/.ssh/id_rsa"`): the code runs out of the guard's sight, so the places it names
+/// are judged as its operands — written when the code has a word that changes files.
+fn inline_code_operands<'a>(program: &str, args: &'a [Word]) -> Vec<Operand<'a>> {
+    let family = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let Some((_, flags)) = INLINE_CODE.iter().find(|(name, _)| *name == family) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (i, w) in args.iter().enumerate() {
+        let short = |f: &str| f.len() == 2 && w.value.starts_with(f) && w.value.len() > 2 && !w.value.starts_with("--");
+        let code = if flags.contains(&w.value.as_str()) {
+            args.get(i + 1)
+        } else if flags.iter().any(|f| short(f)) {
+            Some(w)
+        } else {
+            None
+        };
+        let Some(code) = code else { continue };
+        let text = if std::ptr::eq(code, w) { &code.value[2..] } else { code.value.as_str() };
+        let writes = CODE_WRITES.iter().any(|verb| text.contains(verb));
+        // A literal may hold a command line (`` `cat ~/.ssh/id_rsa` ``, `system("rm -rf /")`).
+        let literals = string_literals(text);
+        let words = literals.iter().flat_map(|l| l.split_whitespace()).filter(|p| looks_like_a_place(p));
+        for path in words {
+            out.push(operand(code, path, writes, writes));
+        }
+    }
+    out
+}
+
+/// The contents of `'...'`, `"..."` and `` `...` `` literals in program text.
+fn string_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = code.chars();
+    while let Some(c) = chars.next() {
+        if !matches!(c, '\'' | '"' | '`') {
+            continue;
+        }
+        let mut literal = String::new();
+        let mut escaped = false;
+        for d in chars.by_ref() {
+            if escaped {
+                literal.push(d);
+                escaped = false;
+            } else if d == '\\' {
+                escaped = true;
+            } else if d == c {
+                break;
+            } else {
+                literal.push(d);
+            }
+        }
+        out.push(literal);
+    }
+    out
+}
+
+/// A literal that names a place outside the current folder: absolute, in a home, or above.
+fn looks_like_a_place(text: &str) -> bool {
+    !text.contains("://") && (text.starts_with('/') || text == "~" || text.starts_with("~/") || text.starts_with("../"))
 }
 
 fn operand<'a>(word: &'a Word, path: &str, writes: bool, certain: bool) -> Operand<'a> {

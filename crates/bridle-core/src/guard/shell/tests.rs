@@ -326,12 +326,75 @@ impl Rng {
 /// Pieces of shell that stress the reader: quotes, substitutions, groups, heredocs, loops,
 /// functions, expansions, escapes and stray operators, in any order.
 const FRAGMENTS: &[&str] = &[
-    "rm -rf /", " ", "  ", ";", "&&", "||", "|", "&", "\n", "'", "\"", "`", "$(", ")", "(", "{", "}", "{a,b}",
-    "$x", "${x:-/}", "${!x}", "$@", "$1", "\\", "\\\n", "<<EOF\n", "EOF\n", "<<<", ">", "2>&1", "<(", "x=/",
-    "IFS=/", "for d in / ~; do ", "done", "f(){ ", "f /", "function g { ", "g x", "cd -", "cd /", "pushd /",
-    "popd", "sudo ", "env -C / ", "sh -c '", "eval ", "find . -exec rm {} \\;", "echo ", "printf '\\x72'",
-    "#", "!", "if ", "then ", "fi", "case x in", "esac", "$'\\x41'", "\u{200b}", "\u{a0}", "é", "~", "*",
-    "while :; do ", "select s in a; do ", "alias a='rm -rf /'; a", "xargs ", "| bash", "timeout 5 ",
+    "rm -rf /",
+    " ",
+    "  ",
+    ";",
+    "&&",
+    "||",
+    "|",
+    "&",
+    "\n",
+    "'",
+    "\"",
+    "`",
+    "$(",
+    ")",
+    "(",
+    "{",
+    "}",
+    "{a,b}",
+    "$x",
+    "${x:-/}",
+    "${!x}",
+    "$@",
+    "$1",
+    "\\",
+    "\\\n",
+    "<<EOF\n",
+    "EOF\n",
+    "<<<",
+    ">",
+    "2>&1",
+    "<(",
+    "x=/",
+    "IFS=/",
+    "for d in / ~; do ",
+    "done",
+    "f(){ ",
+    "f /",
+    "function g { ",
+    "g x",
+    "cd -",
+    "cd /",
+    "pushd /",
+    "popd",
+    "sudo ",
+    "env -C / ",
+    "sh -c '",
+    "eval ",
+    "find . -exec rm {} \\;",
+    "echo ",
+    "printf '\\x72'",
+    "#",
+    "!",
+    "if ",
+    "then ",
+    "fi",
+    "case x in",
+    "esac",
+    "$'\\x41'",
+    "\u{200b}",
+    "\u{a0}",
+    "é",
+    "~",
+    "*",
+    "while :; do ",
+    "select s in a; do ",
+    "alias a='rm -rf /'; a",
+    "xargs ",
+    "| bash",
+    "timeout 5 ",
 ];
 
 /// Random lines never make the reader panic, and what it returns grows at most linearly with
@@ -342,7 +405,8 @@ fn random_lines_never_panic_and_the_reading_stays_linear() {
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let pieces = 1 + (rng.next() % 120) as usize;
         let line: String = (0..pieces).map(|_| rng.pick(FRAGMENTS)).collect();
-        let script = std::panic::catch_unwind(|| parse(&line)).unwrap_or_else(|_| panic!("seed {seed} panicked: {line:?}"));
+        let script =
+            std::panic::catch_unwind(|| parse(&line)).unwrap_or_else(|_| panic!("seed {seed} panicked: {line:?}"));
         let words: usize = script.commands.iter().map(|c| c.words.len() + c.redirects.len()).sum();
         let bound = 40 * line.len() + 64 * (script.commands.len().min(4_096));
         assert!(words <= bound, "seed {seed}: {words} words from {} bytes: {line:?}", line.len());
@@ -359,4 +423,21 @@ fn random_lines_never_panic_and_the_reading_stays_linear() {
         let (s, l) = (small.commands.len().max(1), large.commands.len());
         assert!(l <= 16 * s + 4_096 + 16, "{unit:?}: {s} commands at 64 repeats, {l} at 1024");
     }
+}
+
+#[test]
+fn inline_interpreter_code_names_its_paths() {
+    let paths = |line: &str| -> Vec<(String, bool)> {
+        let script = parse(line);
+        let cmd = script.commands.last().unwrap();
+        // The code word itself is also a (never judged) guess; only the places it names count.
+        let named = operands::operands(cmd).into_iter().filter(|o| !o.path.contains([' ', '(', '`']));
+        named.map(|o| (o.path, o.writes)).collect()
+    };
+    assert_eq!(paths("python3 -c \"import os; os.remove('/etc/x')\""), [("/etc/x".to_string(), true)]);
+    assert_eq!(paths("perl -e 'print `cat ~/.ssh/id_rsa`'"), [("~/.ssh/id_rsa".to_string(), false)]);
+    assert_eq!(paths("node -e 'fs.writeFileSync(\"../x\", 1)'"), [("../x".to_string(), true)]);
+    assert_eq!(paths("ruby -e 'File.write(\"/etc/cron.d/x\", \"y\")'"), [("/etc/cron.d/x".to_string(), true)]);
+    assert_eq!(paths("python3 -Wignore -c 'print(\"a/b\", \"https://x/y\")'"), []);
+    assert_eq!(paths("python3.12 -c 'open(\"/etc/hosts\")'"), [("/etc/hosts".to_string(), false)]);
 }
