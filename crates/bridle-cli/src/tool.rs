@@ -105,8 +105,8 @@ impl CallAudit<'_> {
 
     fn ended(&self, outcome: &CallOutcome) {
         self.record(CallRows::end_kind(outcome), |r| self.rows.ended(r, outcome));
-        for (path, diff) in outcome.changes() {
-            self.record(AuditKind::FileChanged, |r| self.rows.changed(r, &path, &diff));
+        for change in &outcome.changes {
+            self.record(AuditKind::FileChanged, |r| self.rows.changed(r, change));
         }
     }
 }

@@ -21,6 +21,7 @@
 
 pub mod approvals;
 pub mod audit;
+pub mod changes;
 pub mod clock;
 pub mod config;
 pub mod engine;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult, ToolStatus};
 
+use crate::changes::FileChange;
 use crate::guard::{Guard, Verdict};
 use crate::tools::{CallError, PreparedCall, ToolContext, ToolRegistry};
 use crate::workspace::Workspace;
@@ -47,6 +48,8 @@ pub struct CallOutcome {
     pub failure: Option<CallFailure>,
     /// Execution time (zero when it did not run).
     pub duration: Duration,
+    /// The files it changed, as committed (empty unless a write tool succeeded).
+    pub changes: Vec<FileChange>,
 }
 
 /// A call that passed validation, with the guard's verdict.
@@ -148,6 +151,7 @@ impl CallPipeline {
         let started = Instant::now();
         let timeout = prepared.tool.timeout(&prepared.args, self.timeout);
         let run = prepared.tool.call(prepared.args.clone(), ctx);
+        let mut changes = Vec::new();
         let (mut result, status, failure) = tokio::select! {
             biased;
             _ = cancel.cancelled() => (
@@ -156,11 +160,15 @@ impl CallPipeline {
                 Some(CallFailure::Interrupted),
             ),
             outcome = tokio::time::timeout(timeout, run) => match outcome {
-                Ok(Ok(out)) => (
-                    ToolResult { tool_call_id: call_id.clone(), output: out.output, is_error: false, data: out.data, diff: out.diff },
-                    ToolStatus::Ok,
-                    None,
-                ),
+                Ok(Ok(out)) => {
+                    let diff: String = out.changes.iter().map(|c| c.diff.as_str()).collect();
+                    changes = out.changes;
+                    (
+                        ToolResult { tool_call_id: call_id.clone(), output: out.output, is_error: false, data: out.data, diff: (!diff.is_empty()).then_some(diff) },
+                        ToolStatus::Ok,
+                        None,
+                    )
+                }
                 Ok(Err(err)) => (ToolResult::error(&call_id, format!("Error: {err}")), ToolStatus::Error, Some(CallFailure::ToolError)),
                 Err(_) => (
                     ToolResult::error(&call_id, format!("Error: `{}` timed out after {} s and was stopped.", prepared.name, timeout.as_secs_f64())),
@@ -174,7 +182,7 @@ impl CallPipeline {
                 .output
                 .push_str(&format!("\n\n[note: your arguments were repaired: {}]", prepared.repairs.join("; ")));
         }
-        CallOutcome { verdict, executed: true, result, status, failure, duration: started.elapsed() }
+        CallOutcome { verdict, executed: true, result, status, failure, duration: started.elapsed(), changes }
     }
 
     /// Checks and executes in one go (no approval, no scheduling): `bridle tool`'s path.
@@ -197,20 +205,6 @@ fn not_run(
 }
 
 impl CallOutcome {
-    /// The files a successful call changed, as `(path, diff)`, from the file tools'
-    /// `data.changes`.
-    pub fn changes(&self) -> Vec<(String, String)> {
-        if self.result.is_error {
-            return Vec::new();
-        }
-        let Some(list) = self.result.data.as_ref().and_then(|d| d.get("changes")).and_then(|c| c.as_array()) else {
-            return Vec::new();
-        };
-        list.iter()
-            .filter_map(|c| Some((c.get("path")?.as_str()?.to_string(), c.get("diff")?.as_str()?.to_string())))
-            .collect()
-    }
-
     /// The outcome of a call that never ran: an error result carrying `message`.
     pub fn not_run(call: &ToolCall, verdict: Verdict, message: impl Into<String>, status: ToolStatus) -> Self {
         Self {
@@ -220,6 +214,7 @@ impl CallOutcome {
             status,
             failure: None,
             duration: Duration::ZERO,
+            changes: Vec::new(),
         }
     }
 }

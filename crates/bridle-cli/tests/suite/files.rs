@@ -58,7 +58,13 @@ async fn write_read_append_edit_and_patch_a_file() {
     let patch = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -4,1 +4,1 @@\n-fn b() {}\n+fn b() { a(); }\n--- /dev/null\n+++ b/README.md\n@@ -0,0 +1 @@\n+# demo\n";
     let (code, r) = tool(&dirs, "apply_patch", json!({"patch": patch})).await;
     assert_eq!(code, Some(0), "{r}");
-    assert_eq!(output(&r), "Patched README.md (+1 -0), src/lib.rs (+1 -1).");
+    assert_eq!(
+        output(&r),
+        "Changed 2 files: Created README.md (+1 -0 lines, 7 bytes); Updated src/lib.rs (+1 -1 lines, 51 bytes)."
+    );
+    let kinds: Vec<&str> =
+        r["result"]["data"]["changes"].as_array().unwrap().iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["created", "modified"]);
     assert_eq!(std::fs::read_to_string(ws.join("README.md")).unwrap(), "# demo\n");
     assert!(std::fs::read_to_string(ws.join("src/lib.rs")).unwrap().ends_with("fn b() { a(); }\n"));
 }

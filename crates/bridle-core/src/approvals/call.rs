@@ -1,52 +1,42 @@
 //! What identifies a call for an approval: its hash, its preview and its session grant keys.
 //!
 //! Rule: the call hash covers the tool name, the canonical repaired arguments and, for file
-//! changes, the hash of each target file's current content; so an answer binds exactly the call
-//! the human saw, and a file changed meanwhile is noticed before anything runs.
+//! changes, the plan (each file's content before and after); so an answer binds exactly the
+//! change the human saw, and a file changed meanwhile is noticed before anything runs.
 
 use sha2::{Digest, Sha256};
 
-use crate::sandbox::{Access, Place};
-use crate::tools::{PreparedCall, ToolContext, ToolKind};
+use crate::changes::ChangePlan;
+use crate::tools::{PreparedCall, ToolContext, ToolError, ToolKind};
 use crate::workspace::Workspace;
 
-/// The call hash of `call` as `session_id` would run it now (hex SHA-256).
-pub fn call_hash(call: &PreparedCall, workspace: &Workspace, session_id: &str) -> String {
+/// The plan of a file change as `ctx` would make it now, or `None` for a call that changes no
+/// files through a plan (the error of a plan that cannot be made shows when the call runs).
+pub async fn plan(call: &PreparedCall, ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
+    call.tool.plan(&call.args, ctx).await
+}
+
+/// The call hash of `call` with the plan it would commit (hex SHA-256).
+pub fn call_hash(call: &PreparedCall, plan: Option<&Result<ChangePlan, ToolError>>) -> String {
     let mut hasher = Sha256::new();
     field(&mut hasher, call.name.as_bytes());
     field(&mut hasher, call.canonical_args.as_bytes());
-    if call.kind == ToolKind::Write {
-        for (path, access) in call.tool.paths(&call.args) {
-            if access != Access::Write {
-                continue;
+    match plan {
+        Some(Ok(plan)) => {
+            for line in plan.fingerprint() {
+                field(&mut hasher, line.as_bytes());
             }
-            field(&mut hasher, path.as_bytes());
-            let content = match workspace.sandbox.resolve(&path, access, session_id) {
-                Ok(resolved) => match resolved.place {
-                    Place::Workspace(rel) => match workspace.fs.read_if_exists(&rel) {
-                        Ok(Some(bytes)) => format!("sha256:{}", hex(&Sha256::digest(&bytes))),
-                        Ok(None) => "absent".to_string(),
-                        Err(e) => format!("unreadable:{e}"),
-                    },
-                    Place::ToolOutput(_) => "tool-output".to_string(),
-                },
-                Err(e) => format!("refused:{e}"),
-            };
-            field(&mut hasher, content.as_bytes());
         }
+        Some(Err(e)) => field(&mut hasher, format!("unplannable:{e}").as_bytes()),
+        None => {}
     }
     hex(&hasher.finalize())
 }
 
-/// The diff a file change would make, computed by running the tool dry; `None` for tools that
-/// change no files, or when the change cannot be computed (the error shows when it runs).
-pub async fn preview(call: &PreparedCall, ctx: ToolContext) -> Option<String> {
-    if call.kind != ToolKind::Write {
-        return None;
-    }
-    let ctx = ToolContext { dry_run: true, ..ctx };
-    match call.tool.call(call.args.clone(), ctx).await {
-        Ok(out) => Some(out.diff.unwrap_or_default()),
+/// What the human sees of a file change before approving it: the plan's diff.
+pub fn preview(plan: Option<&Result<ChangePlan, ToolError>>) -> Option<String> {
+    match plan? {
+        Ok(plan) => Some(plan.diff()),
         Err(e) => Some(format!("(no preview: {e})")),
     }
 }
@@ -101,23 +91,30 @@ mod tests {
         (dir, ws)
     }
 
-    #[test]
-    fn the_hash_follows_the_target_file_and_the_arguments() {
-        let (dir, ws) = setup();
+    #[tokio::test]
+    async fn the_hash_follows_the_plan_and_the_arguments() {
+        let (dir, _ws) = setup();
         let reg = builtin_registry().unwrap();
+        let ctx = crate::tools::testing::context(&dir.path().join("ws"));
+        let hash = |call: &PreparedCall| {
+            let ctx = ctx.clone();
+            let call = call.clone();
+            async move { call_hash(&call, plan(&call, &ctx).await.as_ref()) }
+        };
         let call = reg.prepare("write_file", r#"{"path":"a.txt","content":"x"}"#).unwrap();
-        let absent = call_hash(&call, &ws, "s");
+        let absent = hash(&call).await;
         std::fs::write(dir.path().join("ws/a.txt"), "one").unwrap();
-        let one = call_hash(&call, &ws, "s");
+        let one = hash(&call).await;
         assert_ne!(absent, one);
-        assert_eq!(one, call_hash(&call, &ws, "s"));
+        assert_eq!(one, hash(&call).await);
         std::fs::write(dir.path().join("ws/a.txt"), "two").unwrap();
-        assert_ne!(one, call_hash(&call, &ws, "s"));
+        assert_ne!(one, hash(&call).await);
         let other = reg.prepare("write_file", r#"{"path":"a.txt","content":"y"}"#).unwrap();
-        assert_ne!(call_hash(&other, &ws, "s"), call_hash(&call, &ws, "s"));
+        assert_ne!(hash(&other).await, hash(&call).await);
         // A command's hash does not depend on files.
         let bash = reg.prepare("bash", r#"{"command":"ls"}"#).unwrap();
-        assert_eq!(call_hash(&bash, &ws, "s"), call_hash(&bash, &ws, "s"));
+        assert!(plan(&bash, &ctx).await.is_none());
+        assert_eq!(hash(&bash).await, hash(&bash).await);
     }
 
     #[tokio::test]
@@ -127,11 +124,11 @@ mod tests {
         let reg = builtin_registry().unwrap();
         let ctx = crate::tools::testing::context(&dir.path().join("ws"));
         let call = reg.prepare("edit_file", r#"{"path":"a.txt","old_string":"one","new_string":"two"}"#).unwrap();
-        let diff = preview(&call, ctx.clone()).await.unwrap();
+        let diff = preview(plan(&call, &ctx).await.as_ref()).unwrap();
         assert!(diff.contains("-one\n+two\n"), "{diff}");
         let patch = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n";
         let call = reg.prepare("apply_patch", &serde_json::json!({ "patch": patch }).to_string()).unwrap();
-        assert!(preview(&call, ctx).await.unwrap().contains("+hi"));
+        assert!(preview(plan(&call, &ctx).await.as_ref()).unwrap().contains("+hi"));
         assert_eq!(std::fs::read_to_string(dir.path().join("ws/a.txt")).unwrap(), "one\n");
         assert!(!dir.path().join("ws/new.txt").exists());
     }

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::store::{ApprovalStatus, RecordedAnswer, Store, StoreError, StoredApproval};
 
-pub use call::{call_hash, grant_keys, preview, COMMAND_GRANT};
+pub use call::{call_hash, grant_keys, plan, preview, COMMAND_GRANT};
 
 /// A human's answer, as submitted.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -67,7 +67,13 @@ impl<'a> CallRows<'a> {
     }
 
     /// `file_changed`: one file the call changed, with its diff.
-    pub fn changed(&self, record: AuditRecord, path: &str, diff: &str) -> AuditRecord {
-        self.named(record).payload(json!({"path": path, "diff": diff}))
+    pub fn changed(&self, record: AuditRecord, change: &crate::changes::FileChange) -> AuditRecord {
+        self.named(record).payload(json!({
+            "path": change.path,
+            "kind": change.kind,
+            "added": change.added,
+            "removed": change.removed,
+            "diff": change.diff,
+        }))
     }
 }

@@ -108,7 +108,9 @@ pub(crate) async fn approve(
                     }
                     return run_edited(session, call, edited, answer.decision).await;
                 }
-                let now = approvals::call_hash(&checked.prepared, &workspace, &session.id);
+                let ctx = session.tool_context(turn_id, &call.id, CancellationToken::new());
+                let now =
+                    approvals::call_hash(&checked.prepared, approvals::plan(&checked.prepared, &ctx).await.as_ref());
                 if now != stored.request.call_hash {
                     if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Stale).await {
                         return refusal;
@@ -169,8 +171,8 @@ async fn open_request(
     call: &ToolCall,
     checked: &CheckedCall,
 ) -> Result<StoredApproval, Box<CallOutcome>> {
-    let workspace = session.pipeline().workspace().clone();
-    let preview = approvals::preview(&checked.prepared, session.tool_context(&call.id, CancellationToken::new())).await;
+    let ctx = session.tool_context(turn_id, &call.id, CancellationToken::new());
+    let plan = approvals::plan(&checked.prepared, &ctx).await;
     let now = session.deps.clock.now_ms();
     let request = ApprovalRequest {
         id: super::new_id(),
@@ -179,8 +181,8 @@ async fn open_request(
         tool: checked.prepared.name.clone(),
         arguments: checked.prepared.canonical_args.clone(),
         findings: checked.verdict.findings.clone(),
-        preview,
-        call_hash: approvals::call_hash(&checked.prepared, &workspace, &session.id),
+        preview: approvals::preview(plan.as_ref()),
+        call_hash: approvals::call_hash(&checked.prepared, plan.as_ref()),
         created_at: now,
         expires_at: now.saturating_add(session.config.limits.approval_timeout().as_millis() as i64),
     };

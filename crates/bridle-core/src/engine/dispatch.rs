@@ -126,7 +126,8 @@ pub(crate) async fn run_calls(
                     match ready {
                         Err(refused) => refused,
                         Ok((checked, note)) => {
-                            let mut outcome = run_one(session, call, checked, &slots, &exclusive, cancel).await;
+                            let mut outcome =
+                                run_one(session, turn_id, call, checked, &slots, &exclusive, cancel).await;
                             if let Some(note) = note {
                                 outcome.result.output.push_str(&format!("\n\n{note}"));
                             }
@@ -149,19 +150,18 @@ pub(crate) async fn run_calls(
                 .await;
             let rows = CallRows::new(call);
             session.audit(CallRows::end_kind(&outcome), Some(turn_id), |r| rows.ended(r, &outcome));
-            let changed = outcome.changes();
-            if !changed.is_empty() {
-                session.files_changed(changed.iter().map(|(path, _)| path.as_str())).await;
+            if !outcome.changes.is_empty() {
+                session.files_changed(outcome.changes.iter().map(|c| c.path.as_str())).await;
             }
-            for (path, diff) in changed {
-                session.audit(AuditKind::FileChanged, Some(turn_id), |r| rows.changed(r, &path, &diff));
+            for change in &outcome.changes {
+                session.audit(AuditKind::FileChanged, Some(turn_id), |r| rows.changed(r, change));
                 session
                     .emit(Event::FileChanged {
                         session_id: session.id.clone(),
                         turn_id: turn_id.to_string(),
                         call_id: call.id.clone(),
-                        path,
-                        diff,
+                        path: change.path.clone(),
+                        diff: change.diff.clone(),
                     })
                     .await;
             }
@@ -172,7 +172,7 @@ pub(crate) async fn run_calls(
     for ended in join_all(runs).await {
         match ended {
             Ended::Outcome(outcome) => {
-                if outcome.result.diff.is_some() {
+                if !outcome.changes.is_empty() {
                     loop_guard.reset();
                 }
                 dispatched.results.push(outcome.result);
@@ -185,6 +185,7 @@ pub(crate) async fn run_calls(
 
 async fn run_one(
     session: &Session,
+    turn_id: &str,
     call: &ToolCall,
     checked: CheckedCall,
     slots: &Semaphore,
@@ -202,7 +203,7 @@ async fn run_one(
         _ = cancel.cancelled() => return interrupted(call),
         held = wait => held,
     };
-    let ctx = session.tool_context(&call.id, cancel.child_token());
+    let ctx = session.tool_context(turn_id, &call.id, cancel.child_token());
     session.audit(AuditKind::ToolStarted, None, |r| CallRows::new(call).named(r));
     session.pipeline().execute(checked, ctx).await
 }

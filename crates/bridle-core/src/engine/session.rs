@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::{EngineConfig, EngineDeps};
 use crate::approvals::{self, ApprovalQueue, COMMAND_GRANT};
 use crate::audit::{AuditKind, AuditRecord};
+use crate::changes::SessionFiles;
 use crate::config::edit::RuleList;
 use crate::pipeline::CallPipeline;
 use crate::provider::ModelRequest;
@@ -24,6 +25,8 @@ pub(crate) struct Session {
     pipeline: std::sync::RwLock<CallPipeline>,
     pub usage: UsageMeter,
     pub approvals: ApprovalQueue,
+    /// What the session read and changed: stale-write stamps and checkpoints.
+    pub files: Arc<SessionFiles>,
     history: Mutex<Vec<HistoryItem>>,
     events: mpsc::Sender<Event>,
     /// Held while the session is open here, so another process answering one of its approvals
@@ -46,8 +49,20 @@ impl Session {
             ..UsageSnapshot::default()
         }));
         let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
+        let files = Arc::new(SessionFiles::new(&id, deps.store.clone(), &config.data_dir, deps.clock.clone()));
         let pipeline = std::sync::RwLock::new(pipeline);
-        Self { id, config, deps, pipeline, usage, approvals, history: Mutex::new(history), events, _lease: lease }
+        Self {
+            id,
+            config,
+            deps,
+            pipeline,
+            usage,
+            approvals,
+            files,
+            history: Mutex::new(history),
+            events,
+            _lease: lease,
+        }
     }
 
     /// The pipeline calls go through now (cheap: every part is shared).
@@ -217,10 +232,12 @@ impl Session {
         }
     }
 
-    pub(crate) fn tool_context(&self, call_id: &str, cancel: CancellationToken) -> ToolContext {
+    pub(crate) fn tool_context(&self, turn_id: &str, call_id: &str, cancel: CancellationToken) -> ToolContext {
         ToolContext {
             usage: self.usage.clone(),
             cancel,
+            turn_id: turn_id.to_string(),
+            files: Some(self.files.clone()),
             ..ToolContext::new(
                 self.id.clone(),
                 call_id,

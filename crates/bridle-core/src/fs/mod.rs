@@ -82,6 +82,18 @@ pub struct Stamp {
     pub inode: u64,
 }
 
+impl Stamp {
+    /// The stamp of an open file's metadata.
+    pub fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt as _;
+        Stamp {
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            size: meta.len(),
+            inode: meta.ino(),
+        }
+    }
+}
+
 /// What an atomic write did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
@@ -150,9 +162,24 @@ impl WorkspaceFs {
         }
     }
 
+    /// The permission bits of `rel`, or `None` when it does not exist.
+    pub fn mode(&self, rel: &Path) -> Result<Option<u32>, FsError> {
+        match self.root.symlink_metadata(non_empty(rel)) {
+            Ok(meta) => Ok(Some(meta.mode() & 0o7777)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(FsError::from_io(rel, e)),
+        }
+    }
+
     /// Replaces (or creates) `rel` with `bytes`, atomically; parents are created; an existing
     /// file keeps its mode, a new one gets `0o644`.
     pub fn write_atomic(&self, rel: &Path, bytes: &[u8]) -> Result<Written, FsError> {
+        self.write_atomic_with_mode(rel, bytes, None)
+    }
+
+    /// [`Self::write_atomic`] leaving the file with `mode` when given (an undo puts a file back
+    /// as it was, permissions included).
+    pub fn write_atomic_with_mode(&self, rel: &Path, bytes: &[u8], mode: Option<u32>) -> Result<Written, FsError> {
         let io_err = |e| FsError::from_io(rel, e);
         let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
         let parent = self.parent_dir(rel, true)?;
@@ -173,7 +200,7 @@ impl WorkspaceFs {
                 return Err(FsError::HardLinked { path: rel.display().to_string(), links: meta.nlink() });
             }
         }
-        let mode = existing.as_ref().map(|m| m.mode() & 0o7777).unwrap_or(0o644);
+        let mode = mode.unwrap_or_else(|| existing.as_ref().map(|m| m.mode() & 0o7777).unwrap_or(0o644));
         let temp_name = format!(".{}.bridle-{:016x}.tmp", name.to_string_lossy(), rand::random::<u64>());
         let mut temp = parent
             .open_with(&temp_name, OpenOptions::new().write(true).create_new(true).mode(0o600))

@@ -42,6 +42,22 @@ const MIGRATIONS: &[&str] = &[
         created_at INTEGER NOT NULL,
         PRIMARY KEY (session_id, key)
     );",
+    // 3: checkpoints: each file a tool call changed, with the blobs of its content before and
+    // after (in <data-dir>/blobs).
+    "CREATE TABLE file_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        before_hash TEXT,
+        before_mode INTEGER,
+        after_hash TEXT,
+        after_mode INTEGER,
+        undone_at INTEGER,
+        created_at INTEGER NOT NULL
+    );
+    CREATE INDEX file_changes_by_session ON file_changes(session_id, id);",
 ];
 
 /// Brings the schema up to date.

@@ -7,6 +7,7 @@
 //! request, which the engine finishes when it resumes the session.
 
 mod approvals;
+mod changes;
 mod lease;
 mod migrations;
 
@@ -17,6 +18,7 @@ use bridle_protocol::{HistoryItem, SessionInfo, ToolResult};
 use rusqlite::{params, Connection, OptionalExtension};
 
 pub use approvals::{ApprovalStatus, RecordedAnswer, StoredApproval};
+pub use changes::ChangeRow;
 pub use lease::SessionLease;
 
 /// Why the store failed.

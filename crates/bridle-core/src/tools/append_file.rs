@@ -3,8 +3,9 @@
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::files::change_file;
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::files::plan_file;
+use super::{FileTool, ToolContext, ToolError};
+use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
 /// Appends text to the end of a file in the workspace, creating it (and its folders) if it does
@@ -23,19 +24,18 @@ pub struct AppendFileArgs {
 pub struct AppendFile;
 
 #[async_trait]
-impl TypedTool for AppendFile {
+impl FileTool for AppendFile {
     type Args = AppendFileArgs;
     const NAME: &'static str = "append_file";
-    const KIND: ToolKind = ToolKind::Write;
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn plan(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ChangePlan, ToolError> {
         if args.content.is_empty() {
             return Err(ToolError::new("content is empty; there is nothing to append"));
         }
-        change_file(ctx, &args.path, |old| Ok(format!("{}{}", old.unwrap_or(""), args.content))).await
+        plan_file(ctx, &args.path, |old| Ok(format!("{}{}", old.unwrap_or(""), args.content)))
     }
 }

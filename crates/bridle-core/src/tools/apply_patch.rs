@@ -1,19 +1,19 @@
 //! `apply_patch`: a unified diff over one or more files, all or nothing.
 //!
-//! Rules: every file of the patch is resolved by the sandbox and locked (in path order, so two
-//! patches never deadlock); all hunks are applied in memory first and nothing is written unless
-//! every one applies; if writing fails half-way, the files already written are restored.
+//! Rule: every file of the patch is resolved by the sandbox and every hunk applied in memory;
+//! the result is one plan over all the files, which [`crate::changes::commit`] writes all or
+//! nothing.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use async_trait::async_trait;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::files::{diff_stat, fs_error, resolve, shown, text_for_edit, unified_diff, workspace_path};
+use super::files::{fs_error, resolve, shown, text_for_edit, workspace_path};
 use super::text_edit::{apply_file_patch, parse_patch, PatchResult};
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{FileTool, ToolContext, ToolError};
+use crate::changes::{ChangePlan, PlannedFile};
 use crate::sandbox::Access;
 
 /// Applies a unified diff (as `git diff` or `diff -u` print it) to files of the workspace. Several
@@ -39,10 +39,9 @@ struct Planned {
 }
 
 #[async_trait]
-impl TypedTool for ApplyPatch {
+impl FileTool for ApplyPatch {
     type Args = ApplyPatchArgs;
     const NAME: &'static str = "apply_patch";
-    const KIND: ToolKind = ToolKind::Write;
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         parse_patch(&args.patch)
@@ -57,20 +56,8 @@ impl TypedTool for ApplyPatch {
             .unwrap_or_default()
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn plan(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ChangePlan, ToolError> {
         let patches = parse_patch(&args.patch).map_err(|e| ToolError::new(format!("{e} Nothing was changed.")))?;
-        // Resolve every path once; lock them all in a stable order.
-        let mut files: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
-        for patch in &patches {
-            for path in [&patch.old_path, &patch.new_path].into_iter().flatten() {
-                let resolved = resolve(ctx, path, Access::Write)?;
-                files.insert(resolved.absolute.clone(), workspace_path(&resolved)?);
-            }
-        }
-        let mut guards = Vec::with_capacity(files.len());
-        for absolute in files.keys() {
-            guards.push(ctx.workspace.locks.write(absolute).await);
-        }
         let by_rel = |p: &str| -> Result<PathBuf, ToolError> { workspace_path(&resolve(ctx, p, Access::Write)?) };
 
         // Apply everything in memory, file by file, in patch order.
@@ -109,32 +96,15 @@ impl TypedTool for ApplyPatch {
                 }
             }
         }
-
-        if !ctx.dry_run {
-            write_all(ctx, &plan)?;
-        }
-        let mut changes = Vec::new();
-        let mut diff = String::new();
-        for p in plan.values().filter(|p| p.original != p.result) {
-            let d = unified_diff(&p.rel, p.original.as_deref(), p.result.as_deref());
-            let (added, removed) = diff_stat(&d);
-            changes.push(json!({"path": shown(&p.rel), "diff": d, "added": added, "removed": removed}));
-            diff.push_str(&d);
-        }
-        let summary: Vec<String> = changes
-            .iter()
-            .map(|c| format!("{} (+{} -{})", c["path"].as_str().unwrap_or(""), c["added"], c["removed"]))
+        let files = plan
+            .into_values()
+            .map(|p| PlannedFile {
+                rel: p.rel,
+                before: p.original.map(String::into_bytes),
+                after: p.result.map(String::into_bytes),
+            })
             .collect();
-        drop(guards);
-        Ok(ToolOutput {
-            output: if summary.is_empty() {
-                "The patch changes nothing.".into()
-            } else {
-                format!("Patched {}.", summary.join(", "))
-            },
-            data: Some(json!({"changes": changes})),
-            diff: (!diff.is_empty()).then_some(diff),
-        })
+        Ok(ChangePlan { files, note: None })
     }
 }
 
@@ -159,30 +129,4 @@ fn set_result(plan: &mut BTreeMap<PathBuf, Planned>, rel: &PathBuf, result: Opti
     if let Some(planned) = plan.get_mut(rel) {
         planned.result = result;
     }
-}
-
-/// Writes the plan; on a failure, puts back what was already changed.
-fn write_all(ctx: &ToolContext, plan: &BTreeMap<PathBuf, Planned>) -> Result<(), ToolError> {
-    let fs = &ctx.workspace.fs;
-    let apply = |p: &Planned, state: &Option<String>| match state {
-        Some(text) => fs.write_atomic(&p.rel, text.as_bytes()).map(|_| ()),
-        None => match fs.remove_file(&p.rel) {
-            Err(e) if e.is_not_found() => Ok(()),
-            other => other,
-        },
-    };
-    let mut done: Vec<&Planned> = Vec::new();
-    for p in plan.values().filter(|p| p.original != p.result) {
-        if let Err(e) = apply(p, &p.result) {
-            let restored = done.iter().all(|d| apply(d, &d.original).is_ok());
-            let state = if restored {
-                "the files already written were restored"
-            } else {
-                "restoring the files already written failed too"
-            };
-            return Err(ToolError::new(format!("{}; {state}.", fs_error(e))));
-        }
-        done.push(p);
-    }
-    Ok(())
 }

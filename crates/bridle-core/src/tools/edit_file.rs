@@ -6,9 +6,10 @@
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::files::change_file;
+use super::files::plan_file;
 use super::text_edit::{apply_edits, Edit, MatchLevel};
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{FileTool, ToolContext, ToolError};
+use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
 /// Replaces text in an existing file. Give `old_text` and `new_text` for one edit, or `edits` for
@@ -40,7 +41,7 @@ pub struct EditFileArgs {
 }
 
 /// One edit of a batch.
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditSpec {
     /// The text to find.
@@ -55,9 +56,9 @@ pub struct EditSpec {
 /// The `edit_file` tool.
 pub struct EditFile;
 
-fn edits_of(args: EditFileArgs) -> Result<(Vec<Edit>, Option<usize>), ToolError> {
+fn edits_of(args: &EditFileArgs) -> Result<(Vec<Edit>, Option<usize>), ToolError> {
     let hint = args.line_hint.map(|h| h as usize);
-    match (args.old_text, args.new_text, args.edits) {
+    match (args.old_text.clone(), args.new_text.clone(), args.edits.clone()) {
         (Some(old_text), Some(new_text), None) => {
             Ok((vec![Edit { old_text, new_text, replace_all: args.replace_all.unwrap_or(false) }], hint))
         }
@@ -82,20 +83,19 @@ fn edits_of(args: EditFileArgs) -> Result<(Vec<Edit>, Option<usize>), ToolError>
 }
 
 #[async_trait]
-impl TypedTool for EditFile {
+impl FileTool for EditFile {
     type Args = EditFileArgs;
     const NAME: &'static str = "edit_file";
-    const KIND: ToolKind = ToolKind::Write;
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn plan(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ChangePlan, ToolError> {
         let path = args.path.clone();
         let (edits, hint) = edits_of(args)?;
         let mut levels = Vec::new();
-        let mut out = change_file(ctx, &path, |old| {
+        let mut plan = plan_file(ctx, &path, |old| {
             let Some(old) = old else {
                 return Err(ToolError::new(format!("`{path}` does not exist; create it with write_file")));
             };
@@ -103,8 +103,7 @@ impl TypedTool for EditFile {
                 apply_edits(old, &edits, hint).map_err(|e| ToolError::new(format!("{e} The file was not changed.")))?;
             levels = outcome.levels;
             Ok(outcome.content)
-        })
-        .await?;
+        })?;
         let fuzzy: Vec<String> = levels
             .iter()
             .enumerate()
@@ -120,8 +119,8 @@ impl TypedTool for EditFile {
             )
             .collect();
         if !fuzzy.is_empty() {
-            out.output.push_str(&format!(" Note: {}.", fuzzy.join("; ")));
+            plan.note = Some(format!("Note: {}.", fuzzy.join("; ")));
         }
-        Ok(out)
+        Ok(plan)
     }
 }

@@ -1,5 +1,6 @@
 //! What the file tools share: resolving the model's path through the sandbox, turning I/O
-//! failures into messages the model can act on, and rendering the diff of a change.
+//! failures into messages the model can act on, planning a one-file change, rendering the diff
+//! of a change and telling the model what a committed plan did.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +10,7 @@ use crate::fs::FsError;
 use crate::sandbox::{Access, Place, Resolved};
 
 use super::{ToolContext, ToolError, ToolOutput};
+use crate::changes::{ChangeKind, ChangePlan, FileChange};
 
 /// Resolves `path` for `access`; refusals become errors for the model (the pipeline already
 /// refused them before the call, so reaching this means the path changed meanwhile).
@@ -55,52 +57,47 @@ pub(crate) fn unified_diff(rel: &Path, old: Option<&str>, new: Option<&str>) -> 
         .to_string()
 }
 
-/// Changes one file under its write lock: `change` receives the current text (`None` when the
-/// file does not exist) and returns the new text; nothing is written when it fails or changes
-/// nothing. The result carries the diff, and `data.changes` lists `{path, diff}` for events.
-pub(crate) async fn change_file(
+/// The plan of a change to one file: `change` receives the current text (`None` when the file
+/// does not exist) and returns the new text. Nothing is written here; [`crate::changes::commit`]
+/// does that, after checking the file still holds what `change` saw.
+pub(crate) fn plan_file(
     ctx: &ToolContext,
     path: &str,
     change: impl FnOnce(Option<&str>) -> Result<String, ToolError>,
-) -> Result<ToolOutput, ToolError> {
+) -> Result<ChangePlan, ToolError> {
     let resolved = resolve(ctx, path, Access::Write)?;
     let rel = workspace_path(&resolved)?;
-    let shown = shown(&rel);
-    let _lock = ctx.workspace.locks.write(&resolved.absolute).await;
     let old = match ctx.workspace.fs.read_if_exists(&rel).map_err(fs_error)? {
-        Some(bytes) => Some(text_for_edit(bytes, &shown)?),
+        Some(bytes) => Some(text_for_edit(bytes, &shown(&rel))?),
         None => None,
     };
     let new = change(old.as_deref())?;
-    if old.as_deref() == Some(new.as_str()) {
-        return Ok(ToolOutput {
-            output: format!("{shown} already has this content; nothing was written."),
-            data: Some(json!({"path": shown, "changed": false, "changes": []})),
-            diff: None,
-        });
+    Ok(ChangePlan::one(rel, old.map(String::into_bytes), Some(new.into_bytes())))
+}
+
+/// What a write tool tells the model and the UI once its plan is committed.
+pub(crate) fn committed(plan: &ChangePlan, changes: Vec<FileChange>) -> ToolOutput {
+    let describe = |c: &FileChange| match c.kind {
+        ChangeKind::Created => format!("Created {} (+{} -{} lines, {} bytes)", c.path, c.added, c.removed, c.bytes),
+        ChangeKind::Modified => format!("Updated {} (+{} -{} lines, {} bytes)", c.path, c.added, c.removed, c.bytes),
+        ChangeKind::Deleted => format!("Deleted {}", c.path),
+    };
+    let mut output = match changes.as_slice() {
+        [] => match plan.files.as_slice() {
+            [only] => format!("{} already has this content; nothing was written.", only.shown()),
+            _ => "The change leaves every file as it was; nothing was written.".to_string(),
+        },
+        [one] => format!("{}.", describe(one)),
+        many => format!("Changed {} files: {}.", many.len(), many.iter().map(describe).collect::<Vec<_>>().join("; ")),
+    };
+    if let Some(note) = &plan.note {
+        output.push_str(&format!(" {note}"));
     }
-    let diff = unified_diff(&rel, old.as_deref(), Some(&new));
-    if ctx.dry_run {
-        return Ok(ToolOutput {
-            output: format!("Would change {shown}."),
-            data: Some(json!({"path": shown, "changed": true, "changes": [{"path": shown, "diff": diff}]})),
-            diff: Some(diff),
-        });
-    }
-    let written = ctx.workspace.fs.write_atomic(&rel, new.as_bytes()).map_err(fs_error)?;
-    let (added, removed) = diff_stat(&diff);
-    let verb = if written.created { "Created" } else { "Updated" };
-    Ok(ToolOutput {
-        output: format!("{verb} {shown} (+{added} -{removed} lines, {} bytes).", written.bytes),
-        data: Some(json!({
-            "path": shown,
-            "changed": true,
-            "created": written.created,
-            "bytes": written.bytes,
-            "changes": [{"path": shown, "diff": diff}],
-        })),
-        diff: Some(diff),
-    })
+    let listed: Vec<serde_json::Value> = changes
+        .iter()
+        .map(|c| json!({"path": c.path, "kind": c.kind, "added": c.added, "removed": c.removed, "bytes": c.bytes}))
+        .collect();
+    ToolOutput { output, data: Some(json!({"changed": !changes.is_empty(), "changes": listed})), changes }
 }
 
 /// `+added -removed` line counts of a unified diff, for the model's summary.

@@ -37,7 +37,7 @@ impl TypedTool for GetCurrentTime {
         Ok(ToolOutput {
             output,
             data: Some(json!({"iso": iso, "timezone": zone_name, "unixMs": now.timestamp_millis()})),
-            diff: None,
+            changes: Vec::new(),
         })
     }
 }

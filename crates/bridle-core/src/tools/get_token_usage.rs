@@ -46,7 +46,7 @@ impl TypedTool for GetTokenUsage {
                 "contextUsed": snapshot.context_used,
                 "contextWindow": snapshot.context_window,
             })),
-            diff: None,
+            changes: Vec::new(),
         })
     }
 }

@@ -9,7 +9,7 @@ mod append_file;
 mod apply_patch;
 mod bash;
 mod edit_file;
-mod files;
+pub(crate) mod files;
 mod get_current_time;
 mod get_token_usage;
 mod glob_search;
@@ -35,6 +35,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::changes::{ChangePlan, FileChange, SessionFiles};
 use crate::clock::Clock;
 use crate::sandbox::Access;
 use crate::workspace::Workspace;
@@ -99,9 +100,11 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The session's default tool timeout (a tool such as `bash` may be given another).
     pub tool_timeout: Duration,
-    /// Compute the change and its diff but write nothing: an approval request's preview. Every
-    /// tool of kind `Write` honours it; other kinds are never run dry.
-    pub dry_run: bool,
+    /// The turn making the call (empty outside a session).
+    pub turn_id: String,
+    /// What the session knows of its files (read stamps, checkpoints); `None` outside a
+    /// session (`bridle tool`), where nothing is checkpointed.
+    pub files: Option<Arc<SessionFiles>>,
 }
 
 impl ToolContext {
@@ -123,7 +126,8 @@ impl ToolContext {
             usage: UsageMeter::default(),
             cancel: CancellationToken::new(),
             tool_timeout,
-            dry_run: false,
+            turn_id: String::new(),
+            files: None,
         }
     }
 }
@@ -135,8 +139,8 @@ pub struct ToolOutput {
     pub output: String,
     /// Structured output for programs and the UI.
     pub data: Option<Value>,
-    /// Unified diff of a file change.
-    pub diff: Option<String>,
+    /// The files the call changed (write tools, through [`crate::changes::commit`]).
+    pub changes: Vec<FileChange>,
 }
 
 impl ToolOutput {
@@ -173,8 +177,65 @@ pub trait Tool: Send + Sync + 'static {
     fn timeout(&self, _args: &Value, default: Duration) -> Duration {
         default
     }
+    /// The change a call would make, computed without touching the disk (write tools only):
+    /// the approval preview, and part of the call hash.
+    async fn plan(&self, _args: &Value, _ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
+        None
+    }
     /// Runs with arguments already repaired and validated against the schema.
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// A tool that changes files: it only plans, and [`Planned`] commits the plan — so no write
+/// tool can write any other way than through [`crate::changes::commit`].
+#[async_trait]
+pub trait FileTool: Send + Sync + 'static {
+    /// The arguments; the doc comment is the tool's description.
+    type Args: DeserializeOwned + schemars::JsonSchema + Send + Sync;
+    /// The tool's name.
+    const NAME: &'static str;
+    /// The paths a call would change.
+    fn paths(args: &Self::Args) -> Vec<(String, Access)>;
+    /// The change, without touching the disk.
+    async fn plan(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ChangePlan, ToolError>;
+}
+
+/// A [`FileTool`] as the registry holds it: `call` is plan, then commit.
+pub struct Planned<T>(pub T);
+
+impl<T: FileTool> Planned<T> {
+    fn args(args: &Value) -> Result<T::Args, ToolError> {
+        serde_json::from_value(args.clone())
+            .map_err(|e| ToolError::new(format!("invalid arguments for {}: {e}", T::NAME)))
+    }
+}
+
+#[async_trait]
+impl<T: FileTool> Tool for Planned<T> {
+    fn definition(&self) -> ToolDefinition {
+        schema::definition_for::<T::Args>(T::NAME)
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Write
+    }
+
+    fn paths(&self, args: &Value) -> Vec<(String, Access)> {
+        Self::args(args).map(|a| T::paths(&a)).unwrap_or_default()
+    }
+
+    async fn plan(&self, args: &Value, ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
+        Some(match Self::args(args) {
+            Ok(args) => self.0.plan(&args, ctx).await,
+            Err(e) => Err(e),
+        })
+    }
+
+    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let plan = self.0.plan(&Self::args(&args)?, &ctx).await?;
+        let changes = crate::changes::commit(&plan, &ctx).await?;
+        Ok(files::committed(&plan, changes))
+    }
 }
 
 /// A tool with typed arguments; implement this and the registry derives the rest.
@@ -229,10 +290,10 @@ impl<T: TypedTool> Tool for T {
 pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     let mut registry = ToolRegistry::new();
     registry.register(Arc::new(ReadFile))?;
-    registry.register(Arc::new(WriteFile))?;
-    registry.register(Arc::new(EditFile))?;
-    registry.register(Arc::new(AppendFile))?;
-    registry.register(Arc::new(ApplyPatch))?;
+    registry.register(Arc::new(Planned(WriteFile)))?;
+    registry.register(Arc::new(Planned(EditFile)))?;
+    registry.register(Arc::new(Planned(AppendFile)))?;
+    registry.register(Arc::new(Planned(ApplyPatch)))?;
     registry.register(Arc::new(ListFiles))?;
     registry.register(Arc::new(GlobSearch))?;
     registry.register(Arc::new(GrepSearch))?;

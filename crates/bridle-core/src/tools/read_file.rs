@@ -62,7 +62,15 @@ impl TypedTool for ReadFile {
         let shown = resolved.display();
         let _lock = ctx.workspace.locks.read(&resolved.absolute).await;
         let file = match &resolved.place {
-            Place::Workspace(rel) => ctx.workspace.fs.open_read(rel).map_err(fs_error)?,
+            Place::Workspace(rel) => {
+                let file = ctx.workspace.fs.open_read(rel).map_err(fs_error)?;
+                // What the session saw, stamped from the open file: a later change of it on disk
+                // makes the session's next edit of it stale.
+                if let (Some(files), Ok(meta)) = (&ctx.files, file.metadata()) {
+                    files.saw(rel, Some(crate::fs::Stamp::of(&meta)));
+                }
+                file
+            }
             Place::ToolOutput(_) => std::fs::File::open(&resolved.absolute)
                 .map_err(|e| ToolError::new(format!("cannot read {shown}: {e}")))?,
         };
@@ -89,7 +97,7 @@ fn read_page(
         return Ok(ToolOutput {
             output: format!("{shown} is a binary file ({size} bytes); its content is not shown."),
             data: Some(json!({"binary": true, "size": size})),
-            diff: None,
+            changes: Vec::new(),
         });
     }
     let mut page = Page::new(start, end);
@@ -229,7 +237,7 @@ impl Page {
             return ToolOutput {
                 output,
                 data: Some(json!({"totalLines": total, "startLine": null, "endLine": null})),
-                diff: None,
+                changes: Vec::new(),
             };
         };
         let mut output = self.text;
@@ -248,7 +256,7 @@ impl Page {
         ToolOutput {
             output,
             data: Some(json!({"totalLines": total, "startLine": first, "endLine": self.last, "truncated": more})),
-            diff: None,
+            changes: Vec::new(),
         }
     }
 }

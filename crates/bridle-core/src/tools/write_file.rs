@@ -3,8 +3,9 @@
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::files::change_file;
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::files::plan_file;
+use super::{FileTool, ToolContext, ToolError};
+use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
 /// Creates a file, or replaces its whole content, in the workspace. Parent folders are created.
@@ -23,16 +24,15 @@ pub struct WriteFileArgs {
 pub struct WriteFile;
 
 #[async_trait]
-impl TypedTool for WriteFile {
+impl FileTool for WriteFile {
     type Args = WriteFileArgs;
     const NAME: &'static str = "write_file";
-    const KIND: ToolKind = ToolKind::Write;
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        change_file(ctx, &args.path, |_| Ok(args.content)).await
+    async fn plan(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ChangePlan, ToolError> {
+        plan_file(ctx, &args.path, |_| Ok(args.content.clone()))
     }
 }

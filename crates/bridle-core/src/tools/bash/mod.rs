@@ -182,7 +182,7 @@ impl TypedTool for Bash {
                 "escalated": args.escalate,
                 "network": args.escalate || sandbox == SandboxKind::None || shell.network(),
             })),
-            diff: None,
+            changes: Vec::new(),
         })
     }
 }

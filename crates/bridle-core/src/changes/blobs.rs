@@ -1,0 +1,109 @@
+//! Content-addressed blobs under `<data-dir>/blobs/`: the bytes a checkpoint keeps.
+//!
+//! Rules: a blob's name is the SHA-256 of its content, so the same content is stored once
+//! however often it is kept; a blob is written to a temp file, fsynced and renamed, so a crash
+//! leaves a whole blob or none; a blob read back is checked against its name; blobs no row
+//! refers to any more are collected with the sessions that kept them.
+
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::hex;
+
+/// The blob folder of one data dir.
+#[derive(Debug, Clone)]
+pub struct BlobStore {
+    root: PathBuf,
+}
+
+impl BlobStore {
+    /// The store in `<data_dir>/blobs` (created on first write).
+    pub fn new(data_dir: &Path) -> Self {
+        Self { root: data_dir.join("blobs") }
+    }
+
+    fn path(&self, hash: &str) -> Option<PathBuf> {
+        let valid = hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
+        valid.then(|| self.root.join(&hash[..2]).join(&hash[2..]))
+    }
+
+    /// Keeps `bytes`; returns their hash (hex). Already kept content is not written again.
+    pub fn put(&self, bytes: &[u8]) -> io::Result<String> {
+        let hash = hex(&Sha256::digest(bytes));
+        let path = self.path(&hash).ok_or_else(|| io::Error::other("bad blob hash"))?;
+        if path.exists() {
+            return Ok(hash);
+        }
+        let dir = path.parent().ok_or_else(|| io::Error::other("blob without a folder"))?;
+        std::fs::create_dir_all(dir)?;
+        let temp = dir.join(format!(".{}.{:016x}.tmp", &hash[2..], rand::random::<u64>()));
+        let written = (|| {
+            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            std::fs::rename(&temp, &path)?;
+            std::fs::File::open(dir)?.sync_all()
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        written.map(|()| hash)
+    }
+
+    /// The content named `hash`; an error when it is missing or does not match its name.
+    pub fn get(&self, hash: &str) -> io::Result<Vec<u8>> {
+        let path = self.path(hash).ok_or_else(|| io::Error::other(format!("`{hash}` is not a blob name")))?;
+        let bytes = std::fs::read(&path)?;
+        if hex(&Sha256::digest(&bytes)) != hash {
+            return Err(io::Error::other(format!("blob {hash} is corrupt (its content does not match its name)")));
+        }
+        Ok(bytes)
+    }
+
+    /// Removes every blob not in `referenced`, and temp files left by a crash; returns how
+    /// many blobs went.
+    pub fn collect(&self, referenced: &HashSet<String>) -> io::Result<usize> {
+        let mut removed = 0;
+        let shards = match std::fs::read_dir(&self.root) {
+            Ok(shards) => shards,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        for shard in shards {
+            let shard = shard?;
+            let prefix = shard.file_name().to_string_lossy().into_owned();
+            if !shard.file_type()?.is_dir() {
+                continue;
+            }
+            for entry in std::fs::read_dir(shard.path())? {
+                let entry = entry?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let hash = format!("{prefix}{name}");
+                if name.starts_with('.') || !referenced.contains(&hash) {
+                    std::fs::remove_file(entry.path())?;
+                    removed += usize::from(!name.starts_with('.'));
+                }
+            }
+            // An empty shard goes too (fails harmlessly when not empty).
+            let _ = std::fs::remove_dir(shard.path());
+        }
+        Ok(removed)
+    }
+
+    /// Bytes the blobs take on disk (for the benchmark and `bridle` figures).
+    pub fn size(&self) -> io::Result<u64> {
+        let mut total = 0;
+        let Ok(shards) = std::fs::read_dir(&self.root) else { return Ok(0) };
+        for shard in shards.flatten() {
+            if let Ok(entries) = std::fs::read_dir(shard.path()) {
+                for entry in entries.flatten() {
+                    total += entry.metadata()?.len();
+                }
+            }
+        }
+        Ok(total)
+    }
+}

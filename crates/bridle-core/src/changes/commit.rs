@@ -1,0 +1,113 @@
+//! Committing a plan: the only place a tool's file change reaches the disk.
+//!
+//! Rules: every file of the plan is locked (in path order, so two commits never deadlock) and
+//! must still hold what the plan was computed from, and what the session last saw of it; the
+//! content before is kept as a blob and recorded as the call's checkpoint before anything is
+//! written; the files are written atomically one by one and, if one fails, those already
+//! written are put back and the checkpoint rows forgotten — all files or none.
+
+use std::path::Path;
+
+use super::files::Recorded;
+use super::{content_hash, ChangeKind, ChangePlan, FileChange, PlannedFile};
+use crate::fs::{FsError, WorkspaceFs};
+use crate::tools::files::{diff_stat, fs_error};
+use crate::tools::{ToolContext, ToolError};
+
+/// Writes `plan`; returns what changed, in path order.
+pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
+    let fs = &ctx.workspace.fs;
+    let changed: Vec<&PlannedFile> = plan.changed().collect();
+    let mut absolute: Vec<_> = changed.iter().map(|f| ctx.workspace.root().join(&f.rel)).collect();
+    absolute.sort();
+    absolute.dedup();
+    let mut guards = Vec::with_capacity(absolute.len());
+    for path in &absolute {
+        guards.push(ctx.workspace.locks.write(path).await);
+    }
+
+    for f in &changed {
+        let now = fs.read_if_exists(&f.rel).map_err(fs_error)?;
+        if content_hash(now.as_deref()) != content_hash(f.before.as_deref()) {
+            return Err(ToolError::new(format!(
+                "`{}` changed on disk while this change was being prepared; read it again and redo the change. Nothing was changed.",
+                f.shown()
+            )));
+        }
+        if let Some(files) = &ctx.files {
+            files.check_fresh(fs, &f.rel).map_err(ToolError::new)?;
+        }
+    }
+
+    // The checkpoint first: the content before is safe on disk before the file changes.
+    let mut rows = Vec::new();
+    if let Some(files) = &ctx.files {
+        for f in &changed {
+            let kept = files.keep(f.before.as_deref()).and_then(|before| Ok((before, files.keep(f.after.as_deref())?)));
+            let (before_hash, after_hash) = kept.map_err(|e| {
+                ToolError::new(format!("cannot keep a checkpoint of `{}` ({e}); nothing was changed", f.shown()))
+            })?;
+            let before_mode = fs.mode(&f.rel).map_err(fs_error)?;
+            let after_mode = f.after.as_ref().map(|_| before_mode.unwrap_or(0o644));
+            let recorded = Recorded { path: &f.shown(), before_hash, before_mode, after_hash, after_mode };
+            match files.record(&ctx.turn_id, &ctx.call_id, recorded) {
+                Ok(id) => rows.push(id),
+                Err(e) => {
+                    files.forget(&rows);
+                    return Err(ToolError::new(format!(
+                        "cannot record a checkpoint of `{}` ({e}); nothing was changed",
+                        f.shown()
+                    )));
+                }
+            }
+        }
+    }
+
+    let mut done: Vec<&PlannedFile> = Vec::new();
+    for f in &changed {
+        if let Err(e) = put(fs, &f.rel, f.after.as_deref()) {
+            let restored = done.iter().all(|d| put(fs, &d.rel, d.before.as_deref()).is_ok());
+            if let Some(files) = &ctx.files {
+                files.forget(&rows);
+            }
+            let state = if restored {
+                "the files already written were put back"
+            } else {
+                "putting back the files already written failed too"
+            };
+            return Err(ToolError::new(format!("{}; {state}.", fs_error(e))));
+        }
+        done.push(f);
+    }
+
+    if let Some(files) = &ctx.files {
+        // The session has now seen what it wrote: its next change of the file is not stale.
+        for f in &changed {
+            files.saw(&f.rel, fs.stamp(&f.rel).ok().flatten());
+        }
+    }
+    drop(guards);
+    Ok(changed.iter().map(|f| file_change(f)).collect())
+}
+
+/// Leaves `rel` holding `content`, or absent.
+fn put(fs: &WorkspaceFs, rel: &Path, content: Option<&[u8]>) -> Result<(), FsError> {
+    match content {
+        Some(bytes) => fs.write_atomic(rel, bytes).map(|_| ()),
+        None => match fs.remove_file(rel) {
+            Err(e) if e.is_not_found() => Ok(()),
+            other => other,
+        },
+    }
+}
+
+fn file_change(f: &PlannedFile) -> FileChange {
+    let diff = f.diff();
+    let (added, removed) = diff_stat(&diff);
+    let kind = match (&f.before, &f.after) {
+        (None, _) => ChangeKind::Created,
+        (_, None) => ChangeKind::Deleted,
+        _ => ChangeKind::Modified,
+    };
+    FileChange { path: f.shown(), kind, diff, added, removed, bytes: f.after.as_ref().map_or(0, Vec::len) }
+}

@@ -1,0 +1,120 @@
+//! What one session knows about the files it touches: when it last read or wrote each one (a
+//! stamp), and the checkpoint of every change it made.
+//!
+//! Rule: a file the session read is changed only if it is still as the session saw it (same
+//! mtime, size and inode); otherwise the change is refused and the model is told to read it
+//! again — so a user's edit made meanwhile is never overwritten unseen. A file never read here
+//! can be changed: the plan read it just before.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::BlobStore;
+use crate::clock::Clock;
+use crate::fs::{Stamp, WorkspaceFs};
+use crate::store::{ChangeRow, Store};
+
+/// One session's file memory; shared by all its tool calls.
+pub struct SessionFiles {
+    session_id: String,
+    store: Arc<Store>,
+    blobs: BlobStore,
+    clock: Arc<dyn Clock>,
+    stamps: Mutex<HashMap<PathBuf, Stamp>>,
+}
+
+impl std::fmt::Debug for SessionFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionFiles").field("session_id", &self.session_id).finish_non_exhaustive()
+    }
+}
+
+impl SessionFiles {
+    /// The memory of `session_id`, keeping blobs in `<data_dir>/blobs`.
+    pub fn new(session_id: &str, store: Arc<Store>, data_dir: &Path, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            session_id: session_id.to_string(),
+            store,
+            blobs: BlobStore::new(data_dir),
+            clock,
+            stamps: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn stamps(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Stamp>> {
+        self.stamps.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The session read `rel` as it was at `stamp` (taken before reading).
+    pub fn saw(&self, rel: &Path, stamp: Option<Stamp>) {
+        let mut stamps = self.stamps();
+        match stamp {
+            Some(stamp) => stamps.insert(rel.to_path_buf(), stamp),
+            None => stamps.remove(rel),
+        };
+    }
+
+    /// Whether `rel` may be changed: never read here, or unchanged since. The error says what
+    /// to do, for the model.
+    pub fn check_fresh(&self, fs: &WorkspaceFs, rel: &Path) -> Result<(), String> {
+        let Some(seen) = self.stamps().get(rel).copied() else { return Ok(()) };
+        let now = fs.stamp(rel).map_err(|e| e.to_string())?;
+        if now == Some(seen) {
+            return Ok(());
+        }
+        let shown = crate::tools::files::shown(rel);
+        let what = match now {
+            None => "was deleted",
+            Some(now) if now.inode != seen.inode => "was replaced",
+            Some(_) => "was modified",
+        };
+        Err(format!(
+            "`{shown}` {what} on disk since you last read it (by the user or another program); read it again, then make your change to what it holds now. Nothing was changed."
+        ))
+    }
+
+    /// Keeps `content` (a file's bytes before or after a change); returns its blob name.
+    pub fn keep(&self, content: Option<&[u8]>) -> std::io::Result<Option<String>> {
+        content.map(|bytes| self.blobs.put(bytes)).transpose()
+    }
+
+    /// Records one change of `turn_id`'s call `call_id`; returns the row id.
+    pub fn record(&self, turn_id: &str, call_id: &str, change: Recorded<'_>) -> Result<i64, String> {
+        let row = ChangeRow {
+            id: 0,
+            session_id: self.session_id.clone(),
+            turn_id: turn_id.to_string(),
+            call_id: call_id.to_string(),
+            path: change.path.to_string(),
+            before_hash: change.before_hash,
+            before_mode: change.before_mode,
+            after_hash: change.after_hash,
+            after_mode: change.after_mode,
+            undone_at: None,
+            created_at: self.clock.now_ms(),
+        };
+        self.store.insert_change(&row).map_err(|e| e.to_string())
+    }
+
+    /// Forgets rows recorded for a write that then failed.
+    pub fn forget(&self, ids: &[i64]) {
+        if let Err(e) = self.store.delete_changes(ids) {
+            tracing::warn!("cannot forget checkpoint rows {ids:?}: {e}");
+        }
+    }
+}
+
+/// The parts of a change row a commit knows.
+pub struct Recorded<'a> {
+    /// Workspace-relative POSIX path.
+    pub path: &'a str,
+    /// Blob before.
+    pub before_hash: Option<String>,
+    /// Mode before.
+    pub before_mode: Option<u32>,
+    /// Blob after.
+    pub after_hash: Option<String>,
+    /// Mode after (as it will be).
+    pub after_mode: Option<u32>,
+}

@@ -1,0 +1,145 @@
+//! One path for every file change a tool makes: the tool plans, the plan is shown, the plan is
+//! committed, and what was committed is a list of typed [`FileChange`]s.
+//!
+//! Rules: a write tool never touches the disk itself — it returns a [`ChangePlan`] (each file's
+//! content before and after), which is the approval preview and part of the call hash;
+//! [`commit`] is the only code that writes for a tool: it refuses a file changed on disk since
+//! the session read it, keeps the content before as a checkpoint blob, writes atomically (all
+//! files or none) and returns the `FileChange`s that events, the audit, the loop guard, the
+//! Changes view and undo all read.
+
+mod blobs;
+mod commit;
+mod files;
+mod undo;
+
+use std::path::PathBuf;
+
+use sha2::{Digest, Sha256};
+
+pub use blobs::BlobStore;
+pub use commit::commit;
+pub use files::SessionFiles;
+pub use undo::{undo, Refused, UndoReport};
+
+/// One file of a plan: its workspace-relative path and its content before and after (`None`:
+/// absent — created when `before` is `None`, deleted when `after` is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    /// Workspace-relative path.
+    pub rel: PathBuf,
+    /// The content when planned.
+    pub before: Option<Vec<u8>>,
+    /// The content to leave.
+    pub after: Option<Vec<u8>>,
+}
+
+impl PlannedFile {
+    /// Whether committing it changes anything.
+    pub fn changes(&self) -> bool {
+        self.before != self.after
+    }
+
+    /// The workspace-relative POSIX path, as shown to the model and the user.
+    pub fn shown(&self) -> String {
+        crate::tools::files::shown(&self.rel)
+    }
+
+    /// The unified diff of this file (binary content is named, not shown).
+    pub fn diff(&self) -> String {
+        fn text(b: &Option<Vec<u8>>) -> Option<Option<&str>> {
+            b.as_ref().map(|b| std::str::from_utf8(b).ok())
+        }
+        match (text(&self.before), text(&self.after)) {
+            (Some(None), _) | (_, Some(None)) => format!("Binary file {} changed\n", self.shown()),
+            (before, after) => crate::tools::files::unified_diff(&self.rel, before.flatten(), after.flatten()),
+        }
+    }
+}
+
+/// What a write tool would do: every file it changes, in a stable order, and a note for the
+/// model about how it got there (fuzzy matches and the like).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChangePlan {
+    /// The files, sorted by path, each once.
+    pub files: Vec<PlannedFile>,
+    /// Appended to the tool's output.
+    pub note: Option<String>,
+}
+
+impl ChangePlan {
+    /// A plan for one file.
+    pub fn one(rel: PathBuf, before: Option<Vec<u8>>, after: Option<Vec<u8>>) -> Self {
+        Self { files: vec![PlannedFile { rel, before, after }], note: None }
+    }
+
+    /// The files it changes.
+    pub fn changed(&self) -> impl Iterator<Item = &PlannedFile> {
+        self.files.iter().filter(|f| f.changes())
+    }
+
+    /// The preview a human approves: the diffs of every changed file.
+    pub fn diff(&self) -> String {
+        self.changed().map(PlannedFile::diff).collect()
+    }
+
+    /// What identifies the plan for a call hash: each changed file's path and the hashes of
+    /// its content before and after.
+    pub fn fingerprint(&self) -> Vec<String> {
+        self.changed()
+            .map(|f| {
+                format!(
+                    "{}\u{0}{}\u{0}{}",
+                    f.shown(),
+                    content_hash(f.before.as_deref()),
+                    content_hash(f.after.as_deref())
+                )
+            })
+            .collect()
+    }
+}
+
+/// How a file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ChangeKind {
+    /// It did not exist.
+    Created,
+    /// Its content changed.
+    Modified,
+    /// It was removed.
+    Deleted,
+}
+
+/// One file a committed plan changed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileChange {
+    /// Workspace-relative POSIX path.
+    pub path: String,
+    /// How it changed.
+    pub kind: ChangeKind,
+    /// The unified diff.
+    pub diff: String,
+    /// Lines added.
+    pub added: usize,
+    /// Lines removed.
+    pub removed: usize,
+    /// Bytes it holds now (0 when deleted).
+    pub bytes: usize,
+}
+
+/// `sha256:<hex>` of some content, `absent` for none.
+pub fn content_hash(bytes: Option<&[u8]>) -> String {
+    match bytes {
+        Some(b) => format!("sha256:{}", hex(&Sha256::digest(b))),
+        None => "absent".to_string(),
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests;

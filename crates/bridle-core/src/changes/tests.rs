@@ -1,0 +1,217 @@
+#![allow(clippy::unwrap_used)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::store::Store;
+use crate::tools::{builtin_registry, ToolContext, ToolRegistry};
+
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    data: PathBuf,
+    store: Arc<Store>,
+    files: Arc<SessionFiles>,
+    registry: ToolRegistry,
+}
+
+fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    let data = tmp.path().join("data");
+    let store = Arc::new(Store::open_in_memory().unwrap());
+    store.create_session("test-session", &root.display().to_string(), 0).unwrap();
+    let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::FixedClock(1_000));
+    let files = Arc::new(SessionFiles::new("test-session", store.clone(), &data, clock));
+    World { _tmp: tmp, root, data, store, files, registry: builtin_registry().unwrap() }
+}
+
+impl World {
+    fn ctx(&self, turn: &str) -> ToolContext {
+        let mut ctx = crate::tools::testing::context(&self.root);
+        ctx.turn_id = turn.to_string();
+        ctx.files = Some(self.files.clone());
+        ctx
+    }
+
+    async fn call(&self, turn: &str, tool: &str, args: serde_json::Value) -> Result<crate::tools::ToolOutput, String> {
+        let call = self.registry.prepare(tool, &args.to_string()).unwrap();
+        call.tool.call(call.args.clone(), self.ctx(turn)).await.map_err(|e| e.to_string())
+    }
+
+    fn undo(&self, turn: Option<&str>, paths: &[&str]) -> Result<UndoReport, String> {
+        let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+        let fs = crate::fs::WorkspaceFs::open(&self.root).unwrap();
+        undo(&self.store, &BlobStore::new(&self.data), &fs, "test-session", turn, &paths, 2_000)
+    }
+
+    fn read(&self, rel: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.root.join(rel)).ok()
+    }
+
+    fn mode(&self, rel: &str) -> u32 {
+        std::fs::metadata(self.root.join(rel)).unwrap().permissions().mode() & 0o7777
+    }
+}
+
+fn write(root: &Path, rel: &str, bytes: &[u8], mode: u32) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[tokio::test]
+async fn a_turn_is_undone_with_exact_bytes_and_modes() {
+    let w = world();
+    write(&w.root, "edited.sh", b"#!/bin/sh\necho one\n", 0o755);
+    write(&w.root, "doomed.bin", &[0, 159, 146, 150, 1, 2], 0o600);
+    let out = w
+        .call("t1", "edit_file", serde_json::json!({"path": "edited.sh", "old_text": "one", "new_text": "two"}))
+        .await
+        .unwrap();
+    assert_eq!(out.changes.len(), 1);
+    assert_eq!(out.changes[0].kind, ChangeKind::Modified);
+    w.call("t1", "write_file", serde_json::json!({"path": "new/created.txt", "content": "fresh\n"})).await.unwrap();
+    let patch = "--- a/doomed.bin\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n";
+    // apply_patch cannot delete a binary file (it is not text): delete it with a text stand-in.
+    write(&w.root, "doomed.txt", b"x\n", 0o640);
+    let deleted = w
+        .call("t1", "apply_patch", serde_json::json!({"patch": patch.replace("doomed.bin", "doomed.txt")}))
+        .await
+        .unwrap();
+    assert_eq!(deleted.changes[0].kind, ChangeKind::Deleted);
+    assert_eq!(w.read("edited.sh").unwrap(), b"#!/bin/sh\necho two\n");
+    assert!(w.read("doomed.txt").is_none());
+
+    let report = w.undo(None, &[]).unwrap();
+    assert_eq!(report.turn_id, "t1");
+    assert_eq!(report.restored, ["doomed.txt", "edited.sh"]);
+    assert_eq!(report.removed, ["new/created.txt"]);
+    assert!(report.refused.is_empty(), "{:?}", report.refused);
+    assert_eq!(w.read("edited.sh").unwrap(), b"#!/bin/sh\necho one\n");
+    assert_eq!(w.mode("edited.sh"), 0o755);
+    assert_eq!(w.read("doomed.txt").unwrap(), b"x\n");
+    assert_eq!(w.mode("doomed.txt"), 0o640);
+    assert!(w.read("new/created.txt").is_none());
+    assert_eq!(w.read("doomed.bin").unwrap(), [0, 159, 146, 150, 1, 2], "untouched");
+    // Once undone, there is nothing left to undo.
+    assert!(w.undo(None, &[]).unwrap_err().contains("no file change"));
+}
+
+#[tokio::test]
+async fn chosen_files_are_undone_alone_and_several_changes_go_back_to_the_first() {
+    let w = world();
+    write(&w.root, "a.txt", b"a0\n", 0o644);
+    write(&w.root, "b.txt", b"b0\n", 0o644);
+    for (file, text) in [("a.txt", "a1\n"), ("b.txt", "b1\n"), ("a.txt", "a2\n")] {
+        w.call("t1", "write_file", serde_json::json!({"path": file, "content": text})).await.unwrap();
+    }
+    let report = w.undo(Some("t1"), &["a.txt"]).unwrap();
+    assert_eq!(report.restored, ["a.txt"]);
+    assert_eq!(w.read("a.txt").unwrap(), b"a0\n", "back to before the turn's first change");
+    assert_eq!(w.read("b.txt").unwrap(), b"b1\n", "not chosen, not touched");
+    let report = w.undo(Some("t1"), &["./b.txt"]).unwrap();
+    assert_eq!(report.restored, ["b.txt"]);
+    assert_eq!(w.read("b.txt").unwrap(), b"b0\n");
+}
+
+#[tokio::test]
+async fn undo_refuses_by_name_a_file_changed_again_later() {
+    let w = world();
+    write(&w.root, "shared.txt", b"v0\n", 0o644);
+    write(&w.root, "own.txt", b"o0\n", 0o644);
+    w.call("t1", "write_file", serde_json::json!({"path": "shared.txt", "content": "v1\n"})).await.unwrap();
+    w.call("t1", "write_file", serde_json::json!({"path": "own.txt", "content": "o1\n"})).await.unwrap();
+    w.call("t2", "write_file", serde_json::json!({"path": "shared.txt", "content": "v2\n"})).await.unwrap();
+    let report = w.undo(Some("t1"), &[]).unwrap();
+    assert_eq!(report.restored, ["own.txt"]);
+    assert_eq!(report.refused.len(), 1);
+    assert_eq!(report.refused[0].path, "shared.txt");
+    assert!(report.refused[0].reason.contains("later turn (t2)"), "{}", report.refused[0].reason);
+    assert_eq!(w.read("shared.txt").unwrap(), b"v2\n");
+
+    // The user edits what the last turn left: undoing it leaves the user's work alone.
+    std::fs::write(w.root.join("shared.txt"), "mine\n").unwrap();
+    let report = w.undo(None, &[]).unwrap();
+    assert_eq!(report.turn_id, "t2");
+    assert_eq!(report.refused[0].path, "shared.txt");
+    assert!(report.refused[0].reason.contains("changed since"), "{}", report.refused[0].reason);
+    assert_eq!(w.read("shared.txt").unwrap(), b"mine\n");
+}
+
+#[tokio::test]
+async fn an_edit_after_the_file_changed_on_disk_is_refused_until_read_again() {
+    let w = world();
+    write(&w.root, "notes.txt", b"alpha\nbeta\n", 0o644);
+    w.call("t1", "read_file", serde_json::json!({"path": "notes.txt"})).await.unwrap();
+    // The user changes the file (a different size, so the stamp differs on any filesystem).
+    std::fs::write(w.root.join("notes.txt"), "alpha\nbeta\ngamma from the user\n").unwrap();
+    let edit = serde_json::json!({"path": "notes.txt", "old_text": "beta", "new_text": "BETA"});
+    let err = w.call("t1", "edit_file", edit.clone()).await.unwrap_err();
+    assert!(err.contains("modified on disk since you last read it") && err.contains("read it again"), "{err}");
+    assert_eq!(w.read("notes.txt").unwrap(), b"alpha\nbeta\ngamma from the user\n", "the user's edit is kept");
+    w.call("t1", "read_file", serde_json::json!({"path": "notes.txt"})).await.unwrap();
+    w.call("t1", "edit_file", edit.clone()).await.unwrap();
+    assert_eq!(w.read("notes.txt").unwrap(), b"alpha\nBETA\ngamma from the user\n");
+    // Its own write does not make the file stale for the session.
+    w.call("t1", "edit_file", serde_json::json!({"path": "notes.txt", "old_text": "alpha", "new_text": "A"}))
+        .await
+        .unwrap();
+    // A file never read can be changed (the edit reads it).
+    write(&w.root, "unread.txt", b"x\n", 0o644);
+    w.call("t1", "edit_file", serde_json::json!({"path": "unread.txt", "old_text": "x", "new_text": "y"}))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_plan_is_not_committed_over_a_file_that_changed_after_it_was_made() {
+    let w = world();
+    write(&w.root, "a.txt", b"one\n", 0o644);
+    let call = w.registry.prepare("edit_file", r#"{"path":"a.txt","old_text":"one","new_text":"two"}"#).unwrap();
+    let ctx = w.ctx("t1");
+    let plan = call.tool.plan(&call.args, &ctx).await.unwrap().unwrap();
+    assert!(plan.diff().contains("-one\n+two\n"));
+    assert_eq!(w.read("a.txt").unwrap(), b"one\n", "planning writes nothing");
+    std::fs::write(w.root.join("a.txt"), "one, edited\n").unwrap();
+    let err = commit(&plan, &ctx).await.unwrap_err().to_string();
+    assert!(err.contains("changed on disk while this change was being prepared"), "{err}");
+    assert_eq!(w.read("a.txt").unwrap(), b"one, edited\n");
+    assert!(w.store.changes("test-session").unwrap().is_empty(), "no checkpoint for a change not made");
+}
+
+#[tokio::test]
+async fn a_failed_write_leaves_every_file_and_no_checkpoint() {
+    let w = world();
+    write(&w.root, "a.txt", b"a\n", 0o644);
+    // `blocked` is a directory, so writing a file there fails after `a.txt` was written.
+    std::fs::create_dir_all(w.root.join("blocked")).unwrap();
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- /dev/null\n+++ b/blocked\n@@ -0,0 +1 @@\n+x\n";
+    let err = w.call("t1", "apply_patch", serde_json::json!({"patch": patch})).await.unwrap_err();
+    assert!(err.contains("blocked"), "{err}");
+    assert_eq!(w.read("a.txt").unwrap(), b"a\n");
+    assert!(w.store.changes("test-session").unwrap().is_empty());
+}
+
+#[test]
+fn blobs_are_stored_once_checked_on_read_and_collected() {
+    let tmp = tempfile::tempdir().unwrap();
+    let blobs = BlobStore::new(tmp.path());
+    let a = blobs.put(b"same").unwrap();
+    assert_eq!(blobs.put(b"same").unwrap(), a);
+    let b = blobs.put(b"other").unwrap();
+    assert_eq!(blobs.get(&a).unwrap(), b"same");
+    assert!(blobs.get("not-a-hash").is_err());
+    let path = tmp.path().join("blobs").join(&a[..2]).join(&a[2..]);
+    std::fs::write(&path, "tampered").unwrap();
+    assert!(blobs.get(&a).unwrap_err().to_string().contains("corrupt"));
+    assert_eq!(blobs.collect(&[b.clone()].into_iter().collect()).unwrap(), 1);
+    assert!(!path.exists());
+    assert_eq!(blobs.get(&b).unwrap(), b"other");
+}

@@ -1,0 +1,124 @@
+//! Undoing a turn's file changes, whole or for chosen paths.
+//!
+//! Rule: a file is put back only when it still holds exactly what the turn left in it; a file
+//! a later turn changed again, or that the user or a command changed since, is refused by name
+//! and left alone — an undo never overwrites work it did not make. Files the turn created are
+//! removed; files it deleted come back, with their permissions.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{content_hash, BlobStore};
+use crate::fs::WorkspaceFs;
+use crate::store::{ChangeRow, Store};
+
+/// A file an undo left alone, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    /// Workspace-relative POSIX path.
+    pub path: String,
+    /// Why, for the user.
+    pub reason: String,
+}
+
+/// What an undo did (`bridle sessions undo` prints it as JSON).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct UndoReport {
+    /// The turn undone.
+    pub turn_id: String,
+    /// Files put back as they were before the turn (recreated when it had deleted them).
+    pub restored: Vec<String>,
+    /// Files the turn had created, removed.
+    pub removed: Vec<String>,
+    /// Files left alone.
+    pub refused: Vec<Refused>,
+}
+
+/// Undoes `turn_id` of `session_id` (its last turn with changes when `None`), for `paths`
+/// only when given. An error when there is nothing to undo or the store cannot be read.
+pub fn undo(
+    store: &Store,
+    blobs: &BlobStore,
+    fs: &WorkspaceFs,
+    session_id: &str,
+    turn_id: Option<&str>,
+    paths: &[String],
+    now_ms: i64,
+) -> Result<UndoReport, String> {
+    let rows: Vec<ChangeRow> =
+        store.changes(session_id).map_err(|e| e.to_string())?.into_iter().filter(|r| r.undone_at.is_none()).collect();
+    let turn = match turn_id {
+        Some(t) => t.to_string(),
+        None => rows.last().map(|r| r.turn_id.clone()).ok_or("this session has no file change to undo")?,
+    };
+    let wanted = |path: &str| paths.is_empty() || paths.iter().any(|p| p.trim_start_matches("./") == path);
+    // Each path of the turn: its first change (what it held before) and its last (what the turn left).
+    let mut by_path: BTreeMap<&str, Vec<&ChangeRow>> = BTreeMap::new();
+    for row in rows.iter().filter(|r| r.turn_id == turn && wanted(&r.path)) {
+        by_path.entry(row.path.as_str()).or_default().push(row);
+    }
+    if by_path.is_empty() {
+        return Err(if paths.is_empty() {
+            format!("turn {turn} changed no file that can still be undone")
+        } else {
+            format!("turn {turn} changed none of {} (or they were undone already)", paths.join(", "))
+        });
+    }
+    let mut report = UndoReport { turn_id: turn.clone(), ..UndoReport::default() };
+    let mut undone = Vec::new();
+    for (path, changes) in by_path {
+        let (Some(first), Some(last)) = (changes.first(), changes.last()) else { continue };
+        let refuse = |reason: String| Refused { path: path.to_string(), reason };
+        if let Some(later) = rows.iter().find(|r| r.path == path && r.id > last.id) {
+            report
+                .refused
+                .push(refuse(format!("changed again by a later turn ({}); undo that one first", later.turn_id)));
+            continue;
+        }
+        let rel = PathBuf::from(path);
+        let now = match fs.read_if_exists(&rel) {
+            Ok(now) => now,
+            Err(e) => {
+                report.refused.push(refuse(format!("cannot be read: {e}")));
+                continue;
+            }
+        };
+        let now_hash = content_hash(now.as_deref());
+        let hash_of = |h: &Option<String>| h.as_ref().map_or_else(|| "absent".to_string(), |h| format!("sha256:{h}"));
+        let (left, before) = (hash_of(&last.after_hash), hash_of(&first.before_hash));
+        if now_hash == before {
+            // Already as it was (put back by hand, or the write never happened).
+            undone.extend(changes.iter().map(|r| r.id));
+            continue;
+        }
+        if now_hash != left {
+            report.refused.push(refuse(
+                "changed since this turn (by the user, a command or another program); it was left as it is".into(),
+            ));
+            continue;
+        }
+        let result = match &first.before_hash {
+            None => fs.remove_file(&rel).map(|()| false).map_err(|e| e.to_string()),
+            Some(hash) => blobs
+                .get(hash)
+                .map_err(|e| format!("its checkpoint cannot be read: {e}"))
+                .and_then(|bytes| fs.write_atomic_with_mode(&rel, &bytes, first.before_mode).map_err(|e| e.to_string()))
+                .map(|_| true),
+        };
+        match result {
+            Ok(true) => report.restored.push(path.to_string()),
+            Ok(false) => report.removed.push(path.to_string()),
+            Err(e) => {
+                report.refused.push(refuse(e));
+                continue;
+            }
+        }
+        undone.extend(changes.iter().map(|r| r.id));
+    }
+    store
+        .mark_undone(&undone, now_ms)
+        .map_err(|e| format!("the files were put back but the store was not told: {e}"))?;
+    Ok(report)
+}

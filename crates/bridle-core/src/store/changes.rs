@@ -1,0 +1,114 @@
+//! The checkpoint rows: one per file a tool call changed, with the blobs of its content before
+//! and after, so a turn can be undone whole or file by file.
+
+use std::collections::HashSet;
+
+use rusqlite::params;
+
+use super::{Store, StoreError};
+
+/// One file one call changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeRow {
+    /// Row id (the order changes happened in).
+    pub id: i64,
+    /// The session.
+    pub session_id: String,
+    /// The turn it happened in.
+    pub turn_id: String,
+    /// The call that made it.
+    pub call_id: String,
+    /// Workspace-relative POSIX path.
+    pub path: String,
+    /// Blob of the content before (`None`: the file did not exist).
+    pub before_hash: Option<String>,
+    /// Its mode before.
+    pub before_mode: Option<u32>,
+    /// Blob of the content after (`None`: the call deleted it).
+    pub after_hash: Option<String>,
+    /// Its mode after.
+    pub after_mode: Option<u32>,
+    /// When an undo put the file back (ms since the epoch).
+    pub undone_at: Option<i64>,
+    /// When it happened (ms since the epoch).
+    pub created_at: i64,
+}
+
+impl Store {
+    /// Records one file change; returns its row id.
+    pub fn insert_change(&self, row: &ChangeRow) -> Result<i64, StoreError> {
+        let conn = self.conn()?;
+        conn.execute(
+            "INSERT INTO file_changes (session_id, turn_id, call_id, path, before_hash, before_mode, after_hash,
+                after_mode, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                row.session_id,
+                row.turn_id,
+                row.call_id,
+                row.path,
+                row.before_hash,
+                row.before_mode,
+                row.after_hash,
+                row.after_mode,
+                row.created_at
+            ],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Forgets change rows whose write did not happen.
+    pub fn delete_changes(&self, ids: &[i64]) -> Result<(), StoreError> {
+        let conn = self.conn()?;
+        for id in ids {
+            conn.execute("DELETE FROM file_changes WHERE id = ?1", [id])?;
+        }
+        Ok(())
+    }
+
+    /// Every change of a session, oldest first.
+    pub fn changes(&self, session_id: &str) -> Result<Vec<ChangeRow>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(
+            "SELECT id, session_id, turn_id, call_id, path, before_hash, before_mode, after_hash, after_mode,
+                undone_at, created_at FROM file_changes WHERE session_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([session_id], |r| {
+            Ok(ChangeRow {
+                id: r.get(0)?,
+                session_id: r.get(1)?,
+                turn_id: r.get(2)?,
+                call_id: r.get(3)?,
+                path: r.get(4)?,
+                before_hash: r.get(5)?,
+                before_mode: r.get(6)?,
+                after_hash: r.get(7)?,
+                after_mode: r.get(8)?,
+                undone_at: r.get(9)?,
+                created_at: r.get(10)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Marks changes as undone.
+    pub fn mark_undone(&self, ids: &[i64], now_ms: i64) -> Result<(), StoreError> {
+        let mut conn = self.conn()?;
+        let tx = conn.transaction()?;
+        for id in ids {
+            tx.execute("UPDATE file_changes SET undone_at = ?2 WHERE id = ?1", params![id, now_ms])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Every blob a change row still names (the rest can be collected).
+    pub fn referenced_blobs(&self) -> Result<HashSet<String>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(
+            "SELECT before_hash FROM file_changes WHERE before_hash IS NOT NULL
+             UNION SELECT after_hash FROM file_changes WHERE after_hash IS NOT NULL",
+        )?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
