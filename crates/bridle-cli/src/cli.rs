@@ -225,10 +225,23 @@ pub enum SessionsAction {
         /// Session id.
         id: String,
     },
-    /// Delete a session and its history.
+    /// Delete a session, its history and the checkpoints only it kept.
     Delete {
         /// Session id.
         id: String,
+    },
+    /// Undo the file changes of a session's last turn (or the named one), whole or for the
+    /// given paths; prints {"turnId", "restored", "removed", "refused"} and exits 1 when a file
+    /// was refused (changed again since).
+    Undo {
+        /// Session id.
+        id: String,
+        /// The turn to undo (default: the last one that changed files).
+        #[arg(long)]
+        turn: Option<String>,
+        /// Only these workspace-relative paths (repeatable).
+        #[arg(long = "path")]
+        paths: Vec<String>,
     },
 }
 

@@ -1,7 +1,8 @@
-//! `bridle sessions`: the store, listed, shown and pruned.
+//! `bridle sessions`: the store, listed, shown and pruned, and a turn's file changes undone.
 
 use std::io::Write;
 
+use bridle_core::changes;
 use bridle_core::clock::{Clock, SystemClock};
 
 use crate::cli::{Global, SessionsAction, SessionsArgs, EXIT_ERROR};
@@ -43,11 +44,25 @@ pub fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
             }
         },
         SessionsAction::Delete { id } => {
-            if let Err(e) = store.delete_session(id) {
+            if let Err(e) = changes::delete_session(&store, &setup.data_dir, id) {
                 eprintln!("bridle sessions delete: {e}");
                 return Ok(EXIT_ERROR);
             }
             eprintln!("deleted session {id}");
+        }
+        SessionsAction::Undo { id, turn, paths } => {
+            let report =
+                match changes::undo_stored(&store, &setup.data_dir, id, turn.as_deref(), paths, SystemClock.now_ms()) {
+                    Ok(report) => report,
+                    Err(e) => {
+                        eprintln!("bridle sessions undo: {}", safe(&e));
+                        return Ok(EXIT_ERROR);
+                    }
+                };
+            writeln!(out, "{}", serde_json::to_string(&report)?)?;
+            if !report.refused.is_empty() {
+                return Ok(EXIT_ERROR);
+            }
         }
     }
     Ok(0)

@@ -39,6 +39,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         ToolDefinition,
         ToolResult,
         ToolStatus,
+        UndoRefusal,
     );
     Ok(files)
 }

@@ -170,6 +170,20 @@ pub enum Event {
         /// The pending requests.
         approval_ids: Vec<String>,
     },
+    /// An `undo` ended: the files put back, the files the turn had created and that were
+    /// removed, and those left alone because they changed again since.
+    Undone {
+        /// Session id.
+        session_id: String,
+        /// The turn undone.
+        turn_id: String,
+        /// Restored to their content before the turn (recreated when it had deleted them).
+        restored: Vec<String>,
+        /// Created by the turn, removed.
+        removed: Vec<String>,
+        /// Left alone, with the reason.
+        refused: Vec<UndoRefusal>,
+    },
     /// The session's mode is now `mode`, and shell commands run as `sandbox` says (after every
     /// `setMode`; the session summary says the same at start).
     ModeChanged {
@@ -208,8 +222,19 @@ impl Event {
             | Event::TurnCompleted { session_id, .. }
             | Event::TurnAborted { session_id, .. }
             | Event::TurnSuspended { session_id, .. }
+            | Event::Undone { session_id, .. }
             | Event::ModeChanged { session_id, .. }
             | Event::Error { session_id, .. } => session_id,
         }
     }
+}
+
+/// A file an undo left alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoRefusal {
+    /// Workspace-relative POSIX path.
+    pub path: String,
+    /// Why it was left alone.
+    pub reason: String,
 }

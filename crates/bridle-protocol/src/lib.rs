@@ -33,7 +33,7 @@ pub use app::SessionSummary;
 pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
 pub use audit::{AuditEvent, AuditQuery};
 pub use error::ErrorInfo;
-pub use event::{AbortReason, Event, ToolStatus};
+pub use event::{AbortReason, Event, ToolStatus, UndoRefusal};
 pub use history::{HistoryItem, SessionInfo};
 pub use op::Op;
 pub use tool::{ToolCall, ToolDefinition, ToolResult};

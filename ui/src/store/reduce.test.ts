@@ -141,6 +141,28 @@ describe("reduce", () => {
     expect(last(s.items)).toMatchObject({ kind: "notice", text: expect.stringContaining("12000") });
   });
 
+  it("drops undone files from the changes and says what the undo did", () => {
+    const s = fold([
+      started,
+      { type: "fileChanged", sessionId: S, turnId: T, callId: "c1", path: "a.txt", diff: "-a" },
+      { type: "fileChanged", sessionId: S, turnId: T, callId: "c2", path: "b.txt", diff: "-b" },
+      {
+        type: "undone",
+        sessionId: S,
+        turnId: T,
+        restored: ["a.txt"],
+        removed: [],
+        refused: [{ path: "b.txt", reason: "changed since this turn" }],
+      },
+    ]);
+    expect(s.changes.map((c) => c.path)).toEqual(["b.txt"]);
+    expect(last(s.items)).toMatchObject({
+      kind: "notice",
+      tone: "warn",
+      text: "Undo: restored a.txt; left b.txt (changed since this turn).",
+    });
+  });
+
   it("parks a suspended turn: no longer running, its calls still pending", () => {
     const request = { id: "a1", sessionId: S, callId: "c1", tool: "write_file", arguments: "{}", findings: [], preview: null, callHash: "h", createdAt: 1, expiresAt: 2 };
     const s = fold([

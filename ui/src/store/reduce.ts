@@ -97,6 +97,22 @@ export function reduce(state: SessionState, event: Event): SessionState {
       }));
       return { ...noted, turn: { phase: "idle" } };
     }
+    case "undone": {
+      // The undone files' changes of that turn are no longer in the tree: they leave the list.
+      const gone = new Set([...event.restored, ...event.removed]);
+      const changes = s.changes.filter((c) => c.turnId !== event.turnId || !gone.has(c.path));
+      const parts = [
+        event.restored.length ? `restored ${event.restored.join(", ")}` : "",
+        event.removed.length ? `removed ${event.removed.join(", ")}` : "",
+        ...event.refused.map((r) => `left ${r.path} (${r.reason})`),
+      ].filter(Boolean);
+      return pushItem({ ...s, changes }, "notice", (key) => ({
+        kind: "notice",
+        key,
+        tone: event.refused.length ? "warn" : "info",
+        text: `Undo: ${parts.join("; ") || "nothing to change"}.`,
+      }));
+    }
     case "modeChanged":
       return {
         ...s,

@@ -31,14 +31,19 @@ impl std::fmt::Debug for SessionFiles {
 }
 
 impl SessionFiles {
-    /// The memory of `session_id`, keeping blobs in `<data_dir>/blobs`.
+    /// The memory of `session_id` (what an earlier process of it saw included), keeping blobs
+    /// in `<data_dir>/blobs`.
     pub fn new(session_id: &str, store: Arc<Store>, data_dir: &Path, clock: Arc<dyn Clock>) -> Self {
+        let seen = store.seen(session_id).unwrap_or_else(|e| {
+            tracing::warn!("session {session_id}: what it saw of its files cannot be read back: {e}");
+            Vec::new()
+        });
         Self {
             session_id: session_id.to_string(),
             store,
             blobs: BlobStore::new(data_dir),
             clock,
-            stamps: Mutex::new(HashMap::new()),
+            stamps: Mutex::new(seen.into_iter().map(|(path, stamp)| (PathBuf::from(path), stamp)).collect()),
         }
     }
 
@@ -48,11 +53,18 @@ impl SessionFiles {
 
     /// The session read `rel` as it was at `stamp` (taken before reading).
     pub fn saw(&self, rel: &Path, stamp: Option<Stamp>) {
-        let mut stamps = self.stamps();
-        match stamp {
-            Some(stamp) => stamps.insert(rel.to_path_buf(), stamp),
-            None => stamps.remove(rel),
-        };
+        {
+            let mut stamps = self.stamps();
+            match stamp {
+                Some(stamp) => stamps.insert(rel.to_path_buf(), stamp),
+                None => stamps.remove(rel),
+            };
+        }
+        // Kept in the store too, so the next process of this session knows it.
+        let path = crate::tools::files::shown(rel);
+        if let Err(e) = self.store.set_seen(&self.session_id, &path, stamp) {
+            tracing::warn!("session {}: cannot remember how `{path}` looked: {e}", self.session_id);
+        }
     }
 
     /// Whether `rel` may be changed: never read here, or unchanged since. The error says what

@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 pub use blobs::BlobStore;
 pub use commit::commit;
 pub use files::SessionFiles;
-pub use undo::{undo, Refused, UndoReport};
+pub use undo::{delete_session, undo, undo_stored, Refused, UndoReport};
 
 /// One file of a plan: its workspace-relative path and its content before and after (`None`:
 /// absent — created when `before` is `None`, deleted when `after` is).

@@ -6,7 +6,7 @@
 //! removed; files it deleted come back, with their permissions.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -25,6 +25,7 @@ pub struct Refused {
 
 /// What an undo did (`bridle sessions undo` prints it as JSON).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct UndoReport {
     /// The turn undone.
     pub turn_id: String,
@@ -121,4 +122,33 @@ pub fn undo(
         .mark_undone(&undone, now_ms)
         .map_err(|e| format!("the files were put back but the store was not told: {e}"))?;
     Ok(report)
+}
+
+/// Undoes from outside a running session (`bridle sessions undo`): the session's own workspace,
+/// under its lease, so the engine of another process is never undone under its feet.
+pub fn undo_stored(
+    store: &Store,
+    data_dir: &Path,
+    session_id: &str,
+    turn_id: Option<&str>,
+    paths: &[String],
+    now_ms: i64,
+) -> Result<UndoReport, String> {
+    let info = store.session(session_id).map_err(|e| e.to_string())?;
+    let _lease = crate::store::SessionLease::try_acquire(data_dir, session_id)
+        .map_err(|e| format!("cannot take the session's lease: {e}"))?
+        .ok_or("the session is open in another process (the app?); undo it there")?;
+    let fs = WorkspaceFs::open(Path::new(&info.workspace))
+        .map_err(|e| format!("cannot open the session's workspace {}: {e}", info.workspace))?;
+    undo(store, &BlobStore::new(data_dir), &fs, session_id, turn_id, paths, now_ms)
+}
+
+/// Deletes a session and the checkpoint blobs no other session keeps; returns how many blobs
+/// went.
+pub fn delete_session(store: &Store, data_dir: &Path, session_id: &str) -> Result<usize, String> {
+    store.delete_session(session_id).map_err(|e| e.to_string())?;
+    let referenced = store.referenced_blobs().map_err(|e| e.to_string())?;
+    BlobStore::new(data_dir)
+        .collect(&referenced)
+        .map_err(|e| format!("the session was deleted but its blobs were not: {e}"))
 }

@@ -403,14 +403,23 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended:
                     Some(_) => next_mode = Some(mode),
                     None => session.set_mode(mode).await,
                 },
-                Some(op @ (Op::Compact | Op::Undo { .. })) => {
-                    let what = if matches!(op, Op::Compact) { "compaction" } else { "undo" };
+                Some(Op::Undo { checkpoint_id, paths }) => match running {
+                    Some(_) => {
+                        let message = "a turn is running; undo when it has ended (or interrupt it first)".to_string();
+                        session.error("undo_busy", message, true).await;
+                    }
+                    None => {
+                        let turn = Some(checkpoint_id.as_str()).filter(|t| !t.is_empty());
+                        session.undo(turn, &paths.unwrap_or_default()).await;
+                    }
+                },
+                Some(Op::Compact) => {
                     session
                         .emit(Event::Error {
                             session_id: session.id.clone(),
                             info: ErrorInfo {
                                 code: "unsupported_op".into(),
-                                message: format!("{what} is not available in this version of Bridle"),
+                                message: "compaction is not available in this version of Bridle".into(),
                                 retryable: false,
                             },
                         })

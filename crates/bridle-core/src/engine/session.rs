@@ -183,6 +183,41 @@ impl Session {
         }
     }
 
+    /// Undoes a turn's file changes (the last turn's when `None`), whole or for `paths`;
+    /// called between turns. Every file put back or removed is audited; the window hears
+    /// [`Event::Undone`].
+    pub(crate) async fn undo(&self, turn_id: Option<&str>, paths: &[String]) {
+        let workspace = self.pipeline().workspace().clone();
+        let blobs = crate::changes::BlobStore::new(&self.config.data_dir);
+        let now = self.deps.clock.now_ms();
+        let report = match crate::changes::undo(&self.deps.store, &blobs, &workspace.fs, &self.id, turn_id, paths, now)
+        {
+            Ok(report) => report,
+            Err(e) => return self.error("undo_failed", e, false).await,
+        };
+        for (path, status) in
+            report.restored.iter().map(|p| (p, "restored")).chain(report.removed.iter().map(|p| (p, "removed")))
+        {
+            self.audit(AuditKind::FileChanged, Some(&report.turn_id), |r| {
+                r.status("undone").payload(serde_json::json!({"path": path, "undo": status}))
+            });
+        }
+        self.files_changed(report.restored.iter().chain(&report.removed).map(String::as_str)).await;
+        let refused = report
+            .refused
+            .iter()
+            .map(|r| bridle_protocol::UndoRefusal { path: r.path.clone(), reason: r.reason.clone() })
+            .collect();
+        self.emit(Event::Undone {
+            session_id: self.id.clone(),
+            turn_id: report.turn_id,
+            restored: report.restored,
+            removed: report.removed,
+            refused,
+        })
+        .await;
+    }
+
     /// Records an audit row of this session (and `turn_id`), shaped by `fill`.
     pub(crate) fn audit(&self, kind: AuditKind, turn_id: Option<&str>, fill: impl FnOnce(AuditRecord) -> AuditRecord) {
         if !self.deps.audit.is_enabled() {

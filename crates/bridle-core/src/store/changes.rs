@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use rusqlite::params;
 
 use super::{Store, StoreError};
+use crate::fs::Stamp;
 
 /// One file one call changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +100,37 @@ impl Store {
         }
         tx.commit()?;
         Ok(())
+    }
+
+    /// Remembers how `path` looked when the session last saw it (`None`: forget it).
+    pub fn set_seen(&self, session_id: &str, path: &str, stamp: Option<Stamp>) -> Result<(), StoreError> {
+        let conn = self.conn()?;
+        match stamp {
+            Some(s) => conn.execute(
+                "INSERT INTO seen_files (session_id, path, mtime_ns, size, inode) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (session_id, path) DO UPDATE SET mtime_ns = ?3, size = ?4, inode = ?5",
+                params![session_id, path, s.mtime_ns as i64, s.size as i64, s.inode as i64],
+            )?,
+            None => {
+                conn.execute("DELETE FROM seen_files WHERE session_id = ?1 AND path = ?2", params![session_id, path])?
+            }
+        };
+        Ok(())
+    }
+
+    /// How the session last saw each file it read or wrote.
+    pub fn seen(&self, session_id: &str) -> Result<Vec<(String, Stamp)>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare("SELECT path, mtime_ns, size, inode FROM seen_files WHERE session_id = ?1")?;
+        let rows = stmt.query_map([session_id], |r| {
+            let stamp = Stamp {
+                mtime_ns: i128::from(r.get::<_, i64>(1)?),
+                size: r.get::<_, i64>(2)? as u64,
+                inode: r.get::<_, i64>(3)? as u64,
+            };
+            Ok((r.get::<_, String>(0)?, stamp))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Every blob a change row still names (the rest can be collected).

@@ -43,7 +43,8 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session_id, key)
     );",
     // 3: checkpoints: each file a tool call changed, with the blobs of its content before and
-    // after (in <data-dir>/blobs).
+    // after (in <data-dir>/blobs); and the stamp of each file as the session last saw it, so a
+    // file changed on disk since is not overwritten unseen, in this process or the next.
     "CREATE TABLE file_changes (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -57,7 +58,15 @@ const MIGRATIONS: &[&str] = &[
         undone_at INTEGER,
         created_at INTEGER NOT NULL
     );
-    CREATE INDEX file_changes_by_session ON file_changes(session_id, id);",
+    CREATE INDEX file_changes_by_session ON file_changes(session_id, id);
+    CREATE TABLE seen_files (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        inode INTEGER NOT NULL,
+        PRIMARY KEY (session_id, path)
+    );",
 ];
 
 /// Brings the schema up to date.

@@ -11,3 +11,4 @@ mod limits;
 mod modes;
 mod provider_failures;
 mod sandbox;
+mod undo;

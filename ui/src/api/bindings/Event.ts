@@ -9,6 +9,7 @@ import type { TokenUsage } from "./TokenUsage";
 import type { ToolCall } from "./ToolCall";
 import type { ToolResult } from "./ToolResult";
 import type { ToolStatus } from "./ToolStatus";
+import type { UndoRefusal } from "./UndoRefusal";
 
 /**
  * One engine event; every event names its session.
@@ -189,7 +190,27 @@ turnId: string,
 /**
  * The pending requests.
  */
-approvalIds: Array<string>, } | { "type": "modeChanged", 
+approvalIds: Array<string>, } | { "type": "undone", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * The turn undone.
+ */
+turnId: string, 
+/**
+ * Restored to their content before the turn (recreated when it had deleted them).
+ */
+restored: Array<string>, 
+/**
+ * Created by the turn, removed.
+ */
+removed: Array<string>, 
+/**
+ * Left alone, with the reason.
+ */
+refused: Array<UndoRefusal>, } | { "type": "modeChanged", 
 /**
  * Session id.
  */

@@ -1,0 +1,171 @@
+//! Checkpoints, undo and stale writes as a user meets them: a real `bridle run` session
+//! against aimock changes files, `bridle sessions undo` puts them back, and a file the user
+//! edited after the agent read it is not overwritten.
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::{json, Value};
+
+use super::aimock::Aimock;
+use super::bridle::*;
+
+/// An aimock serving `fixtures` (a list of fixture objects).
+async fn model(fixtures: Value) -> (Aimock, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("script.json"), json!({ "fixtures": fixtures }).to_string()).unwrap();
+    (Aimock::start_with(dir.path()).await, dir)
+}
+
+/// `bridle run PROMPT` (in `bypass`, against the mock), continuing `session` when given; the
+/// events and the session id.
+async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, session: Option<&str>) -> (Vec<Value>, String) {
+    let base = format!("{}/v1", mock.url);
+    let mut args =
+        vec!["run", prompt, "--mode", "bypass", "--json", "--provider", "openai", "--base-url", &base, "--model", "m"];
+    if let Some(id) = session {
+        args.extend(["--session", id]);
+    }
+    let out = bridle(dirs, &args).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events = json_lines(&out);
+    let id = events[0]["sessionId"].as_str().unwrap().to_string();
+    (events, id)
+}
+
+fn turn_id(events: &[Value]) -> String {
+    events.iter().find(|e| e["type"] == "turnStarted").unwrap()["turnId"].as_str().unwrap().to_string()
+}
+
+fn outputs(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "toolCallEnd")
+        .map(|e| e["result"]["output"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+async fn undo(dirs: &Dirs, args: &[&str]) -> (Option<i32>, Value) {
+    let mut all = vec!["sessions", "undo"];
+    all.extend(args);
+    let out = bridle(dirs, &all).await;
+    let report = serde_json::from_str(stdout(&out).trim()).unwrap_or_else(|_| json!({"stderr": stderr(&out)}));
+    (out.status.code(), report)
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[tokio::test]
+async fn undo_puts_back_edited_created_and_deleted_files_with_their_modes() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    std::fs::write(ws.join("run.sh"), "#!/bin/sh\necho one\n").unwrap();
+    std::fs::set_permissions(ws.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(ws.join("old.txt"), "bye\n").unwrap();
+    std::fs::set_permissions(ws.join("old.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "change things", "hasToolResult": false},
+         "response": {"toolCalls": [
+            {"id": "c1", "name": "edit_file", "arguments": {"path": "run.sh", "old_text": "one", "new_text": "two"}},
+            {"id": "c2", "name": "write_file", "arguments": {"path": "new/made.txt", "content": "made\n"}},
+            {"id": "c3", "name": "apply_patch", "arguments": {"patch": "--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"}}
+         ]}},
+        {"match": {"userMessage": "change things", "hasToolResult": true}, "response": {"content": "done"}}
+    ]))
+    .await;
+    let (events, session) = run(&dirs, &mock, "change things", None).await;
+    assert!(outputs(&events).iter().all(|o| !o.starts_with("Error")), "{:?}", outputs(&events));
+    assert_eq!(std::fs::read_to_string(ws.join("run.sh")).unwrap(), "#!/bin/sh\necho two\n");
+    assert!(ws.join("new/made.txt").exists() && !ws.join("old.txt").exists());
+
+    let (code, report) = undo(&dirs, &[&session]).await;
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["turnId"], turn_id(&events));
+    assert_eq!(report["restored"], json!(["old.txt", "run.sh"]));
+    assert_eq!(report["removed"], json!(["new/made.txt"]));
+    assert_eq!(report["refused"], json!([]));
+    assert_eq!(std::fs::read_to_string(ws.join("run.sh")).unwrap(), "#!/bin/sh\necho one\n");
+    assert_eq!(mode(&ws.join("run.sh")), 0o755);
+    assert_eq!(std::fs::read_to_string(ws.join("old.txt")).unwrap(), "bye\n");
+    assert_eq!(mode(&ws.join("old.txt")), 0o640);
+    assert!(!ws.join("new/made.txt").exists());
+
+    // Nothing left to undo: a clear error, exit 1.
+    let out = bridle(&dirs, &["sessions", "undo", &session]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no file change to undo"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn an_older_turn_is_refused_by_name_where_a_later_one_changed_the_file() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    std::fs::write(ws.join("a.txt"), "a0\n").unwrap();
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "first", "hasToolResult": false},
+         "response": {"toolCalls": [
+            {"id": "f1", "name": "write_file", "arguments": {"path": "a.txt", "content": "a1\n"}},
+            {"id": "f2", "name": "write_file", "arguments": {"path": "keep.txt", "content": "k1\n"}}
+         ]}},
+        {"match": {"userMessage": "first", "hasToolResult": true}, "response": {"content": "one"}},
+        {"match": {"userMessage": "second", "hasToolResult": false},
+         "response": {"toolCalls": [
+            {"id": "s1", "name": "write_file", "arguments": {"path": "a.txt", "content": "a2\n"}},
+            {"id": "s2", "name": "write_file", "arguments": {"path": "b.txt", "content": "b2\n"}}
+         ]}},
+        {"match": {"userMessage": "second", "hasToolResult": true}, "response": {"content": "two"}}
+    ]))
+    .await;
+    let (first, session) = run(&dirs, &mock, "first", None).await;
+    run(&dirs, &mock, "second", Some(&session)).await;
+
+    let (code, report) = undo(&dirs, &[&session, "--turn", &turn_id(&first)]).await;
+    assert_eq!(code, Some(1), "a refusal exits 1: {report}");
+    assert_eq!(report["removed"], json!(["keep.txt"]));
+    assert_eq!(report["refused"][0]["path"], "a.txt");
+    assert!(report["refused"][0]["reason"].as_str().unwrap().contains("later turn"), "{report}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "a2\n", "left as the later turn made it");
+
+    // The last turn, for one chosen file only.
+    let (code, report) = undo(&dirs, &[&session, "--path", "b.txt"]).await;
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["removed"], json!(["b.txt"]));
+    assert!(!ws.join("b.txt").exists());
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "a2\n");
+}
+
+#[tokio::test]
+async fn a_file_the_user_edited_after_the_agent_read_it_is_not_overwritten() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    std::fs::write(ws.join("notes.txt"), "alpha\nbeta\n").unwrap();
+    let edit = json!({"path": "notes.txt", "old_text": "beta", "new_text": "BETA"});
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "look", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "r1", "name": "read_file", "arguments": {"path": "notes.txt"}}]}},
+        {"match": {"userMessage": "look", "hasToolResult": true}, "response": {"content": "seen"}},
+        {"match": {"userMessage": "shout", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "e1", "name": "edit_file", "arguments": edit}]}},
+        {"match": {"userMessage": "shout", "toolCallId": "e1"},
+         "response": {"toolCalls": [{"id": "r2", "name": "read_file", "arguments": {"path": "notes.txt"}}]}},
+        {"match": {"userMessage": "shout", "toolCallId": "r2"},
+         "response": {"toolCalls": [{"id": "e2", "name": "edit_file", "arguments": edit}]}},
+        {"match": {"userMessage": "shout", "toolCallId": "e2"}, "response": {"content": "shouted"}}
+    ]))
+    .await;
+    let (_, session) = run(&dirs, &mock, "look", None).await;
+    // The user edits the file between the turns (another process, as a real editor would).
+    std::fs::write(ws.join("notes.txt"), "alpha\nbeta\ngamma, added by the user\n").unwrap();
+    let (events, _) = run(&dirs, &mock, "shout", Some(&session)).await;
+    let outs = outputs(&events);
+    assert_eq!(outs.len(), 3, "{outs:?}");
+    assert!(
+        outs[0].contains("modified on disk since you last read it") && outs[0].contains("read it again"),
+        "{}",
+        outs[0]
+    );
+    assert!(outs[1].contains("gamma, added by the user"), "the second read sees the user's line: {}", outs[1]);
+    assert!(outs[2].starts_with("Updated notes.txt"), "{}", outs[2]);
+    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "alpha\nBETA\ngamma, added by the user\n");
+}

@@ -1,0 +1,47 @@
+//! Undo through the engine: `Op::Undo` puts back what a turn changed and says so in
+//! `Event::Undone`; asked for while a turn runs, it is refused with a clear error.
+
+use bridle_protocol::{Event, Mode, Op};
+use pretty_assertions::assert_eq;
+
+use super::harness::*;
+
+#[tokio::test]
+async fn op_undo_restores_the_last_turn_and_reports_it() {
+    let wire = Wire::OpenAi;
+    let edit = r#"{"path":"a.txt","old_text":"one","new_text":"two"}"#;
+    let create = r#"{"path":"b.txt","content":"new\n"}"#;
+    let script = Script::new([
+        sse(wire.tool_calls(&[("c1", "edit_file", edit), ("c2", "write_file", create)])),
+        sse(wire.text("done")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Bypass);
+    let ws = t.dir.path().join("ws");
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    t.say("change").await;
+    let events = t.turn().await;
+    let turn = events
+        .iter()
+        .find_map(|e| match e {
+            Event::TurnStarted { turn_id, .. } => Some(turn_id.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "two\n");
+
+    t.engine.submit(Op::Undo { checkpoint_id: String::new(), paths: None }).await.unwrap();
+    let undone = t.next_matching(|e| matches!(e, Event::Undone { .. } | Event::Error { .. })).await;
+    let Event::Undone { turn_id, restored, removed, refused, .. } = undone else { panic!("{undone:?}") };
+    assert_eq!(turn_id, turn);
+    assert_eq!((restored, removed), (vec!["a.txt".to_string()], vec!["b.txt".to_string()]));
+    assert!(refused.is_empty());
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
+    assert!(!ws.join("b.txt").exists());
+
+    // Nothing left: an error the window can show.
+    t.engine.submit(Op::Undo { checkpoint_id: turn, paths: Some(vec!["a.txt".into()]) }).await.unwrap();
+    let error = t.next_matching(|e| matches!(e, Event::Undone { .. } | Event::Error { .. })).await;
+    let Event::Error { info, .. } = error else { panic!("{error:?}") };
+    assert_eq!(info.code, "undo_failed");
+}
