@@ -3,7 +3,8 @@
 //! Rules: calls run concurrently up to `max_concurrent_tools`; an exec tool (`bash`) runs
 //! alone; each call's timeout starts when it actually starts; one call failing or timing out
 //! never cancels its siblings; results come back in call order whatever order they finish in;
-//! a call the guard sends to `ask` waits for its answer first, and its timeout starts after it.
+//! a call the guard sends to `ask` waits for its answer first, and its timeout starts after it;
+//! each result is stored the moment its call ends, so a crash mid-batch loses none that ended.
 
 use std::sync::Arc;
 
@@ -148,6 +149,7 @@ pub(crate) async fn run_calls(
                     result: outcome.result.clone(),
                 })
                 .await;
+            session.persist_result(turn_id, &outcome.result).await;
             let rows = CallRows::new(call);
             session.audit(CallRows::end_kind(&outcome), Some(turn_id), |r| rows.ended(r, &outcome));
             if !outcome.changes.is_empty() {

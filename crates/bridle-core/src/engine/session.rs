@@ -121,6 +121,24 @@ impl Session {
         self.history.lock().await.push(item);
     }
 
+    /// Stores a call's result the moment the call ends, before its siblings do: a crash
+    /// mid-batch keeps every result that was reached. The in-memory history gets the batch's
+    /// results in call order afterwards ([`Self::remember_results`]); the store's reader puts
+    /// them in call order too.
+    pub(crate) async fn persist_result(&self, turn_id: &str, result: &bridle_protocol::ToolResult) {
+        let now = self.deps.clock.now_ms();
+        let item = HistoryItem::ToolResult { result: result.clone() };
+        if let Err(e) = self.deps.store.append(&self.id, turn_id, &item, now) {
+            self.error("store_write_failed", format!("{e}; the conversation continues in memory"), true).await;
+        }
+    }
+
+    /// A batch's results, already stored one by one, join the in-memory history in call order.
+    pub(crate) async fn remember_results(&self, results: Vec<bridle_protocol::ToolResult>) {
+        let mut history = self.history.lock().await;
+        history.extend(results.into_iter().map(|result| HistoryItem::ToolResult { result }));
+    }
+
     /// Whether the session remembers an approval for every one of `keys`.
     pub(crate) fn granted(&self, keys: &[String]) -> bool {
         !keys.is_empty() && keys.iter().all(|k| self.deps.store.has_grant(&self.id, k).unwrap_or(false))

@@ -148,10 +148,9 @@ fn audit_request(
 }
 
 /// Records a step's results; how the turn ends if it cannot go on.
-async fn record_outcome(session: &Session, turn_id: &str, outcome: dispatch::Dispatched) -> Option<End> {
-    for result in outcome.results {
-        session.record(turn_id, HistoryItem::ToolResult { result }).await;
-    }
+async fn record_outcome(session: &Session, _turn_id: &str, outcome: dispatch::Dispatched) -> Option<End> {
+    // Each was stored as its call ended; the in-memory history takes them in call order.
+    session.remember_results(outcome.results).await;
     if !outcome.deferred.is_empty() {
         return Some(End::Suspended(outcome.deferred));
     }

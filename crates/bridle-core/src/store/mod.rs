@@ -146,7 +146,7 @@ impl Store {
     /// (which are also written, so the repair happens once).
     pub fn history(&self, session_id: &str, now_ms: i64) -> Result<Vec<HistoryItem>, StoreError> {
         self.session(session_id)?;
-        let items = self.raw_history(session_id)?;
+        let items = results_in_call_order(self.raw_history(session_id)?);
         let held: Vec<String> = self.held_approvals(session_id)?.into_keys().collect();
         let (history, added) = close_dangling_calls(items, &held);
         for item in &added {
@@ -176,6 +176,36 @@ fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionInfo> {
         created_at: row.get(3)?,
         updated_at: row.get(4)?,
     })
+}
+
+/// Results are stored as their calls end, in any order: each run of results after an assistant
+/// item is put back in the order of its calls (results of unknown calls keep their place).
+fn results_in_call_order(mut items: Vec<HistoryItem>) -> Vec<HistoryItem> {
+    let mut i = 0;
+    while i < items.len() {
+        let order: Vec<String> = match &items[i] {
+            HistoryItem::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                tool_calls.iter().map(|c| c.id.clone()).collect()
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let start = i + 1;
+        let mut end = start;
+        while matches!(items.get(end), Some(HistoryItem::ToolResult { .. })) {
+            end += 1;
+        }
+        items[start..end].sort_by_key(|item| match item {
+            HistoryItem::ToolResult { result } => {
+                order.iter().position(|id| *id == result.tool_call_id).unwrap_or(usize::MAX)
+            }
+            _ => usize::MAX,
+        });
+        i = end.max(start);
+    }
+    items
 }
 
 /// Inserts an error result after every tool call that has none; returns the history and the

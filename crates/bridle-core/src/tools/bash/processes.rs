@@ -10,6 +10,9 @@ use std::time::Duration;
 
 use rustix::process::{kill_process, kill_process_group, Pid, Signal, WaitOptions};
 
+/// How long a command's own wrappers may take to end after it before they count as left running.
+const SETTLE: Duration = Duration::from_millis(150);
+
 /// The environment variable that marks a command's processes.
 pub const MARKER: &str = "BRIDLE_TOOL_CALL";
 
@@ -49,7 +52,14 @@ impl ProcessGroup {
     /// Stops whatever is left: SIGTERM, `grace`, then SIGKILL, then reaps. Returns how many
     /// processes were still running.
     pub async fn stop(&mut self, grace: Duration) -> usize {
-        let left = survivors(self.pgid, &self.call_id);
+        let mut left = survivors(self.pgid, &self.call_id);
+        // What wraps the command (the sandbox's own helper, a shell) ends a moment after it: on
+        // a busy machine, wait briefly before calling anything "left running".
+        let settle = std::time::Instant::now() + SETTLE;
+        while !left.is_empty() && !grace.is_zero() && std::time::Instant::now() < settle {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            left = survivors(self.pgid, &self.call_id);
+        }
         if !left.is_empty() && !grace.is_zero() {
             self.terminate();
             tokio::time::sleep(grace).await;
