@@ -220,10 +220,24 @@ pub enum SessionsAction {
         #[arg(long)]
         json: bool,
     },
-    /// Print a session's history, one JSON item per line.
+    /// Print a session's history, one JSON item per line; with --json, the whole session as
+    /// one JSON document (items with their turn and compaction mark, pending approvals, token
+    /// totals, file changes).
     Show {
         /// Session id.
         id: String,
+        /// The whole session as one JSON document.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compact a session now: older tool outputs hidden from the model, the older conversation
+    /// summarised by it; prints {"tokensBefore", "tokensAfter", "masked", "summarized"}.
+    Compact {
+        /// Session id.
+        id: String,
+        /// The model that writes the summary (default: the config's).
+        #[command(flatten)]
+        provider: ProviderArgs,
     },
     /// Delete a session, its history and the checkpoints only it kept.
     Delete {

@@ -39,7 +39,7 @@ fn main() -> ExitCode {
             Command::Run(args) => run::run(&cli.global, args).await,
             Command::Tool(args) => tool::tool(&cli.global, args).await,
             Command::Guard(args) => tool::guard(&cli.global, args),
-            Command::Sessions(args) => sessions::sessions(&cli.global, args),
+            Command::Sessions(args) => sessions::sessions(&cli.global, args).await,
             Command::Audit(args) => audit::audit(&cli.global, args),
             Command::Approvals(args) => approvals::approvals(&cli.global, args).await,
         }

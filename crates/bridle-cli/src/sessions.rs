@@ -4,12 +4,13 @@ use std::io::Write;
 
 use bridle_core::changes;
 use bridle_core::clock::{Clock, SystemClock};
+use bridle_core::compaction;
 
 use crate::cli::{Global, SessionsAction, SessionsArgs, EXIT_ERROR};
 use crate::setup;
 use crate::terminal::safe;
 
-pub fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
+pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
     let store = setup.store()?;
     let mut out = std::io::stdout().lock();
@@ -32,7 +33,15 @@ pub fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
                 }
             }
         }
-        SessionsAction::Show { id } => match store.history(id, SystemClock.now_ms()) {
+        SessionsAction::Show { id, json: true } => match store.snapshot(id, SystemClock.now_ms()) {
+            Ok(snapshot) => writeln!(out, "{}", serde_json::to_string(&snapshot)?)?,
+            Err(e) => {
+                eprintln!("bridle sessions show: {e}");
+                return Ok(EXIT_ERROR);
+            }
+        },
+        SessionsAction::Compact { id, provider } => return compact(&setup, &store, id, provider).await,
+        SessionsAction::Show { id, json: false } => match store.history(id, SystemClock.now_ms()) {
             Ok(items) => {
                 for item in items {
                     writeln!(out, "{}", serde_json::to_string(&item)?)?;
@@ -66,4 +75,67 @@ pub fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// `bridle sessions compact ID`: the compaction a running session would make, made now.
+async fn compact(
+    setup: &bridle_core::wiring::Wiring,
+    store: &bridle_core::store::Store,
+    id: &str,
+    provider_args: &crate::cli::ProviderArgs,
+) -> anyhow::Result<u8> {
+    let provider_config = crate::drive::provider_config(setup, provider_args)?;
+    let Some(window) = provider_config.context_window else {
+        eprintln!("bridle sessions compact: the model's context window is not known: set [provider] context_window");
+        return Ok(EXIT_ERROR);
+    };
+    let provider = setup.provider(&provider_config)?;
+    let engine = setup.engine_config();
+    let tools = bridle_core::tools::builtin_registry()?.definitions();
+    let stored = compaction::Stored {
+        store,
+        data_dir: &setup.data_dir,
+        provider: provider.as_ref(),
+        system: &engine.system_prompt,
+        tools: &tools,
+        window,
+        config: &engine.compaction,
+    };
+    let now = SystemClock.now_ms();
+    match compaction::compact_stored(&stored, id, now).await {
+        Ok(Some(done)) => {
+            let audit = setup.audit()?;
+            let row = bridle_core::audit::AuditRecord::new(bridle_core::audit::AuditKind::Compaction, now)
+                .session(id.to_string())
+                .status("requested")
+                .payload(serde_json::json!({
+                    "tokensBefore": done.tokens_before,
+                    "tokensAfter": done.tokens_after,
+                    "masked": done.masked,
+                    "summarized": done.summarized,
+                }));
+            audit.record(row);
+            crate::drive::finish(&audit);
+            let report = serde_json::json!({
+                "tokensBefore": done.tokens_before,
+                "tokensAfter": done.tokens_after,
+                "masked": done.masked,
+                "summarized": done.summarized,
+            });
+            println!("{report}");
+            Ok(0)
+        }
+        Ok(None) => {
+            println!(
+                "{}",
+                serde_json::json!({"tokensBefore": null, "tokensAfter": null, "masked": 0, "summarized": false})
+            );
+            eprintln!("bridle sessions compact: nothing to compact yet");
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("bridle sessions compact: {}", safe(&e));
+            Ok(EXIT_ERROR)
+        }
+    }
 }

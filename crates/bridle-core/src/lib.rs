@@ -23,6 +23,7 @@ pub mod approvals;
 pub mod audit;
 pub mod changes;
 pub mod clock;
+pub mod compaction;
 pub mod config;
 pub mod engine;
 pub mod fs;

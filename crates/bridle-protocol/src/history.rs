@@ -45,3 +45,54 @@ pub struct SessionInfo {
     #[ts(type = "number")]
     pub updated_at: i64,
 }
+
+/// One item of a session snapshot: the item as stored, its turn, and whether a compaction
+/// hides it from the model now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotItem {
+    /// Its turn (empty for items the store added itself).
+    pub turn_id: String,
+    /// `summarized` (replaced by the summary) or `masked` (its output hidden), when compacted.
+    pub compacted: Option<String>,
+    /// The item, as the user saw it.
+    pub item: HistoryItem,
+}
+
+/// One file a turn changed, as its checkpoint keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointChange {
+    /// The turn.
+    pub turn_id: String,
+    /// The call.
+    pub call_id: String,
+    /// Workspace-relative POSIX path.
+    pub path: String,
+    /// `created`, `modified` or `deleted`.
+    pub kind: String,
+    /// Whether an undo put it back.
+    pub undone: bool,
+}
+
+/// Everything a window needs to show a session again after a restart (`session_snapshot`,
+/// `bridle sessions show ID --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSnapshot {
+    /// The session.
+    pub session: SessionInfo,
+    /// The whole history, compacted items marked.
+    pub items: Vec<SnapshotItem>,
+    /// The summary the model sees in place of the summarised items.
+    pub summary: Option<String>,
+    /// Approval requests still waiting for an answer.
+    pub pending_approvals: Vec<crate::ApprovalRequest>,
+    /// The session's token totals.
+    pub usage: crate::TokenUsage,
+    /// Tokens the last request put in the window.
+    #[ts(type = "number")]
+    pub context_used: u64,
+    /// Every file change the session made, oldest first.
+    pub changes: Vec<CheckpointChange>,
+}

@@ -127,6 +127,24 @@ pub struct Config {
     pub rules: Rules,
     /// The OS sandbox `bash` runs in.
     pub sandbox: SandboxConfig,
+    /// When and how a long conversation is compacted.
+    pub compaction: CompactionConfig,
+}
+
+/// `[compaction]`: keeping a long session inside the model's window (DESIGN §10).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CompactionConfig {
+    /// Compact when a request would fill this share of the window (0.1 to 0.95).
+    pub at: f64,
+    /// The most recent user messages (and everything after them) kept word for word.
+    pub keep_user_messages: usize,
+}
+
+impl Default for CompactionConfig {
+    fn default() -> Self {
+        Self { at: 0.8, keep_user_messages: 2 }
+    }
 }
 
 /// Which OS mechanism confines `bash` (`auto`: bubblewrap, else Landlock, else none).
@@ -217,7 +235,11 @@ impl Config {
 
     /// Parses TOML text.
     pub fn parse(text: &str) -> Result<Config, String> {
-        toml::from_str(text).map_err(|e| e.to_string())
+        let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+        if !(0.1..=0.95).contains(&config.compaction.at) {
+            return Err(format!("[compaction] at = {} is out of range (0.1 to 0.95)", config.compaction.at));
+        }
+        Ok(config)
     }
 }
 

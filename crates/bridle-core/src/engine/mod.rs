@@ -20,7 +20,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bridle_protocol::{ErrorInfo, Event, HistoryItem, Mode, Op, ToolCall};
+use bridle_protocol::{Event, HistoryItem, Mode, Op, ToolCall};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -72,6 +72,8 @@ pub struct EngineConfig {
     pub disabled_tools: Vec<String>,
     /// The OS sandbox for `bash`.
     pub sandbox: SandboxConfig,
+    /// When a long conversation is compacted.
+    pub compaction: crate::config::CompactionConfig,
 }
 
 impl Default for EngineConfig {
@@ -91,6 +93,7 @@ impl Default for EngineConfig {
             rules: Rules::default(),
             disabled_tools: Vec::new(),
             sandbox: SandboxConfig::default(),
+            compaction: crate::config::CompactionConfig::default(),
         }
     }
 }
@@ -115,6 +118,7 @@ impl EngineConfig {
             rules: config.rules.clone(),
             disabled_tools: config.disabled_tools.clone(),
             sandbox: config.sandbox.clone(),
+            compaction: config.compaction.clone(),
         }
     }
 
@@ -413,18 +417,13 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended:
                         session.undo(turn, &paths.unwrap_or_default()).await;
                     }
                 },
-                Some(Op::Compact) => {
-                    session
-                        .emit(Event::Error {
-                            session_id: session.id.clone(),
-                            info: ErrorInfo {
-                                code: "unsupported_op".into(),
-                                message: "compaction is not available in this version of Bridle".into(),
-                                retryable: false,
-                            },
-                        })
-                        .await;
-                }
+                Some(Op::Compact) => match running {
+                    Some(_) => {
+                        let message = "a turn is running; compact when it has ended".to_string();
+                        session.error("compact_busy", message, true).await;
+                    }
+                    None => session.compact(None, true).await,
+                },
             },
             failed = finished(&mut running) => {
                 // A failed turn must not take the session down: its history is stored, what it

@@ -11,6 +11,7 @@ use super::{EngineConfig, EngineDeps};
 use crate::approvals::{self, ApprovalQueue, COMMAND_GRANT};
 use crate::audit::{AuditKind, AuditRecord};
 use crate::changes::SessionFiles;
+use crate::compaction::{self, Estimator, Fit, View};
 use crate::config::edit::RuleList;
 use crate::pipeline::CallPipeline;
 use crate::provider::ModelRequest;
@@ -27,6 +28,10 @@ pub(crate) struct Session {
     pub approvals: ApprovalQueue,
     /// What the session read and changed: stale-write stamps and checkpoints.
     pub files: Arc<SessionFiles>,
+    /// What the model sees of the history (after compactions).
+    view: std::sync::Mutex<View>,
+    /// This session's tokens-per-character, learnt from the provider's counts.
+    estimator: std::sync::Mutex<Estimator>,
     history: Mutex<Vec<HistoryItem>>,
     events: mpsc::Sender<Event>,
     /// Held while the session is open here, so another process answering one of its approvals
@@ -44,12 +49,16 @@ impl Session {
         events: mpsc::Sender<Event>,
         lease: SessionLease,
     ) -> Self {
+        // A resumed session counts on from its stored totals.
+        let (total, context_used) = deps.store.usage(&id).unwrap_or_default();
         let usage = Arc::new(std::sync::Mutex::new(UsageSnapshot {
+            total,
+            context_used,
             context_window: config.context_window,
-            ..UsageSnapshot::default()
         }));
         let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
         let files = Arc::new(SessionFiles::new(&id, deps.store.clone(), &config.data_dir, deps.clock.clone()));
+        let view = deps.store.view(&id).ok().flatten().and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
         let pipeline = std::sync::RwLock::new(pipeline);
         Self {
             id,
@@ -59,6 +68,8 @@ impl Session {
             usage,
             approvals,
             files,
+            view: std::sync::Mutex::new(view),
+            estimator: std::sync::Mutex::new(Estimator::default()),
             history: Mutex::new(history),
             events,
             _lease: lease,
@@ -276,13 +287,85 @@ impl Session {
         self.history.lock().await.clone()
     }
 
-    /// The next model request: system prompt, the whole history, tools sorted by name.
+    /// The next model request: system prompt, the history as the model sees it (compacted),
+    /// tools sorted by name.
     pub(crate) async fn request(&self) -> ModelRequest {
-        ModelRequest {
-            system: self.config.system_prompt.clone(),
-            history: self.history.lock().await.clone(),
-            tools: self.pipeline().registry().definitions(),
+        let history = self.history.lock().await;
+        self.current_view().apply(&self.config.system_prompt, &history, self.pipeline().registry().definitions())
+    }
+
+    fn current_view(&self) -> View {
+        self.view.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// The provider counted `input_tokens` for `request`: the estimates learn from it.
+    pub(crate) fn observe_usage(&self, request: &ModelRequest, input_tokens: u64) {
+        self.estimator.lock().unwrap_or_else(std::sync::PoisonError::into_inner).observe(request, input_tokens);
+    }
+
+    /// Compacts when the next request would pass the threshold (always when `force`): the new
+    /// view is stored, audited (`compaction`) and announced (`Compacted`). A summary the model
+    /// cannot give is an error event; the request then goes as it is.
+    pub(crate) async fn compact(&self, turn_id: Option<&str>, force: bool) {
+        let Some(window) = self.config.context_window else {
+            if force {
+                let message =
+                    "the model's context window is not known ([provider] context_window); nothing to compact against";
+                self.error("compact_failed", message.into(), false).await;
+            }
+            return;
+        };
+        let history = self.history_snapshot().await;
+        let tools = self.pipeline().registry().definitions();
+        let fit = Fit {
+            system: &self.config.system_prompt,
+            history: &history,
+            tools: &tools,
+            window,
+            at: self.config.compaction.at,
+            keep_user_messages: self.config.compaction.keep_user_messages,
+        };
+        let (view, estimator) =
+            (self.current_view(), self.estimator.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone());
+        let compacted = match compaction::fit(&view, &estimator, self.deps.provider.as_ref(), &fit, force).await {
+            Ok(Some(compacted)) => compacted,
+            Ok(None) => return,
+            Err(e) => return self.error("compact_failed", e.to_string(), true).await,
+        };
+        let now = self.deps.clock.now_ms();
+        let stored = serde_json::to_string(&compacted.view).map_err(|e| e.to_string()).and_then(|json| {
+            self.deps
+                .store
+                .save_view(&self.id, &json, compacted.tokens_before, compacted.tokens_after, now)
+                .map_err(|e| e.to_string())
+        });
+        if let Err(e) = stored {
+            self.error(
+                "store_write_failed",
+                format!("the compaction could not be stored ({e}); it holds for this process only"),
+                true,
+            )
+            .await;
         }
+        *self.view.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = compacted.view.clone();
+        if let Ok(mut meter) = self.usage.lock() {
+            meter.context_used = compacted.tokens_after;
+        }
+        self.audit(AuditKind::Compaction, turn_id, |r| {
+            r.status(if force { "requested" } else { "automatic" }).payload(serde_json::json!({
+                "tokensBefore": compacted.tokens_before,
+                "tokensAfter": compacted.tokens_after,
+                "masked": compacted.masked,
+                "summarized": compacted.summarized,
+                "summarizedItems": compacted.view.summarized,
+            }))
+        });
+        self.emit(Event::Compacted {
+            session_id: self.id.clone(),
+            tokens_before: compacted.tokens_before,
+            tokens_after: compacted.tokens_after,
+        })
+        .await;
     }
 
     pub(crate) fn tool_context(&self, turn_id: &str, call_id: &str, cancel: CancellationToken) -> ToolContext {

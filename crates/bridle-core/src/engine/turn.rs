@@ -77,6 +77,7 @@ async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &Canc
         if cancel.is_cancelled() {
             return End::Aborted(AbortReason::Interrupted);
         }
+        session.compact(Some(turn_id), false).await;
         let request = session.request().await;
         let started = std::time::Instant::now();
         let streamed = step::stream_answer(session, turn_id, &request, cancel).await;
@@ -216,6 +217,9 @@ async fn report_usage(
     request: &crate::provider::ModelRequest,
     answer: &step::Answer,
 ) {
+    if let Some(counted) = &answer.usage {
+        session.observe_usage(request, counted.input_tokens);
+    }
     let usage = answer.usage.unwrap_or_else(|| step::estimate_usage(request, answer));
     let (total, context_used, context_window) = {
         let Ok(mut meter) = session.usage.lock() else { return };
@@ -223,6 +227,9 @@ async fn report_usage(
         meter.context_used = usage.input_tokens + usage.output_tokens;
         (meter.total, meter.context_used, meter.context_window)
     };
+    if let Err(e) = session.deps.store.set_usage(&session.id, &total, context_used) {
+        tracing::warn!("session {}: token totals not stored: {e}", session.id);
+    }
     session
         .emit(Event::TokenUsage {
             session_id: session.id.clone(),

@@ -1,5 +1,6 @@
-//! The checkpoint rows: one per file a tool call changed, with the blobs of its content before
-//! and after, so a turn can be undone whole or file by file.
+//! What a session keeps beside its history: a checkpoint row per file a tool call changed (with
+//! the blobs of its content before and after, so a turn can be undone whole or file by file),
+//! how it last saw each file, and the views its compactions left.
 
 use std::collections::HashSet;
 
@@ -131,6 +132,35 @@ impl Store {
             Ok((r.get::<_, String>(0)?, stamp))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records a compaction: the view the model sees from now on.
+    pub fn save_view(
+        &self,
+        session_id: &str,
+        view: &str,
+        before: u64,
+        after: u64,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT INTO compactions (session_id, view, tokens_before, tokens_after, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![session_id, view, before as i64, after as i64, now_ms],
+        )?;
+        Ok(())
+    }
+
+    /// The latest compaction view of a session (JSON), if it was ever compacted.
+    pub fn view(&self, session_id: &str) -> Result<Option<String>, StoreError> {
+        use rusqlite::OptionalExtension as _;
+        Ok(self
+            .conn()?
+            .query_row(
+                "SELECT view FROM compactions WHERE session_id = ?1 ORDER BY id DESC LIMIT 1",
+                [session_id],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 
     /// Every blob a change row still names (the rest can be collected).

@@ -43,8 +43,10 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session_id, key)
     );",
     // 3: checkpoints: each file a tool call changed, with the blobs of its content before and
-    // after (in <data-dir>/blobs); and the stamp of each file as the session last saw it, so a
-    // file changed on disk since is not overwritten unseen, in this process or the next.
+    // after (in <data-dir>/blobs); the stamp of each file as the session last saw it, so a
+    // file changed on disk since is not overwritten unseen, in this process or the next; and
+    // each compaction's view of the history (the latest is what the model sees); and the
+    // session's token totals, so a resumed session counts on.
     "CREATE TABLE file_changes (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -66,6 +68,21 @@ const MIGRATIONS: &[&str] = &[
         size INTEGER NOT NULL,
         inode INTEGER NOT NULL,
         PRIMARY KEY (session_id, path)
+    );
+    CREATE TABLE session_usage (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        input_tokens INTEGER NOT NULL,
+        cached_input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        context_used INTEGER NOT NULL
+    );
+    CREATE TABLE compactions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        view TEXT NOT NULL,
+        tokens_before INTEGER NOT NULL,
+        tokens_after INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
     );",
 ];
 

@@ -10,6 +10,7 @@ mod approvals;
 mod changes;
 mod lease;
 mod migrations;
+mod snapshot;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -146,7 +147,7 @@ impl Store {
     /// (which are also written, so the repair happens once).
     pub fn history(&self, session_id: &str, now_ms: i64) -> Result<Vec<HistoryItem>, StoreError> {
         self.session(session_id)?;
-        let items = results_in_call_order(self.raw_history(session_id)?);
+        let items: Vec<HistoryItem> = self.history_with_turns(session_id)?.into_iter().map(|(_, item)| item).collect();
         let held: Vec<String> = self.held_approvals(session_id)?.into_keys().collect();
         let (history, added) = close_dangling_calls(items, &held);
         for item in &added {
@@ -155,16 +156,20 @@ impl Store {
         Ok(history)
     }
 
-    fn raw_history(&self, session_id: &str) -> Result<Vec<HistoryItem>, StoreError> {
+    /// The history with each item's turn, results after their calls (no repair).
+    pub fn history_with_turns(&self, session_id: &str) -> Result<Vec<(String, HistoryItem)>, StoreError> {
         let conn = self.conn()?;
-        let mut stmt = conn.prepare("SELECT id, body FROM items WHERE session_id = ?1 ORDER BY id")?;
-        let rows = stmt.query_map([session_id], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))?;
+        let mut stmt = conn.prepare("SELECT id, turn_id, body FROM items WHERE session_id = ?1 ORDER BY id")?;
+        let rows = stmt.query_map([session_id], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?))
+        })?;
         let mut items = Vec::new();
         for row in rows {
-            let (id, body) = row?;
-            items.push(serde_json::from_str(&body).map_err(|e| StoreError::Corrupt { id, message: e.to_string() })?);
+            let (id, turn, body) = row?;
+            let item = serde_json::from_str(&body).map_err(|e| StoreError::Corrupt { id, message: e.to_string() })?;
+            items.push((turn, item));
         }
-        Ok(items)
+        Ok(results_in_call_order(items))
     }
 }
 
@@ -178,34 +183,38 @@ fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionInfo> {
     })
 }
 
-/// Results are stored as their calls end, in any order: each run of results after an assistant
-/// item is put back in the order of its calls (results of unknown calls keep their place).
-fn results_in_call_order(mut items: Vec<HistoryItem>) -> Vec<HistoryItem> {
-    let mut i = 0;
-    while i < items.len() {
-        let order: Vec<String> = match &items[i] {
-            HistoryItem::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
-                tool_calls.iter().map(|c| c.id.clone()).collect()
+/// Results are stored as their calls end, in any order, and a repaired result is stored after
+/// whatever came later: each result is put right after the assistant item that made its call,
+/// in the order of the calls (a result of an unknown call keeps its place).
+fn results_in_call_order(items: Vec<(String, HistoryItem)>) -> Vec<(String, HistoryItem)> {
+    let calls: std::collections::HashSet<String> = items
+        .iter()
+        .flat_map(|(_, i)| match i {
+            HistoryItem::Assistant { tool_calls, .. } => tool_calls.iter().map(|c| c.id.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let mut results: std::collections::HashMap<String, (String, HistoryItem)> = std::collections::HashMap::new();
+    let mut rest = Vec::with_capacity(items.len());
+    for (turn, item) in items {
+        match &item {
+            HistoryItem::ToolResult { result } if calls.contains(&result.tool_call_id) => {
+                // The first result of a call wins (a later duplicate cannot happen, but is dropped).
+                results.entry(result.tool_call_id.clone()).or_insert((turn, item));
             }
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        let start = i + 1;
-        let mut end = start;
-        while matches!(items.get(end), Some(HistoryItem::ToolResult { .. })) {
-            end += 1;
+            _ => rest.push((turn, item)),
         }
-        items[start..end].sort_by_key(|item| match item {
-            HistoryItem::ToolResult { result } => {
-                order.iter().position(|id| *id == result.tool_call_id).unwrap_or(usize::MAX)
-            }
-            _ => usize::MAX,
-        });
-        i = end.max(start);
     }
-    items
+    let mut out = Vec::with_capacity(rest.len() + results.len());
+    for (turn, item) in rest {
+        let ids: Vec<String> = match &item {
+            HistoryItem::Assistant { tool_calls, .. } => tool_calls.iter().map(|c| c.id.clone()).collect(),
+            _ => Vec::new(),
+        };
+        out.push((turn, item));
+        out.extend(ids.iter().filter_map(|id| results.remove(id)));
+    }
+    out
 }
 
 /// Inserts an error result after every tool call that has none; returns the history and the

@@ -6,6 +6,7 @@ mod tools;
 
 mod approvals;
 mod calls;
+mod compaction;
 mod interrupt;
 mod limits;
 mod modes;

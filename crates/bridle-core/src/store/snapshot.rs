@@ -1,0 +1,95 @@
+//! A session as a window shows it again after a restart: its history with each item's turn and
+//! compaction mark, the approvals still waiting, its token totals and its file changes.
+
+use bridle_protocol::{CheckpointChange, SessionSnapshot, SnapshotItem, TokenUsage};
+use rusqlite::{params, OptionalExtension};
+
+use super::{ApprovalStatus, Store, StoreError};
+use crate::compaction::View;
+
+impl Store {
+    /// Keeps the session's token totals and the last request's size.
+    pub fn set_usage(&self, session_id: &str, total: &TokenUsage, context_used: u64) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT INTO session_usage (session_id, input_tokens, cached_input_tokens, output_tokens, context_used)
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (session_id) DO UPDATE SET input_tokens = ?2,
+             cached_input_tokens = ?3, output_tokens = ?4, context_used = ?5",
+            params![
+                session_id,
+                total.input_tokens as i64,
+                total.cached_input_tokens as i64,
+                total.output_tokens as i64,
+                context_used as i64
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The session's token totals and last request size (zero before any request).
+    pub fn usage(&self, session_id: &str) -> Result<(TokenUsage, u64), StoreError> {
+        let row = self
+            .conn()?
+            .query_row(
+                "SELECT input_tokens, cached_input_tokens, output_tokens, context_used FROM session_usage
+                 WHERE session_id = ?1",
+                [session_id],
+                |r| {
+                    Ok((
+                        TokenUsage {
+                            input_tokens: r.get::<_, i64>(0)? as u64,
+                            cached_input_tokens: r.get::<_, i64>(1)? as u64,
+                            output_tokens: r.get::<_, i64>(2)? as u64,
+                        },
+                        r.get::<_, i64>(3)? as u64,
+                    ))
+                },
+            )
+            .optional()?;
+        Ok(row.unwrap_or_default())
+    }
+
+    /// The whole session, for a window or `bridle sessions show --json`.
+    pub fn snapshot(&self, session_id: &str, now_ms: i64) -> Result<SessionSnapshot, StoreError> {
+        let session = self.session(session_id)?;
+        // Repairs a history cut short first (the same reading a resumed engine gets).
+        self.history(session_id, now_ms)?;
+        let view: View = self.view(session_id)?.and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
+        let items = self
+            .history_with_turns(session_id)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, (turn_id, item))| SnapshotItem {
+                turn_id,
+                compacted: view.mark(i).map(|m| match m {
+                    crate::compaction::Marked::Summarized => "summarized".to_string(),
+                    crate::compaction::Marked::Masked => "masked".to_string(),
+                }),
+                item,
+            })
+            .collect();
+        let pending_approvals = self
+            .held_approvals(session_id)?
+            .into_values()
+            .filter(|a| a.status == ApprovalStatus::Pending)
+            .map(|a| a.request)
+            .collect();
+        let (usage, context_used) = self.usage(session_id)?;
+        let changes = self
+            .changes(session_id)?
+            .into_iter()
+            .map(|c| CheckpointChange {
+                kind: match (&c.before_hash, &c.after_hash) {
+                    (None, _) => "created",
+                    (_, None) => "deleted",
+                    _ => "modified",
+                }
+                .to_string(),
+                turn_id: c.turn_id,
+                call_id: c.call_id,
+                path: c.path,
+                undone: c.undone_at.is_some(),
+            })
+            .collect();
+        Ok(SessionSnapshot { session, items, summary: view.summary, pending_approvals, usage, context_used, changes })
+    }
+}
