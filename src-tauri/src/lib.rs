@@ -1,5 +1,6 @@
 //! The desktop shell: wiring only. It builds one engine for the window's session, exposes its
-//! commands (`submit`, `session_info`, `pending_approvals`, `audit_query`, `audit_export`) and
+//! commands (`submit`, `session_info`, `pending_approvals`, `session_snapshot`, `audit_query`,
+//! `audit_export`) and
 //! forwards every engine event to
 //! the window on `engine-event`, in order, from one task.
 //!
@@ -43,6 +44,11 @@ async fn blocking<T: Send + 'static>(
 #[tauri::command]
 async fn pending_approvals(state: tauri::State<'_, AppState>) -> Result<Vec<bridle_protocol::ApprovalRequest>, String> {
     blocking(state, |s| s.pending_approvals()).await
+}
+
+#[tauri::command]
+async fn session_snapshot(state: tauri::State<'_, AppState>) -> Result<bridle_protocol::SessionSnapshot, String> {
+    blocking(state, |s| s.session_snapshot()).await
 }
 
 #[tauri::command]
@@ -94,7 +100,14 @@ pub fn run() -> anyhow::Result<()> {
                 .build()?;
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![submit, session_info, pending_approvals, audit_query, audit_export])
+        .invoke_handler(tauri::generate_handler![
+            submit,
+            session_info,
+            pending_approvals,
+            session_snapshot,
+            audit_query,
+            audit_export
+        ])
         .run(tauri::generate_context!())?;
     Ok(())
 }

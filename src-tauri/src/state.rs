@@ -64,6 +64,13 @@ impl AppState {
         let pending = self.store.pending_approvals(Some(self.engine.session_id()))?;
         Ok(pending.into_iter().map(|stored| stored.request).collect())
     }
+
+    /// The window's session as stored: history with compaction marks, pending approvals, token
+    /// totals, file changes — what the window shows again after a restart.
+    pub fn session_snapshot(&self) -> anyhow::Result<bridle_protocol::SessionSnapshot> {
+        use bridle_core::clock::Clock as _;
+        Ok(self.store.snapshot(self.engine.session_id(), bridle_core::clock::SystemClock.now_ms())?)
+    }
 }
 
 impl AppState {

@@ -170,6 +170,14 @@ pub enum Event {
         /// The pending requests.
         approval_ids: Vec<String>,
     },
+    /// Files the session read or wrote changed on disk behind its back (the user, an editor,
+    /// another program): their next edit is refused until the agent reads them again.
+    FilesChangedOnDisk {
+        /// Session id.
+        session_id: String,
+        /// Workspace-relative POSIX paths.
+        paths: Vec<String>,
+    },
     /// An `undo` ended: the files put back, the files the turn had created and that were
     /// removed, and those left alone because they changed again since.
     Undone {
@@ -223,6 +231,7 @@ impl Event {
             | Event::TurnAborted { session_id, .. }
             | Event::TurnSuspended { session_id, .. }
             | Event::Undone { session_id, .. }
+            | Event::FilesChangedOnDisk { session_id, .. }
             | Event::ModeChanged { session_id, .. }
             | Event::Error { session_id, .. } => session_id,
         }

@@ -1,9 +1,9 @@
 // The bridge to the Rust shell: the only module that talks to Tauri. Commands `submit`,
-// `session_info`, `pending_approvals`, `audit_query` and `audit_export`, and engine events on the
-// `engine-event` channel, exactly as src-tauri defines them.
+// `session_info`, `pending_approvals`, `session_snapshot`, `audit_query` and `audit_export`, and
+// engine events on the `engine-event` channel, exactly as src-tauri defines them.
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
-import type { ApprovalRequest, AuditEvent, AuditQuery, Event, Op, SessionSummary } from "./types";
+import type { ApprovalRequest, AuditEvent, AuditQuery, Event, Op, SessionSnapshot, SessionSummary } from "./types";
 
 /** The Tauri event name the shell forwards every engine event on. */
 export const ENGINE_EVENT = "engine-event";
@@ -24,6 +24,14 @@ export function sessionInfo(): Promise<SessionSummary> {
  */
 export function pendingApprovals(): Promise<ApprovalRequest[]> {
   return invoke<ApprovalRequest[]>("pending_approvals");
+}
+
+/**
+ * The session as stored: its whole history (compacted items marked), pending approvals, token
+ * totals and file changes — what a window reopened after a restart shows again.
+ */
+export function sessionSnapshot(): Promise<SessionSnapshot> {
+  return invoke<SessionSnapshot>("session_snapshot");
 }
 
 /** Audit rows matching `query`, newest first. */

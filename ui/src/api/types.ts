@@ -16,5 +16,6 @@ export type { ToolCall } from "./bindings/ToolCall";
 export type { ToolResult } from "./bindings/ToolResult";
 export type { ToolStatus } from "./bindings/ToolStatus";
 /** What the shell's `session_info` command returns about the open session. */
+export type { SessionSnapshot } from "./bindings/SessionSnapshot";
 export type { SessionSummary } from "./bindings/SessionSummary";
 export type { Mode } from "./bindings/Mode";

@@ -141,6 +141,11 @@ describe("reduce", () => {
     expect(last(s.items)).toMatchObject({ kind: "notice", text: expect.stringContaining("12000") });
   });
 
+  it("says which files changed on disk behind the agent's back", () => {
+    const s = fold([started, { type: "filesChangedOnDisk", sessionId: S, paths: ["notes.txt"] }]);
+    expect(last(s.items)).toMatchObject({ kind: "notice", text: expect.stringContaining("notes.txt") });
+  });
+
   it("drops undone files from the changes and says what the undo did", () => {
     const s = fold([
       started,

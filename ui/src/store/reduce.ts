@@ -97,6 +97,13 @@ export function reduce(state: SessionState, event: Event): SessionState {
       }));
       return { ...noted, turn: { phase: "idle" } };
     }
+    case "filesChangedOnDisk":
+      return pushItem(s, "notice", (key) => ({
+        kind: "notice",
+        key,
+        tone: "info",
+        text: `Changed on disk since the agent read ${event.paths.length === 1 ? "it" : "them"}: ${event.paths.join(", ")}. The agent must read ${event.paths.length === 1 ? "it" : "them"} again before editing.`,
+      }));
     case "undone": {
       // The undone files' changes of that turn are no longer in the tree: they leave the list.
       const gone = new Set([...event.restored, ...event.removed]);

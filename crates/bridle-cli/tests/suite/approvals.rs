@@ -51,6 +51,16 @@ async fn a_deferred_request_is_approved_from_a_new_process_and_the_turn_complete
     assert_eq!(listed[0]["id"], request["id"]);
     let id = request["id"].as_str().unwrap();
 
+    // The suspended session, as a restarted window reads it back: history, the pending
+    // request, the token totals.
+    let session = events[0]["sessionId"].as_str().unwrap();
+    let snapshot = |out: std::process::Output| -> Value { serde_json::from_str(stdout(&out).trim()).unwrap() };
+    let before = snapshot(bridle(&dirs, &["sessions", "show", session, "--json"]).await);
+    assert_eq!(before["pendingApprovals"][0]["id"], request["id"]);
+    assert_eq!(before["items"][0]["item"], serde_json::json!({"type": "user", "text": "write the welcome note"}));
+    let tokens_before = before["usage"]["inputTokens"].as_u64().unwrap();
+    assert!(tokens_before > 0, "{}", before["usage"]);
+
     // A wrong call hash is refused and spends nothing.
     let out = bridle(&dirs, &with(&["approvals", "approve", id, "--call-hash", "abc", "--json"], &p)).await;
     assert_eq!(out.status.code(), Some(1));
@@ -66,6 +76,11 @@ async fn a_deferred_request_is_approved_from_a_new_process_and_the_turn_complete
     assert_eq!(ended[0]["status"], "ok");
     assert!(events.iter().any(|e| e["type"] == "assistantMessage" && e["text"] == "The welcome note is written."));
     assert_eq!(std::fs::read_to_string(&note).unwrap(), "Welcome to Bridle\n");
+    let after = snapshot(bridle(&dirs, &["sessions", "show", session, "--json"]).await);
+    assert_eq!(after["pendingApprovals"], serde_json::json!([]));
+    assert!(after["usage"]["inputTokens"].as_u64().unwrap() > tokens_before, "the totals count on across processes");
+    assert_eq!(after["changes"][0]["path"], "notes/welcome.txt");
+    assert_eq!(after["changes"][0]["kind"], "created");
 
     // Nothing is pending any more, and a second answer is refused.
     let out = bridle(&dirs, &["approvals", "list", "--json"]).await;

@@ -67,6 +67,11 @@ impl SessionFiles {
         }
     }
 
+    /// How the session last saw `rel`, if it read or wrote it.
+    pub fn seen(&self, rel: &Path) -> Option<Stamp> {
+        self.stamps().get(rel).copied()
+    }
+
     /// Whether `rel` may be changed: never read here, or unchanged since. The error says what
     /// to do, for the model.
     pub fn check_fresh(&self, fs: &WorkspaceFs, rel: &Path) -> Result<(), String> {

@@ -12,6 +12,7 @@ mod blobs;
 mod commit;
 mod files;
 mod undo;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -21,6 +22,7 @@ pub use blobs::BlobStore;
 pub use commit::commit;
 pub use files::SessionFiles;
 pub use undo::{delete_session, undo, undo_stored, Refused, UndoReport};
+pub use watch::{watch, WorkspaceWatch};
 
 /// One file of a plan: its workspace-relative path and its content before and after (`None`:
 /// absent — created when `before` is `None`, deleted when `after` is).

@@ -258,6 +258,7 @@ impl Engine {
             _ => None,
         };
         let session = Arc::new(Session::new(session_id.clone(), config, deps, pipeline, history, event_tx, lease));
+        session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
                 "workspace": session.config.workspace.display().to_string(),

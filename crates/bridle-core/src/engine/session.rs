@@ -32,6 +32,8 @@ pub(crate) struct Session {
     view: std::sync::Mutex<View>,
     /// This session's tokens-per-character, learnt from the provider's counts.
     estimator: std::sync::Mutex<Estimator>,
+    /// The workspace watch that reports files changed behind the session's back.
+    watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
     history: Mutex<Vec<HistoryItem>>,
     events: mpsc::Sender<Event>,
     /// Held while the session is open here, so another process answering one of its approvals
@@ -70,9 +72,24 @@ impl Session {
             files,
             view: std::sync::Mutex::new(view),
             estimator: std::sync::Mutex::new(Estimator::default()),
+            watch: std::sync::Mutex::new(None),
             history: Mutex::new(history),
             events,
             _lease: lease,
+        }
+    }
+
+    /// Starts watching the workspace: a file the session read or wrote that changes on disk
+    /// behind its back is announced ([`Event::FilesChangedOnDisk`]). Without a watch (no
+    /// inotify slots left, say) the stale-write check still holds; only the announcement is lost.
+    pub(crate) fn start_watching(&self) {
+        let (events, session_id) = (self.events.clone(), self.id.clone());
+        let report = move |paths: Vec<String>| {
+            let _ = events.try_send(Event::FilesChangedOnDisk { session_id: session_id.clone(), paths });
+        };
+        match crate::changes::watch(self.pipeline().workspace().clone(), self.files.clone(), report) {
+            Ok(watch) => *self.watch.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(watch),
+            Err(e) => tracing::warn!("session {}: the workspace is not watched: {e}", self.id),
         }
     }
 

@@ -45,3 +45,31 @@ async fn op_undo_restores_the_last_turn_and_reports_it() {
     let Event::Error { info, .. } = error else { panic!("{error:?}") };
     assert_eq!(info.code, "undo_failed");
 }
+
+/// A file the session read, changed on disk by someone else, is announced; a file it never
+/// touched is not.
+#[tokio::test]
+async fn a_file_changed_behind_the_sessions_back_is_announced() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([
+        sse(wire.tool_calls(&[("r1", "read_file", r#"{"path":"seen.txt"}"#)])),
+        sse(wire.text("read it")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Bypass);
+    let ws = t.dir.path().join("ws");
+    std::fs::write(ws.join("seen.txt"), "one\n").unwrap();
+    std::fs::write(ws.join("unseen.txt"), "one\n").unwrap();
+    t.say("read it").await;
+    t.turn().await;
+    std::fs::write(ws.join("unseen.txt"), "two, by the user\n").unwrap();
+    std::fs::write(ws.join("seen.txt"), "two, by the user\n").unwrap();
+    let changed = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        t.next_matching(|e| matches!(e, Event::FilesChangedOnDisk { .. })),
+    )
+    .await
+    .expect("no FilesChangedOnDisk within 10 s");
+    let Event::FilesChangedOnDisk { paths, .. } = changed else { unreachable!() };
+    assert_eq!(paths, ["seen.txt"]);
+}

@@ -190,7 +190,15 @@ turnId: string,
 /**
  * The pending requests.
  */
-approvalIds: Array<string>, } | { "type": "undone", 
+approvalIds: Array<string>, } | { "type": "filesChangedOnDisk", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * Workspace-relative POSIX paths.
+ */
+paths: Array<string>, } | { "type": "undone", 
 /**
  * Session id.
  */

@@ -1,5 +1,6 @@
 // On a finished bash card: how that command ran (`data.sandbox`, `data.escalated` of its
-// result), warning-coloured when it ran outside the sandbox.
+// result), warning-coloured when it ran outside the sandbox; and that what it changed is not
+// in a checkpoint (`data.checkpointed: false`), so an undo cannot restore it.
 import type { ToolResult } from "../../api/types";
 
 function field(result: ToolResult, name: string): unknown {
@@ -13,14 +14,26 @@ export function BashSandboxBadge({ result }: { result: ToolResult }) {
   const escalated = field(result, "escalated") === true;
   const confined = sandbox !== "none";
   const text = confined ? `sandboxed · ${sandbox}` : escalated ? "escalated · unsandboxed" : "unsandboxed";
+  const checkpointed = field(result, "checkpointed") !== false;
   return (
-    <span
-      className={confined ? "sandbox-badge" : "sandbox-badge unsandboxed"}
-      data-testid="bash-sandbox"
-      data-sandbox={sandbox}
-      title={confined ? "Ran inside the OS sandbox" : "Ran outside the OS sandbox"}
-    >
-      {text}
-    </span>
+    <>
+      <span
+        className={confined ? "sandbox-badge" : "sandbox-badge unsandboxed"}
+        data-testid="bash-sandbox"
+        data-sandbox={sandbox}
+        title={confined ? "Ran inside the OS sandbox" : "Ran outside the OS sandbox"}
+      >
+        {text}
+      </span>
+      {!checkpointed && (
+        <span
+          className="sandbox-badge"
+          data-testid="bash-not-checkpointed"
+          title="Files a command changes are not kept in checkpoints: undo cannot restore them"
+        >
+          not undoable
+        </span>
+      )}
+    </>
   );
 }

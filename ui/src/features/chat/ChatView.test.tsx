@@ -250,7 +250,13 @@ describe("Chat view", () => {
       turnId: T,
       status: "ok" as const,
       durationMs: 12,
-      result: { toolCallId: id, output: "exit code 0\n", isError: false, data: { exitCode: 0, sandbox, escalated }, diff: null },
+      result: {
+        toolCallId: id,
+        output: "exit code 0\n",
+        isError: false,
+        data: { exitCode: 0, sandbox, escalated, checkpointed: false },
+        diff: null,
+      },
     });
     emit(
       { type: "turnStarted", sessionId: S, turnId: T },
@@ -265,5 +271,8 @@ describe("Chat view", () => {
       ["none", "escalated · unsandboxed"],
     ]);
     expect(badges[1]?.className).toContain("unsandboxed");
+    // What a command changed is not in a checkpoint: each card says undo cannot restore it.
+    const notUndoable = screen.getAllByTestId("bash-not-checkpointed");
+    expect(notUndoable.map((b) => b.textContent)).toEqual(["not undoable", "not undoable"]);
   });
 });

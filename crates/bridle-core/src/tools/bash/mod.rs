@@ -42,7 +42,9 @@ const GRACE: Duration = Duration::from_secs(2);
 /// sandbox: the workspace and /tmp are writable, the rest of the machine is read-only,
 /// credentials are hidden and there is no network. If a command fails only because it needs
 /// more (network, a write outside the workspace), call bash again with `escalate: true` and a
-/// `justification`: a human decides whether it runs once outside the sandbox.
+/// `justification`: a human decides whether it runs once outside the sandbox. Files a command
+/// changes are not kept in checkpoints, so an undo cannot restore them: change files with the
+/// file tools.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BashArgs {
@@ -181,6 +183,8 @@ impl TypedTool for Bash {
                 "sandbox": sandbox.as_str(),
                 "escalated": args.escalate,
                 "network": args.escalate || sandbox == SandboxKind::None || shell.network(),
+                // What a command changes is not checkpointed: undo cannot restore it.
+                "checkpointed": false,
             })),
             changes: Vec::new(),
         })
