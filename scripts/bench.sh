@@ -26,6 +26,9 @@ cargo bench --locked -p bridle-core --bench sandbox -- --noplot "$@" | tee "$OUT
 step "shell sandbox: one bridle tool bash process, the same three ways (hyperfine)"
 OUT="$OUT" bash scripts/bench-sandbox.sh 2>&1 | tee "$OUT/sandbox-cli.txt"
 
+step "long sessions: checkpoint per 1 MB edit (with and without), blob store after 1,000 edits, undo of 100 files, compaction at 100k tokens"
+cargo bench --locked -p bridle-core --bench changes | tee "$OUT/changes.txt"
+
 step "tools against reference tools"
 OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
 

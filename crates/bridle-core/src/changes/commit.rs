@@ -8,6 +8,8 @@
 
 use std::path::Path;
 
+use sha2::Digest as _;
+
 use super::files::Recorded;
 use super::{content_hash, ChangeKind, ChangePlan, FileChange, PlannedFile};
 use crate::fs::{FsError, WorkspaceFs};
@@ -43,10 +45,14 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
     let mut rows = Vec::new();
     if let Some(files) = &ctx.files {
         for f in &changed {
-            let kept = files.keep(f.before.as_deref()).and_then(|before| Ok((before, files.keep(f.after.as_deref())?)));
-            let (before_hash, after_hash) = kept.map_err(|e| {
+            // Undo puts a file back as it was before the turn: only the turn's first change of
+            // it needs its content kept; every row names its content by hash.
+            let first = files.first_change_in_turn(&ctx.turn_id, &f.shown());
+            let before = if first { files.keep(f.before.as_deref()) } else { Ok(f.before.as_deref().map(blob_name)) };
+            let before_hash = before.map_err(|e| {
                 ToolError::new(format!("cannot keep a checkpoint of `{}` ({e}); nothing was changed", f.shown()))
             })?;
+            let after_hash = f.after.as_deref().map(blob_name);
             let before_mode = fs.mode(&f.rel).map_err(fs_error)?;
             let after_mode = f.after.as_ref().map(|_| before_mode.unwrap_or(0o644));
             let recorded = Recorded { path: &f.shown(), before_hash, before_mode, after_hash, after_mode };
@@ -99,6 +105,11 @@ fn put(fs: &WorkspaceFs, rel: &Path, content: Option<&[u8]>) -> Result<(), FsErr
             other => other,
         },
     }
+}
+
+/// The name a blob of `bytes` would have.
+fn blob_name(bytes: &[u8]) -> String {
+    super::hex(&sha2::Sha256::digest(bytes))
 }
 
 fn file_change(f: &PlannedFile) -> FileChange {

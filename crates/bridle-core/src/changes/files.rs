@@ -114,6 +114,11 @@ impl SessionFiles {
         self.store.insert_change(&row).map_err(|e| e.to_string())
     }
 
+    /// Whether `path` has no change recorded yet in `turn_id` (undo needs that one's content).
+    pub fn first_change_in_turn(&self, turn_id: &str, path: &str) -> bool {
+        self.store.has_change(&self.session_id, turn_id, path).map(|has| !has).unwrap_or(true)
+    }
+
     /// Forgets rows recorded for a write that then failed.
     pub fn forget(&self, ids: &[i64]) {
         if let Err(e) = self.store.delete_changes(ids) {

@@ -58,6 +58,16 @@ impl Store {
         Ok(conn.last_insert_rowid())
     }
 
+    /// Whether the turn already changed `path` (and the change was not undone).
+    pub fn has_change(&self, session_id: &str, turn_id: &str, path: &str) -> Result<bool, StoreError> {
+        let n: i64 = self.conn()?.query_row(
+            "SELECT COUNT(*) FROM file_changes WHERE session_id = ?1 AND turn_id = ?2 AND path = ?3 AND undone_at IS NULL",
+            params![session_id, turn_id, path],
+            |r| r.get(0),
+        )?;
+        Ok(n > 0)
+    }
+
     /// Forgets change rows whose write did not happen.
     pub fn delete_changes(&self, ids: &[i64]) -> Result<(), StoreError> {
         let conn = self.conn()?;

@@ -61,6 +61,7 @@ const MIGRATIONS: &[&str] = &[
         created_at INTEGER NOT NULL
     );
     CREATE INDEX file_changes_by_session ON file_changes(session_id, id);
+    CREATE INDEX file_changes_by_turn ON file_changes(session_id, turn_id, path);
     CREATE TABLE seen_files (
         session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
         path TEXT NOT NULL,

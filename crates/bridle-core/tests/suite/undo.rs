@@ -73,3 +73,40 @@ async fn a_file_changed_behind_the_sessions_back_is_announced() {
     let Event::FilesChangedOnDisk { paths, .. } = changed else { unreachable!() };
     assert_eq!(paths, ["seen.txt"]);
 }
+
+/// Within one long turn: the agent reads a file, the user edits it while the model thinks, and
+/// the agent's edit based on what it read is refused — the user's line survives; reading again
+/// lets the edit through.
+#[tokio::test]
+async fn a_users_edit_during_a_long_turn_is_never_lost() {
+    let wire = Wire::OpenAi;
+    let edit = r#"{"path":"notes.txt","old_text":"beta","new_text":"BETA"}"#;
+    let script = Script::new([
+        sse(wire.tool_calls(&[("r1", "read_file", r#"{"path":"notes.txt"}"#)])),
+        // The model "thinks" for a while before it edits: the user edits meanwhile.
+        sse(wire.tool_calls(&[("e1", "edit_file", edit)])).set_delay(std::time::Duration::from_millis(600)),
+        sse(wire.tool_calls(&[("r2", "read_file", r#"{"path":"notes.txt"}"#)])),
+        sse(wire.tool_calls(&[("e2", "edit_file", edit)])),
+        sse(wire.text("done")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Bypass);
+    let ws = t.dir.path().join("ws");
+    std::fs::write(ws.join("notes.txt"), "alpha\nbeta\n").unwrap();
+    t.say("shout beta").await;
+    // After the read ends, and before the delayed answer arrives, the user saves the file.
+    t.next_matching(|e| matches!(e, Event::ToolCallEnd { .. })).await;
+    std::fs::write(ws.join("notes.txt"), "alpha\nbeta\nuser's line\n").unwrap();
+    let events = t.turn().await;
+    let outputs: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallEnd { result, .. } => Some(result.output.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outputs.len(), 3, "{outputs:?}");
+    assert!(outputs[0].contains("modified on disk since you last read it"), "{}", outputs[0]);
+    assert!(outputs[2].starts_with("Updated notes.txt"), "{}", outputs[2]);
+    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "alpha\nBETA\nuser's line\n");
+}
