@@ -1,6 +1,7 @@
-//! Getting a human's answer for one call the guard sent to `ask`.
+//! A call's way to running, owned by one state machine: [`resolve`] takes the guard's verdict
+//! to run, refused or deferred, through checked → (resumed) → pending → settled.
 //!
-//! Rules: nothing runs before its answer; a call the session already approved (the exact
+//! Rules: nothing the guard sends to `ask` runs before its answer; a call the session already approved (the exact
 //! command, or the tool on the path) runs without asking again; an approval of a file change is
 //! re-checked against the file as it is now — changed meanwhile, it becomes a fresh request with
 //! a fresh preview instead of running; edited arguments are judged again from the start; every
@@ -17,8 +18,8 @@ use crate::pipeline::{CallFailure, CallOutcome, CheckedCall};
 use crate::store::{ApprovalStatus, StoredApproval};
 use serde_json::json;
 
-/// How asking ended.
-pub(crate) enum Approval {
+/// How a call's way to running ended.
+pub(crate) enum Resolution {
     /// Run this call (edited arguments already judged again), with a note for the model.
     Run(Box<CheckedCall>, Option<String>),
     /// Do not run it: this is its outcome.
@@ -27,141 +28,168 @@ pub(crate) enum Approval {
     Deferred(String),
 }
 
-pub(crate) async fn approve(
+/// Where a call stands on its way to running.
+enum State {
+    /// Checked by the pipeline; nobody asked yet.
+    Checked,
+    /// A request stored by an earlier process, picked up again.
+    Resumed(StoredApproval),
+    /// A request waiting for its answer.
+    Pending(StoredApproval),
+    /// A request answered, expired or withdrawn.
+    Settled(StoredApproval),
+}
+
+/// The one owner of a call's approval: from the guard's verdict to run, refused or deferred.
+/// Every step is a [`State`]; the queue waits and the store keeps, but only this decides.
+pub(crate) async fn resolve(
     session: &Session,
     turn_id: &str,
     call: &ToolCall,
     checked: CheckedCall,
     existing: Option<StoredApproval>,
     cancel: &CancellationToken,
-) -> Approval {
+) -> Resolution {
     let workspace = session.pipeline().workspace().clone();
-    if existing.is_none() && session.granted(&approvals::grant_keys(&checked.prepared, &workspace, &session.id)) {
-        let verdict = Verdict { source: DecisionSource::User, ..checked.verdict.clone() };
-        return Approval::Run(Box::new(CheckedCall { verdict, ..checked }), None);
-    }
-    let mut stored = match existing {
-        Some(stored) => {
-            if stored.status == ApprovalStatus::Pending {
+    let mut state = existing.map_or(State::Checked, State::Resumed);
+    loop {
+        state = match state {
+            State::Checked => {
+                if checked.verdict.decision != Decision::Ask {
+                    return Resolution::Run(Box::new(checked), None);
+                }
+                if session.granted(&approvals::grant_keys(&checked.prepared, &workspace, &session.id)) {
+                    let verdict = Verdict { source: DecisionSource::User, ..checked.verdict.clone() };
+                    return Resolution::Run(Box::new(CheckedCall { verdict, ..checked }), None);
+                }
+                match open_request(session, turn_id, call, &checked).await {
+                    Ok(stored) => State::Pending(stored),
+                    Err(outcome) => return Resolution::Refused(outcome),
+                }
+            }
+            State::Resumed(stored) if stored.status == ApprovalStatus::Pending => {
                 // Resumed in a new process: whoever watches now has not seen it yet.
                 let request = stored.request.clone();
                 session.emit(Event::ApprovalRequested { session_id: session.id.clone(), request }).await;
+                State::Pending(stored)
             }
-            stored
-        }
-        None => match open_request(session, turn_id, call, &checked).await {
-            Ok(stored) => stored,
-            Err(outcome) => return Approval::Refused(outcome),
-        },
-    };
-    loop {
-        let id = stored.request.id.clone();
-        if stored.status == ApprovalStatus::Pending {
-            if session.config.defer_approvals {
-                return Approval::Deferred(id);
-            }
-            stored = match session.approvals.wait(&id, cancel).await {
-                Ok(stored) => stored,
-                Err(e) => {
-                    return refused(
-                        call,
-                        &checked,
-                        format!("Not run: the approval could not be read ({e})."),
-                        ToolStatus::Error,
-                    )
+            State::Resumed(stored) => State::Settled(stored),
+            State::Pending(stored) => {
+                if session.config.defer_approvals {
+                    return Resolution::Deferred(stored.request.id);
                 }
-            };
-        }
-        let answer = stored.answer.clone();
-        if let Some(answer) = &answer {
-            let decision = if stored.status == ApprovalStatus::Approved { Decision::Allow } else { Decision::Deny };
-            session.audit(AuditKind::ApprovalResolved, Some(turn_id), |r| {
-                r.call(call.id.clone())
-                    .tool(call.name.clone())
-                    .decision(decision, answer.source)
-                    .status(status_word(stored.status))
-                    .payload(json!({
-                        "approvalId": id,
-                        "answer": answer.decision,
-                        "feedback": answer.feedback,
-                        "editedArguments": answer.edited_arguments,
-                    }))
-            });
-            session
-                .emit(Event::ApprovalResolved {
-                    session_id: session.id.clone(),
-                    approval_id: id.clone(),
-                    decision: answer.decision,
-                    source: answer.source,
-                })
-                .await;
-        }
-        let feedback = answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
-        match stored.status {
-            ApprovalStatus::Approved => {
-                let Some(answer) = answer else {
-                    return refused(call, &checked, "Not run: the approval has no answer.".into(), ToolStatus::Error);
-                };
-                if let Some(edited) = &answer.edited_arguments {
-                    if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Started).await {
-                        return refusal;
+                match session.approvals.wait(&stored.request.id, cancel).await {
+                    Ok(stored) => State::Settled(stored),
+                    Err(e) => {
+                        let message = format!("Not run: the approval could not be read ({e}).");
+                        return refused(call, &checked, message, ToolStatus::Error);
                     }
-                    return run_edited(session, call, edited, answer.decision).await;
                 }
-                let ctx = session.tool_context(turn_id, &call.id, CancellationToken::new());
-                let now =
-                    approvals::call_hash(&checked.prepared, approvals::plan(&checked.prepared, &ctx).await.as_ref());
-                if now != stored.request.call_hash {
-                    if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Stale).await {
-                        return refusal;
+            }
+            State::Settled(stored) => {
+                announce_answer(session, turn_id, call, &stored).await;
+                let id = stored.request.id.clone();
+                let feedback = stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
+                match stored.status {
+                    ApprovalStatus::Approved => {
+                        let Some(answer) = stored.answer.clone() else {
+                            return refused(
+                                call,
+                                &checked,
+                                "Not run: the approval has no answer.".into(),
+                                ToolStatus::Error,
+                            );
+                        };
+                        if let Some(edited) = &answer.edited_arguments {
+                            if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Started).await {
+                                return refusal;
+                            }
+                            return run_edited(session, call, edited, answer.decision).await;
+                        }
+                        // The change approved must still be the change that would run.
+                        let ctx = session.tool_context(turn_id, &call.id, CancellationToken::new());
+                        let plan = approvals::plan(&checked.prepared, &ctx).await;
+                        if approvals::call_hash(&checked.prepared, plan.as_ref()) != stored.request.call_hash {
+                            if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Stale).await {
+                                return refusal;
+                            }
+                            match open_request(session, turn_id, call, &checked).await {
+                                Ok(fresh) => State::Pending(fresh),
+                                Err(outcome) => return Resolution::Refused(outcome),
+                            }
+                        } else {
+                            if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Started).await {
+                                return refusal;
+                            }
+                            session.remember(&checked.prepared, answer.decision).await;
+                            let verdict = Verdict { source: DecisionSource::User, ..checked.verdict.clone() };
+                            return Resolution::Run(Box::new(CheckedCall { verdict, ..checked }), None);
+                        }
                     }
-                    stored = match open_request(session, turn_id, call, &checked).await {
-                        Ok(fresh) => fresh,
-                        Err(outcome) => return Approval::Refused(outcome),
-                    };
-                    continue;
+                    ApprovalStatus::Denied => {
+                        let message = match feedback {
+                            Some(words) => format!("Denied by the user: {words}"),
+                            None => "Denied by the user.".to_string(),
+                        };
+                        return refused(call, &checked, message, ToolStatus::Denied);
+                    }
+                    ApprovalStatus::Expired => {
+                        let message = format!(
+                            "Denied: nobody answered the approval request within {} s.",
+                            session.config.limits.approval_timeout_secs
+                        );
+                        return refused(call, &checked, message, ToolStatus::Denied);
+                    }
+                    ApprovalStatus::Interrupted if cancel.is_cancelled() => {
+                        let mut outcome = CallOutcome::not_run(
+                            call,
+                            checked.verdict,
+                            "Not run: interrupted by the user.",
+                            ToolStatus::Interrupted,
+                        );
+                        outcome.failure = Some(CallFailure::Interrupted);
+                        return Resolution::Refused(Box::new(outcome));
+                    }
+                    ApprovalStatus::Interrupted => {
+                        let why = feedback.unwrap_or_else(|| "the request was withdrawn".into());
+                        return refused(call, &checked, format!("Denied: {why}."), ToolStatus::Denied);
+                    }
+                    ApprovalStatus::Pending | ApprovalStatus::Stale | ApprovalStatus::Started => {
+                        let message = format!("Not run: its approval request is {}.", status_word(stored.status));
+                        return refused(call, &checked, message, ToolStatus::Error);
+                    }
                 }
-                if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Started).await {
-                    return refusal;
-                }
-                session.remember(&checked.prepared, answer.decision).await;
-                let verdict = Verdict { source: DecisionSource::User, ..checked.verdict.clone() };
-                return Approval::Run(Box::new(CheckedCall { verdict, ..checked }), None);
             }
-            ApprovalStatus::Denied => {
-                let message = match feedback {
-                    Some(words) => format!("Denied by the user: {words}"),
-                    None => "Denied by the user.".to_string(),
-                };
-                return refused(call, &checked, message, ToolStatus::Denied);
-            }
-            ApprovalStatus::Expired => {
-                let message = format!(
-                    "Denied: nobody answered the approval request within {} s.",
-                    session.config.limits.approval_timeout_secs
-                );
-                return refused(call, &checked, message, ToolStatus::Denied);
-            }
-            ApprovalStatus::Interrupted if cancel.is_cancelled() => {
-                let mut outcome = CallOutcome::not_run(
-                    call,
-                    checked.verdict,
-                    "Not run: interrupted by the user.",
-                    ToolStatus::Interrupted,
-                );
-                outcome.failure = Some(CallFailure::Interrupted);
-                return Approval::Refused(Box::new(outcome));
-            }
-            ApprovalStatus::Interrupted => {
-                let why = feedback.unwrap_or_else(|| "the request was withdrawn".into());
-                return refused(call, &checked, format!("Denied: {why}."), ToolStatus::Denied);
-            }
-            ApprovalStatus::Pending | ApprovalStatus::Stale | ApprovalStatus::Started => {
-                let message = format!("Not run: its approval request is {}.", status_word(stored.status));
-                return refused(call, &checked, message, ToolStatus::Error);
-            }
-        }
+        };
     }
+}
+
+/// An answer (or an expiry, or a withdrawal) is audited and told to the window once, when it is
+/// met.
+async fn announce_answer(session: &Session, turn_id: &str, call: &ToolCall, stored: &StoredApproval) {
+    let Some(answer) = &stored.answer else { return };
+    let id = &stored.request.id;
+    let decision = if stored.status == ApprovalStatus::Approved { Decision::Allow } else { Decision::Deny };
+    session.audit(AuditKind::ApprovalResolved, Some(turn_id), |r| {
+        r.call(call.id.clone())
+            .tool(call.name.clone())
+            .decision(decision, answer.source)
+            .status(status_word(stored.status))
+            .payload(json!({
+                "approvalId": id,
+                "answer": answer.decision,
+                "feedback": answer.feedback,
+                "editedArguments": answer.edited_arguments,
+            }))
+    });
+    session
+        .emit(Event::ApprovalResolved {
+            session_id: session.id.clone(),
+            approval_id: id.clone(),
+            decision: answer.decision,
+            source: answer.source,
+        })
+        .await;
 }
 
 /// Stores and announces a request for `checked`, with a preview of the change it would make.
@@ -214,19 +242,19 @@ async fn open_request(
 
 /// Approved with edited arguments: the edited call goes through validation, the sandbox and the
 /// guard again; only a deny stops it (the human has seen and written what runs).
-async fn run_edited(session: &Session, call: &ToolCall, edited: &str, decision: ApprovalAnswer) -> Approval {
+async fn run_edited(session: &Session, call: &ToolCall, edited: &str, decision: ApprovalAnswer) -> Resolution {
     let edited_call = ToolCall { arguments: edited.to_string(), ..call.clone() };
     match session.pipeline().check(&edited_call, &session.id) {
         Err(mut outcome) => {
             outcome.result.output = format!("The user's edited arguments were refused. {}", outcome.result.output);
-            Approval::Refused(outcome)
+            Resolution::Refused(outcome)
         }
         Ok(checked) => {
             session.remember(&checked.prepared, decision).await;
             let note =
                 format!("[note: the user edited the arguments before approving: {}]", checked.prepared.canonical_args);
             let verdict = Verdict { decision: Decision::Ask, source: DecisionSource::User, ..checked.verdict.clone() };
-            Approval::Run(Box::new(CheckedCall { verdict, ..checked }), Some(note))
+            Resolution::Run(Box::new(CheckedCall { verdict, ..checked }), Some(note))
         }
     }
 }
@@ -239,15 +267,15 @@ async fn mark(
     checked: &CheckedCall,
     id: &str,
     status: ApprovalStatus,
-) -> Option<Approval> {
+) -> Option<Resolution> {
     let Err(e) = session.deps.store.mark_approved(id, status) else { return None };
     let message = format!("cannot record that approval {id} is {}: {e}", status_word(status));
     session.error("store_write_failed", message.clone(), true).await;
     Some(refused(call, checked, format!("Not run: {message}."), ToolStatus::Error))
 }
 
-fn refused(call: &ToolCall, checked: &CheckedCall, message: String, status: ToolStatus) -> Approval {
+fn refused(call: &ToolCall, checked: &CheckedCall, message: String, status: ToolStatus) -> Resolution {
     let mut outcome = CallOutcome::not_run(call, checked.verdict.clone(), message, status);
     outcome.failure = Some(CallFailure::Denied);
-    Approval::Refused(Box::new(outcome))
+    Resolution::Refused(Box::new(outcome))
 }

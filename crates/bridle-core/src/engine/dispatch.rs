@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use std::collections::HashMap;
 
-use bridle_protocol::{Decision, Event, ToolCall, ToolResult, ToolStatus};
+use bridle_protocol::{Event, ToolCall, ToolResult, ToolStatus};
 use futures::future::join_all;
 use tokio::sync::{RwLock, Semaphore};
 use tokio_util::sync::CancellationToken;
 
-use super::approve::{approve, Approval};
+use super::approve::{resolve, Resolution};
 use super::loop_guard::{LoopGuard, Repetition, REMINDER};
 use super::session::Session;
 use crate::audit::{AuditKind, CallRows};
@@ -114,15 +114,10 @@ pub(crate) async fn run_calls(
             let outcome = match plan {
                 Plan::Done(outcome) => *outcome,
                 Plan::Run { checked, remind, existing } => {
-                    let asks = checked.verdict.decision == Decision::Ask || existing.is_some();
-                    let ready = if asks {
-                        match approve(session, turn_id, call, *checked, existing.map(|e| *e), cancel).await {
-                            Approval::Run(checked, note) => Ok((*checked, note)),
-                            Approval::Refused(outcome) => Err(*outcome),
-                            Approval::Deferred(id) => return Ended::Deferred(id),
-                        }
-                    } else {
-                        Ok((*checked, None))
+                    let ready = match resolve(session, turn_id, call, *checked, existing.map(|e| *e), cancel).await {
+                        Resolution::Run(checked, note) => Ok((*checked, note)),
+                        Resolution::Refused(outcome) => Err(*outcome),
+                        Resolution::Deferred(id) => return Ended::Deferred(id),
                     };
                     match ready {
                         Err(refused) => refused,
