@@ -117,6 +117,10 @@ pub async fn follow(
         } else {
             print_human(&event)?;
         }
+        if let Event::StreamRestarted { attempt, max_attempts, reason, .. } = &event {
+            // Said on stderr in both modes: what was streamed so far is void, the answer starts over.
+            eprintln!("reconnecting ({attempt}/{max_attempts}): {}; the answer starts over", safe(reason));
+        }
         let code = match &event {
             Event::ApprovalRequested { request, .. } => {
                 if let Some(answer) = answer_for(on_ask, request).await {
@@ -201,6 +205,8 @@ fn print_human(event: &Event) -> anyhow::Result<()> {
             out.flush()?;
         }
         Event::AssistantMessage { .. } => writeln!(out)?,
+        // The partial line ends here; the retried answer starts on a line of its own.
+        Event::StreamRestarted { .. } => writeln!(out)?,
         Event::ToolCallBegin { call, .. } => eprintln!("-> {} {}", safe(&call.name), safe(&call.arguments)),
         Event::ToolCallEnd { status, duration_ms, result, .. } => {
             let first = result.output.lines().next().unwrap_or_default();

@@ -143,7 +143,7 @@ fn long_history(tokens: usize) -> Vec<HistoryItem> {
         items.push(HistoryItem::User {
             text: format!("turn {turn}: look at src/file{turn}.rs and tell me what it does"),
         });
-        items.push(HistoryItem::Assistant { text: String::new(), tool_calls: vec![call] });
+        items.push(HistoryItem::Assistant { text: String::new(), tool_calls: vec![call], cut_off: false });
         let output = format!("{turn}: fn example() {{ let x = 1; }}\n").repeat(180);
         items.push(HistoryItem::ToolResult {
             result: ToolResult { tool_call_id: id, output, is_error: false, data: None, diff: None },
@@ -151,6 +151,7 @@ fn long_history(tokens: usize) -> Vec<HistoryItem> {
         items.push(HistoryItem::Assistant {
             text: format!("file{turn}.rs defines an example function."),
             tool_calls: Vec::new(),
+            cut_off: false,
         });
         turn += 1;
     }

@@ -178,6 +178,20 @@ pub enum Event {
         /// Workspace-relative POSIX paths.
         paths: Vec<String>,
     },
+    /// The model's stream broke and the step starts over: drop the step's partial text; until
+    /// the next delta the window says "reconnecting (attempt/maxAttempts)".
+    StreamRestarted {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        /// Attempts in all.
+        max_attempts: u32,
+        /// Why the last one failed.
+        reason: String,
+    },
     /// An `undo` ended: the files put back, the files the turn had created and that were
     /// removed, and those left alone because they changed again since.
     Undone {
@@ -231,6 +245,7 @@ impl Event {
             | Event::TurnAborted { session_id, .. }
             | Event::TurnSuspended { session_id, .. }
             | Event::Undone { session_id, .. }
+            | Event::StreamRestarted { session_id, .. }
             | Event::FilesChangedOnDisk { session_id, .. }
             | Event::ModeChanged { session_id, .. }
             | Event::Error { session_id, .. } => session_id,

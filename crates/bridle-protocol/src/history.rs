@@ -20,6 +20,11 @@ pub enum HistoryItem {
         text: String,
         /// The calls, in the order the model gave them.
         tool_calls: Vec<ToolCall>,
+        /// The stream broke and no retry got through: this is the text the user saw before it
+        /// stopped (never with tool calls: a call from an unfinished stream never runs).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(as = "Option<bool>", optional)]
+        cut_off: bool,
     },
     /// The result of one call of the preceding assistant item.
     ToolResult {

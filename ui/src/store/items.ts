@@ -52,13 +52,22 @@ export function updateTool(state: SessionState, callId: string, change: (item: T
   return found ? { ...state, items } : state;
 }
 
+/** Drops the current step's partial text of `turnId` (its stream is starting over). */
+export function dropPartialText(state: SessionState, turnId: string): SessionState {
+  const at = openAssistantIndex(state.items, turnId);
+  return at < 0 ? state : { ...state, items: state.items.filter((_, i) => i !== at) };
+}
+
 /**
- * Ends a turn's open items: streaming text stops streaming, and when the turn was aborted, calls
- * that never reported an end are marked interrupted.
+ * Ends a turn's open items: streaming text stops streaming (marked cut off when the stream
+ * broke for good), and when the turn was aborted, calls that never reported an end are marked
+ * interrupted.
  */
-export function closeTurn(state: SessionState, turnId: string, aborted: boolean): SessionState {
+export function closeTurn(state: SessionState, turnId: string, aborted: boolean, cutOff = false): SessionState {
   const items = state.items.map((item): ChatItem => {
-    if (item.kind === "assistant" && item.turnId === turnId && item.streaming) return { ...item, streaming: false };
+    if (item.kind === "assistant" && item.turnId === turnId && item.streaming) {
+      return cutOff ? { ...item, streaming: false, cutOff: true } : { ...item, streaming: false };
+    }
     if (aborted && item.kind === "tool" && item.turnId === turnId && (item.status === "running" || item.status === "pending")) {
       return { ...item, status: "interrupted" };
     }

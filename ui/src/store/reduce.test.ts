@@ -141,6 +141,35 @@ describe("reduce", () => {
     expect(last(s.items)).toMatchObject({ kind: "notice", text: expect.stringContaining("12000") });
   });
 
+  it("drops a broken stream's partial text, says it is reconnecting, and never doubles the text", () => {
+    const restarted: Event = {
+      type: "streamRestarted",
+      sessionId: S,
+      turnId: T,
+      attempt: 2,
+      maxAttempts: 5,
+      reason: "the stream ended early",
+    };
+    const mid = fold([started, delta("The answ"), restarted]);
+    expect(mid.items.filter((i) => i.kind === "assistant")).toEqual([]);
+    expect(mid.reconnecting).toMatchObject({ attempt: 2, maxAttempts: 5 });
+    const done = fold([started, delta("The answ"), restarted, delta("The answer"), delta(" is 42.")]);
+    expect(done.reconnecting).toBeNull();
+    const texts = done.items.filter((i) => i.kind === "assistant").map((i) => (i.kind === "assistant" ? i.text : ""));
+    expect(texts).toEqual(["The answer is 42."]);
+  });
+
+  it("marks the text of a stream that broke for good as cut off", () => {
+    const s = fold([
+      started,
+      delta("Half an ans"),
+      { type: "error", sessionId: S, info: { code: "provider_unavailable", message: "gave up", retryable: true } },
+      { type: "turnAborted", sessionId: S, turnId: T, reason: "error" },
+    ]);
+    const assistant = s.items.find((i) => i.kind === "assistant");
+    expect(assistant).toMatchObject({ text: "Half an ans", streaming: false, cutOff: true });
+  });
+
   it("says which files changed on disk behind the agent's back", () => {
     const s = fold([started, { type: "filesChangedOnDisk", sessionId: S, paths: ["notes.txt"] }]);
     expect(last(s.items)).toMatchObject({ kind: "notice", text: expect.stringContaining("notes.txt") });

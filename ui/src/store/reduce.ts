@@ -3,7 +3,7 @@
 import type { AbortReason, Event } from "../api/types";
 import { type ChatItem, type SessionState, nextKey, pushError } from "./state";
 import { addApprovals, resolveApproval } from "./approvals";
-import { closeTurn, setAssistantText, updateTool } from "./items";
+import { closeTurn, dropPartialText, setAssistantText, updateTool } from "./items";
 
 const ABORT_TEXT: Record<AbortReason, string> = {
   interrupted: "Turn stopped by you.",
@@ -19,6 +19,9 @@ function pushItem(state: SessionState, prefix: string, make: (key: string) => Ch
 
 export function reduce(state: SessionState, event: Event): SessionState {
   const s: SessionState = state.sessionId === event.sessionId ? state : { ...state, sessionId: event.sessionId };
+  // Text flowing again, or the turn over, ends a "reconnecting".
+  const flowing = ["assistantDelta", "assistantMessage", "turnCompleted", "turnAborted", "toolCallBegin"];
+  if (s.reconnecting && flowing.includes(event.type)) return reduce({ ...s, reconnecting: null }, event);
   switch (event.type) {
     case "turnStarted":
       return { ...s, turn: { phase: "running", turnId: event.turnId }, lastAbort: null };
@@ -74,8 +77,14 @@ export function reduce(state: SessionState, event: Event): SessionState {
       }));
     case "turnCompleted":
       return { ...closeTurn(s, event.turnId, false), turn: { phase: "idle" } };
+    case "streamRestarted":
+      return {
+        ...dropPartialText(s, event.turnId),
+        reconnecting: { turnId: event.turnId, attempt: event.attempt, maxAttempts: event.maxAttempts, reason: event.reason },
+      };
     case "turnAborted": {
-      const closed = closeTurn(s, event.turnId, true);
+      // An error ends a stream for good: the text it left is what the session keeps, cut off.
+      const closed = closeTurn(s, event.turnId, true, event.reason === "error");
       const noted = pushItem(closed, "notice", (key) => ({
         kind: "notice",
         key,

@@ -17,7 +17,15 @@ export type ToolCardStatus = "running" | "pending" | ToolStatus;
 /** One entry of the chat transcript, in the order it happened. */
 export type ChatItem =
   | { kind: "user"; key: string; text: string }
-  | { kind: "assistant"; key: string; turnId: string; text: string; streaming: boolean }
+  | {
+      kind: "assistant";
+      key: string;
+      turnId: string;
+      text: string;
+      streaming: boolean;
+      /** The stream broke and no retry got through: this is what arrived before it stopped. */
+      cutOff?: boolean;
+    }
   | {
       kind: "tool";
       key: string;
@@ -84,6 +92,8 @@ export interface SessionState {
   lastAbort: AbortReason | null;
   /** Null until the session summary arrives. */
   runMode: RunMode | null;
+  /** The model's stream broke and the step starts over: shown until text flows again. */
+  reconnecting: { turnId: string; attempt: number; maxAttempts: number; reason: string } | null;
   /** Counter for item keys, so the reducer stays pure. */
   seq: number;
   /** Engine events received so far; views that poll the engine refresh when it moves. */
@@ -102,6 +112,7 @@ export const initialState: SessionState = {
   errors: [],
   lastAbort: null,
   runMode: null,
+  reconnecting: null,
   seq: 0,
   eventCount: 0,
 };

@@ -14,5 +14,6 @@ mod run;
 mod sandbox;
 mod seams;
 mod secrets;
+mod streams;
 mod tool;
 mod walkers;

@@ -106,7 +106,7 @@ pub(crate) fn transcript(previous: Option<&str>, items: &[HistoryItem], budget: 
 fn render(item: &HistoryItem) -> String {
     match item {
         HistoryItem::User { text } => format!("USER: {}\n", cut(text, ITEM_CHARS)),
-        HistoryItem::Assistant { text, tool_calls } => {
+        HistoryItem::Assistant { text, tool_calls, .. } => {
             let mut line = format!("ASSISTANT: {}\n", cut(text, ITEM_CHARS));
             for call in tool_calls {
                 line.push_str(&format!("  called {} {}\n", call.name, cut(&call.arguments, 300)));

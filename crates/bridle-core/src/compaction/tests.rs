@@ -11,7 +11,7 @@ fn user(text: &str) -> HistoryItem {
 
 fn call(id: &str) -> HistoryItem {
     let call = ToolCall { id: id.into(), provider_id: id.into(), name: "read_file".into(), arguments: "{}".into() };
-    HistoryItem::Assistant { text: String::new(), tool_calls: vec![call] }
+    HistoryItem::Assistant { text: String::new(), tool_calls: vec![call], cut_off: false }
 }
 
 fn result(id: &str, size: usize) -> HistoryItem {
@@ -27,7 +27,7 @@ fn result(id: &str, size: usize) -> HistoryItem {
 }
 
 fn said(text: &str) -> HistoryItem {
-    HistoryItem::Assistant { text: text.into(), tool_calls: Vec::new() }
+    HistoryItem::Assistant { text: text.into(), tool_calls: Vec::new(), cut_off: false }
 }
 
 /// Four turns, each reading a big file.

@@ -1,8 +1,9 @@
 //! One step: stream the model's answer, retrying what the provider may recover from.
 //!
-//! Deltas are emitted as they arrive. A retried attempt starts its text over; the
-//! `AssistantMessage` that closes the step carries the authoritative text, so a UI that saw
-//! deltas of a failed attempt replaces them.
+//! Deltas are emitted as they arrive. A retried attempt starts its text over, announced by
+//! `StreamRestarted` before its wait, so the deltas after the last restart are exactly the
+//! `AssistantMessage` that closes the step; a failed attempt's tool calls never run; when the
+//! retries run out, the text the user saw is handed back to be kept, marked cut off.
 
 use bridle_protocol::{Event, TokenUsage};
 use futures::StreamExt;
@@ -23,13 +24,14 @@ pub(crate) struct Answer {
 pub(crate) enum StepError {
     /// Cancelled; the text streamed so far.
     Interrupted(String),
-    /// The provider failed for good.
-    Provider { error: ProviderError, attempts: u32 },
+    /// The provider failed for good; the text the last attempt streamed before it broke.
+    Provider { error: ProviderError, attempts: u32, partial: String },
 }
 
 enum AttemptError {
     Interrupted(String),
-    Provider(ProviderError),
+    /// The provider failed; the text streamed before it did.
+    Provider(ProviderError, String),
 }
 
 pub(crate) async fn stream_answer(
@@ -43,11 +45,22 @@ pub(crate) async fn stream_answer(
         match attempt(session, turn_id, request, cancel).await {
             Ok(answer) => return Ok(answer),
             Err(AttemptError::Interrupted(text)) => return Err(StepError::Interrupted(text)),
-            Err(AttemptError::Provider(error)) => match session.config.retry.delay(&error, retry) {
-                None => return Err(StepError::Provider { error, attempts: retry + 1 }),
+            Err(AttemptError::Provider(error, partial)) => match session.config.retry.delay(&error, retry) {
+                None => return Err(StepError::Provider { error, attempts: retry + 1, partial }),
                 Some(delay) => {
                     tracing::warn!("model request failed ({error}); retrying in {delay:?}");
                     retry += 1;
+                    // Said before the wait: the window drops the partial text at once and says
+                    // it is reconnecting; the text streamed after it is the whole answer.
+                    session
+                        .emit(Event::StreamRestarted {
+                            session_id: session.id.clone(),
+                            turn_id: turn_id.to_string(),
+                            attempt: retry + 1,
+                            max_attempts: session.config.retry.max_retries + 1,
+                            reason: error.to_string(),
+                        })
+                        .await;
                     tokio::select! {
                         biased;
                         _ = cancel.cancelled() => return Err(StepError::Interrupted(String::new())),
@@ -68,7 +81,7 @@ async fn attempt(
     let mut stream = tokio::select! {
         biased;
         _ = cancel.cancelled() => return Err(AttemptError::Interrupted(String::new())),
-        stream = session.deps.provider.stream(request) => stream.map_err(AttemptError::Provider)?,
+        stream = session.deps.provider.stream(request) => stream.map_err(|e| AttemptError::Provider(e, String::new()))?,
     };
     let mut answer = Answer::default();
     loop {
@@ -89,7 +102,8 @@ async fn attempt(
             }
             Some(Ok(ModelEvent::Usage(usage))) => answer.usage = Some(usage),
             Some(Ok(ModelEvent::Finished)) | None => return Ok(answer),
-            Some(Err(error)) => return Err(AttemptError::Provider(error)),
+            // Its tool calls die with it: a call from an unfinished stream never runs.
+            Some(Err(error)) => return Err(AttemptError::Provider(error, answer.text)),
         }
     }
 }

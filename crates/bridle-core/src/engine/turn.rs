@@ -90,7 +90,12 @@ async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &Canc
                 }
                 return End::Aborted(AbortReason::Interrupted);
             }
-            Err(StepError::Provider { error, attempts }) => {
+            Err(StepError::Provider { error, attempts, partial }) => {
+                // What the user read before the stream broke is what the session keeps.
+                if !partial.is_empty() {
+                    let item = HistoryItem::Assistant { text: partial, tool_calls: Vec::new(), cut_off: true };
+                    session.record(turn_id, item).await;
+                }
                 let info = error.to_info(attempts);
                 session.emit(Event::Error { session_id: session.id.clone(), info }).await;
                 return End::Aborted(AbortReason::Error);
@@ -139,7 +144,7 @@ fn audit_request(
             Err(StepError::Interrupted(partial)) => {
                 r.status("interrupted").payload(json!({"request": sent, "text": partial}))
             }
-            Err(StepError::Provider { error, attempts }) => r.status("error").payload(json!({
+            Err(StepError::Provider { error, attempts, .. }) => r.status("error").payload(json!({
                 "request": sent,
                 "error": error.to_info(*attempts).message,
                 "attempts": attempts,
@@ -202,7 +207,7 @@ async fn withdraw_suspended(session: &Session) {
 
 async fn finish_message(session: &Session, turn_id: &str, text: String, tool_calls: Vec<ToolCall>) {
     if !text.is_empty() || !tool_calls.is_empty() {
-        session.record(turn_id, HistoryItem::Assistant { text: text.clone(), tool_calls }).await;
+        session.record(turn_id, HistoryItem::Assistant { text: text.clone(), tool_calls, cut_off: false }).await;
     }
     if !text.is_empty() {
         session

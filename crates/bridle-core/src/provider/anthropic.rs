@@ -49,7 +49,7 @@ impl AnthropicProvider {
                     let text = if text.trim().is_empty() { "(empty message)" } else { text.as_str() };
                     push("user", json!({"type": "text", "text": text}));
                 }
-                HistoryItem::Assistant { text, tool_calls } => {
+                HistoryItem::Assistant { text, tool_calls, .. } => {
                     if !text.trim().is_empty() {
                         push("assistant", json!({"type": "text", "text": text}));
                     }

@@ -37,7 +37,7 @@ impl OpenAiProvider {
         for item in &request.history {
             messages.push(match item {
                 HistoryItem::User { text } => json!({"role": "user", "content": text}),
-                HistoryItem::Assistant { text, tool_calls } => {
+                HistoryItem::Assistant { text, tool_calls, .. } => {
                     let mut msg = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
                     if !tool_calls.is_empty() {
                         msg["tool_calls"] = tool_calls

@@ -49,8 +49,13 @@ mod tests {
             HistoryItem::Assistant {
                 text: String::new(),
                 tool_calls: vec![call("a", "call_1"), call("b", "call_1"), call("c", "")],
+                cut_off: false,
             },
-            HistoryItem::Assistant { text: String::new(), tool_calls: vec![call("d", "call_1"), call("e", "toolu.9")] },
+            HistoryItem::Assistant {
+                text: String::new(),
+                tool_calls: vec![call("d", "call_1"), call("e", "toolu.9")],
+                cut_off: false,
+            },
         ];
         let ids = wire_ids(&history);
         assert_eq!(ids["a"], "call_1");

@@ -15,9 +15,9 @@ fn history_survives_reopening_the_file() {
     let path = dir.path().join("bridle.db");
     let items = vec![
         HistoryItem::User { text: "list the files\nplease".into() },
-        HistoryItem::Assistant { text: "".into(), tool_calls: vec![call("a")] },
+        HistoryItem::Assistant { text: "".into(), tool_calls: vec![call("a")], cut_off: false },
         HistoryItem::ToolResult { result: ToolResult::ok("a", "x") },
-        HistoryItem::Assistant { text: "done".into(), tool_calls: vec![] },
+        HistoryItem::Assistant { text: "done".into(), tool_calls: vec![], cut_off: false },
     ];
     {
         let store = Store::open(&path).unwrap();
@@ -38,7 +38,12 @@ fn dangling_calls_are_closed_in_place_once() {
     store.create_session("s", "/ws", 0).unwrap();
     store.append("s", "t", &HistoryItem::User { text: "go".into() }, 1).unwrap();
     store
-        .append("s", "t", &HistoryItem::Assistant { text: "".into(), tool_calls: vec![call("a"), call("b")] }, 2)
+        .append(
+            "s",
+            "t",
+            &HistoryItem::Assistant { text: "".into(), tool_calls: vec![call("a"), call("b")], cut_off: false },
+            2,
+        )
         .unwrap();
     store.append("s", "t", &HistoryItem::ToolResult { result: ToolResult::ok("a", "fine") }, 3).unwrap();
     let history = store.history("s", 4).unwrap();

@@ -35,7 +35,7 @@ async fn an_interrupt_mid_stream_stops_the_turn_and_keeps_the_partial_text() {
             history,
             [
                 HistoryItem::User { text: "think".into() },
-                HistoryItem::Assistant { text: "Thinking abou".into(), tool_calls: vec![] }
+                HistoryItem::Assistant { text: "Thinking abou".into(), tool_calls: vec![], cut_off: false }
             ]
         );
         // The session goes on after the interrupt.

@@ -50,7 +50,75 @@ async fn a_connection_dropped_mid_stream_is_retried_and_the_answer_is_whole() {
         });
         assert_eq!(message.as_deref(), Some("The whole answer"));
         let history = t.store.history(t.engine.session_id(), 0).unwrap();
-        assert_eq!(history[1], HistoryItem::Assistant { text: "The whole answer".into(), tool_calls: vec![] });
+        assert_eq!(
+            history[1],
+            HistoryItem::Assistant { text: "The whole answer".into(), tool_calls: vec![], cut_off: false }
+        );
+        // The restart is announced, and the deltas after it are exactly the final message.
+        let restart = events.iter().rposition(|e| matches!(e, Event::StreamRestarted { .. })).expect("streamRestarted");
+        let Event::StreamRestarted { attempt, max_attempts, .. } = &events[restart] else { unreachable!() };
+        assert_eq!((*attempt, *max_attempts), (2, 5), "{wire:?}");
+        let after: String = events[restart..]
+            .iter()
+            .filter_map(|e| match e {
+                Event::AssistantDelta { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(after, "The whole answer", "{wire:?}");
+    }
+}
+
+/// An SSE body up to (not including) the event that says the answer is finished.
+fn before_the_finish(body: &str) -> String {
+    let finish = body.find("\"finish_reason\"").or_else(|| body.find("message_delta")).expect("a finish event");
+    let start = body[..finish].rfind("\n\n").map_or(0, |i| i + 2);
+    body[..start].to_string()
+}
+
+#[tokio::test]
+async fn when_the_retries_run_out_the_text_the_user_saw_stays_marked_cut_off() {
+    for wire in WIRES {
+        let cut = before_the_finish(&wire.text("A long answer that never finishes"));
+        let server = RawServer::start((0..3).map(|_| Reply { body: cut.clone(), after: After::Close }).collect()).await;
+        let mut t = engine(wire.provider(&server.uri), |c| c.retry.max_retries = 2);
+        t.say("answer me").await;
+        let events = t.turn().await;
+        assert!(matches!(last(&events), Event::TurnAborted { reason: AbortReason::Error, .. }), "{wire:?}: {events:?}");
+        let restarts = events.iter().filter(|e| matches!(e, Event::StreamRestarted { .. })).count();
+        assert_eq!(restarts, 2, "{wire:?}");
+        let restart = events.iter().rposition(|e| matches!(e, Event::StreamRestarted { .. })).unwrap();
+        let seen: String = events[restart..]
+            .iter()
+            .filter_map(|e| match e {
+                Event::AssistantDelta { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(!seen.is_empty(), "{wire:?}: the last attempt streamed some text");
+        let history = t.store.history(t.engine.session_id(), 0).unwrap();
+        assert_eq!(history.len(), 2, "{wire:?}: {history:?}");
+        assert_eq!(history[1], HistoryItem::Assistant { text: seen, tool_calls: vec![], cut_off: true });
+    }
+}
+
+#[tokio::test]
+async fn a_tool_call_from_an_unfinished_stream_never_runs() {
+    for wire in WIRES {
+        let calls = wire.tool_calls(&[("w1", "write_file", r#"{"path":"made.txt","content":"x"}"#)]);
+        // Everything but the end of the stream: the call is whole, the answer is not.
+        let cut = before_the_finish(&calls);
+        let server = RawServer::start(vec![
+            Reply { body: cut, after: After::Close },
+            Reply { body: wire.text("I will not write it."), after: After::Close },
+        ])
+        .await;
+        let mut t = engine(wire.provider(&server.uri), |c| c.mode = bridle_protocol::Mode::Bypass);
+        t.say("write it").await;
+        let events = t.turn().await;
+        assert!(matches!(last(&events), Event::TurnCompleted { .. }), "{wire:?}: {events:?}");
+        assert!(!events.iter().any(|e| matches!(e, Event::ToolCallBegin { .. })), "{wire:?}: {events:?}");
+        assert!(!t.dir.path().join("ws/made.txt").exists(), "{wire:?}");
     }
 }
 

@@ -198,7 +198,27 @@ sessionId: string,
 /**
  * Workspace-relative POSIX paths.
  */
-paths: Array<string>, } | { "type": "undone", 
+paths: Array<string>, } | { "type": "streamRestarted", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * Turn id.
+ */
+turnId: string, 
+/**
+ * The attempt about to start (2 for the first retry).
+ */
+attempt: number, 
+/**
+ * Attempts in all.
+ */
+maxAttempts: number, 
+/**
+ * Why the last one failed.
+ */
+reason: string, } | { "type": "undone", 
 /**
  * Session id.
  */

@@ -17,7 +17,12 @@ text: string,
 /**
  * The calls, in the order the model gave them.
  */
-toolCalls: Array<ToolCall>, } | { "type": "toolResult", 
+toolCalls: Array<ToolCall>, 
+/**
+ * The stream broke and no retry got through: this is the text the user saw before it
+ * stopped (never with tool calls: a call from an unfinished stream never runs).
+ */
+cutOff?: boolean, } | { "type": "toolResult", 
 /**
  * The result.
  */

@@ -16,6 +16,7 @@ export function ChatView({ session }: { session: Session }) {
         runMode={state.runMode}
         connection={connection}
         busy={busy}
+        reconnecting={state.reconnecting}
         onMode={commands.setMode}
       />
       <MessageList

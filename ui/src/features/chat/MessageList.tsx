@@ -45,7 +45,15 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace }
           case "user":
             return <MessageBubble key={item.key} role="user" text={item.text} />;
           case "assistant":
-            return <MessageBubble key={item.key} role="assistant" text={item.text} streaming={item.streaming} />;
+            return (
+              <MessageBubble
+                key={item.key}
+                role="assistant"
+                text={item.text}
+                streaming={item.streaming}
+                cutOff={item.cutOff ?? false}
+              />
+            );
           case "tool": {
             const approval = approvals.find((a) => a.callId === item.call.id) ?? null;
             return (

@@ -1,7 +1,8 @@
 // One line above the transcript: which workspace and model this session runs with, its mode (a
-// picker: the engine switches between turns and confirms), and how `bash` runs under it.
+// picker: the engine switches between turns and confirms), how `bash` runs under it, and whether
+// a turn is working — or reconnecting after its stream broke.
 import type { Mode, SessionSummary } from "../../api/types";
-import type { RunMode } from "../../store/state";
+import type { RunMode, SessionState } from "../../store/state";
 import type { Connection } from "../../store/useSession";
 import { ModePicker } from "./ModePicker";
 import { SandboxStatus } from "./SandboxStatus";
@@ -11,10 +12,11 @@ interface Props {
   runMode: RunMode | null;
   connection: Connection;
   busy: boolean;
+  reconnecting: SessionState["reconnecting"];
   onMode: (mode: Mode) => void;
 }
 
-export function SessionHeader({ info, runMode, connection, busy, onMode }: Props) {
+export function SessionHeader({ info, runMode, connection, busy, reconnecting, onMode }: Props) {
   return (
     <header className="session-header">
       <span className="session-workspace" data-testid="session-workspace" title={info?.workspace}>
@@ -31,9 +33,15 @@ export function SessionHeader({ info, runMode, connection, busy, onMode }: Props
           <SandboxStatus sandbox={runMode.sandbox} why={runMode.unsandboxedBecause} />
         </>
       )}
-      <span className={busy ? "turn-state busy" : "turn-state"} role="status">
-        {busy ? "Working…" : "Idle"}
-      </span>
+      {reconnecting ? (
+        <span className="turn-state reconnecting" role="status" data-testid="reconnecting" title={reconnecting.reason}>
+          reconnecting ({reconnecting.attempt}/{reconnecting.maxAttempts})
+        </span>
+      ) : (
+        <span className={busy ? "turn-state busy" : "turn-state"} role="status">
+          {busy ? "Working…" : "Idle"}
+        </span>
+      )}
     </header>
   );
 }
