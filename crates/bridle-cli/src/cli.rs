@@ -53,6 +53,19 @@ pub enum Command {
     Audit(crate::audit::AuditArgs),
     /// List pending approval requests, or answer one from this process.
     Approvals(ApprovalsArgs),
+    /// List the models the configured server offers, with their context windows where known.
+    Models(ModelsArgs),
+}
+
+/// `bridle models`.
+#[derive(Args, Debug)]
+pub struct ModelsArgs {
+    /// The server to ask (default: the config's provider).
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// Print {"models": [{"id", "contextWindow"}]}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// What to do when a call needs approval.

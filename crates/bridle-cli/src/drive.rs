@@ -73,6 +73,7 @@ pub fn provider_config(setup: &Wiring, args: &ProviderArgs) -> anyhow::Result<Pr
         || match kind {
             ProviderKind::Openai => "https://api.openai.com/v1".into(),
             ProviderKind::Anthropic => "https://api.anthropic.com".into(),
+            ProviderKind::Ollama => "http://127.0.0.1:11434".into(),
         },
     );
     let Some(model) = args.model.clone().or_else(|| same_kind.as_ref().map(|p| p.model.clone())) else {
@@ -116,6 +117,9 @@ pub async fn follow(
             out.flush()?;
         } else {
             print_human(&event)?;
+        }
+        if let Event::Warning { code, message, .. } = &event {
+            eprintln!("warning [{code}]: {}", safe(message));
         }
         if let Event::StreamRestarted { attempt, max_attempts, reason, .. } = &event {
             // Said on stderr in both modes: what was streamed so far is void, the answer starts over.

@@ -8,6 +8,7 @@ mod approvals;
 mod audit;
 mod cli;
 mod drive;
+mod models;
 mod run;
 mod sessions;
 mod setup;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
             Command::Sessions(args) => sessions::sessions(&cli.global, args).await,
             Command::Audit(args) => audit::audit(&cli.global, args),
             Command::Approvals(args) => approvals::approvals(&cli.global, args).await,
+            Command::Models(args) => models::models(&cli.global, args).await,
         }
     });
     match outcome {

@@ -129,6 +129,11 @@ impl Wiring {
         Ok(AuditSink::start(AuditLog::open(&self.data_dir)?))
     }
 
+    /// The API key for `kind` from the environment, if set.
+    pub fn api_key(&self, kind: ProviderKind) -> Option<String> {
+        self.api_keys.get(kind.api_key_variable()).cloned()
+    }
+
     /// The model provider for `config`, its key from the environment (never from the config).
     pub fn provider(&self, config: &ProviderConfig) -> Result<Arc<dyn ModelProvider>, WiringError> {
         let key = self.api_keys.get(config.kind.api_key_variable()).cloned();

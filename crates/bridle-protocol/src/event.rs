@@ -178,6 +178,17 @@ pub enum Event {
         /// Workspace-relative POSIX paths.
         paths: Vec<String>,
     },
+    /// Something the user should know that stops nothing (`context_window_corrected`: the config
+    /// promised a larger window than the server serves; `prompt_truncated`: the server counted
+    /// far fewer prompt tokens than Bridle sent, so it cut the prompt).
+    Warning {
+        /// Session id.
+        session_id: String,
+        /// A stable code.
+        code: String,
+        /// What happened and what to do, for the user.
+        message: String,
+    },
     /// The model's stream broke and the step starts over: drop the step's partial text; until
     /// the next delta the window says "reconnecting (attempt/maxAttempts)".
     StreamRestarted {
@@ -246,6 +257,7 @@ impl Event {
             | Event::TurnSuspended { session_id, .. }
             | Event::Undone { session_id, .. }
             | Event::StreamRestarted { session_id, .. }
+            | Event::Warning { session_id, .. }
             | Event::FilesChangedOnDisk { session_id, .. }
             | Event::ModeChanged { session_id, .. }
             | Event::Error { session_id, .. } => session_id,

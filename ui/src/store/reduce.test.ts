@@ -170,6 +170,11 @@ describe("reduce", () => {
     expect(assistant).toMatchObject({ text: "Half an ans", streaming: false, cutOff: true });
   });
 
+  it("shows a warning as a notice", () => {
+    const s = fold([{ type: "warning", sessionId: S, code: "prompt_truncated", message: "the server cut the prompt" }]);
+    expect(last(s.items)).toMatchObject({ kind: "notice", tone: "warn", text: "the server cut the prompt" });
+  });
+
   it("says which files changed on disk behind the agent's back", () => {
     const s = fold([started, { type: "filesChangedOnDisk", sessionId: S, paths: ["notes.txt"] }]);
     expect(last(s.items)).toMatchObject({ kind: "notice", text: expect.stringContaining("notes.txt") });

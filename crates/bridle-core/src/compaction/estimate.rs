@@ -69,3 +69,33 @@ impl Estimator {
         self.chars_per_token
     }
 }
+
+/// A real tokenizer (OpenAI's o200k), loaded once; `None` if it cannot be built.
+static BPE: std::sync::LazyLock<Option<tiktoken_rs::CoreBPE>> =
+    std::sync::LazyLock::new(|| tiktoken_rs::o200k_base().inspect_err(|e| tracing::warn!("no tokenizer: {e}")).ok());
+
+/// The tokens of what a request puts before the model — instructions, every message's text and
+/// the tools' schemas — counted with a real tokenizer (characters over four without one). A
+/// server's own count should be near it; far below means the server cut the prompt.
+pub fn count_tokens(request: &ModelRequest) -> u64 {
+    let mut text = request.system.clone();
+    for item in &request.history {
+        match item {
+            bridle_protocol::HistoryItem::User { text: t } => text.push_str(t),
+            bridle_protocol::HistoryItem::Assistant { text: t, tool_calls, .. } => {
+                text.push_str(t);
+                for call in tool_calls {
+                    text.push_str(&call.name);
+                    text.push_str(&call.arguments);
+                }
+            }
+            bridle_protocol::HistoryItem::ToolResult { result } => text.push_str(&result.output),
+        }
+        text.push('\n');
+    }
+    text.push_str(&serde_json::to_string(&request.tools).unwrap_or_default());
+    match BPE.as_ref() {
+        Some(bpe) => bpe.encode_ordinary(&text).len() as u64,
+        None => (text.len() / 4) as u64,
+    }
+}

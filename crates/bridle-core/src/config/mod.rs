@@ -22,6 +22,8 @@ pub enum ProviderKind {
     Openai,
     /// Anthropic Messages.
     Anthropic,
+    /// Ollama's native chat API (base URL: the server's root).
+    Ollama,
 }
 
 impl ProviderKind {
@@ -30,6 +32,8 @@ impl ProviderKind {
         match self {
             ProviderKind::Openai => "OPENAI_API_KEY",
             ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            // A local server: no key (the variable is never set for it).
+            ProviderKind::Ollama => "OLLAMA_API_KEY",
         }
     }
 }
@@ -40,7 +44,8 @@ impl std::str::FromStr for ProviderKind {
         match s {
             "openai" => Ok(Self::Openai),
             "anthropic" => Ok(Self::Anthropic),
-            other => Err(format!("unknown provider `{other}` (expected openai or anthropic)")),
+            "ollama" => Ok(Self::Ollama),
+            other => Err(format!("unknown provider `{other}` (expected openai, anthropic or ollama)")),
         }
     }
 }

@@ -373,6 +373,8 @@ fn suspended_turn(mut held: HashMap<String, StoredApproval>, history: &[HistoryI
 /// Owns the session: turns one at a time, interrupts, approvals, and the ops later versions
 /// handle. Ends when every `Engine` handle is dropped and the last turn has finished.
 async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended: Option<turn::TurnStart>) {
+    // Before the first request: the window the server really serves (2 s at most).
+    session.discover_window().await;
     let mut queue: VecDeque<String> = VecDeque::new();
     let mut running: Option<RunningTurn> = suspended.map(|start| start_turn(&session, start));
     let mut open = true;

@@ -32,6 +32,10 @@ pub(crate) struct Session {
     view: std::sync::Mutex<View>,
     /// This session's tokens-per-character, learnt from the provider's counts.
     estimator: std::sync::Mutex<Estimator>,
+    /// The context window in force: the smallest of the config's and what the server serves.
+    window: std::sync::Mutex<Option<u64>>,
+    /// Whether the prompt-truncation warning was given (once per session).
+    warned_truncation: std::sync::atomic::AtomicBool,
     /// The workspace watch that reports files changed behind the session's back.
     watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
     history: Mutex<Vec<HistoryItem>>,
@@ -61,6 +65,7 @@ impl Session {
         let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
         let files = Arc::new(SessionFiles::new(&id, deps.store.clone(), &config.data_dir, deps.clock.clone()));
         let view = deps.store.view(&id).ok().flatten().and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
+        let window = config.context_window;
         let pipeline = std::sync::RwLock::new(pipeline);
         Self {
             id,
@@ -72,11 +77,69 @@ impl Session {
             files,
             view: std::sync::Mutex::new(view),
             estimator: std::sync::Mutex::new(Estimator::default()),
+            window: std::sync::Mutex::new(window),
+            warned_truncation: std::sync::atomic::AtomicBool::new(false),
             watch: std::sync::Mutex::new(None),
             history: Mutex::new(history),
             events,
             _lease: lease,
         }
+    }
+
+    /// The context window in force, when known.
+    pub(crate) fn context_window(&self) -> Option<u64> {
+        *self.window.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Asks the server what window it serves for the model (within its 2 s limit) and keeps
+    /// the smallest of that and the config's; a config promising more than the server holds is
+    /// corrected with a warning, since compaction and the meter would work from a number the
+    /// server does not honour.
+    pub(crate) async fn discover_window(&self) {
+        let limit = crate::provider::window::ASK_LIMIT + std::time::Duration::from_millis(500);
+        let served = tokio::time::timeout(limit, self.deps.provider.context_window()).await.ok().flatten();
+        let configured = self.config.context_window;
+        let window = match (configured, served) {
+            (Some(c), Some(s)) => Some(c.min(s)),
+            (c, s) => c.or(s),
+        };
+        *self.window.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = window;
+        if let Ok(mut meter) = self.usage.lock() {
+            meter.context_window = window;
+        }
+        if let (Some(c), Some(s)) = (configured, served) {
+            if c > s {
+                let message = format!(
+                    "the config says context_window = {c}, but the server serves {s} tokens for {}; Bridle uses {s}",
+                    self.deps.provider.model()
+                );
+                self.warn("context_window_corrected", message).await;
+            }
+        }
+    }
+
+    /// A warning for the window (and the audit), which stops nothing.
+    pub(crate) async fn warn(&self, code: &str, message: String) {
+        self.audit(AuditKind::Error, None, |r| r.status(code).payload(serde_json::json!({"warning": message})));
+        self.emit(Event::Warning { session_id: self.id.clone(), code: code.into(), message }).await;
+    }
+
+    /// The server counted `reported` prompt tokens for `request`: far fewer than Bridle's own
+    /// count of what it sent means the server cut the prompt (a context smaller than the
+    /// request, or a chat template that drops the tools). Said once per session.
+    pub(crate) async fn check_truncation(&self, request: &ModelRequest, reported: u64) {
+        if reported == 0 || self.warned_truncation.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let sent = crate::compaction::count_tokens(request);
+        if (reported as f64) >= 0.7 * sent as f64 {
+            return;
+        }
+        self.warned_truncation.store(true, std::sync::atomic::Ordering::Relaxed);
+        let message = format!(
+            "the server counted {reported} prompt tokens for a request of about {sent}: it cut the prompt, so the model may no longer see its instructions, its tools or the start of the conversation. Raise the server's context (for Ollama, use kind = \"ollama\", which sends num_ctx), or use a chat template that renders tools"
+        );
+        self.warn("prompt_truncated", message).await;
     }
 
     /// Starts watching the workspace: a file the session read or wrote that changes on disk
@@ -324,7 +387,7 @@ impl Session {
     /// view is stored, audited (`compaction`) and announced (`Compacted`). A summary the model
     /// cannot give is an error event; the request then goes as it is.
     pub(crate) async fn compact(&self, turn_id: Option<&str>, force: bool) {
-        let Some(window) = self.config.context_window else {
+        let Some(window) = self.context_window() else {
             if force {
                 let message =
                     "the model's context window is not known ([provider] context_window); nothing to compact against";

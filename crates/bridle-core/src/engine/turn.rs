@@ -245,4 +245,8 @@ async fn report_usage(
             context_window,
         })
         .await;
+    // After the usage it is about: a server that counted far less than was sent cut the prompt.
+    if let Some(counted) = &answer.usage {
+        session.check_truncation(request, counted.input_tokens).await;
+    }
 }

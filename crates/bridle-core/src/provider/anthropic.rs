@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::sse::{self, SseEvent, WireDecoder};
 use super::{http, wire_ids, ModelEvent, ModelProvider, ModelRequest, ModelStream, ProviderError};
 
-const API_VERSION: &str = "2023-06-01";
+pub(crate) const API_VERSION: &str = "2023-06-01";
 
 /// A Messages endpoint; `base_url` does not include `/v1`.
 pub struct AnthropicProvider {
@@ -106,6 +106,10 @@ impl ModelProvider for AnthropicProvider {
 
     fn model(&self) -> &str {
         &self.model
+    }
+
+    async fn context_window(&self) -> Option<u64> {
+        super::window::known(&self.model)
     }
 }
 

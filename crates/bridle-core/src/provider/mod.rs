@@ -1,16 +1,19 @@
 //! Model providers: one request in, a stream of text deltas, tool calls and usage out.
 //!
-//! Two wire formats — OpenAI-compatible Chat Completions and Anthropic Messages — both
-//! streaming over SSE. A provider assembles tool-call fragments itself and reports whole
+//! Three wire formats — OpenAI-compatible Chat Completions and Anthropic Messages, streaming
+//! over SSE, and Ollama's native chat, streaming newline-delimited JSON. A provider assembles tool-call fragments itself and reports whole
 //! calls; it never retries (the engine does, see [`RetryPolicy`]) and it never sees Bridle's
 //! call ids except through [`wire_ids`], which maps them to unique ids on the wire.
 
-mod anthropic;
+pub(crate) mod anthropic;
 mod error;
 mod http;
+pub mod models;
+mod ollama;
 mod openai;
 mod retry;
 mod sse;
+pub mod window;
 mod wire_ids;
 
 use std::pin::Pin;
@@ -21,6 +24,7 @@ use futures::Stream;
 
 pub use anthropic::AnthropicProvider;
 pub use error::ProviderError;
+pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
 pub use retry::RetryPolicy;
 pub use wire_ids::wire_ids;
@@ -66,6 +70,11 @@ pub trait ModelProvider: Send + Sync {
     async fn stream(&self, request: &ModelRequest) -> Result<ModelStream, ProviderError>;
     /// The model's name, for display.
     fn model(&self) -> &str;
+    /// The context window the server serves for this model, asked within
+    /// [`window::ASK_LIMIT`]; `None` when it does not say and the model is not known.
+    async fn context_window(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The provider of a session with no provider configured: every request fails with a message
@@ -96,6 +105,9 @@ pub fn from_config(
         ProviderKind::Openai => Box::new(OpenAiProvider::new(client, &config.base_url, &config.model, api_key)),
         ProviderKind::Anthropic => {
             Box::new(AnthropicProvider::new(client, &config.base_url, &config.model, api_key, config.max_output_tokens))
+        }
+        ProviderKind::Ollama => {
+            Box::new(OllamaProvider::new(client, &config.base_url, &config.model, config.context_window))
         }
     })
 }

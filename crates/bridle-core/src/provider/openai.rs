@@ -13,6 +13,7 @@ use super::{http, wire_ids, ModelEvent, ModelProvider, ModelRequest, ModelStream
 /// A Chat Completions endpoint; `base_url` includes `/v1`.
 pub struct OpenAiProvider {
     client: reqwest::Client,
+    base_url: String,
     url: String,
     model: String,
     api_key: Option<String>,
@@ -23,6 +24,7 @@ impl OpenAiProvider {
     pub fn new(client: reqwest::Client, base_url: &str, model: &str, api_key: Option<String>) -> Self {
         Self {
             client,
+            base_url: base_url.to_string(),
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
             model: model.to_string(),
             api_key,
@@ -82,6 +84,10 @@ impl ModelProvider for OpenAiProvider {
 
     fn model(&self) -> &str {
         &self.model
+    }
+
+    async fn context_window(&self) -> Option<u64> {
+        super::window::openai_compatible(&self.client, &self.base_url, &self.model).await
     }
 }
 

@@ -1,5 +1,6 @@
-//! Server-sent events: bytes in, `(event, data)` records out, and the glue that turns a
-//! response body into a stream of [`ModelEvent`]s through a wire-specific decoder.
+//! Server-sent events (and Ollama's newline-delimited JSON): bytes in, `(event, data)` records
+//! out, and the glue that turns a response body into a stream of [`ModelEvent`]s through a
+//! wire-specific decoder.
 //!
 //! Rule: a stream that ends before its wire format says the answer is complete is an error
 //! ([`ProviderError::StreamDropped`]), never a silently short answer.
@@ -67,6 +68,39 @@ impl SseParser {
     }
 }
 
+/// How a body is cut into records.
+pub(crate) trait Framing: Send + 'static {
+    /// Feeds bytes; returns the records completed by them.
+    fn records(&mut self, chunk: &[u8]) -> Vec<SseEvent>;
+}
+
+impl Framing for SseParser {
+    fn records(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+        self.feed(chunk)
+    }
+}
+
+/// Newline-delimited JSON: each non-empty line is one record (its `data`).
+#[derive(Debug, Default)]
+pub(crate) struct Lines {
+    buffer: Vec<u8>,
+}
+
+impl Framing for Lines {
+    fn records(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+        self.buffer.extend_from_slice(chunk);
+        let mut out = Vec::new();
+        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.buffer.drain(..=end).collect();
+            let text = String::from_utf8_lossy(&line).trim().to_string();
+            if !text.is_empty() {
+                out.push(SseEvent { event: None, data: text });
+            }
+        }
+        out
+    }
+}
+
 /// What a wire format does with each SSE event.
 pub(crate) trait WireDecoder: Send + 'static {
     /// Handles one event, pushing what it completes.
@@ -77,21 +111,31 @@ pub(crate) trait WireDecoder: Send + 'static {
     fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError>;
 }
 
-struct State<S, D> {
+struct State<S, F, D> {
     body: S,
-    parser: SseParser,
+    parser: F,
     decoder: D,
     pending: VecDeque<Result<ModelEvent, ProviderError>>,
     ended: bool,
 }
 
-/// Turns a response body into model events through `decoder`.
+/// Turns an SSE response body into model events through `decoder`.
 pub(crate) fn decode<S, D>(body: S, decoder: D) -> ModelStream
 where
     S: Stream<Item = Result<Bytes, reqwest::Error>> + Send + Unpin + 'static,
     D: WireDecoder,
 {
-    let state = State { body, parser: SseParser::default(), decoder, pending: VecDeque::new(), ended: false };
+    decode_framed(body, SseParser::default(), decoder)
+}
+
+/// Turns a response body cut by `framing` into model events through `decoder`.
+pub(crate) fn decode_framed<S, F, D>(body: S, framing: F, decoder: D) -> ModelStream
+where
+    S: Stream<Item = Result<Bytes, reqwest::Error>> + Send + Unpin + 'static,
+    F: Framing,
+    D: WireDecoder,
+{
+    let state = State { body, parser: framing, decoder, pending: VecDeque::new(), ended: false };
     Box::pin(futures::stream::unfold(state, |mut st| async move {
         loop {
             if let Some(item) = st.pending.pop_front() {
@@ -107,7 +151,7 @@ where
             } else {
                 match st.body.next().await {
                     Some(Ok(chunk)) => {
-                        st.parser.feed(&chunk).into_iter().try_for_each(|event| st.decoder.on_event(event, &mut out))
+                        st.parser.records(&chunk).into_iter().try_for_each(|event| st.decoder.on_event(event, &mut out))
                     }
                     Some(Err(e)) => {
                         st.ended = true;

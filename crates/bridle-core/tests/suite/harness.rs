@@ -222,8 +222,17 @@ pub async fn mock_server(wire: Wire, script: Script) -> MockServer {
     server
 }
 
+/// The model requests the server received (POSTs: the engine's GETs asking what window the
+/// server serves are not model requests).
 pub async fn request_bodies(server: &MockServer) -> Vec<Value> {
-    server.received_requests().await.unwrap().iter().map(|r| serde_json::from_slice(&r.body).unwrap()).collect()
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method == wiremock::http::Method::POST)
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect()
 }
 
 /// An engine under test, with its own temp dirs and store file.

@@ -9,6 +9,7 @@ mod calls;
 mod compaction;
 mod interrupt;
 mod limits;
+mod local_servers;
 mod modes;
 mod provider_failures;
 mod sandbox;

@@ -1,5 +1,6 @@
 //! A bare HTTP server for what wiremock cannot do: stop a stream half-way, by closing the
-//! connection or by going silent.
+//! connection or by going silent. Only model requests (POST) get the scripted replies; anything
+//! else (the engine asking what window the server serves) is a 404.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -46,7 +47,11 @@ impl RawServer {
                     _ = s.notified() => return,
                     accepted = listener.accept() => accepted.unwrap(),
                 };
-                let body = read_request(&mut socket).await;
+                let (post, body) = read_request(&mut socket).await;
+                if !post {
+                    let _ = socket.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").await;
+                    continue;
+                }
                 b.lock().unwrap().push(serde_json::from_slice(&body).unwrap_or_default());
                 let reply = replies.lock().unwrap().pop_front();
                 let s = s.clone();
@@ -69,13 +74,14 @@ impl RawServer {
     }
 }
 
-async fn read_request(socket: &mut tokio::net::TcpStream) -> Vec<u8> {
+/// Whether the request is a POST, and its body.
+async fn read_request(socket: &mut tokio::net::TcpStream) -> (bool, Vec<u8>) {
     let mut data = Vec::new();
     let mut buf = [0u8; 8192];
     loop {
         let n = socket.read(&mut buf).await.unwrap();
         if n == 0 {
-            return Vec::new();
+            return (false, Vec::new());
         }
         data.extend_from_slice(&buf[..n]);
         if let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -92,7 +98,7 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Vec<u8> {
                 }
                 data.extend_from_slice(&buf[..n]);
             }
-            return data[end + 4..].to_vec();
+            return (data.starts_with(b"POST"), data[end + 4..].to_vec());
         }
     }
 }

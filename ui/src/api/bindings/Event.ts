@@ -198,7 +198,19 @@ sessionId: string,
 /**
  * Workspace-relative POSIX paths.
  */
-paths: Array<string>, } | { "type": "streamRestarted", 
+paths: Array<string>, } | { "type": "warning", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * A stable code.
+ */
+code: string, 
+/**
+ * What happened and what to do, for the user.
+ */
+message: string, } | { "type": "streamRestarted", 
 /**
  * Session id.
  */
