@@ -10,6 +10,12 @@ if [ -z "${CARGO_TARGET_DIR:-}" ]; then
     export CARGO_TARGET_DIR="$ROOT/target"
   fi
 fi
+# The llama.cpp server and model of the local-server tests (scripts/setup-llama.sh), cached
+# beside the cargo target.
+if [ -z "${BRIDLE_LLAMA_DIR:-}" ]; then
+  BRIDLE_LLAMA_DIR="$(dirname "$CARGO_TARGET_DIR")/llama-11434"
+fi
+export BRIDLE_LLAMA_DIR
 BRIDLE_APP="$CARGO_TARGET_DIR/debug/bridle-app"
 BRIDLE_CLI="$CARGO_TARGET_DIR/debug/bridle"
 export BRIDLE_APP BRIDLE_CLI

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System packages Bridle needs on Debian/Ubuntu: the Tauri v2 build deps (WebKitGTK 4.1), the
 # GUI test stack (Xvfb, WebKitWebDriver, ImageMagick, a private D-Bus with gnome-keyring) and
-# ripgrep for the search benchmark, and bubblewrap, the shell sandbox. Idempotent: installs only what is missing.
+# ripgrep for the search benchmark, bubblewrap, the shell sandbox, and cmake + python3 to build the
+# llama.cpp server of the local-server tests. Idempotent: installs only what is missing.
 set -euo pipefail
 
 PACKAGES=(
@@ -10,6 +11,7 @@ PACKAGES=(
   webkit2gtk-driver xvfb xauth x11-utils imagemagick
   dbus gnome-keyring libsecret-tools libdbus-1-dev
   fonts-dejavu-core ripgrep hyperfine sqlite3 bubblewrap
+  cmake python3
 )
 
 missing=()

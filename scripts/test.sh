@@ -12,6 +12,9 @@ started=$(date +%s)
 step "setup"
 bash scripts/setup.sh
 
+step "llama.cpp server for the local-server tests (built once into the cache)"
+bash scripts/setup-llama.sh
+
 step "ui: typecheck, unit tests, build"
 npm run build -w ui
 npm test -w ui

@@ -41,14 +41,22 @@ pub(crate) async fn stream_answer(
     cancel: &CancellationToken,
 ) -> Result<Answer, StepError> {
     let mut retry = 0;
+    // The text the user last read: a retry that fails before streaming anything leaves it.
+    let mut read = String::new();
     loop {
         match attempt(session, turn_id, request, cancel).await {
             Ok(answer) => return Ok(answer),
             Err(AttemptError::Interrupted(text)) => return Err(StepError::Interrupted(text)),
             Err(AttemptError::Provider(error, partial)) => match session.config.retry.delay(&error, retry) {
-                None => return Err(StepError::Provider { error, attempts: retry + 1, partial }),
+                None => {
+                    let partial = if partial.is_empty() { read } else { partial };
+                    return Err(StepError::Provider { error, attempts: retry + 1, partial });
+                }
                 Some(delay) => {
                     tracing::warn!("model request failed ({error}); retrying in {delay:?}");
+                    if !partial.is_empty() {
+                        read = partial;
+                    }
                     retry += 1;
                     // Said before the wait: the window drops the partial text at once and says
                     // it is reconnecting; the text streamed after it is the whole answer.

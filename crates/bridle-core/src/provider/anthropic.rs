@@ -15,6 +15,7 @@ pub(crate) const API_VERSION: &str = "2023-06-01";
 /// A Messages endpoint; `base_url` does not include `/v1`.
 pub struct AnthropicProvider {
     client: reqwest::Client,
+    base_url: String,
     url: String,
     model: String,
     api_key: Option<String>,
@@ -26,6 +27,7 @@ impl AnthropicProvider {
     pub fn new(client: reqwest::Client, base_url: &str, model: &str, api_key: Option<String>, max_tokens: u32) -> Self {
         Self {
             client,
+            base_url: base_url.trim_end_matches('/').to_string(),
             url: format!("{}/v1/messages", base_url.trim_end_matches('/')),
             model: model.to_string(),
             api_key,
@@ -109,7 +111,11 @@ impl ModelProvider for AnthropicProvider {
     }
 
     async fn context_window(&self) -> Option<u64> {
-        super::window::known(&self.model)
+        if self.base_url.ends_with("api.anthropic.com") {
+            return super::window::known(&self.model);
+        }
+        // A local server speaking Messages (llama.cpp does): ask it as an OpenAI-compatible one.
+        super::window::openai_compatible(&self.client, &format!("{}/v1", self.base_url), &self.model).await
     }
 }
 

@@ -70,3 +70,26 @@ pub async fn list(config: &ProviderConfig, api_key: Option<String>) -> Result<Ve
     models.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(models)
 }
+
+/// A refusal that names a model gets the ids the server has (asked within 2 s), so the user
+/// sees what to put in `[provider] model`.
+pub(crate) async fn name_the_models(error: ProviderError, client: &reqwest::Client, url: &str) -> ProviderError {
+    let ProviderError::Rejected { status, message } = error else { return error };
+    if !message.to_lowercase().contains("model") {
+        return ProviderError::Rejected { status, message };
+    }
+    let ask = async {
+        let body: Value = client.get(url).send().await.ok()?.json().await.ok()?;
+        let entries = body.get("data").or_else(|| body.get("models"))?.as_array()?.clone();
+        let ids: Vec<String> = entries
+            .iter()
+            .filter_map(|m| m.get("id").or_else(|| m.get("name")).and_then(Value::as_str).map(String::from))
+            .collect();
+        (!ids.is_empty()).then_some(ids)
+    };
+    let message = match tokio::time::timeout(window::ASK_LIMIT, ask).await.ok().flatten() {
+        Some(ids) => format!("{message} (the server has: {})", ids.join(", ")),
+        None => message,
+    };
+    ProviderError::Rejected { status, message }
+}

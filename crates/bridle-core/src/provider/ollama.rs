@@ -105,7 +105,13 @@ impl ModelProvider for OllamaProvider {
     async fn stream(&self, request: &ModelRequest) -> Result<ModelStream, ProviderError> {
         let body = self.body(request, self.num_ctx().await);
         let url = format!("{}/api/chat", self.base_url);
-        let response = http::post_json(&self.client, &url, HeaderMap::new(), &body).await?;
+        let response = match http::post_json(&self.client, &url, HeaderMap::new(), &body).await {
+            Ok(response) => response,
+            Err(e) => {
+                let tags = format!("{}/api/tags", self.base_url);
+                return Err(super::models::name_the_models(e, &self.client, &tags).await);
+            }
+        };
         Ok(sse::decode_framed(Box::pin(response.bytes_stream()), Lines::default(), ChatLines::default()))
     }
 

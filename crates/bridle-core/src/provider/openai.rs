@@ -78,7 +78,13 @@ impl ModelProvider for OpenAiProvider {
         if let Some(key) = &self.api_key {
             headers.insert(AUTHORIZATION, http::key_header(&format!("Bearer {key}"))?);
         }
-        let response = http::post_json(&self.client, &self.url, headers, &self.body(request)).await?;
+        let response = match http::post_json(&self.client, &self.url, headers, &self.body(request)).await {
+            Ok(response) => response,
+            Err(e) => {
+                let models = format!("{}/models", self.base_url.trim_end_matches('/'));
+                return Err(super::models::name_the_models(e, &self.client, &models).await);
+            }
+        };
         Ok(sse::decode(Box::pin(response.bytes_stream()), ChatDecoder::default()))
     }
 

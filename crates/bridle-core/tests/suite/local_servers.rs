@@ -124,3 +124,45 @@ async fn ollama_native_sends_num_ctx_and_round_trips_a_tool_call() {
     assert_eq!(result["tool_name"], "get_current_time");
     assert!(warnings(&events).is_empty(), "honest counts: {:?}", warnings(&events));
 }
+
+/// Bad input from a server: a web page where a stream was expected, and a model it does not
+/// have — both end the turn with a message that says what went wrong.
+#[tokio::test]
+async fn a_server_answering_html_or_lacking_the_model_is_a_clear_error() {
+    let wire = Wire::OpenAi;
+    let page = ResponseTemplate::new(200)
+        .insert_header("content-type", "text/html")
+        .set_body_string("<html><body>Welcome to nginx!</body></html>");
+    let server = mock_server(wire, Script::new((0..5).map(|_| page.clone()))).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.retry.max_retries = 0);
+    t.say("hi").await;
+    let events = t.turn().await;
+    let error = events.iter().find_map(|e| match e {
+        Event::Error { info, .. } => Some(info.message.clone()),
+        _ => None,
+    });
+    let error = error.expect("an error");
+    assert!(error.contains("text/html") || error.contains("ended before"), "{error}");
+
+    let missing =
+        ResponseTemplate::new(404).set_body_json(serde_json::json!({"error": {"message": "model 'qwen9' not found"}}));
+    let server = mock_server(wire, Script::new([missing])).await;
+    Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(serde_json::json!({"data": [{"id": "qwen2.5-coder"}, {"id": "llama3"}]})),
+        )
+        .mount(&server)
+        .await;
+    let mut t = engine(wire.provider(&server.uri()), |_| {});
+    t.say("hi").await;
+    let events = t.turn().await;
+    let error = events.iter().find_map(|e| match e {
+        Event::Error { info, .. } => Some(info.message.clone()),
+        _ => None,
+    });
+    let error = error.expect("an error");
+    assert!(error.contains("qwen9") && error.contains("not found"), "{error}");
+    assert!(error.contains("the server has: qwen2.5-coder, llama3"), "{error}");
+}
