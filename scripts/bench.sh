@@ -29,6 +29,10 @@ OUT="$OUT" bash scripts/bench-sandbox.sh 2>&1 | tee "$OUT/sandbox-cli.txt"
 step "long sessions: checkpoint per 1 MB edit (with and without), blob store after 1,000 edits, undo of 100 files, compaction at 100k tokens"
 cargo bench --locked -p bridle-core --bench changes | tee "$OUT/changes.txt"
 
+step "a local model: time to first token and tokens/s through bridle run vs llama-server directly, prompt size per wire format"
+bash scripts/setup-llama.sh
+python3 scripts/bench-llama.py 5 | tee "$OUT/llama.txt"
+
 step "tools against reference tools"
 OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
 
