@@ -1,11 +1,12 @@
 //! A call's way to running, owned by one state machine: [`resolve`] takes the guard's verdict
 //! to run, refused or deferred, through checked → (resumed) → pending → settled.
 //!
-//! Rules: nothing the guard sends to `ask` runs before its answer; a call the session already approved (the exact
-//! command, or the tool on the path) runs without asking again; an approval of a file change is
-//! re-checked against the file as it is now — changed meanwhile, it becomes a fresh request with
-//! a fresh preview instead of running; edited arguments are judged again from the start; every
-//! way of not running (deny, expiry, interrupt) becomes a result the model can read.
+//! Rules: nothing the guard sends to `ask` runs before its answer; a call the session already
+//! approved (the exact command, or the tool on the path) runs without asking again; an approval
+//! of a file change is re-checked against the file as it is now — changed meanwhile, it becomes a
+//! fresh request with a fresh preview instead of running; edited arguments are judged again from
+//! the start; every way of not running (deny, expiry, interrupt) becomes a result the model can
+//! read.
 
 use bridle_protocol::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Event, ToolCall, ToolStatus};
 use tokio_util::sync::CancellationToken;

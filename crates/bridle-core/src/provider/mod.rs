@@ -1,9 +1,10 @@
 //! Model providers: one request in, a stream of text deltas, tool calls and usage out.
 //!
 //! Three wire formats — OpenAI-compatible Chat Completions and Anthropic Messages, streaming
-//! over SSE, and Ollama's native chat, streaming newline-delimited JSON. A provider assembles tool-call fragments itself and reports whole
-//! calls; it never retries (the engine does, see [`RetryPolicy`]) and it never sees Bridle's
-//! call ids except through [`wire_ids`], which maps them to unique ids on the wire.
+//! over SSE, and Ollama's native chat, streaming newline-delimited JSON. A provider assembles
+//! tool-call fragments itself and reports whole calls; it never retries (the engine does, see
+//! [`RetryPolicy`]) and it never sees Bridle's call ids except through [`wire_ids`], which maps
+//! them to unique ids on the wire. It can say what window its server serves ([`window`]).
 
 pub(crate) mod anthropic;
 mod error;
