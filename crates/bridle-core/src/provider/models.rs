@@ -71,6 +71,18 @@ pub async fn list(config: &ProviderConfig, api_key: Option<String>) -> Result<Ve
     Ok(models)
 }
 
+/// The models of a listing, with their ids: OpenAI's and Anthropic's `data`, Ollama's `models`.
+fn entries(body: &Value) -> Vec<(String, &Value)> {
+    let list = body.get("data").or_else(|| body.get("models")).and_then(Value::as_array);
+    list.into_iter()
+        .flatten()
+        .filter_map(|m| {
+            let id = m.get("id").or_else(|| m.get("name")).or_else(|| m.get("model")).and_then(Value::as_str)?;
+            Some((id.to_string(), m))
+        })
+        .collect()
+}
+
 /// A refusal that names a model gets the ids the server has (asked within 2 s), so the user
 /// sees what to put in `[provider] model`.
 pub(crate) async fn name_the_models(error: ProviderError, client: &reqwest::Client, url: &str) -> ProviderError {
@@ -80,11 +92,7 @@ pub(crate) async fn name_the_models(error: ProviderError, client: &reqwest::Clie
     }
     let ask = async {
         let body: Value = client.get(url).send().await.ok()?.json().await.ok()?;
-        let entries = body.get("data").or_else(|| body.get("models"))?.as_array()?.clone();
-        let ids: Vec<String> = entries
-            .iter()
-            .filter_map(|m| m.get("id").or_else(|| m.get("name")).and_then(Value::as_str).map(String::from))
-            .collect();
+        let ids: Vec<String> = entries(&body).into_iter().map(|(id, _)| id).collect();
         (!ids.is_empty()).then_some(ids)
     };
     let message = match tokio::time::timeout(window::ASK_LIMIT, ask).await.ok().flatten() {
