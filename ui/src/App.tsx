@@ -3,6 +3,7 @@ import { useState } from "react";
 import { ApprovalsView } from "./features/approvals/ApprovalsView";
 import { useApprovalNotifications } from "./features/approvals/useApprovalNotifications";
 import { AuditView } from "./features/audit/AuditView";
+import { ChangesView } from "./features/changes/ChangesView";
 import { ChatView } from "./features/chat/ChatView";
 import { ErrorBanner } from "./features/errors/ErrorBanner";
 import { NavBar } from "./features/nav/NavBar";
@@ -10,8 +11,7 @@ import type { ViewId } from "./features/nav/views";
 import { PlaceholderView } from "./features/placeholder/PlaceholderView";
 import { useSession } from "./store/useSession";
 
-const PLANNED: Record<"changes" | "usage" | "settings", { title: string; purpose: string }> = {
-  changes: { title: "Changes", purpose: "The diff of every file change, per turn, with undo." },
+const PLANNED: Record<"usage" | "settings", { title: string; purpose: string }> = {
   usage: { title: "Usage", purpose: "Tokens per turn and per session, the context meter and a chart over turns." },
   settings: { title: "Settings", purpose: "Provider, model, API key, workspace, mode, rules, MCP servers and limits." },
 };
@@ -40,7 +40,12 @@ export function App() {
             <AuditView sessionId={info?.sessionId ?? state.sessionId} eventCount={state.eventCount} />
           </div>
         )}
-        {(view === "changes" || view === "usage" || view === "settings") && <PlaceholderView {...PLANNED[view]} />}
+        {view === "changes" && (
+          <div className="view">
+            <ChangesView changes={state.changes} busy={state.turn.phase !== "idle"} onUndo={commands.undo} />
+          </div>
+        )}
+        {(view === "usage" || view === "settings") && <PlaceholderView {...PLANNED[view]} />}
       </main>
     </div>
   );

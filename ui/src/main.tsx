@@ -7,6 +7,7 @@ import "./styles/layout.css";
 import "./styles/chat.css";
 import "./styles/approvals.css";
 import "./styles/audit.css";
+import "./styles/changes.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

@@ -22,6 +22,8 @@ export interface SessionCommands {
   dismissError: (key: string) => void;
   /** Switches the session's mode (between turns; the engine confirms with `modeChanged`). */
   setMode: (mode: Mode) => void;
+  /** Undoes the file changes of a turn, or only `paths` of it (the engine answers `undone`). */
+  undo: (turnId: string, paths?: string[]) => void;
 }
 
 /** Whether the window is attached to the engine (listening and has the session summary). */
@@ -101,8 +103,13 @@ export function useSession(): Session {
   }, []);
   const dismissError = useCallback((key: string) => dispatch({ type: "dismissError", key }), []);
   const setMode = useCallback((mode: Mode) => submitOrReport({ type: "setMode", mode }, dispatch), []);
+  const undo = useCallback(
+    (turnId: string, paths?: string[]) =>
+      submitOrReport({ type: "undo", checkpointId: turnId, paths: paths ?? null }, dispatch),
+    [],
+  );
 
-  return { state, info, connection, commands: { send, stop, answer, dismissError, setMode } };
+  return { state, info, connection, commands: { send, stop, answer, dismissError, setMode, undo } };
 }
 
 function submitOrReport(op: Op, dispatch: (action: Action) => void): void {

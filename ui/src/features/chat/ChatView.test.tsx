@@ -179,7 +179,7 @@ describe("Chat view", () => {
   it("has every view in the nav, the unbuilt ones saying so", async () => {
     const user = userEvent.setup();
     await renderApp();
-    for (const id of ["changes", "usage", "settings"]) {
+    for (const id of ["usage", "settings"]) {
       await user.click(screen.getByTestId(`nav-${id}`));
       expect(screen.getByText("This view arrives in a later version.")).toBeTruthy();
       expect(screen.getByTestId("chat-input").closest("[hidden]")).not.toBeNull();
@@ -187,6 +187,32 @@ describe("Chat view", () => {
     await user.click(screen.getByTestId("nav-chat"));
     expect(screen.queryByText("This view arrives in a later version.")).toBeNull();
     expect(screen.getByTestId("chat-input").closest("[hidden]")).toBeNull();
+  });
+
+  it("shows each turn's file changes as coloured diffs and asks the engine to undo a turn or a file", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    emit(
+      { type: "turnStarted", sessionId: S, turnId: "t1" },
+      { type: "fileChanged", sessionId: S, turnId: "t1", callId: "c1", path: "src/a.rs", diff: "@@ -1 +1 @@\n-old\n+new\n" },
+      { type: "turnCompleted", sessionId: S, turnId: "t1" },
+      { type: "turnStarted", sessionId: S, turnId: "t2" },
+      { type: "fileChanged", sessionId: S, turnId: "t2", callId: "c2", path: "b.txt", diff: "@@ -0,0 +1 @@\n+hi\n" },
+      { type: "turnCompleted", sessionId: S, turnId: "t2" },
+    );
+    await user.click(screen.getByTestId("nav-changes"));
+    const turns = screen.getAllByTestId("changes-turn");
+    expect(turns.map((t) => t.dataset.turnId)).toEqual(["t2", "t1"]);
+    const diff = screen.getAllByTestId("diff-view").find((d) => d.dataset.path === "src/a.rs");
+    expect(diff?.querySelector(".diff-line.add")?.textContent).toContain("+new");
+    expect(diff?.querySelector(".diff-line.del")?.textContent).toContain("-old");
+    await user.click(turns[1]!.querySelector<HTMLElement>("[data-testid=undo-turn]")!);
+    expect(engine.submit).toHaveBeenLastCalledWith({ type: "undo", checkpointId: "t1", paths: null });
+    await user.click(screen.getAllByTestId("undo-file").find((b) => b.dataset.path === "b.txt")!);
+    expect(engine.submit).toHaveBeenLastCalledWith({ type: "undo", checkpointId: "t2", paths: ["b.txt"] });
+    // The engine's answer takes the undone file off the list.
+    emit({ type: "undone", sessionId: S, turnId: "t2", restored: [], removed: ["b.txt"], refused: [] });
+    expect(screen.getAllByTestId("changes-turn").map((t) => t.dataset.turnId)).toEqual(["t1"]);
   });
 
   it("switches the mode from the header and shows the engine's confirmation", async () => {

@@ -1,0 +1,67 @@
+// The Changes view in the real window: the agent edits a file; Changes shows that turn with the
+// file's coloured diff; "Undo turn" puts the file back on disk, byte for byte, and the turn
+// leaves the list.
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startAimock } from "./lib/aimock.mjs";
+import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { outDir, tempDirs } from "./lib/env.mjs";
+import { fatal, waitFor } from "./lib/webdriver.mjs";
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
+
+export default async function changes({ log }) {
+  const dirs = tempDirs();
+  const mock = await startAimock(FIXTURES, join(outDir(), "aimock-changes.log"));
+  let session = null;
+  try {
+    const workspace = dirs.make("workspace");
+    writeFileSync(join(workspace, "greeting.txt"), "hello\n");
+    const config = join(dirs.make("config"), "bridle.toml");
+    writeFileSync(
+      config,
+      `mode = "auto"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n`,
+    );
+    session = await launchApp({ dataDir: dirs.make("data"), workspace, extraArgs: ["--config", config] });
+    const input = await session.find("[data-testid=chat-input]");
+    await input.click();
+    await input.type("greet the whole world");
+    await (await session.find("[data-testid=send-button]")).click();
+    await waitFor(async () => {
+      const alert = await session.find("[role=alert]");
+      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+      const texts = await Promise.all((await session.findAll("[data-testid=message][data-role=assistant]")).map((e) => e.text()));
+      return texts.some((t) => t.includes("greets the world"));
+    }, "the model's final answer", 30000);
+    assert.equal(readFileSync(join(workspace, "greeting.txt"), "utf8"), "hello, world\n");
+
+    await (await session.find("[data-testid=nav-changes]")).click();
+    const turn = await waitFor(() => session.find("[data-testid=changes-turn]"), "the turn in Changes", 10000);
+    assert.ok(await turn.attribute("data-turn-id"));
+    const diff = await session.find('[data-testid=diff-view][data-path="greeting.txt"]');
+    assert.ok(diff, "the file's diff is shown");
+    const added = await session.find('[data-testid=diff-view][data-path="greeting.txt"] .diff-line.add');
+    assert.match(await added.text(), /^\+hello, world/);
+    const shot = await screenshot(session, "changes.png");
+    log(`screenshot ${shot.file}, ${shot.colours} colours`);
+
+    await (await session.find("[data-testid=undo-turn]")).click();
+    await waitFor(
+      async () => readFileSync(join(workspace, "greeting.txt"), "utf8") === "hello\n",
+      "the file put back on disk",
+      10000,
+    );
+    await waitFor(async () => (await session.find("[data-testid=changes-turn]")) === null, "the turn leaving the list", 10000);
+    const after = await screenshot(session, "changes-undone.png");
+    log(`screenshot ${after.file}, ${after.colours} colours`);
+  } catch (err) {
+    const window = session ? await describeWindow(session, "changes") : "(not started)";
+    throw new Error(`${err.message}\nwindow: ${window}`, { cause: err });
+  } finally {
+    await session?.close().catch(() => {});
+    await mock.stop();
+    dirs.cleanup();
+  }
+}

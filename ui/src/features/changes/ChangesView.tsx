@@ -1,0 +1,82 @@
+// The Changes view: every file change the agent's file tools made, per turn (newest first), as
+// coloured diffs, with undo for a whole turn or one file. The engine decides what an undo may
+// touch (a file changed again since is left alone and named); this view only asks.
+import type { FileChange } from "../../store/state";
+import { DiffLines } from "../diff/DiffLines";
+
+interface Props {
+  changes: FileChange[];
+  /** A turn is running: the engine undoes only between turns. */
+  busy: boolean;
+  onUndo: (turnId: string, paths?: string[]) => void;
+}
+
+interface Turn {
+  turnId: string;
+  files: { path: string; diffs: string[] }[];
+}
+
+/** The changes grouped by turn, newest turn first, each file once with its diffs in order. */
+function byTurn(changes: FileChange[]): Turn[] {
+  const turns: Turn[] = [];
+  for (const change of changes) {
+    let turn = turns.find((t) => t.turnId === change.turnId);
+    if (!turn) {
+      turn = { turnId: change.turnId, files: [] };
+      turns.push(turn);
+    }
+    const file = turn.files.find((f) => f.path === change.path);
+    if (file) file.diffs.push(change.diff);
+    else turn.files.push({ path: change.path, diffs: [change.diff] });
+  }
+  return turns.reverse();
+}
+
+export function ChangesView({ changes, busy, onUndo }: Props) {
+  const turns = byTurn(changes);
+  return (
+    <section className="changes" aria-label="Changes">
+      <header className="view-header">
+        <h1>Changes</h1>
+        <p className="view-note">
+          What the file tools changed, per turn. Files a <code>bash</code> command changed are not listed and cannot be undone.
+        </p>
+      </header>
+      {turns.length === 0 && <p className="empty">No file changes to show: none yet in this session, or every one was undone.</p>}
+      {turns.map((turn, i) => (
+        <article key={turn.turnId} className="changes-turn" data-testid="changes-turn" data-turn-id={turn.turnId}>
+          <div className="changes-turn-head">
+            <h2>
+              Turn {turns.length - i} · {turn.files.length === 1 ? "1 file" : `${turn.files.length} files`}
+            </h2>
+            <button type="button" className="button" data-testid="undo-turn" disabled={busy} onClick={() => onUndo(turn.turnId)}>
+              Undo turn
+            </button>
+          </div>
+          {turn.files.map((file) => (
+            <div key={file.path} className="changes-file">
+              <div className="changes-file-head">
+                <span className="path">{file.path}</span>
+                <button
+                  type="button"
+                  className="button"
+                  data-testid="undo-file"
+                  data-path={file.path}
+                  disabled={busy}
+                  onClick={() => onUndo(turn.turnId, [file.path])}
+                >
+                  Undo file
+                </button>
+              </div>
+              <div data-testid="diff-view" data-path={file.path}>
+                {file.diffs.map((diff, j) => (
+                  <DiffLines key={j} diff={diff} />
+                ))}
+              </div>
+            </div>
+          ))}
+        </article>
+      ))}
+    </section>
+  );
+}
