@@ -1,10 +1,11 @@
 // What the UI itself adds to SessionState: the user's messages (the engine does not echo them),
-// failures to reach the engine, dismissed errors, the session summary, the pending requests
-// loaded at start and answers on their way.
-import type { ApprovalRequest, Event, SessionSummary } from "../api/types";
+// failures to reach the engine, dismissed errors, the session summary, the stored session and the
+// pending requests loaded at start, and answers on their way.
+import type { ApprovalRequest, Event, SessionSnapshot, SessionSummary } from "../api/types";
 import { addApprovals, markAnswering } from "./approvals";
 import { type SessionState, nextKey, pushError } from "./state";
 import { reduce } from "./reduce";
+import { loadSnapshot } from "./snapshot";
 
 export type Action =
   | { type: "engine"; event: Event }
@@ -13,6 +14,7 @@ export type Action =
   | { type: "dismissError"; key: string }
   | { type: "sessionLoaded"; info: SessionSummary }
   | { type: "pendingLoaded"; requests: ApprovalRequest[] }
+  | { type: "snapshotLoaded"; snapshot: SessionSnapshot }
   | { type: "answerSent"; approvalId: string };
 
 export function apply(state: SessionState, action: Action): SessionState {
@@ -48,6 +50,8 @@ export function apply(state: SessionState, action: Action): SessionState {
       };
     case "pendingLoaded":
       return addApprovals(state, action.requests);
+    case "snapshotLoaded":
+      return loadSnapshot(state, action.snapshot);
     case "answerSent":
       return markAnswering(state, action.approvalId);
     default:

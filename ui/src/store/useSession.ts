@@ -1,7 +1,7 @@
 // The one store of the window: subscribes to engine events, loads the session summary and the
 // requests still waiting, and offers the user's commands (send, stop, answer an approval).
 import { useCallback, useEffect, useReducer, useState } from "react";
-import { onEngineEvent, pendingApprovals, sessionInfo, submit } from "../api/engine";
+import { onEngineEvent, pendingApprovals, sessionInfo, sessionSnapshot, submit } from "../api/engine";
 import type { ApprovalAnswer, ApprovalRequest, Mode, Op, SessionSummary } from "../api/types";
 import { type Action, apply } from "./local";
 import { type SessionState, initialState } from "./state";
@@ -66,7 +66,16 @@ export function useSession(): Session {
         dispatch({ type: "bridgeFailed", code: "engine_unreachable", message, retryable: false });
         return;
       }
-      // After the listener is up, so a request is either in this list or arrives as an event.
+      // The stored session first (a reopened one shows its whole history), then the requests
+      // waiting — after the listener is up, so a request is in the list or arrives as an event.
+      try {
+        const snapshot = await sessionSnapshot();
+        if (!cancelled) dispatch({ type: "snapshotLoaded", snapshot });
+      } catch (err) {
+        if (cancelled) return;
+        const message = `Could not load the stored session: ${describe(err)}`;
+        dispatch({ type: "bridgeFailed", code: "session_snapshot_failed", message, retryable: true });
+      }
       try {
         const pending = await pendingApprovals();
         if (!cancelled) dispatch({ type: "pendingLoaded", requests: pending });

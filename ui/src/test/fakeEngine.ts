@@ -3,7 +3,7 @@
 //   vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 import { act } from "@testing-library/react";
 import { vi } from "vitest";
-import type { ApprovalRequest, AuditEvent, AuditQuery, Event, Op, SessionSummary } from "../api/types";
+import type { ApprovalRequest, AuditEvent, AuditQuery, Event, Op, SessionSnapshot, SessionSummary } from "../api/types";
 
 export const SUMMARY: SessionSummary = {
   sessionId: "s1",
@@ -15,11 +15,23 @@ export const SUMMARY: SessionSummary = {
   unsandboxedBecause: null,
 };
 
+/** A stored session with nothing in it yet. */
+export const EMPTY_SNAPSHOT: SessionSnapshot = {
+  session: { id: "s1", workspace: "/home/dev/project", title: "", createdAt: 0, updatedAt: 0 },
+  items: [],
+  summary: null,
+  pendingApprovals: [],
+  usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+  contextUsed: 0,
+  changes: [],
+};
+
 export const fakeEngine = {
   listener: null as ((e: Event) => void) | null,
   submit: vi.fn(async (_op: Op) => {}),
   sessionInfo: vi.fn(async (): Promise<SessionSummary> => SUMMARY),
   pendingApprovals: vi.fn(async (): Promise<ApprovalRequest[]> => []),
+  sessionSnapshot: vi.fn(async (): Promise<SessionSnapshot> => EMPTY_SNAPSHOT),
   auditQuery: vi.fn(async (_query: AuditQuery): Promise<AuditEvent[]> => []),
   auditExport: vi.fn(async (): Promise<string> => "/data/audit-export.jsonl"),
 };
@@ -28,6 +40,7 @@ export const engineModule = {
   submit: (op: Op) => fakeEngine.submit(op),
   sessionInfo: () => fakeEngine.sessionInfo(),
   pendingApprovals: () => fakeEngine.pendingApprovals(),
+  sessionSnapshot: () => fakeEngine.sessionSnapshot(),
   auditQuery: (query: AuditQuery) => fakeEngine.auditQuery(query),
   auditExport: () => fakeEngine.auditExport(),
   onEngineEvent: async (cb: (e: Event) => void) => {

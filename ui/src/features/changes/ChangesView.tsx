@@ -42,7 +42,9 @@ export function ChangesView({ changes, busy, onUndo }: Props) {
           What the file tools changed, per turn. Files a <code>bash</code> command changed are not listed and cannot be undone.
         </p>
       </header>
-      {turns.length === 0 && <p className="empty">No file changes to show: none yet in this session, or every one was undone.</p>}
+      {turns.length === 0 && (
+        <p className="empty">No file changes to show: none yet in this session, or every one was undone.</p>
+      )}
       {turns.map((turn, i) => (
         <article key={turn.turnId} className="changes-turn" data-testid="changes-turn" data-turn-id={turn.turnId}>
           <div className="changes-turn-head">
