@@ -1,6 +1,6 @@
-// The Changes view in the real window: the agent edits a file; Changes shows that turn with the
-// file's coloured diff; "Undo turn" puts the file back on disk, byte for byte, and the turn
-// leaves the list.
+// The Changes and Usage views in the real window: the agent edits a file; Changes shows that turn
+// with the file's coloured diff; "Undo turn" puts the file back on disk, byte for byte, and the
+// turn leaves the list; Usage shows the turn's tokens as a chart and a row.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -56,6 +56,16 @@ export default async function changes({ log }) {
     await waitFor(async () => (await session.find("[data-testid=changes-turn]")) === null, "the turn leaving the list", 10000);
     const after = await screenshot(session, "changes-undone.png");
     log(`screenshot ${after.file}, ${after.colours} colours`);
+
+    // Usage: the turn's tokens, as the provider reported them, in the chart and the table.
+    await (await session.find("[data-testid=nav-usage]")).click();
+    const chart = await waitFor(() => session.find("[data-testid=usage-chart]"), "the usage chart", 10000);
+    assert.ok(chart);
+    const rows = await session.findAll("[data-testid=usage-row]");
+    assert.equal(rows.length, 1, "one turn, one row");
+    assert.match(await rows[0].text(), /^1\D*\d+/, "turn 1 with its input tokens");
+    const usage = await screenshot(session, "usage.png");
+    log(`screenshot ${usage.file}, ${usage.colours} colours`);
   } catch (err) {
     const window = session ? await describeWindow(session, "changes") : "(not started)";
     throw new Error(`${err.message}\nwindow: ${window}`, { cause: err });

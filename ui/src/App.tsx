@@ -9,10 +9,10 @@ import { ErrorBanner } from "./features/errors/ErrorBanner";
 import { NavBar } from "./features/nav/NavBar";
 import type { ViewId } from "./features/nav/views";
 import { PlaceholderView } from "./features/placeholder/PlaceholderView";
+import { UsageView } from "./features/usage/UsageView";
 import { useSession } from "./store/useSession";
 
-const PLANNED: Record<"usage" | "settings", { title: string; purpose: string }> = {
-  usage: { title: "Usage", purpose: "Tokens per turn and per session, the context meter and a chart over turns." },
+const PLANNED: Record<"settings", { title: string; purpose: string }> = {
   settings: { title: "Settings", purpose: "Provider, model, API key, workspace, mode, rules, MCP servers and limits." },
 };
 
@@ -45,7 +45,12 @@ export function App() {
             <ChangesView changes={state.changes} busy={state.turn.phase !== "idle"} onUndo={commands.undo} />
           </div>
         )}
-        {(view === "usage" || view === "settings") && <PlaceholderView {...PLANNED[view]} />}
+        {view === "usage" && (
+          <div className="view">
+            <UsageView usage={state.usage} />
+          </div>
+        )}
+        {view === "settings" && <PlaceholderView {...PLANNED[view]} />}
       </main>
     </div>
   );

@@ -8,6 +8,7 @@ import "./styles/chat.css";
 import "./styles/approvals.css";
 import "./styles/audit.css";
 import "./styles/changes.css";
+import "./styles/usage.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

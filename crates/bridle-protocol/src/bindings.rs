@@ -42,6 +42,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         ToolDefinition,
         ToolResult,
         ToolStatus,
+        TurnUsage,
         UndoRefusal,
     );
     Ok(files)

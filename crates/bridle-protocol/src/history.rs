@@ -98,6 +98,18 @@ pub struct SessionSnapshot {
     /// Tokens the last request put in the window.
     #[ts(type = "number")]
     pub context_used: u64,
+    /// Each turn's tokens, in the order the turns ran.
+    pub turn_usage: Vec<TurnUsage>,
     /// Every file change the session made, oldest first.
     pub changes: Vec<CheckpointChange>,
+}
+
+/// One turn's tokens (all its model requests together).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnUsage {
+    /// The turn.
+    pub turn_id: String,
+    /// Its tokens.
+    pub usage: crate::TokenUsage,
 }

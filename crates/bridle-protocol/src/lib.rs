@@ -34,7 +34,7 @@ pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Fi
 pub use audit::{AuditEvent, AuditQuery};
 pub use error::ErrorInfo;
 pub use event::{AbortReason, Event, ToolStatus, UndoRefusal};
-pub use history::{CheckpointChange, HistoryItem, SessionInfo, SessionSnapshot, SnapshotItem};
+pub use history::{CheckpointChange, HistoryItem, SessionInfo, SessionSnapshot, SnapshotItem, TurnUsage};
 pub use op::Op;
 pub use tool::{ToolCall, ToolDefinition, ToolResult};
 pub use usage::TokenUsage;

@@ -94,7 +94,13 @@ describe("reduce", () => {
       started,
       { type: "tokenUsage", sessionId: S, turnId: T, usage, total, contextUsed: 1280, contextWindow: 128000 },
     ]);
-    expect(s.usage).toEqual({ last: usage, total, contextUsed: 1280, contextWindow: 128000 });
+    expect(s.usage).toEqual({
+      last: usage,
+      total,
+      turns: [{ turnId: T, usage }],
+      contextUsed: 1280,
+      contextWindow: 128000,
+    });
     const unknownWindow = reduce(s, {
       type: "tokenUsage",
       sessionId: S,

@@ -1,7 +1,7 @@
 // The engine-event reducer: folds one protocol Event into SessionState. Pure, and exhaustive over
 // `event.type` (a new event kind fails to compile here until it is handled).
-import type { AbortReason, Event } from "../api/types";
-import { type ChatItem, type SessionState, nextKey, pushError } from "./state";
+import type { AbortReason, Event, TokenUsage } from "../api/types";
+import { type ChatItem, type SessionState, type UsageState, nextKey, pushError } from "./state";
 import { addApprovals, resolveApproval } from "./approvals";
 import { closeTurn, dropPartialText, setAssistantText, updateTool } from "./items";
 
@@ -63,6 +63,7 @@ export function reduce(state: SessionState, event: Event): SessionState {
         ...s,
         usage: {
           total: event.total,
+          turns: addTurnUsage(s.usage.turns, event.turnId, event.usage),
           last: event.usage,
           contextUsed: event.contextUsed,
           contextWindow: event.contextWindow ?? s.usage.contextWindow,
@@ -113,7 +114,7 @@ export function reduce(state: SessionState, event: Event): SessionState {
         kind: "notice",
         key,
         tone: "info",
-        text: `Changed on disk since the agent read ${event.paths.length === 1 ? "it" : "them"}: ${event.paths.join(", ")}. The agent must read ${event.paths.length === 1 ? "it" : "them"} again before editing.`,
+        text: `Changed on disk since the agent last saw ${event.paths.length === 1 ? "it" : "them"} (by you, a program or an undo): ${event.paths.join(", ")}. The agent will read ${event.paths.length === 1 ? "it" : "them"} again before editing.`,
       }));
     case "undone": {
       // The undone files' changes of that turn are no longer in the tree: they leave the list.
@@ -146,6 +147,24 @@ export function reduce(state: SessionState, event: Event): SessionState {
     default:
       return assertNever(event);
   }
+}
+
+/** `turns` with `step` added to turn `turnId` (a new turn goes last). */
+function addTurnUsage(turns: UsageState["turns"], turnId: string, step: TokenUsage): UsageState["turns"] {
+  const at = turns.findIndex((t) => t.turnId === turnId);
+  if (at < 0) return [...turns, { turnId, usage: step }];
+  return turns.map((t, i) =>
+    i === at
+      ? {
+          turnId,
+          usage: {
+            inputTokens: t.usage.inputTokens + step.inputTokens,
+            cachedInputTokens: t.usage.cachedInputTokens + step.cachedInputTokens,
+            outputTokens: t.usage.outputTokens + step.outputTokens,
+          },
+        }
+      : t,
+  );
 }
 
 function assertNever(event: never): never {

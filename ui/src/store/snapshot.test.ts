@@ -32,6 +32,7 @@ describe("session snapshots", () => {
       pendingApprovals: [],
       usage: { inputTokens: 900, cachedInputTokens: 0, outputTokens: 40 },
       contextUsed: 940,
+      turnUsage: [{ turnId: "t1", usage: { inputTokens: 900, cachedInputTokens: 0, outputTokens: 40 } }],
       changes: [
         { turnId: "t1", callId: "c1", path: "src/a.rs", kind: "modified", undone: false },
         { turnId: "t1", callId: "c1", path: "notes/n.txt", kind: "created", undone: true },
@@ -43,6 +44,7 @@ describe("session snapshots", () => {
     expect(s.items[2]).toMatchObject({ kind: "assistant", text: "Half of it", cutOff: true });
     expect(s.changes.map((c) => c.path)).toEqual(["src/a.rs"]);
     expect(s.usage.total?.inputTokens).toBe(900);
+    expect(s.usage.turns).toEqual(snapshot.turnUsage);
     // A call still waiting for its approval shows as pending, not cut short.
     const waiting = loadSnapshot(initialState, {
       ...snapshot,

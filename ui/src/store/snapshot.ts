@@ -70,6 +70,6 @@ export function loadSnapshot(state: SessionState, snapshot: SessionSnapshot): Se
     seq,
     items,
     changes,
-    usage: { ...state.usage, total: snapshot.usage, contextUsed: snapshot.contextUsed },
+    usage: { ...state.usage, total: snapshot.usage, turns: snapshot.turnUsage, contextUsed: snapshot.contextUsed },
   };
 }

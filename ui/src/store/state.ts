@@ -54,6 +54,8 @@ export interface FileChange {
 export interface UsageState {
   /** Tokens of the whole session, as the engine last summed them. */
   total: TokenUsage | null;
+  /** Each turn's tokens (its model requests added up), in the order the turns ran. */
+  turns: { turnId: string; usage: TokenUsage }[];
   /** Tokens of the last model request. */
   last: TokenUsage | null;
   /** Tokens the last request put in the context window. */
@@ -108,7 +110,7 @@ export const initialState: SessionState = {
   answering: [],
   resolvedApprovals: [],
   changes: [],
-  usage: { total: null, last: null, contextUsed: null, contextWindow: null },
+  usage: { total: null, turns: [], last: null, contextUsed: null, contextWindow: null },
   errors: [],
   lastAbort: null,
   runMode: null,

@@ -23,6 +23,7 @@ export const EMPTY_SNAPSHOT: SessionSnapshot = {
   pendingApprovals: [],
   usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
   contextUsed: 0,
+  turnUsage: [],
   changes: [],
 };
 

@@ -232,7 +232,7 @@ async fn report_usage(
         meter.context_used = usage.input_tokens + usage.output_tokens;
         (meter.total, meter.context_used, meter.context_window)
     };
-    if let Err(e) = session.deps.store.set_usage(&session.id, &total, context_used) {
+    if let Err(e) = session.deps.store.set_usage(&session.id, turn_id, &usage, &total, context_used) {
         tracing::warn!("session {}: token totals not stored: {e}", session.id);
     }
     session

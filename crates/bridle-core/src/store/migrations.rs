@@ -46,7 +46,7 @@ const MIGRATIONS: &[&str] = &[
     // after (in <data-dir>/blobs); the stamp of each file as the session last saw it, so a
     // file changed on disk since is not overwritten unseen, in this process or the next; and
     // each compaction's view of the history (the latest is what the model sees); and the
-    // session's token totals, so a resumed session counts on.
+    // session's token totals and each turn's, so a resumed session counts on and shows them.
     "CREATE TABLE file_changes (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -76,6 +76,15 @@ const MIGRATIONS: &[&str] = &[
         cached_input_tokens INTEGER NOT NULL,
         output_tokens INTEGER NOT NULL,
         context_used INTEGER NOT NULL
+    );
+    CREATE TABLE turn_usage (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        cached_input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        PRIMARY KEY (session_id, turn_id)
     );
     CREATE TABLE compactions (
         id INTEGER PRIMARY KEY AUTOINCREMENT,

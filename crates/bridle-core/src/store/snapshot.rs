@@ -1,15 +1,36 @@
 //! A session as a window shows it again after a restart: its history with each item's turn and
 //! compaction mark, the approvals still waiting, its token totals and its file changes.
 
-use bridle_protocol::{CheckpointChange, SessionSnapshot, SnapshotItem, TokenUsage};
+use bridle_protocol::{CheckpointChange, SessionSnapshot, SnapshotItem, TokenUsage, TurnUsage};
 use rusqlite::{params, OptionalExtension};
 
 use super::{ApprovalStatus, Store, StoreError};
 use crate::compaction::View;
 
 impl Store {
-    /// Keeps the session's token totals and the last request's size.
-    pub fn set_usage(&self, session_id: &str, total: &TokenUsage, context_used: u64) -> Result<(), StoreError> {
+    /// Keeps the session's token totals and the last request's size, and adds `step` to its
+    /// turn's tokens.
+    pub fn set_usage(
+        &self,
+        session_id: &str,
+        turn_id: &str,
+        step: &TokenUsage,
+        total: &TokenUsage,
+        context_used: u64,
+    ) -> Result<(), StoreError> {
+        self.conn()?.execute(
+            "INSERT INTO turn_usage (session_id, turn_id, seq, input_tokens, cached_input_tokens, output_tokens)
+             VALUES (?1, ?2, (SELECT COUNT(*) FROM turn_usage WHERE session_id = ?1), ?3, ?4, ?5)
+             ON CONFLICT (session_id, turn_id) DO UPDATE SET input_tokens = input_tokens + ?3,
+             cached_input_tokens = cached_input_tokens + ?4, output_tokens = output_tokens + ?5",
+            params![
+                session_id,
+                turn_id,
+                step.input_tokens as i64,
+                step.cached_input_tokens as i64,
+                step.output_tokens as i64
+            ],
+        )?;
         self.conn()?.execute(
             "INSERT INTO session_usage (session_id, input_tokens, cached_input_tokens, output_tokens, context_used)
              VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (session_id) DO UPDATE SET input_tokens = ?2,
@@ -48,6 +69,26 @@ impl Store {
         Ok(row.unwrap_or_default())
     }
 
+    /// Each turn's tokens, in the order the turns ran.
+    pub fn turn_usage(&self, session_id: &str) -> Result<Vec<TurnUsage>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(
+            "SELECT turn_id, input_tokens, cached_input_tokens, output_tokens FROM turn_usage
+             WHERE session_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([session_id], |r| {
+            Ok(TurnUsage {
+                turn_id: r.get(0)?,
+                usage: TokenUsage {
+                    input_tokens: r.get::<_, i64>(1)? as u64,
+                    cached_input_tokens: r.get::<_, i64>(2)? as u64,
+                    output_tokens: r.get::<_, i64>(3)? as u64,
+                },
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// The whole session, for a window or `bridle sessions show --json`.
     pub fn snapshot(&self, session_id: &str, now_ms: i64) -> Result<SessionSnapshot, StoreError> {
         let session = self.session(session_id)?;
@@ -74,6 +115,7 @@ impl Store {
             .map(|a| a.request)
             .collect();
         let (usage, context_used) = self.usage(session_id)?;
+        let turn_usage = self.turn_usage(session_id)?;
         let changes = self
             .changes(session_id)?
             .into_iter()
@@ -90,6 +132,15 @@ impl Store {
                 undone: c.undone_at.is_some(),
             })
             .collect();
-        Ok(SessionSnapshot { session, items, summary: view.summary, pending_approvals, usage, context_used, changes })
+        Ok(SessionSnapshot {
+            session,
+            items,
+            summary: view.summary,
+            pending_approvals,
+            usage,
+            context_used,
+            turn_usage,
+            changes,
+        })
     }
 }

@@ -4,6 +4,7 @@ import type { CheckpointChange } from "./CheckpointChange";
 import type { SessionInfo } from "./SessionInfo";
 import type { SnapshotItem } from "./SnapshotItem";
 import type { TokenUsage } from "./TokenUsage";
+import type { TurnUsage } from "./TurnUsage";
 
 /**
  * Everything a window needs to show a session again after a restart (`session_snapshot`,
@@ -34,6 +35,10 @@ usage: TokenUsage,
  * Tokens the last request put in the window.
  */
 contextUsed: number, 
+/**
+ * Each turn's tokens, in the order the turns ran.
+ */
+turnUsage: Array<TurnUsage>, 
 /**
  * Every file change the session made, oldest first.
  */

@@ -3,6 +3,7 @@
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Event } from "../../api/types";
 import { App } from "../../App";
 import { SUMMARY, approvalRequest, emit, fakeEngine } from "../../test/fakeEngine";
 
@@ -179,7 +180,7 @@ describe("Chat view", () => {
   it("has every view in the nav, the unbuilt ones saying so", async () => {
     const user = userEvent.setup();
     await renderApp();
-    for (const id of ["usage", "settings"]) {
+    for (const id of ["settings"]) {
       await user.click(screen.getByTestId(`nav-${id}`));
       expect(screen.getByText("This view arrives in a later version.")).toBeTruthy();
       expect(screen.getByTestId("chat-input").closest("[hidden]")).not.toBeNull();
@@ -213,6 +214,26 @@ describe("Chat view", () => {
     // The engine's answer takes the undone file off the list.
     emit({ type: "undone", sessionId: S, turnId: "t2", restored: [], removed: ["b.txt"], refused: [] });
     expect(screen.getAllByTestId("changes-turn").map((t) => t.dataset.turnId)).toEqual(["t1"]);
+  });
+
+  it("shows each turn's tokens as a chart and a table in Usage", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    const usage = (turnId: string, input: number, output: number): Event => ({
+      type: "tokenUsage",
+      sessionId: S,
+      turnId,
+      usage: { inputTokens: input, cachedInputTokens: 10, outputTokens: output },
+      total: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+      contextUsed: input + output,
+      contextWindow: 128000,
+    });
+    emit(usage("t1", 100, 20), usage("t1", 150, 30), usage("t2", 400, 50));
+    await user.click(screen.getByTestId("nav-usage"));
+    const rows = screen.getAllByTestId("usage-row");
+    expect(rows.map((r) => r.dataset.turnId)).toEqual(["t1", "t2"]);
+    expect(rows[0]!.textContent).toBe("12502050");
+    expect(screen.getByTestId("usage-chart").querySelectorAll("rect.bar-input")).toHaveLength(2);
   });
 
   it("switches the mode from the header and shows the engine's confirmation", async () => {
