@@ -110,7 +110,7 @@ impl Session {
         if let (Some(c), Some(s)) = (configured, served) {
             if c > s {
                 let message = format!(
-                    "the config says context_window = {c}, but the server serves {s} tokens for {}; Bridle uses {s}",
+                    "The config says context_window = {c}, but the server serves {s} tokens for {}; Bridle uses {s}",
                     self.deps.provider.model()
                 );
                 self.warn("context_window_corrected", message).await;
@@ -137,7 +137,7 @@ impl Session {
         }
         self.warned_truncation.store(true, std::sync::atomic::Ordering::Relaxed);
         let message = format!(
-            "the server counted {reported} prompt tokens for a request of about {sent}: it cut the prompt, so the model may no longer see its instructions, its tools or the start of the conversation. Raise the server's context (for Ollama, use kind = \"ollama\", which sends num_ctx), or use a chat template that renders tools"
+            "The server counted {reported} prompt tokens for a request of about {sent}: it cut the prompt, so the model may no longer see its instructions, its tools or the start of the conversation. Raise the server's context (for Ollama, use kind = \"ollama\", which sends num_ctx), or use a chat template that renders tools"
         );
         self.warn("prompt_truncated", message).await;
     }

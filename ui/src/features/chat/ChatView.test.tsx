@@ -190,6 +190,28 @@ describe("Chat view", () => {
     expect(screen.getByTestId("chat-input").closest("[hidden]")).toBeNull();
   });
 
+  it("colours the diff inside a tool card as everywhere else", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    emit(
+      { type: "turnStarted", sessionId: S, turnId: T },
+      { type: "toolCallBegin", sessionId: S, turnId: T, call: { id: "w1", providerId: "w1", name: "edit_file", arguments: "{}" } },
+      {
+        type: "toolCallEnd",
+        sessionId: S,
+        turnId: T,
+        status: "ok",
+        durationMs: 3,
+        result: { toolCallId: "w1", output: "Updated a.txt", isError: false, data: null, diff: "@@ -1 +1 @@\n-old\n+new\n" },
+      },
+    );
+    const card = screen.getByTestId("tool-call");
+    await user.click(within(card).getByRole("button", { expanded: false }));
+    const diff = within(card).getByTestId("tool-call-diff");
+    expect(diff.querySelector(".diff-line.add")?.textContent).toContain("+new");
+    expect(diff.querySelector(".diff-line.del")?.textContent).toContain("-old");
+  });
+
   it("shows each turn's file changes as coloured diffs and asks the engine to undo a turn or a file", async () => {
     const user = userEvent.setup();
     await renderApp();

@@ -5,6 +5,7 @@ import type { ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { formatDuration } from "../usage/format";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
+import { DiffLines } from "../diff/DiffLines";
 import { BashSandboxBadge } from "./BashSandboxBadge";
 
 type ToolItem = Extract<ChatItem, { kind: "tool" }>;
@@ -60,7 +61,7 @@ export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
           {result?.diff && (
             <>
               <div className="tool-call-section">diff</div>
-              <pre className="code">{result.diff}</pre>
+              <DiffLines diff={result.diff} testId="tool-call-diff" />
             </>
           )}
         </div>
