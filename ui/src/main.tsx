@@ -9,6 +9,7 @@ import "./styles/approvals.css";
 import "./styles/audit.css";
 import "./styles/changes.css";
 import "./styles/usage.css";
+import "./styles/markdown.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

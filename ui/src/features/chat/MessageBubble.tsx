@@ -1,4 +1,8 @@
-// One user or assistant message. Model text is shown as plain text: nothing in it can become markup.
+// One user or assistant message. The user's text is plain; the assistant's is markdown rendered
+// without raw HTML (Markdown.tsx): nothing in it can become live markup.
+import { memo } from "react";
+import { Markdown } from "./Markdown";
+
 // A message the stream cut off for good says so under its text.
 interface Props {
   role: "user" | "assistant";
@@ -7,12 +11,12 @@ interface Props {
   cutOff?: boolean;
 }
 
-export function MessageBubble({ role, text, streaming = false, cutOff = false }: Props) {
+function MessageBubbleView({ role, text, streaming = false, cutOff = false }: Props) {
   return (
     <article className={`message ${role}`} data-testid="message" data-role={role} aria-busy={streaming}>
       <div className="message-role">{role === "user" ? "You" : "Assistant"}</div>
       <div className="message-text">
-        {text}
+        {role === "assistant" ? <Markdown text={text} /> : text}
         {streaming && <span className="caret" aria-hidden="true" />}
       </div>
       {cutOff && (
@@ -23,3 +27,6 @@ export function MessageBubble({ role, text, streaming = false, cutOff = false }:
     </article>
   );
 }
+
+/** Memoised: only the bubble whose text changes re-renders while a message streams. */
+export const MessageBubble = memo(MessageBubbleView);

@@ -1,0 +1,30 @@
+// Assistant text as markdown: rendered to React elements by react-markdown with raw HTML left as
+// text (no rehype-raw), code highlighted by class names only (the CSP allows no inline styles
+// from text), and links shown with their address but never followed inside the window — model
+// text can format, never navigate, run or press anything.
+import { memo } from "react";
+import ReactMarkdown, { type Components } from "react-markdown";
+import rehypeHighlight from "rehype-highlight";
+
+const components: Components = {
+  a: ({ children, href }) => (
+    <span className="md-link" title={href}>
+      {children}
+      {href && <span className="md-href"> ({href})</span>}
+    </span>
+  ),
+  img: ({ alt }) => <span className="md-image">[image: {alt ?? "no description"}]</span>,
+};
+
+function MarkdownText({ text }: { text: string }) {
+  return (
+    <div className="markdown" data-testid="markdown">
+      <ReactMarkdown rehypePlugins={[[rehypeHighlight, { detect: false, ignoreMissing: true }]]} components={components}>
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+}
+
+/** Memoised: a streaming bubble re-renders, the finished ones above it do not. */
+export const Markdown = memo(MarkdownText);
