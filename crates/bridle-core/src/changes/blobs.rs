@@ -11,9 +11,7 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
-use super::hex;
+use super::blob_name;
 
 /// The blob folder of one data dir.
 #[derive(Debug, Clone)]
@@ -34,7 +32,7 @@ impl BlobStore {
 
     /// Keeps `bytes`; returns their hash (hex). Already kept content is not written again.
     pub fn put(&self, bytes: &[u8]) -> io::Result<String> {
-        let hash = hex(&Sha256::digest(bytes));
+        let hash = blob_name(bytes);
         let path = self.path(&hash).ok_or_else(|| io::Error::other("bad blob hash"))?;
         if path.exists() {
             return Ok(hash);
@@ -62,7 +60,7 @@ impl BlobStore {
         let mut bytes = Vec::new();
         io::Read::read_to_end(&mut flate2::read::DeflateDecoder::new(std::fs::File::open(&path)?), &mut bytes)
             .map_err(|e| io::Error::other(format!("blob {hash} is corrupt ({e})")))?;
-        if hex(&Sha256::digest(&bytes)) != hash {
+        if blob_name(&bytes) != hash {
             return Err(io::Error::other(format!("blob {hash} is corrupt (its content does not match its name)")));
         }
         Ok(bytes)

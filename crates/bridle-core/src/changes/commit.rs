@@ -8,10 +8,8 @@
 
 use std::path::Path;
 
-use sha2::Digest as _;
-
 use super::files::Recorded;
-use super::{content_hash, ChangeKind, ChangePlan, FileChange, PlannedFile};
+use super::{blob_name, ChangeKind, ChangePlan, FileChange, PlannedFile};
 use crate::fs::{FsError, WorkspaceFs};
 use crate::tools::files::{diff_stat, fs_error};
 use crate::tools::{ToolContext, ToolError};
@@ -30,7 +28,7 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
 
     for f in &changed {
         let now = fs.read_if_exists(&f.rel).map_err(fs_error)?;
-        if content_hash(now.as_deref()) != content_hash(f.before.as_deref()) {
+        if now != f.before {
             return Err(ToolError::new(format!(
                 "`{}` changed on disk while this change was being prepared; read it again and redo the change. Nothing was changed.",
                 f.shown()
@@ -105,11 +103,6 @@ fn put(fs: &WorkspaceFs, rel: &Path, content: Option<&[u8]>) -> Result<(), FsErr
             other => other,
         },
     }
-}
-
-/// The name a blob of `bytes` would have.
-fn blob_name(bytes: &[u8]) -> String {
-    super::hex(&sha2::Sha256::digest(bytes))
 }
 
 fn file_change(f: &PlannedFile) -> FileChange {

@@ -134,9 +134,14 @@ pub struct FileChange {
 /// `sha256:<hex>` of some content, `absent` for none.
 pub fn content_hash(bytes: Option<&[u8]>) -> String {
     match bytes {
-        Some(b) => format!("sha256:{}", hex(&Sha256::digest(b))),
+        Some(b) => format!("sha256:{}", blob_name(b)),
         None => "absent".to_string(),
     }
+}
+
+/// The name content has as a blob (hex SHA-256): what checkpoint rows record, kept or not.
+pub(crate) fn blob_name(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{content_hash, BlobStore};
+use super::{blob_name, BlobStore};
 use crate::fs::WorkspaceFs;
 use crate::store::{ChangeRow, Store};
 
@@ -86,15 +86,14 @@ pub fn undo(
                 continue;
             }
         };
-        let now_hash = content_hash(now.as_deref());
-        let hash_of = |h: &Option<String>| h.as_ref().map_or_else(|| "absent".to_string(), |h| format!("sha256:{h}"));
-        let (left, before) = (hash_of(&last.after_hash), hash_of(&first.before_hash));
-        if now_hash == before {
+        // Rows name content by blob name; `None` is an absent file.
+        let now_hash = now.as_deref().map(blob_name);
+        if now_hash == first.before_hash {
             // Already as it was (put back by hand, or the write never happened).
             undone.extend(changes.iter().map(|r| r.id));
             continue;
         }
-        if now_hash != left {
+        if now_hash != last.after_hash {
             report.refused.push(refuse(
                 "changed since this turn (by the user, a command or another program); it was left as it is".into(),
             ));
