@@ -161,6 +161,11 @@ pub struct Compacted {
 /// do not compact again at once).
 const TARGET_SHARE: f64 = 0.5;
 
+/// The estimated request size past which a compaction starts.
+pub fn threshold(window: u64, at: f64) -> u64 {
+    (window as f64 * at) as u64
+}
+
 /// Brings the request for `fit` under its threshold: masks older tool outputs, then has
 /// `provider` summarise the older conversation. `force` compacts even below the threshold
 /// (`bridle sessions compact`, the app's button). `None` when nothing needed or could change.
@@ -173,8 +178,7 @@ pub async fn fit(
 ) -> Result<Option<Compacted>, SummaryError> {
     let tokens = |v: &View| estimator.tokens(&v.apply(fit.system, fit.history, fit.tools.to_vec()));
     let before = tokens(view);
-    let threshold = (fit.window as f64 * fit.at) as u64;
-    if !force && before <= threshold {
+    if !force && before <= threshold(fit.window, fit.at) {
         return Ok(None);
     }
     let target = (fit.window as f64 * TARGET_SHARE.min(fit.at * 0.75)) as u64;

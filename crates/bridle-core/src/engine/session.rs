@@ -32,8 +32,6 @@ pub(crate) struct Session {
     view: std::sync::Mutex<View>,
     /// This session's tokens-per-character, learnt from the provider's counts.
     estimator: std::sync::Mutex<Estimator>,
-    /// The context window in force: the smallest of the config's and what the server serves.
-    window: std::sync::Mutex<Option<u64>>,
     /// Whether the prompt-truncation warning was given (once per session).
     warned_truncation: std::sync::atomic::AtomicBool,
     /// The workspace watch that reports files changed behind the session's back.
@@ -65,7 +63,6 @@ impl Session {
         let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
         let files = Arc::new(SessionFiles::new(&id, deps.store.clone(), &config.data_dir, deps.clock.clone()));
         let view = deps.store.view(&id).ok().flatten().and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
-        let window = config.context_window;
         let pipeline = std::sync::RwLock::new(pipeline);
         Self {
             id,
@@ -77,7 +74,6 @@ impl Session {
             files,
             view: std::sync::Mutex::new(view),
             estimator: std::sync::Mutex::new(Estimator::default()),
-            window: std::sync::Mutex::new(window),
             warned_truncation: std::sync::atomic::AtomicBool::new(false),
             watch: std::sync::Mutex::new(None),
             history: Mutex::new(history),
@@ -86,9 +82,10 @@ impl Session {
         }
     }
 
-    /// The context window in force, when known.
+    /// The context window in force, when known: the usage meter's, which starts from the
+    /// config and is corrected by what the server serves ([`Self::discover_window`]).
     pub(crate) fn context_window(&self) -> Option<u64> {
-        *self.window.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.usage.lock().unwrap_or_else(std::sync::PoisonError::into_inner).context_window
     }
 
     /// Asks the server what window it serves for the model (within its 2 s limit) and keeps
@@ -103,10 +100,7 @@ impl Session {
             (Some(c), Some(s)) => Some(c.min(s)),
             (c, s) => c.or(s),
         };
-        *self.window.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = window;
-        if let Ok(mut meter) = self.usage.lock() {
-            meter.context_window = window;
-        }
+        self.usage.lock().unwrap_or_else(std::sync::PoisonError::into_inner).context_window = window;
         if let (Some(c), Some(s)) = (configured, served) {
             if c > s {
                 let message = format!(
@@ -381,6 +375,14 @@ impl Session {
     /// The provider counted `input_tokens` for `request`: the estimates learn from it.
     pub(crate) fn observe_usage(&self, request: &ModelRequest, input_tokens: u64) {
         self.estimator.lock().unwrap_or_else(std::sync::PoisonError::into_inner).observe(request, input_tokens);
+    }
+
+    /// Whether `request` (the next one, as built) passes the compaction threshold: the cheap
+    /// check made before every step, on the request already in hand.
+    pub(crate) fn needs_compaction(&self, request: &ModelRequest) -> bool {
+        let Some(window) = self.context_window() else { return false };
+        let estimator = self.estimator.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        estimator.tokens(request) > compaction::threshold(window, self.config.compaction.at)
     }
 
     /// Compacts when the next request would pass the threshold (always when `force`): the new

@@ -77,8 +77,11 @@ async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &Canc
         if cancel.is_cancelled() {
             return End::Aborted(AbortReason::Interrupted);
         }
-        session.compact(Some(turn_id), false).await;
-        let request = session.request().await;
+        let mut request = session.request().await;
+        if session.needs_compaction(&request) {
+            session.compact(Some(turn_id), false).await;
+            request = session.request().await;
+        }
         let started = std::time::Instant::now();
         let streamed = step::stream_answer(session, turn_id, &request, cancel).await;
         audit_request(session, turn_id, &request, &streamed, started.elapsed());
