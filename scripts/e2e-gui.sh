@@ -14,7 +14,7 @@ APP_BINARY="$(realpath "$1")"
 OUT_DIR="$(mkdir -p "$2" && realpath "$2")"
 shift 2
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-for tool in Xvfb dbus-run-session /usr/bin/WebKitWebDriver node curl setsid; do
+for tool in Xvfb dbus-run-session gnome-keyring-daemon /usr/bin/WebKitWebDriver node curl setsid; do
   command -v "$tool" >/dev/null || { echo "missing $tool (see scripts/setup-system.sh)" >&2; exit 2; }
 done
 
@@ -71,14 +71,15 @@ done
 export DISPLAY=":$(head -n1 "$DISPLAY_FILE")"
 echo "Xvfb on $DISPLAY"
 
-# A private session bus, started after DISPLAY so activated services inherit it; otherwise GLib
-# autolaunches one (plus portals) that outlives the test. NO_AT_BRIDGE: no accessibility bus.
+# A private session bus with an unlocked gnome-keyring (the OS keychain the app stores keys in),
+# started after DISPLAY so activated services inherit it; otherwise GLib autolaunches one (plus
+# portals) that outlives the test. NO_AT_BRIDGE: no accessibility bus.
 # Do NOT set WEBKIT_DISABLE_DMABUF_RENDERER / WEBKIT_DISABLE_COMPOSITING_MODE: WebDriver
 # screenshots then hang forever (WebKitGTK 2.50).
 export NO_AT_BRIDGE=1 ROOT OUT_DIR APP_BINARY
 # setsid: a background job of this non-interactive script is no group leader, so setsid does not
 # fork and $! is the new process group's id.
-setsid dbus-run-session -- bash -c "$INNER" e2e-inner "$@" 2>"$OUT_DIR/dbus-session.log" &
+setsid "$ROOT/scripts/with-keyring.sh" bash -c "$INNER" e2e-inner "$@" 2>"$OUT_DIR/dbus-session.log" &
 GROUP_PID=$!
 status=0
 wait "$GROUP_PID" || status=$?

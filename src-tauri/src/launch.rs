@@ -31,10 +31,12 @@ pub fn flags(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<Flags> 
     Ok(flags)
 }
 
-/// This process's launch: its flags and environment through the wiring.
-pub fn wiring() -> anyhow::Result<Wiring> {
+/// This process's launch: its flags (kept, to load the config again after Settings saves it)
+/// and the wiring they and the environment give.
+pub fn wiring() -> anyhow::Result<(Flags, Wiring)> {
     let flags = flags(std::env::args_os().skip(1))?;
-    Ok(Wiring::load(flags, |name| std::env::var_os(name), std::env::current_dir)?)
+    let wiring = Wiring::load(flags.clone(), |name| std::env::var_os(name), std::env::current_dir)?;
+    Ok((flags, wiring))
 }
 
 #[cfg(test)]

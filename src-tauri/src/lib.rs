@@ -1,73 +1,133 @@
-//! The desktop shell: wiring only. It builds one engine for the window's session, exposes its
-//! commands (`submit`, `session_info`, `pending_approvals`, `session_snapshot`, `audit_query`,
-//! `audit_export`) and
-//! forwards every engine event to
-//! the window on `engine-event`, in order, from one task.
+//! The desktop shell: wiring only. It builds the app's state (core's one wiring, one engine for
+//! the session the window shows), exposes the commands of `bridle_protocol::ipc` — the list the
+//! window's typed bindings are generated from — and forwards every engine event, numbered, to
+//! the window on `engine-event`; an approval request that arrives while the window is not
+//! focused raises a native notification.
 //!
-//! Rule: no engine logic lives here; anything the UI can do goes through an `Op`, so the CLI
-//! and the app behave the same. Set-up goes through core's one wiring. Commands that touch
-//! SQLite or files run on the blocking pool, never on the window's main thread.
+//! Rule: no engine logic lives here; anything the UI can do goes through an `Op` or core, so the
+//! CLI and the app behave the same. Every command answers `Result<T, ErrorInfo>`. Commands that
+//! touch SQLite, files or the keychain run on the blocking pool, never on the window's thread.
 
 mod launch;
 mod logs;
 mod state;
 
-use tauri::{Emitter, Manager, WebviewUrl, WebviewWindowBuilder};
+use std::sync::Arc;
+
+use bridle_protocol::{
+    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, Event, ModelInfo, Op, ProviderSettings, RuleMeaning,
+    SequencedEvent, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
+};
+use tauri::{AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder};
+use tauri_plugin_notification::NotificationExt;
 
 use state::AppState;
 
 /// The Tauri event name the window listens on.
 pub const ENGINE_EVENT: &str = "engine-event";
 
+type Answer<T> = Result<T, ErrorInfo>;
+
 #[tauri::command]
-async fn submit(state: tauri::State<'_, AppState>, op: bridle_protocol::Op) -> Result<(), String> {
-    state.engine.submit(op).await.map_err(|e| e.to_string())
+async fn submit(state: State<'_, AppState>, op: Op) -> Answer<()> {
+    state.submit(op).await
 }
 
 #[tauri::command]
-async fn session_info(state: tauri::State<'_, AppState>) -> Result<bridle_protocol::SessionSummary, String> {
-    Ok(state.summary.clone())
-}
-
-/// Runs `work` on the blocking pool with a copy of the state.
-async fn blocking<T: Send + 'static>(
-    state: tauri::State<'_, AppState>,
-    work: impl FnOnce(AppState) -> anyhow::Result<T> + Send + 'static,
-) -> Result<T, String> {
-    let state = state.inner().clone();
-    match tauri::async_runtime::spawn_blocking(move || work(state)).await {
-        Ok(result) => result.map_err(|e| format!("{e:#}")),
-        Err(e) => Err(format!("the command failed: {e}")),
-    }
+async fn session_info(state: State<'_, AppState>) -> Answer<SessionSummary> {
+    state.summary().await
 }
 
 #[tauri::command]
-async fn pending_approvals(state: tauri::State<'_, AppState>) -> Result<Vec<bridle_protocol::ApprovalRequest>, String> {
-    blocking(state, |s| s.pending_approvals()).await
+async fn pending_approvals(state: State<'_, AppState>) -> Answer<Vec<ApprovalRequest>> {
+    state.pending_approvals().await
 }
 
 #[tauri::command]
-async fn session_snapshot(state: tauri::State<'_, AppState>) -> Result<bridle_protocol::SessionSnapshot, String> {
-    blocking(state, |s| s.session_snapshot()).await
+async fn session_snapshot(state: State<'_, AppState>) -> Answer<SessionSnapshot> {
+    state.session_snapshot().await
 }
 
 #[tauri::command]
-async fn audit_query(
-    state: tauri::State<'_, AppState>,
-    query: bridle_protocol::AuditQuery,
-) -> Result<Vec<bridle_protocol::AuditEvent>, String> {
-    blocking(state, move |s| s.audit_query(query)).await
+async fn sessions_list(state: State<'_, AppState>) -> Answer<Vec<SessionInfo>> {
+    state.sessions_list().await
 }
 
 #[tauri::command]
-async fn audit_export(state: tauri::State<'_, AppState>) -> Result<String, String> {
-    blocking(state, |s| s.audit_export()).await
+async fn session_open(state: State<'_, AppState>, session_id: String) -> Answer<SessionSummary> {
+    state.session_open(session_id).await
+}
+
+#[tauri::command]
+async fn session_new(state: State<'_, AppState>) -> Answer<SessionSummary> {
+    state.session_new().await
+}
+
+#[tauri::command]
+async fn session_delete(state: State<'_, AppState>, session_id: String) -> Answer<SessionSummary> {
+    state.session_delete(session_id).await
+}
+
+#[tauri::command]
+async fn audit_query(state: State<'_, AppState>, query: AuditQuery) -> Answer<Vec<AuditEvent>> {
+    state.audit_query(query).await
+}
+
+#[tauri::command]
+async fn audit_export(state: State<'_, AppState>) -> Answer<String> {
+    state.audit_export().await
+}
+
+#[tauri::command]
+async fn settings_get(state: State<'_, AppState>) -> Answer<Settings> {
+    state.settings_get().await
+}
+
+#[tauri::command]
+async fn settings_save(state: State<'_, AppState>, update: SettingsUpdate) -> Answer<Settings> {
+    state.settings_save(update).await
+}
+
+#[tauri::command]
+async fn models_list(
+    state: State<'_, AppState>,
+    provider: ProviderSettings,
+    api_key: Option<String>,
+) -> Answer<Vec<ModelInfo>> {
+    state.models_list(provider, api_key).await
+}
+
+#[tauri::command]
+fn rules_explain(list: String, patterns: Vec<String>) -> Answer<Vec<RuleMeaning>> {
+    state::rules_explain(&list, &patterns)
 }
 
 /// Only the app's own pages may load in the window; model-controlled text can never navigate
 /// it elsewhere.
 fn is_app_url(url: &tauri::Url) -> bool {
     matches!(url.scheme(), "tauri") || matches!(url.host_str(), Some("tauri.localhost"))
+}
+
+/// Sends one event to the window; an approval request while the window is not focused also
+/// becomes a native notification (the nav badge counts it either way).
+fn deliver(app: &AppHandle, event: SequencedEvent) {
+    if let Event::ApprovalRequested { request, .. } = &event.event {
+        let focused = app.get_webview_window("main").and_then(|w| w.is_focused().ok()).unwrap_or(false);
+        if !focused {
+            let shown = app
+                .notification()
+                .builder()
+                .title(format!("Bridle: approve {}?", request.tool))
+                .body("A call waits for your answer. Open Bridle to review it.")
+                .show();
+            if let Err(e) = shown {
+                tracing::info!("no desktop notification: {e}");
+            }
+        }
+    }
+    if let Err(e) = app.emit(ENGINE_EVENT, &event) {
+        tracing::error!("cannot forward an engine event: {e}");
+    }
 }
 
 /// Starts the app; returns when the window closes.
@@ -77,20 +137,15 @@ pub fn run() -> anyhow::Result<()> {
     if let Err(e) = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable) {
         eprintln!("bridle-app: cannot mark the process non-dumpable: {e}");
     }
-    let wiring = launch::wiring()?;
+    let (flags, wiring) = launch::wiring()?;
     // Kept for the life of the app: dropping it stops the log writer.
     let _log = logs::install(&wiring.data_dir);
     tauri::Builder::default()
+        .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
-            let (state, mut events) = tauri::async_runtime::block_on(AppState::start(&wiring))?;
             let handle = app.handle().clone();
-            tauri::async_runtime::spawn(async move {
-                while let Some(event) = events.recv().await {
-                    if let Err(e) = handle.emit(ENGINE_EVENT, &event) {
-                        tracing::error!("cannot forward an engine event: {e}");
-                    }
-                }
-            });
+            let forward: state::Forward = Arc::new(move |event| deliver(&handle, event));
+            let state = tauri::async_runtime::block_on(AppState::start(flags, wiring, forward))?;
             app.manage(state);
             WebviewWindowBuilder::new(app, "main", WebviewUrl::App("index.html".into()))
                 .title("Bridle")
@@ -105,9 +160,37 @@ pub fn run() -> anyhow::Result<()> {
             session_info,
             pending_approvals,
             session_snapshot,
+            sessions_list,
+            session_open,
+            session_new,
+            session_delete,
             audit_query,
-            audit_export
+            audit_export,
+            settings_get,
+            settings_save,
+            models_list,
+            rules_explain
         ])
         .run(tauri::generate_context!())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    /// The handlers registered above are exactly the protocol's command list, which the
+    /// window's typed bindings are generated from.
+    #[test]
+    fn the_handlers_are_the_protocol_command_list() {
+        let source = include_str!("lib.rs");
+        let start = source.find("generate_handler![").unwrap() + "generate_handler![".len();
+        let end = start + source[start..].find(']').unwrap();
+        let registered: Vec<&str> = source[start..end].split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        let declared: Vec<&str> = bridle_protocol::ipc::commands().iter().map(|c| c.name).collect();
+        assert_eq!(registered, declared);
+        for name in &declared {
+            assert!(source.contains(&format!("fn {name}(")), "no #[tauri::command] fn {name}");
+        }
+    }
 }

@@ -55,6 +55,34 @@ pub enum Command {
     Approvals(ApprovalsArgs),
     /// List the models the configured server offers, with their context windows where known.
     Models(ModelsArgs),
+    /// Store or remove a provider's API key in the OS keychain (the key is read from stdin).
+    Auth(AuthArgs),
+}
+
+/// `bridle auth set|clear`.
+#[derive(Args, Debug)]
+pub struct AuthArgs {
+    #[command(subcommand)]
+    pub action: AuthAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AuthAction {
+    /// Read a key from stdin and store it for the provider (kind and base URL).
+    Set(AuthTarget),
+    /// Remove the provider's stored key.
+    Clear(AuthTarget),
+}
+
+/// Whose key: the provider's kind and base URL (defaults from the config's `[provider]`).
+#[derive(Args, Debug)]
+pub struct AuthTarget {
+    /// Wire format of the provider.
+    #[arg(long, value_parser = parse_provider)]
+    pub provider: Option<ProviderKind>,
+    /// The server's base URL (default: the config's, else the kind's public API).
+    #[arg(long)]
+    pub base_url: Option<String>,
 }
 
 /// `bridle models`.

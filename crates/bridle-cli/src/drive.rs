@@ -11,7 +11,7 @@ use std::sync::Arc;
 use anyhow::bail;
 use bridle_core::audit::AuditSink;
 use bridle_core::clock::SystemClock;
-use bridle_core::config::{ProviderConfig, ProviderKind};
+use bridle_core::config::ProviderConfig;
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
 use bridle_core::tools::builtin_registry;
 use bridle_protocol::{AbortReason, ApprovalAnswer, ApprovalRequest, Event, Op};
@@ -69,13 +69,11 @@ pub fn provider_config(setup: &Wiring, args: &ProviderArgs) -> anyhow::Result<Pr
         ),
     };
     let same_kind = configured.filter(|p| p.kind == kind);
-    let base_url = args.base_url.clone().or_else(|| same_kind.as_ref().map(|p| p.base_url.clone())).unwrap_or_else(
-        || match kind {
-            ProviderKind::Openai => "https://api.openai.com/v1".into(),
-            ProviderKind::Anthropic => "https://api.anthropic.com".into(),
-            ProviderKind::Ollama => "http://127.0.0.1:11434".into(),
-        },
-    );
+    let base_url = args
+        .base_url
+        .clone()
+        .or_else(|| same_kind.as_ref().map(|p| p.base_url.clone()))
+        .unwrap_or_else(|| kind.default_base_url().into());
     let Some(model) = args.model.clone().or_else(|| same_kind.as_ref().map(|p| p.model.clone())) else {
         bail!("no model: pass --model or set provider.model in the config");
     };

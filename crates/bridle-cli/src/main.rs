@@ -6,6 +6,7 @@
 
 mod approvals;
 mod audit;
+mod auth;
 mod cli;
 mod drive;
 mod models;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
             Command::Audit(args) => audit::audit(&cli.global, args),
             Command::Approvals(args) => approvals::approvals(&cli.global, args).await,
             Command::Models(args) => models::models(&cli.global, args).await,
+            Command::Auth(args) => auth::auth(&cli.global, args),
         }
     });
     match outcome {

@@ -12,7 +12,7 @@ pub async fn models(global: &Global, args: &ModelsArgs) -> anyhow::Result<u8> {
         provider.model = Some(String::new());
     }
     let config = crate::drive::provider_config(&setup, &provider)?;
-    let models = match bridle_core::provider::models::list(&config, setup.api_key(config.kind)).await {
+    let models = match bridle_core::provider::models::list(&config, setup.api_key(&config).map(|(key, _)| key)).await {
         Ok(models) => models,
         Err(e) => {
             eprintln!("bridle models: {} ({})", safe(&e.to_string()), safe(&config.base_url));

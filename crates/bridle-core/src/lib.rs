@@ -32,6 +32,7 @@ pub mod locks;
 pub mod pipeline;
 pub mod provider;
 pub mod sandbox;
+pub mod secrets;
 pub mod shell_sandbox;
 pub mod store;
 pub mod tools;

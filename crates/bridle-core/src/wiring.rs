@@ -16,6 +16,7 @@ use crate::audit::{AuditError, AuditLog, AuditSink};
 use crate::config::{paths, Config, ConfigError, ProviderConfig, ProviderKind};
 use crate::engine::EngineConfig;
 use crate::provider::{self, ModelProvider, ProviderError};
+use crate::secrets::{self, KeySource};
 use crate::store::{Store, StoreError};
 
 /// The locations a launch names (flags; `None` falls back to the environment, then defaults).
@@ -129,14 +130,20 @@ impl Wiring {
         Ok(AuditSink::start(AuditLog::open(&self.data_dir)?))
     }
 
-    /// The API key for `kind` from the environment, if set.
-    pub fn api_key(&self, kind: ProviderKind) -> Option<String> {
-        self.api_keys.get(kind.api_key_variable()).cloned()
+    /// The API key for `config`'s server and where it was found: the OS keychain's entry for
+    /// its kind and base URL first, else the kind's environment variable (DESIGN §8).
+    pub fn api_key(&self, config: &ProviderConfig) -> Option<(String, KeySource)> {
+        if let Some(key) = secrets::get(config.kind, &config.base_url) {
+            return Some((key, KeySource::Keychain));
+        }
+        let key = self.api_keys.get(config.kind.api_key_variable())?;
+        Some((key.clone(), KeySource::Environment))
     }
 
-    /// The model provider for `config`, its key from the environment (never from the config).
+    /// The model provider for `config`, its key from the keychain or the environment (never
+    /// from the config).
     pub fn provider(&self, config: &ProviderConfig) -> Result<Arc<dyn ModelProvider>, WiringError> {
-        let key = self.api_keys.get(config.kind.api_key_variable()).cloned();
+        let key = self.api_key(config).map(|(key, _)| key);
         Ok(provider::from_config(config, key)?.into())
     }
 

@@ -30,11 +30,19 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         Event,
         Finding,
         HistoryItem,
+        LimitSettings,
         Mode,
+        ModelInfo,
         Op,
+        ProviderKindInfo,
+        ProviderSettings,
+        RuleMeaning,
+        RuleSettings,
         SessionInfo,
         SessionSnapshot,
         SessionSummary,
+        Settings,
+        SettingsUpdate,
         Severity,
         SnapshotItem,
         TokenUsage,
@@ -44,7 +52,9 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         ToolStatus,
         TurnUsage,
         UndoRefusal,
+        SequencedEvent,
     );
+    files.push(("commands.ts".to_string(), crate::ipc::render_ts()));
     Ok(files)
 }
 

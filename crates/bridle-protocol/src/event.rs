@@ -33,6 +33,19 @@ pub enum ToolStatus {
     Interrupted,
 }
 
+/// An event as the desktop shell forwards it: numbered from 1 in the order its session sent
+/// it, so the window can skip what a snapshot (`SessionSnapshot.seq`) already holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct SequencedEvent {
+    /// The event's number in its session's stream.
+    #[ts(type = "number")]
+    pub seq: u64,
+    /// The event.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub event: Event,
+}
+
 /// One engine event; every event names its session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]

@@ -49,6 +49,10 @@ pub struct SessionInfo {
     /// Last change (ms since the epoch).
     #[ts(type = "number")]
     pub updated_at: i64,
+    /// Tokens the session used, input and output together.
+    #[ts(type = "number")]
+    #[serde(default)]
+    pub total_tokens: u64,
 }
 
 /// One item of a session snapshot: the item as stored, its turn, and whether a compaction
@@ -102,6 +106,11 @@ pub struct SessionSnapshot {
     pub turn_usage: Vec<TurnUsage>,
     /// Every file change the session made, oldest first.
     pub changes: Vec<CheckpointChange>,
+    /// The `seq` of the last event this snapshot already reflects (0 outside the app); later
+    /// events apply on top.
+    #[ts(type = "number")]
+    #[serde(default)]
+    pub seq: u64,
 }
 
 /// One turn's tokens (all its model requests together).

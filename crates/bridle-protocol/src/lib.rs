@@ -25,7 +25,9 @@ pub mod bindings;
 mod error;
 mod event;
 mod history;
+pub mod ipc;
 mod op;
+mod settings;
 mod tool;
 mod usage;
 
@@ -33,8 +35,11 @@ pub use app::SessionSummary;
 pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
 pub use audit::{AuditEvent, AuditQuery};
 pub use error::ErrorInfo;
-pub use event::{AbortReason, Event, ToolStatus, UndoRefusal};
+pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal};
 pub use history::{CheckpointChange, HistoryItem, SessionInfo, SessionSnapshot, SnapshotItem, TurnUsage};
 pub use op::Op;
+pub use settings::{
+    LimitSettings, ModelInfo, ProviderKindInfo, ProviderSettings, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
+};
 pub use tool::{ToolCall, ToolDefinition, ToolResult};
 pub use usage::TokenUsage;

@@ -6,8 +6,11 @@ import { fileURLToPath } from "node:url";
 import { freePort } from "./env.mjs";
 import { waitFor } from "./webdriver.mjs";
 
-/** Starts aimock serving the fixtures in `fixtureDir`; its output goes to `logFile`. */
-export async function startAimock(fixtureDir, logFile) {
+/**
+ * Starts aimock serving the fixtures in `fixtureDir`; its output goes to `logFile`. With
+ * `apiKeys`, every request must carry one of them (401 otherwise).
+ */
+export async function startAimock(fixtureDir, logFile, { apiKeys = [] } = {}) {
   // A root devDependency; the package exports no package.json, so find its CLI by path.
   const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
   const cli = join(root, "node_modules", "@copilotkit", "aimock", "dist", "cli.js");
@@ -17,7 +20,7 @@ export async function startAimock(fixtureDir, logFile) {
   const child = spawn(
     process.execPath,
     [cli, "-p", String(port), "-h", "127.0.0.1", "-f", fixtureDir, "--validate-on-load"],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AIMOCK_API_KEYS: apiKeys.join(",") } },
   );
   child.stdout.pipe(log);
   child.stderr.pipe(log);

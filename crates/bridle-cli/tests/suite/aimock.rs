@@ -11,17 +11,27 @@ pub struct Aimock {
     child: Child,
 }
 
-fn repo_root() -> PathBuf {
+pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The shared fixture folder.
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/llm")
 }
 
 impl Aimock {
     pub async fn start() -> Aimock {
-        Self::start_with(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/llm")).await
+        Self::start_with(&fixtures()).await
     }
 
     /// aimock on another fixture folder (e.g. one a test wrote).
     pub async fn start_with(fixtures: &std::path::Path) -> Aimock {
+        Self::start_keyed(fixtures, &[]).await
+    }
+
+    /// aimock that answers only requests carrying one of `keys` (401 otherwise).
+    pub async fn start_keyed(fixtures: &std::path::Path, keys: &[&str]) -> Aimock {
         let cli = repo_root().join("node_modules/@copilotkit/aimock/dist/cli.js");
         assert!(cli.exists(), "aimock is not installed at {}: run `npm install` at the repo root", cli.display());
         let mut child = Command::new("node")
@@ -29,6 +39,7 @@ impl Aimock {
             .args(["-p", "0", "-h", "127.0.0.1", "-f"])
             .arg(fixtures)
             .arg("--validate-on-load")
+            .env("AIMOCK_API_KEYS", keys.join(","))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true)

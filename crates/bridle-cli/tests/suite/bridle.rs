@@ -41,6 +41,8 @@ pub async fn bridle_with_env(data: &Path, workspace: &Path, args: &[&str], env: 
         .env_remove("BRIDLE_WORKSPACE")
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
+        // The developer's own keychain stays out of the tests; keychain tests bring their own.
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .envs(env.iter().copied())
         .stdin(std::process::Stdio::null())
         .output()

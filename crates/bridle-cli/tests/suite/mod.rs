@@ -9,6 +9,7 @@ mod audit;
 mod checkpoints;
 mod crash;
 mod files;
+mod keychain;
 mod llama;
 mod local_servers;
 mod long_sessions;

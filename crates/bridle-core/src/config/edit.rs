@@ -85,7 +85,7 @@ fn push_like_the_others(array: &mut Array, pattern: &str) {
     }
 }
 
-fn write_atomically(path: &Path, bytes: &[u8], permissions: Option<fs::Permissions>) -> std::io::Result<()> {
+pub(super) fn write_atomically(path: &Path, bytes: &[u8], permissions: Option<fs::Permissions>) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),

@@ -5,6 +5,7 @@
 
 pub mod edit;
 pub mod paths;
+pub mod settings;
 
 use std::path::Path;
 use std::time::Duration;
@@ -34,6 +35,24 @@ impl ProviderKind {
             ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
             // A local server: no key (the variable is never set for it).
             ProviderKind::Ollama => "OLLAMA_API_KEY",
+        }
+    }
+
+    /// The server a kind talks to when no base URL is given.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "https://api.openai.com/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::Ollama => "http://127.0.0.1:11434",
+        }
+    }
+
+    /// `openai`, `anthropic` or `ollama`, as the config spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "openai",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Ollama => "ollama",
         }
     }
 }

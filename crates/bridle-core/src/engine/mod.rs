@@ -10,6 +10,7 @@
 
 mod approve;
 mod dispatch;
+mod events;
 mod loop_guard;
 mod prompt;
 mod session;
@@ -37,6 +38,7 @@ use crate::store::{SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 
+pub use events::EventCount;
 pub use prompt::DEFAULT_SYSTEM_PROMPT;
 use session::Session;
 
@@ -223,6 +225,8 @@ pub struct Engine {
     session_id: String,
     resumed_turn: Option<String>,
     sandbox: (&'static str, Option<String>),
+    events_sent: EventCount,
+    closing: CancellationToken,
 }
 
 impl Engine {
@@ -252,6 +256,7 @@ impl Engine {
         };
         let suspended = suspended_turn(deps.store.held_approvals(&session_id)?, &history);
         let (event_tx, event_rx) = mpsc::channel(1024);
+        let (event_tx, events_sent) = events::EventSender::new(event_tx);
         let (op_tx, op_rx) = mpsc::channel(64);
         let resumed_turn = match &suspended {
             Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),
@@ -268,8 +273,9 @@ impl Engine {
             }))
         });
         let sandbox = session.sandbox();
-        tokio::spawn(run_loop(session, op_rx, suspended));
-        Ok((Engine { ops: op_tx, session_id, resumed_turn, sandbox }, event_rx))
+        let closing = CancellationToken::new();
+        tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
+        Ok((Engine { ops: op_tx, session_id, resumed_turn, sandbox, events_sent, closing }, event_rx))
     }
 
     /// Queues an op.
@@ -292,6 +298,20 @@ impl Engine {
     /// (its events come before those of any new message).
     pub fn resumed_turn(&self) -> Option<&str> {
         self.resumed_turn.as_deref()
+    }
+
+    /// How many events the session has sent: the `seq` of the last one (events are numbered
+    /// from 1 in the order the receiver gets them).
+    pub fn events_sent(&self) -> u64 {
+        self.events_sent.get()
+    }
+
+    /// Closes the session: a running turn is interrupted (its history stays consistent), ops
+    /// queued after this are refused, and this returns once the loop has ended and the session's
+    /// lease is released — another engine may open the session at once.
+    pub async fn shutdown(&self) {
+        self.closing.cancel();
+        self.ops.closed().await;
     }
 }
 
@@ -372,7 +392,12 @@ fn suspended_turn(mut held: HashMap<String, StoredApproval>, history: &[HistoryI
 
 /// Owns the session: turns one at a time, interrupts, approvals, and the ops later versions
 /// handle. Ends when every `Engine` handle is dropped and the last turn has finished.
-async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended: Option<turn::TurnStart>) {
+async fn run_loop(
+    session: Arc<Session>,
+    mut ops: mpsc::Receiver<Op>,
+    suspended: Option<turn::TurnStart>,
+    closing: CancellationToken,
+) {
     // Before the first request: the window the server really serves (2 s at most).
     session.discover_window().await;
     let mut queue: VecDeque<String> = VecDeque::new();
@@ -382,6 +407,13 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended:
     let mut next_mode: Option<bridle_protocol::Mode> = None;
     loop {
         tokio::select! {
+            () = closing.cancelled(), if open => {
+                open = false;
+                if let Some(turn) = &running {
+                    turn.cancel.cancel();
+                }
+                queue.clear();
+            }
             op = ops.recv(), if open => match op {
                 None => open = false,
                 Some(Op::UserMessage { text }) => match running {
@@ -441,7 +473,11 @@ async fn run_loop(session: Arc<Session>, mut ops: mpsc::Receiver<Op>, suspended:
             }
         }
         if !open && running.is_none() {
-            return;
+            break;
         }
     }
+    // The session (and its lease) goes before the op queue closes: whoever waits in
+    // `Engine::shutdown` may open the session again right away.
+    drop(session);
+    drop(ops);
 }

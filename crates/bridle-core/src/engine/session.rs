@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use bridle_protocol::{ApprovalAnswer, ErrorInfo, Event, HistoryItem};
-use tokio::sync::{mpsc, Mutex};
+use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::{EngineConfig, EngineDeps};
@@ -37,7 +37,7 @@ pub(crate) struct Session {
     /// The workspace watch that reports files changed behind the session's back.
     watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
     history: Mutex<Vec<HistoryItem>>,
-    events: mpsc::Sender<Event>,
+    events: super::events::EventSender,
     /// Held while the session is open here, so another process answering one of its approvals
     /// leaves the running to this one.
     _lease: SessionLease,
@@ -50,7 +50,7 @@ impl Session {
         deps: EngineDeps,
         pipeline: CallPipeline,
         history: Vec<HistoryItem>,
-        events: mpsc::Sender<Event>,
+        events: super::events::EventSender,
         lease: SessionLease,
     ) -> Self {
         // A resumed session counts on from its stored totals.
@@ -142,7 +142,7 @@ impl Session {
     pub(crate) fn start_watching(&self) {
         let (events, session_id) = (self.events.clone(), self.id.clone());
         let report = move |paths: Vec<String>| {
-            let _ = events.try_send(Event::FilesChangedOnDisk { session_id: session_id.clone(), paths });
+            events.try_send(Event::FilesChangedOnDisk { session_id: session_id.clone(), paths });
         };
         match crate::changes::watch(self.pipeline().workspace().clone(), self.files.clone(), report) {
             Ok(watch) => *self.watch.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(watch),
@@ -193,7 +193,7 @@ impl Session {
 
     /// Sends an event; a consumer that went away is not an error of the session.
     pub(crate) async fn emit(&self, event: Event) {
-        let _ = self.events.send(event).await;
+        self.events.send(event).await;
     }
 
     /// Appends to the history and the store. A store failure is reported to the user once
@@ -339,7 +339,7 @@ impl Session {
     pub(crate) fn report_audit_failure(&self) {
         if let Some(message) = self.deps.audit.take_failure() {
             let info = ErrorInfo { code: "audit_write_failed".into(), message, retryable: false };
-            if self.events.try_send(Event::Error { session_id: self.id.clone(), info }).is_err() {
+            if !self.events.try_send(Event::Error { session_id: self.id.clone(), info }) {
                 tracing::error!("audit write failure could not be reported to the window");
             }
         }

@@ -307,6 +307,40 @@ impl Policy {
     }
 }
 
+/// What `pattern` in the `list` rules matches, in words (the Settings rule editor shows it), or
+/// why it is invalid. `bash` rules match commands; every other tool's argument is a path.
+pub fn describe(list: RuleList, pattern: &str) -> Result<String, RuleError> {
+    let rule = compile(list.as_str(), pattern)?;
+    let verb = match list {
+        RuleList::Allow => "runs without asking",
+        RuleList::Ask => "always asks",
+        RuleList::Deny => "is always refused",
+    };
+    let tools = match &rule.tool {
+        NameMatcher::Exact(name) => format!("`{name}`"),
+        NameMatcher::Glob(glob) => format!("any tool named like `{}`", glob.glob()),
+    };
+    let is_shell = matches!(&rule.tool, NameMatcher::Exact(name) if name == "bash");
+    Ok(match (&rule.arg, pattern.trim().split_once('(')) {
+        (None, _) => format!("every call of {tools} {verb}"),
+        (Some(arg), Some((_, inner))) => {
+            let inner = inner.strip_suffix(')').unwrap_or(inner);
+            match (is_shell, &arg.exact) {
+                (true, Some(exact)) => format!("the command `{exact}` exactly {verb}"),
+                (true, None) if list == RuleList::Allow => format!(
+                    "commands matching `{inner}` run without asking; in a line of several commands, each must be allowed"
+                ),
+                (true, None) => format!("a line with any command matching `{inner}` {verb}"),
+                (false, Some(exact)) => format!("{tools} on the workspace path `{exact}` {verb}"),
+                (false, None) => format!(
+                    "{tools} on workspace paths matching `{inner}` {verb} (`*` stays within a folder, `**` crosses folders)"
+                ),
+            }
+        }
+        (Some(_), None) => format!("{tools} {verb}"),
+    })
+}
+
 /// The allow rule an "approve always" answer writes for `call`: `bash(<exact command>)`,
 /// `edit_file(<path>)` (`apply_patch({a,b})` for several), or the bare tool name for tools with
 /// neither a command nor a path. Glob characters in the command or path are escaped, so the rule

@@ -539,3 +539,16 @@ fn random_commands_never_panic_the_guard() {
         let _ = w.bash(&guard, &words.join(" "));
     }
 }
+
+#[test]
+fn rules_are_described_in_words_and_invalid_ones_say_why() {
+    use crate::config::RuleList;
+    let say = |list, p| super::describe_rule(list, p).unwrap();
+    assert_eq!(say(RuleList::Deny, "bash"), "every call of `bash` is always refused");
+    assert!(say(RuleList::Allow, "bash(git status*)").contains("each must be allowed"));
+    assert_eq!(say(RuleList::Ask, "bash(git push)"), "the command `git push` exactly always asks");
+    assert!(say(RuleList::Allow, "edit_file(src/**)").contains("paths matching `src/**`"));
+    assert!(say(RuleList::Deny, "mcp__github__*").contains("any tool named like `mcp__github__*`"));
+    let err = super::describe_rule(RuleList::Allow, "bash(git status").unwrap_err();
+    assert!(err.to_string().contains("must end with `)`"), "{err}");
+}

@@ -5,21 +5,12 @@
 //! `max_model_len`) or the model is a known hosted one, else it is unknown.
 
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
-use serde::Serialize;
 use serde_json::Value;
 
 use super::{http, window, ProviderError};
 use crate::config::{ProviderConfig, ProviderKind};
 
-/// One model a server offers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelInfo {
-    /// The id to put in `[provider] model`.
-    pub id: String,
-    /// Its context window, when known.
-    pub context_window: Option<u64>,
-}
+pub use bridle_protocol::ModelInfo;
 
 /// The models of the server `config` points at.
 pub async fn list(config: &ProviderConfig, api_key: Option<String>) -> Result<Vec<ModelInfo>, ProviderError> {

@@ -94,11 +94,7 @@ impl Store {
     /// One session's summary.
     pub fn session(&self, id: &str) -> Result<SessionInfo, StoreError> {
         self.conn()?
-            .query_row(
-                "SELECT id, workspace, title, created_at, updated_at FROM sessions WHERE id = ?1",
-                [id],
-                session_from_row,
-            )
+            .query_row(&format!("{SESSION_COLUMNS} WHERE s.id = ?1"), [id], session_from_row)
             .optional()?
             .ok_or_else(|| StoreError::NoSession(id.to_string()))
     }
@@ -106,9 +102,7 @@ impl Store {
     /// Every session, most recently updated first.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>, StoreError> {
         let conn = self.conn()?;
-        let mut stmt = conn.prepare(
-            "SELECT id, workspace, title, created_at, updated_at FROM sessions ORDER BY updated_at DESC, id",
-        )?;
+        let mut stmt = conn.prepare(&format!("{SESSION_COLUMNS} ORDER BY s.updated_at DESC, s.id"))?;
         let rows = stmt.query_map([], session_from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -173,6 +167,11 @@ impl Store {
     }
 }
 
+/// A session's row with its token total (input and output; cached input is part of input).
+const SESSION_COLUMNS: &str = "SELECT s.id, s.workspace, s.title, s.created_at, s.updated_at, \
+     COALESCE(u.input_tokens + u.output_tokens, 0) \
+     FROM sessions s LEFT JOIN session_usage u ON u.session_id = s.id";
+
 fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionInfo> {
     Ok(SessionInfo {
         id: row.get(0)?,
@@ -180,6 +179,7 @@ fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionInfo> {
         title: row.get(2)?,
         created_at: row.get(3)?,
         updated_at: row.get(4)?,
+        total_tokens: row.get::<_, i64>(5)?.max(0) as u64,
     })
 }
 

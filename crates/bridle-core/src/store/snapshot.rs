@@ -141,6 +141,7 @@ impl Store {
             context_used,
             turn_usage,
             changes,
+            seq: 0,
         })
     }
 }

@@ -79,3 +79,34 @@ async fn an_interrupt_during_a_tool_gives_every_call_a_result() {
         assert_eq!(request_bodies(&server).await.len(), 1, "no model request after an interrupt");
     }
 }
+
+#[tokio::test]
+async fn shutdown_mid_stream_ends_the_turn_and_frees_the_session_for_another_engine() {
+    let wire = Wire::OpenAi;
+    let full = wire.text("Thinking about it carefully");
+    let cut = full.split("\n\n").take(1).collect::<Vec<_>>().join("\n\n") + "\n\n";
+    let server = RawServer::start(vec![
+        Reply { body: cut, after: After::Hang },
+        Reply { body: wire.text("Fresh start."), after: After::Close },
+    ])
+    .await;
+    let mut t = engine(wire.provider(&server.uri), |_| {});
+    t.say("think").await;
+    t.next_matching(|e| matches!(e, Event::AssistantDelta { .. })).await;
+    let id = t.engine.session_id().to_string();
+    tokio::time::timeout(std::time::Duration::from_secs(30), t.engine.shutdown()).await.unwrap();
+    let rest = t.turn().await;
+    assert!(matches!(last(&rest), Event::TurnAborted { reason: AbortReason::Interrupted, .. }), "{rest:?}");
+    // Every event sent was counted, in the order received.
+    let counted = t.engine.events_sent();
+    assert!(counted >= 3, "{counted}");
+    assert!(t.engine.submit(Op::Interrupt).await.is_err(), "a closed engine refuses ops");
+
+    // The lease is free at once: the same session opens again, its partial answer kept.
+    let TestEngine { dir, .. } = t;
+    let provider = wire.provider(&server.uri);
+    let again = engine_in(dir, provider, bridle_core::engine::SessionSpec::Resume(id.clone()), |_| {});
+    let history = again.store.history(&id, 0).unwrap();
+    assert_eq!(history[0], HistoryItem::User { text: "think".into() });
+    assert!(matches!(&history[1], HistoryItem::Assistant { text, .. } if text == "Thinking abou"), "{history:?}");
+}

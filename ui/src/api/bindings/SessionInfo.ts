@@ -23,4 +23,8 @@ createdAt: number,
 /**
  * Last change (ms since the epoch).
  */
-updatedAt: number, };
+updatedAt: number, 
+/**
+ * Tokens the session used, input and output together.
+ */
+totalTokens: number, };

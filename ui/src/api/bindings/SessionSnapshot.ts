@@ -42,4 +42,9 @@ turnUsage: Array<TurnUsage>,
 /**
  * Every file change the session made, oldest first.
  */
-changes: Array<CheckpointChange>, };
+changes: Array<CheckpointChange>, 
+/**
+ * The `seq` of the last event this snapshot already reflects (0 outside the app); later
+ * events apply on top.
+ */
+seq: number, };

@@ -1,0 +1,259 @@
+//! The Settings view's reading and saving of the config (DESIGN §11, first run).
+//!
+//! Rule: saving edits the user's file in place (`toml_edit`: comments, order and every key the
+//! form does not show survive), checks the result loads — the whole config and its rules —
+//! before anything is written, writes atomically, and never writes a key: a key given with the
+//! form goes to the OS keychain ([`crate::secrets`]), and only after the file is saved.
+
+use std::path::Path;
+
+use bridle_protocol::{LimitSettings, ProviderKindInfo, ProviderSettings, RuleSettings, Settings, SettingsUpdate};
+use toml_edit::{value, Array, DocumentMut, Item, Table};
+
+use super::edit::write_atomically;
+use super::{Config, ConfigError, ProviderConfig, ProviderKind};
+use crate::secrets::{self, SecretError};
+use crate::wiring::Wiring;
+
+/// Why the form could not be saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    /// The form's values do not make a valid config (nothing was written).
+    #[error("{0}")]
+    Invalid(String),
+    /// The file could not be read or written.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The config was saved but the key could not be stored.
+    #[error("the settings were saved, but the key was not: {0}")]
+    Key(#[from] SecretError),
+}
+
+/// What the Settings view shows for this launch.
+pub fn read(wiring: &Wiring) -> Settings {
+    let config = &wiring.config;
+    let provider = config.provider.as_ref().map_or_else(
+        || ProviderSettings {
+            kind: ProviderKind::Openai.as_str().into(),
+            base_url: ProviderKind::Openai.default_base_url().into(),
+            model: String::new(),
+            context_window: None,
+        },
+        |p| ProviderSettings {
+            kind: p.kind.as_str().into(),
+            base_url: p.base_url.clone(),
+            model: p.model.clone(),
+            context_window: p.context_window,
+        },
+    );
+    let key_source = config.provider.as_ref().and_then(|p| wiring.api_key(p)).map(|(_, source)| source.as_str().into());
+    Settings {
+        config_file: wiring.config_file.display().to_string(),
+        workspace: wiring.workspace.display().to_string(),
+        configured: config.provider.is_some(),
+        provider,
+        key_source,
+        mode: config.mode,
+        rules: RuleSettings {
+            allow: config.rules.allow.clone(),
+            ask: config.rules.ask.clone(),
+            deny: config.rules.deny.clone(),
+        },
+        sandbox_network: config.sandbox.network,
+        limits: LimitSettings {
+            max_steps: config.limits.max_steps,
+            tool_timeout_secs: config.limits.tool_timeout_secs,
+            approval_timeout_secs: config.limits.approval_timeout_secs,
+            max_retries: config.limits.max_retries,
+        },
+        kinds: [ProviderKind::Openai, ProviderKind::Anthropic, ProviderKind::Ollama]
+            .into_iter()
+            .map(|kind| ProviderKindInfo {
+                kind: kind.as_str().into(),
+                default_base_url: kind.default_base_url().into(),
+                key_variable: kind.api_key_variable().into(),
+            })
+            .collect(),
+    }
+}
+
+/// The provider the form describes, checked: a known kind, an http(s) URL, a model.
+pub fn provider_of(form: &ProviderSettings) -> Result<ProviderConfig, SaveError> {
+    let kind: ProviderKind = form.kind.parse().map_err(SaveError::Invalid)?;
+    let base_url = form.base_url.trim().to_string();
+    let scheme_ok = base_url.starts_with("http://") || base_url.starts_with("https://");
+    if !scheme_ok || base_url.len() <= "https://".len() {
+        return Err(SaveError::Invalid(format!("the base URL must start with http:// or https:// (got `{base_url}`)")));
+    }
+    if form.context_window == Some(0) {
+        return Err(SaveError::Invalid("the context window must be a positive number of tokens".into()));
+    }
+    Ok(ProviderConfig {
+        kind,
+        base_url,
+        model: form.model.trim().to_string(),
+        context_window: form.context_window,
+        max_output_tokens: super::default_max_output_tokens(),
+    })
+}
+
+/// Writes the form into `config_file`, then the key (if one is given) into the keychain.
+/// Returns the config as it now loads.
+pub fn save(config_file: &Path, form: &SettingsUpdate) -> Result<Config, SaveError> {
+    let provider = provider_of(&form.provider)?;
+    if provider.model.is_empty() {
+        return Err(SaveError::Invalid("choose a model (\"List models\" asks the server)".into()));
+    }
+    let shown = config_file.display().to_string();
+    let (text, permissions) = match std::fs::read_to_string(config_file) {
+        Ok(text) => (text, std::fs::metadata(config_file).ok().map(|m| m.permissions())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (String::new(), None),
+        Err(source) => return Err(ConfigError::Read { path: shown, source }.into()),
+    };
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| ConfigError::Parse { path: shown.clone(), message: e.to_string() })?;
+    doc["mode"] = value(form.mode.as_str());
+    {
+        let table = table(&mut doc, "provider")?;
+        table["kind"] = value(provider.kind.as_str());
+        table["base_url"] = value(provider.base_url.as_str());
+        table["model"] = value(provider.model.as_str());
+        match provider.context_window {
+            Some(window) => table["context_window"] = value(window_value(window)?),
+            None => {
+                table.remove("context_window");
+            }
+        }
+    }
+    {
+        let table = table(&mut doc, "rules")?;
+        set_list(table, "allow", &form.rules.allow);
+        set_list(table, "ask", &form.rules.ask);
+        set_list(table, "deny", &form.rules.deny);
+    }
+    table(&mut doc, "sandbox")?["network"] = value(form.sandbox_network);
+    {
+        let limits = &form.limits;
+        let table = table(&mut doc, "limits")?;
+        table["max_steps"] = value(i64::from(limits.max_steps));
+        table["tool_timeout_secs"] = value(window_value(limits.tool_timeout_secs)?);
+        table["approval_timeout_secs"] = value(window_value(limits.approval_timeout_secs)?);
+        table["max_retries"] = value(i64::from(limits.max_retries));
+    }
+    let text = doc.to_string();
+    // The file must load exactly as a launch will load it, rules included, before it replaces
+    // the old one.
+    let config = Config::parse(&text).map_err(SaveError::Invalid)?;
+    crate::guard::Policy::from_config(&config).map_err(|e| SaveError::Invalid(e.to_string()))?;
+    write_atomically(config_file, text.as_bytes(), permissions)
+        .map_err(|source| ConfigError::Write { path: shown, source })?;
+    if let Some(key) = form.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        secrets::set(provider.kind, &provider.base_url, key)?;
+    }
+    Ok(config)
+}
+
+/// The table `name`, created when missing; an error when the key holds something else.
+fn table<'d>(doc: &'d mut DocumentMut, name: &str) -> Result<&'d mut Table, SaveError> {
+    let item = doc.entry(name).or_insert_with(toml_edit::table);
+    item.as_table_mut().ok_or_else(|| SaveError::Invalid(format!("`{name}` in the config is not a table")))
+}
+
+/// Replaces a list, keeping the old one (and its comments) when nothing changed.
+fn set_list(table: &mut Table, key: &str, patterns: &[String]) {
+    let patterns: Vec<&str> = patterns.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
+    let same = table
+        .get(key)
+        .and_then(Item::as_array)
+        .is_some_and(|old| old.iter().map(|v| v.as_str()).eq(patterns.iter().map(|p| Some(*p))));
+    if same {
+        return;
+    }
+    if patterns.is_empty() && !table.contains_key(key) {
+        return;
+    }
+    let mut array = Array::new();
+    for pattern in patterns {
+        array.push(pattern);
+    }
+    table[key] = value(array);
+}
+
+fn window_value(n: u64) -> Result<i64, SaveError> {
+    i64::try_from(n).map_err(|_| SaveError::Invalid(format!("{n} is too large")))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use bridle_protocol::Mode;
+    use pretty_assertions::assert_eq;
+
+    fn form() -> SettingsUpdate {
+        SettingsUpdate {
+            provider: ProviderSettings {
+                kind: "openai".into(),
+                base_url: "http://127.0.0.1:4010/v1".into(),
+                model: "gpt-test".into(),
+                context_window: Some(32768),
+            },
+            api_key: None,
+            mode: Mode::AutoEdit,
+            rules: RuleSettings {
+                allow: vec!["bash(cargo test*)".into()],
+                ask: vec![],
+                deny: vec!["bash(rm *)".into()],
+            },
+            sandbox_network: true,
+            limits: LimitSettings { max_steps: 20, tool_timeout_secs: 90, approval_timeout_secs: 300, max_retries: 2 },
+        }
+    }
+
+    #[test]
+    fn saving_keeps_comments_and_keys_the_form_does_not_show() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "# my config\nmode = \"ask\" # careful\ndisabled_tools = [\"web_fetch\"]\n\n[rules]\n# reviewed by me\ndeny = [\"bash(rm *)\"]\n",
+        )
+        .unwrap();
+        let config = save(&path, &form()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# my config\nmode = \"auto-edit\" # careful\n"), "{text}");
+        assert!(text.contains("# reviewed by me\ndeny = [\"bash(rm *)\"]"), "{text}");
+        assert!(text.contains("disabled_tools = [\"web_fetch\"]"), "{text}");
+        assert_eq!(config.disabled_tools, ["web_fetch"]);
+        let loaded = Config::load(&path).unwrap();
+        assert_eq!(loaded, config);
+        let provider = loaded.provider.unwrap();
+        assert_eq!((provider.model.as_str(), provider.context_window), ("gpt-test", Some(32768)));
+        assert_eq!(loaded.rules.allow, ["bash(cargo test*)"]);
+        assert!(loaded.sandbox.network);
+        assert_eq!((loaded.limits.max_steps, loaded.limits.tool_timeout_secs), (20, 90));
+    }
+
+    #[test]
+    fn an_invalid_form_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "mode = \"ask\"\n").unwrap();
+        let mut bad_rule = form();
+        bad_rule.rules.allow = vec!["bash(git status".into()];
+        let mut bad_url = form();
+        bad_url.provider.base_url = "127.0.0.1:4010".into();
+        let mut no_model = form();
+        no_model.provider.model = " ".into();
+        let mut bad_kind = form();
+        bad_kind.provider.kind = "gemini".into();
+        for (form, expect) in
+            [(bad_rule, "bash(git status"), (bad_url, "http://"), (no_model, "model"), (bad_kind, "gemini")]
+        {
+            let err = save(&path, &form).unwrap_err();
+            assert!(err.to_string().contains(expect), "{err}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), "mode = \"ask\"\n");
+        }
+    }
+}

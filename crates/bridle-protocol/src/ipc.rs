@@ -1,0 +1,141 @@
+//! The desktop shell's command list, defined once: each command's name, arguments and answer.
+//! The TypeScript side (`ui/src/api/bindings/commands.ts`: one typed function per command) is
+//! rendered from it, and the shell's own test checks that its handlers are exactly these.
+//!
+//! Rule: every command answers `Result<T, ErrorInfo>`; the generated functions resolve to `T`
+//! and reject with the [`crate::ErrorInfo`], never a bare string.
+
+use ts_rs::{Config, TS};
+
+use crate::*;
+
+/// One command: its name, its arguments (name, type) and its answer's type, in TypeScript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// The Tauri command name (snake_case, as the shell's function is named).
+    pub name: &'static str,
+    /// What it does, for the generated comment.
+    pub doc: &'static str,
+    /// Arguments as `(camelCase name, TypeScript type)`.
+    pub args: Vec<(String, String)>,
+    /// The answer's TypeScript type.
+    pub answer: String,
+    /// The types to import from the bindings.
+    pub imports: Vec<String>,
+}
+
+macro_rules! commands {
+    ($( $(#[doc = $doc:literal])+ $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $answer:ty; )*) => {
+        /// Every command of the shell, in a stable order.
+        pub fn commands() -> Vec<CommandSpec> {
+            let cfg = Config::default();
+            let mut all = Vec::new();
+            $(
+                let mut imports = Vec::new();
+                $( collect::<$ty>(&cfg, &mut imports); )*
+                collect::<$answer>(&cfg, &mut imports);
+                all.push(CommandSpec {
+                    name: stringify!($name),
+                    doc: concat!($($doc),+).trim(),
+                    args: vec![$( (camel_fn(stringify!($arg)), <$ty as TS>::name(&cfg)) ),*],
+                    answer: <$answer as TS>::name(&cfg),
+                    imports,
+                });
+            )*
+            all
+        }
+    };
+}
+
+commands! {
+    /// Queues one op on the open session's engine; resolves once accepted, not when done.
+    submit(op: Op) -> ();
+    /// The open session, as the header shows it.
+    session_info() -> SessionSummary;
+    /// The open session's approval requests still waiting for an answer.
+    pending_approvals() -> Vec<ApprovalRequest>;
+    /// The open session as stored, with the `seq` of the last event it already holds.
+    session_snapshot() -> SessionSnapshot;
+    /// Every stored session, most recently updated first.
+    sessions_list() -> Vec<SessionInfo>;
+    /// Opens a stored session in the window (the open one is closed first).
+    session_open(session_id: String) -> SessionSummary;
+    /// Starts a new session in the window's workspace.
+    session_new() -> SessionSummary;
+    /// Deletes a stored session; deleting the open one opens a new session.
+    session_delete(session_id: String) -> SessionSummary;
+    /// Audit rows matching the query, newest first.
+    audit_query(query: AuditQuery) -> Vec<AuditEvent>;
+    /// Writes the whole audit log as JSON lines into the data dir; answers the file's path.
+    audit_export() -> String;
+    /// The settings as the config holds them, and where the provider's key is.
+    settings_get() -> Settings;
+    /// Saves the settings (the key into the OS keychain) and reopens the session with them.
+    settings_save(update: SettingsUpdate) -> Settings;
+    /// The models a server offers, with the key given or the stored one: "test connection".
+    models_list(provider: ProviderSettings, api_key: Option<String>) -> Vec<ModelInfo>;
+    /// What each rule of one list means, or why it is invalid.
+    rules_explain(list: String, patterns: Vec<String>) -> Vec<RuleMeaning>;
+}
+
+/// Adds the binding files `T` needs (itself and its type arguments), skipping built-ins.
+fn collect<T: TS + ?Sized>(cfg: &Config, imports: &mut Vec<String>) {
+    let name = T::name(cfg);
+    for word in name.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let builtin = matches!(word, "" | "Array" | "string" | "number" | "boolean" | "null" | "void" | "bigint");
+        if !builtin && word.starts_with(|c: char| c.is_ascii_uppercase()) && !imports.iter().any(|i| i == word) {
+            imports.push(word.to_string());
+        }
+    }
+}
+
+/// `commands.ts`: one typed function per command over Tauri's `invoke`.
+pub fn render_ts() -> String {
+    let all = commands();
+    let mut imports: Vec<String> = all.iter().flat_map(|c| c.imports.clone()).collect();
+    imports.sort();
+    imports.dedup();
+    let mut out = String::from(
+        "// Generated from bridle-protocol's ipc.rs (the shell's command list); do not edit.\n\
+         // Every function rejects with an ErrorInfo.\n\
+         import { invoke } from \"@tauri-apps/api/core\";\n",
+    );
+    for import in &imports {
+        out.push_str(&format!("import type {{ {import} }} from \"./{import}\";\n"));
+    }
+    for c in &all {
+        let params: Vec<String> = c.args.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+        let names: Vec<&str> = c.args.iter().map(|(n, _)| n.as_str()).collect();
+        let answer = if c.answer == "null" { "void".to_string() } else { c.answer.clone() };
+        let call = if names.is_empty() {
+            format!("invoke<{answer}>(\"{}\")", c.name)
+        } else {
+            format!("invoke<{answer}>(\"{}\", {{ {} }})", c.name, names.join(", "))
+        };
+        out.push_str(&format!(
+            "\n/** {} */\nexport function {}({}): Promise<{answer}> {{\n  return {call};\n}}\n",
+            c.doc,
+            camel_fn(c.name),
+            params.join(", ")
+        ));
+    }
+    out
+}
+
+/// `session_open` → `sessionOpen`: TypeScript's names, and the keys Tauri maps onto snake_case
+/// arguments.
+fn camel_fn(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

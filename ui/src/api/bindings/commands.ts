@@ -1,0 +1,85 @@
+// Generated from bridle-protocol's ipc.rs (the shell's command list); do not edit.
+// Every function rejects with an ErrorInfo.
+import { invoke } from "@tauri-apps/api/core";
+import type { ApprovalRequest } from "./ApprovalRequest";
+import type { AuditEvent } from "./AuditEvent";
+import type { AuditQuery } from "./AuditQuery";
+import type { ModelInfo } from "./ModelInfo";
+import type { Op } from "./Op";
+import type { ProviderSettings } from "./ProviderSettings";
+import type { RuleMeaning } from "./RuleMeaning";
+import type { SessionInfo } from "./SessionInfo";
+import type { SessionSnapshot } from "./SessionSnapshot";
+import type { SessionSummary } from "./SessionSummary";
+import type { Settings } from "./Settings";
+import type { SettingsUpdate } from "./SettingsUpdate";
+
+/** Queues one op on the open session's engine; resolves once accepted, not when done. */
+export function submit(op: Op): Promise<void> {
+  return invoke<void>("submit", { op });
+}
+
+/** The open session, as the header shows it. */
+export function sessionInfo(): Promise<SessionSummary> {
+  return invoke<SessionSummary>("session_info");
+}
+
+/** The open session's approval requests still waiting for an answer. */
+export function pendingApprovals(): Promise<Array<ApprovalRequest>> {
+  return invoke<Array<ApprovalRequest>>("pending_approvals");
+}
+
+/** The open session as stored, with the `seq` of the last event it already holds. */
+export function sessionSnapshot(): Promise<SessionSnapshot> {
+  return invoke<SessionSnapshot>("session_snapshot");
+}
+
+/** Every stored session, most recently updated first. */
+export function sessionsList(): Promise<Array<SessionInfo>> {
+  return invoke<Array<SessionInfo>>("sessions_list");
+}
+
+/** Opens a stored session in the window (the open one is closed first). */
+export function sessionOpen(sessionId: string): Promise<SessionSummary> {
+  return invoke<SessionSummary>("session_open", { sessionId });
+}
+
+/** Starts a new session in the window's workspace. */
+export function sessionNew(): Promise<SessionSummary> {
+  return invoke<SessionSummary>("session_new");
+}
+
+/** Deletes a stored session; deleting the open one opens a new session. */
+export function sessionDelete(sessionId: string): Promise<SessionSummary> {
+  return invoke<SessionSummary>("session_delete", { sessionId });
+}
+
+/** Audit rows matching the query, newest first. */
+export function auditQuery(query: AuditQuery): Promise<Array<AuditEvent>> {
+  return invoke<Array<AuditEvent>>("audit_query", { query });
+}
+
+/** Writes the whole audit log as JSON lines into the data dir; answers the file's path. */
+export function auditExport(): Promise<string> {
+  return invoke<string>("audit_export");
+}
+
+/** The settings as the config holds them, and where the provider's key is. */
+export function settingsGet(): Promise<Settings> {
+  return invoke<Settings>("settings_get");
+}
+
+/** Saves the settings (the key into the OS keychain) and reopens the session with them. */
+export function settingsSave(update: SettingsUpdate): Promise<Settings> {
+  return invoke<Settings>("settings_save", { update });
+}
+
+/** The models a server offers, with the key given or the stored one: "test connection". */
+export function modelsList(provider: ProviderSettings, apiKey: string | null): Promise<Array<ModelInfo>> {
+  return invoke<Array<ModelInfo>>("models_list", { provider, apiKey });
+}
+
+/** What each rule of one list means, or why it is invalid. */
+export function rulesExplain(list: string, patterns: Array<string>): Promise<Array<RuleMeaning>> {
+  return invoke<Array<RuleMeaning>>("rules_explain", { list, patterns });
+}
