@@ -1,18 +1,21 @@
-// Smoke: the real app starts with its own data dir and workspace, shows the chat under the CSP
-// with its stylesheet applied, is attached to an engine session, and paints a non-blank window.
+// Smoke: the real app starts with its own data dir and workspace (and no config: a first run, so
+// it opens on Settings), shows the chat under the CSP with its stylesheet applied, is attached
+// to an engine session, and paints a non-blank window.
 import assert from "node:assert/strict";
 import { basename } from "node:path";
 import { launchApp, screenshot } from "./lib/app.mjs";
 import { tempDirs } from "./lib/env.mjs";
 import { waitFor } from "./lib/webdriver.mjs";
 
-const NAV = ["chat", "approvals", "changes", "usage", "audit", "settings"];
+const NAV = ["chat", "sessions", "approvals", "changes", "usage", "audit", "settings"];
 
 export default async function smoke({ log }) {
   const dirs = tempDirs();
   const workspace = dirs.make("workspace");
   const session = await launchApp({ dataDir: dirs.make("data"), workspace });
   try {
+    await waitFor(() => session.find("[data-testid=settings-first-run]"), "the first-run Settings panel", 10000);
+    await (await session.find("[data-testid=nav-chat]")).click();
     const input = await session.find("[data-testid=chat-input]");
     assert.equal(await input.isDisplayed(), true, "chat-input is visible");
     assert.equal(await input.isEnabled(), true, "chat-input is enabled");

@@ -1,26 +1,36 @@
 // The window: navigation rail, errors, and the active view, all fed by the one session store.
-import { useState } from "react";
+// With no provider configured (first run) it opens on Settings; when the shell opens another
+// session (Sessions, or Settings saved) the store loads it from scratch.
+import { useEffect, useState } from "react";
+import { settingsGet } from "./api/engine";
 import { ApprovalsView } from "./features/approvals/ApprovalsView";
-import { useApprovalNotifications } from "./features/approvals/useApprovalNotifications";
 import { AuditView } from "./features/audit/AuditView";
 import { ChangesView } from "./features/changes/ChangesView";
 import { ChatView } from "./features/chat/ChatView";
 import { ErrorBanner } from "./features/errors/ErrorBanner";
+import { ErrorBoundary } from "./features/errors/ErrorBoundary";
 import { NavBar } from "./features/nav/NavBar";
 import type { ViewId } from "./features/nav/views";
-import { PlaceholderView } from "./features/placeholder/PlaceholderView";
+import { SessionsView } from "./features/sessions/SessionsView";
+import { SettingsView } from "./features/settings/SettingsView";
 import { UsageView } from "./features/usage/UsageView";
 import { useSession } from "./store/useSession";
-
-const PLANNED: Record<"settings", { title: string; purpose: string }> = {
-  settings: { title: "Settings", purpose: "Provider, model, API key, workspace, mode, rules, MCP servers and limits." },
-};
 
 export function App() {
   const session = useSession();
   const { state, info, commands } = session;
   const [view, setView] = useState<ViewId>("chat");
-  useApprovalNotifications(state.approvals);
+
+  useEffect(() => {
+    // First run: no provider yet, so the first thing to do is choose one.
+    settingsGet().then(
+      (s) => !s.configured && setView("settings"),
+      () => {
+        // The error banner reports an unreachable shell already.
+      },
+    );
+  }, []);
+
   return (
     <div className="app">
       <NavBar active={view} onSelect={setView} badges={{ approvals: state.approvals.length }} />
@@ -28,29 +38,35 @@ export function App() {
         <ErrorBanner errors={state.errors} onDismiss={commands.dismissError} />
         {/* Chat stays mounted so a draft and the scroll position survive a look at another view. */}
         <div className="view" hidden={view !== "chat"}>
-          <ChatView session={session} />
+          <ErrorBoundary>
+            <ChatView session={session} />
+          </ErrorBoundary>
         </div>
-        {view === "approvals" && (
+        {view !== "chat" && (
           <div className="view">
-            <ApprovalsView approvals={state.approvals} answering={state.answering} onAnswer={commands.answer} />
+            <ErrorBoundary key={view}>
+              {view === "sessions" && (
+                <SessionsView
+                  currentId={info?.sessionId ?? null}
+                  onOpened={() => {
+                    commands.reload();
+                    setView("chat");
+                  }}
+                  onShowCurrent={() => setView("chat")}
+                />
+              )}
+              {view === "approvals" && (
+                <ApprovalsView approvals={state.approvals} answering={state.answering} onAnswer={commands.answer} />
+              )}
+              {view === "audit" && <AuditView sessionId={info?.sessionId ?? state.sessionId} eventCount={state.eventCount} />}
+              {view === "changes" && (
+                <ChangesView changes={state.changes} busy={state.turn.phase !== "idle"} onUndo={commands.undo} />
+              )}
+              {view === "usage" && <UsageView usage={state.usage} />}
+              {view === "settings" && <SettingsView onSaved={() => commands.reload()} />}
+            </ErrorBoundary>
           </div>
         )}
-        {view === "audit" && (
-          <div className="view">
-            <AuditView sessionId={info?.sessionId ?? state.sessionId} eventCount={state.eventCount} />
-          </div>
-        )}
-        {view === "changes" && (
-          <div className="view">
-            <ChangesView changes={state.changes} busy={state.turn.phase !== "idle"} onUndo={commands.undo} />
-          </div>
-        )}
-        {view === "usage" && (
-          <div className="view">
-            <UsageView usage={state.usage} />
-          </div>
-        )}
-        {view === "settings" && <PlaceholderView {...PLANNED[view]} />}
       </main>
     </div>
   );

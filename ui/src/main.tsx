@@ -10,6 +10,7 @@ import "./styles/audit.css";
 import "./styles/changes.css";
 import "./styles/usage.css";
 import "./styles/markdown.css";
+import "./styles/settings.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

@@ -20,7 +20,11 @@ export async function startAimock(fixtureDir, logFile, { apiKeys = [] } = {}) {
   const child = spawn(
     process.execPath,
     [cli, "-p", String(port), "-h", "127.0.0.1", "-f", fixtureDir, "--validate-on-load"],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AIMOCK_API_KEYS: apiKeys.join(",") } },
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      // An empty AIMOCK_API_KEYS is an error to aimock: set it only when keys are required.
+      env: apiKeys.length > 0 ? { ...process.env, AIMOCK_API_KEYS: apiKeys.join(",") } : process.env,
+    },
   );
   child.stdout.pipe(log);
   child.stderr.pipe(log);

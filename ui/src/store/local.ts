@@ -3,7 +3,7 @@
 // pending requests loaded at start, and answers on their way.
 import type { ApprovalRequest, Event, SessionSnapshot, SessionSummary } from "../api/types";
 import { addApprovals, markAnswering } from "./approvals";
-import { type SessionState, nextKey, pushError } from "./state";
+import { type SessionState, initialState, nextKey, pushError } from "./state";
 import { reduce } from "./reduce";
 import { loadSnapshot } from "./snapshot";
 
@@ -15,7 +15,8 @@ export type Action =
   | { type: "sessionLoaded"; info: SessionSummary }
   | { type: "pendingLoaded"; requests: ApprovalRequest[] }
   | { type: "snapshotLoaded"; snapshot: SessionSnapshot }
-  | { type: "answerSent"; approvalId: string };
+  | { type: "answerSent"; approvalId: string }
+  | { type: "reset" };
 
 export function apply(state: SessionState, action: Action): SessionState {
   switch (action.type) {
@@ -54,6 +55,9 @@ export function apply(state: SessionState, action: Action): SessionState {
       return loadSnapshot(state, action.snapshot);
     case "answerSent":
       return markAnswering(state, action.approvalId);
+    case "reset":
+      // Another session is opening: nothing of this one carries over.
+      return initialState;
     default:
       return assertNever(action);
   }

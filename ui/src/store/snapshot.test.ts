@@ -17,7 +17,7 @@ describe("session snapshots", () => {
   it("rebuilds the transcript, the changes (less the undone ones) and the totals", () => {
     const call = { id: "c1", providerId: "c1", name: "apply_patch", arguments: "{}" };
     const snapshot: SessionSnapshot = {
-      session: { id: "s1", workspace: "/w", title: "t", createdAt: 0, updatedAt: 0 },
+      session: { id: "s1", workspace: "/w", title: "t", createdAt: 0, updatedAt: 0, totalTokens: 940 },
       items: [
         { turnId: "t1", compacted: null, item: { type: "user", text: "patch it" } },
         { turnId: "t1", compacted: null, item: { type: "assistant", text: "", toolCalls: [call] } },
@@ -37,6 +37,7 @@ describe("session snapshots", () => {
         { turnId: "t1", callId: "c1", path: "src/a.rs", kind: "modified", undone: false },
         { turnId: "t1", callId: "c1", path: "notes/n.txt", kind: "created", undone: true },
       ],
+      seq: 12,
     };
     const s = loadSnapshot(initialState, snapshot);
     expect(s.items.map((i) => i.kind)).toEqual(["user", "tool", "assistant"]);

@@ -1,8 +1,12 @@
-// The one store of the window: subscribes to engine events, loads the session summary and the
-// requests still waiting, and offers the user's commands (send, stop, answer an approval).
+// The one store of the window: subscribes to engine events, loads the open session (summary,
+// stored snapshot, requests still waiting) and offers the user's commands (send, stop, answer an
+// approval). When the shell opens another session (Sessions, Settings saved), `reload` starts
+// over: events of any other session are ignored, and events the snapshot already holds (their
+// `seq` is not above the snapshot's) are skipped; those that arrive while it loads wait for it.
 import { useCallback, useEffect, useReducer, useState } from "react";
 import { onEngineEvent, pendingApprovals, sessionInfo, sessionSnapshot, submit } from "../api/engine";
-import type { ApprovalAnswer, ApprovalRequest, Mode, Op, SessionSummary } from "../api/types";
+import { describeError } from "../api/errors";
+import type { ApprovalAnswer, ApprovalRequest, Mode, Op, SequencedEvent, SessionSummary } from "../api/types";
 import { type Action, apply } from "./local";
 import { type SessionState, initialState } from "./state";
 
@@ -24,6 +28,8 @@ export interface SessionCommands {
   setMode: (mode: Mode) => void;
   /** Undoes the file changes of a turn, or only `paths` of it (the engine answers `undone`). */
   undo: (turnId: string, paths?: string[]) => void;
+  /** Loads the session the shell has open now, from scratch (after it switched sessions). */
+  reload: () => void;
 }
 
 /** Whether the window is attached to the engine (listening and has the session summary). */
@@ -36,26 +42,45 @@ export interface Session {
   commands: SessionCommands;
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+const describe = describeError;
 
 export function useSession(): Session {
   const [state, dispatch] = useReducer(apply, initialState);
   const [info, setInfo] = useState<SessionSummary | null>(null);
   const [connection, setConnection] = useState<Connection>("connecting");
+  const [generation, setGeneration] = useState(0);
 
   useEffect(() => {
     let cancelled = false;
     let unlisten: (() => void) | null = null;
+    // Until the snapshot is in, events wait here; then only those after it apply.
+    let sessionId: string | null = null;
+    let held: SequencedEvent[] | null = [];
+    let after = 0;
+    const deliver = (event: SequencedEvent) => {
+      if (sessionId !== null && event.sessionId !== sessionId) return;
+      if (event.seq !== undefined && event.seq <= after) return;
+      dispatch({ type: "engine", event });
+    };
+    const release = (seq: number) => {
+      after = seq;
+      const waiting = held ?? [];
+      held = null;
+      waiting.forEach(deliver);
+    };
+    if (generation > 0) {
+      setInfo(null);
+      dispatch({ type: "reset" });
+    }
     // Listen first, then ask for the summary, so no event falls between the two.
     void (async () => {
       try {
-        const stop = await onEngineEvent((event) => dispatch({ type: "engine", event }));
+        const stop = await onEngineEvent((event) => (held ? held.push(event) : deliver(event)));
         if (cancelled) return stop();
         unlisten = stop;
         const summary = await sessionInfo();
         if (cancelled) return;
+        sessionId = summary.sessionId;
         setInfo(summary);
         setConnection("connected");
         dispatch({ type: "sessionLoaded", info: summary });
@@ -70,9 +95,12 @@ export function useSession(): Session {
       // waiting — after the listener is up, so a request is in the list or arrives as an event.
       try {
         const snapshot = await sessionSnapshot();
-        if (!cancelled) dispatch({ type: "snapshotLoaded", snapshot });
+        if (cancelled) return;
+        dispatch({ type: "snapshotLoaded", snapshot });
+        release(snapshot.seq ?? 0);
       } catch (err) {
         if (cancelled) return;
+        release(0);
         const message = `Could not load the stored session: ${describe(err)}`;
         dispatch({ type: "bridgeFailed", code: "session_snapshot_failed", message, retryable: true });
       }
@@ -89,7 +117,7 @@ export function useSession(): Session {
       cancelled = true;
       unlisten?.();
     };
-  }, []);
+  }, [generation]);
 
   const send = useCallback((text: string) => {
     dispatch({ type: "userSubmitted", text });
@@ -118,7 +146,9 @@ export function useSession(): Session {
     [],
   );
 
-  return { state, info, connection, commands: { send, stop, answer, dismissError, setMode, undo } };
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+
+  return { state, info, connection, commands: { send, stop, answer, dismissError, setMode, undo, reload } };
 }
 
 function submitOrReport(op: Op, dispatch: (action: Action) => void): void {

@@ -3,7 +3,22 @@
 //   vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 import { act } from "@testing-library/react";
 import { vi } from "vitest";
-import type { ApprovalRequest, AuditEvent, AuditQuery, Event, Op, SessionSnapshot, SessionSummary } from "../api/types";
+import type {
+  ApprovalRequest,
+  AuditEvent,
+  AuditQuery,
+  Event,
+  ModelInfo,
+  Op,
+  ProviderSettings,
+  RuleMeaning,
+  SequencedEvent,
+  SessionInfo,
+  SessionSnapshot,
+  SessionSummary,
+  Settings,
+  SettingsUpdate,
+} from "../api/types";
 
 export const SUMMARY: SessionSummary = {
   sessionId: "s1",
@@ -17,7 +32,7 @@ export const SUMMARY: SessionSummary = {
 
 /** A stored session with nothing in it yet. */
 export const EMPTY_SNAPSHOT: SessionSnapshot = {
-  session: { id: "s1", workspace: "/home/dev/project", title: "", createdAt: 0, updatedAt: 0 },
+  session: { id: "s1", workspace: "/home/dev/project", title: "", createdAt: 0, updatedAt: 0, totalTokens: 0 },
   items: [],
   summary: null,
   pendingApprovals: [],
@@ -25,16 +40,46 @@ export const EMPTY_SNAPSHOT: SessionSnapshot = {
   contextUsed: 0,
   turnUsage: [],
   changes: [],
+  seq: 0,
+};
+
+/** Settings of a configured window (a provider is set). */
+export const SETTINGS: Settings = {
+  configFile: "/home/dev/.local/share/bridle/config.toml",
+  workspace: "/home/dev/project",
+  configured: true,
+  provider: { kind: "openai", baseUrl: "http://127.0.0.1:4010/v1", model: "mock-model", contextWindow: null },
+  keySource: null,
+  mode: "ask",
+  rules: { allow: [], ask: [], deny: [] },
+  sandboxNetwork: false,
+  limits: { maxSteps: 50, toolTimeoutSecs: 60, approvalTimeoutSecs: 600, maxRetries: 4 },
+  kinds: [
+    { kind: "openai", defaultBaseUrl: "https://api.openai.com/v1", keyVariable: "OPENAI_API_KEY" },
+    { kind: "anthropic", defaultBaseUrl: "https://api.anthropic.com", keyVariable: "ANTHROPIC_API_KEY" },
+    { kind: "ollama", defaultBaseUrl: "http://127.0.0.1:11434", keyVariable: "OLLAMA_API_KEY" },
+  ],
 };
 
 export const fakeEngine = {
-  listener: null as ((e: Event) => void) | null,
+  listener: null as ((e: SequencedEvent) => void) | null,
+  seq: 0,
   submit: vi.fn(async (_op: Op) => {}),
   sessionInfo: vi.fn(async (): Promise<SessionSummary> => SUMMARY),
   pendingApprovals: vi.fn(async (): Promise<ApprovalRequest[]> => []),
   sessionSnapshot: vi.fn(async (): Promise<SessionSnapshot> => EMPTY_SNAPSHOT),
   auditQuery: vi.fn(async (_query: AuditQuery): Promise<AuditEvent[]> => []),
   auditExport: vi.fn(async (): Promise<string> => "/data/audit-export.jsonl"),
+  settingsGet: vi.fn(async (): Promise<Settings> => SETTINGS),
+  settingsSave: vi.fn(async (_update: SettingsUpdate): Promise<Settings> => SETTINGS),
+  modelsList: vi.fn(async (_p: ProviderSettings, _key: string | null): Promise<ModelInfo[]> => []),
+  rulesExplain: vi.fn(async (_list: string, patterns: string[]): Promise<RuleMeaning[]> =>
+    patterns.map((pattern) => ({ pattern, meaning: `means ${pattern}`, error: null })),
+  ),
+  sessionsList: vi.fn(async (): Promise<SessionInfo[]> => []),
+  sessionOpen: vi.fn(async (_id: string): Promise<SessionSummary> => SUMMARY),
+  sessionNew: vi.fn(async (): Promise<SessionSummary> => SUMMARY),
+  sessionDelete: vi.fn(async (_id: string): Promise<SessionSummary> => SUMMARY),
 };
 
 export const engineModule = {
@@ -44,7 +89,15 @@ export const engineModule = {
   sessionSnapshot: () => fakeEngine.sessionSnapshot(),
   auditQuery: (query: AuditQuery) => fakeEngine.auditQuery(query),
   auditExport: () => fakeEngine.auditExport(),
-  onEngineEvent: async (cb: (e: Event) => void) => {
+  settingsGet: () => fakeEngine.settingsGet(),
+  settingsSave: (update: SettingsUpdate) => fakeEngine.settingsSave(update),
+  modelsList: (p: ProviderSettings, key: string | null) => fakeEngine.modelsList(p, key),
+  rulesExplain: (list: string, patterns: string[]) => fakeEngine.rulesExplain(list, patterns),
+  sessionsList: () => fakeEngine.sessionsList(),
+  sessionOpen: (id: string) => fakeEngine.sessionOpen(id),
+  sessionNew: () => fakeEngine.sessionNew(),
+  sessionDelete: (id: string) => fakeEngine.sessionDelete(id),
+  onEngineEvent: async (cb: (e: SequencedEvent) => void) => {
     fakeEngine.listener = cb;
     return () => {
       if (fakeEngine.listener === cb) fakeEngine.listener = null;
@@ -54,7 +107,7 @@ export const engineModule = {
 
 /** Delivers engine events to the window, as the shell would. */
 export function emit(...events: Event[]): void {
-  act(() => events.forEach((e) => fakeEngine.listener?.(e)));
+  act(() => events.forEach((e) => fakeEngine.listener?.({ ...e, seq: ++fakeEngine.seq })));
 }
 
 /** A request for `tool` with overridable fields. */

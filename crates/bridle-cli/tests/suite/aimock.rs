@@ -34,12 +34,16 @@ impl Aimock {
     pub async fn start_keyed(fixtures: &std::path::Path, keys: &[&str]) -> Aimock {
         let cli = repo_root().join("node_modules/@copilotkit/aimock/dist/cli.js");
         assert!(cli.exists(), "aimock is not installed at {}: run `npm install` at the repo root", cli.display());
-        let mut child = Command::new("node")
+        let mut command = Command::new("node");
+        // An empty AIMOCK_API_KEYS is an error to aimock: set it only when keys are required.
+        if !keys.is_empty() {
+            command.env("AIMOCK_API_KEYS", keys.join(","));
+        }
+        let mut child = command
             .arg(cli)
             .args(["-p", "0", "-h", "127.0.0.1", "-f"])
             .arg(fixtures)
             .arg("--validate-on-load")
-            .env("AIMOCK_API_KEYS", keys.join(","))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true)

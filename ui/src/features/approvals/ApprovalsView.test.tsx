@@ -161,29 +161,4 @@ describe("Approvals view", () => {
     await user.keyboard("a");
     expect(resolveOps()).toMatchObject([{ approvalId: "a1", decision: "approveAlways", callHash: "hash-a1" }]);
   });
-
-  it("raises a desktop notification for a request arriving while the window is not focused", async () => {
-    const shown: string[] = [];
-    class FakeNotification {
-      static permission = "granted";
-      static requestPermission = vi.fn(async () => "granted");
-      onclick: (() => void) | null = null;
-      constructor(title: string) {
-        shown.push(title);
-      }
-    }
-    vi.stubGlobal("Notification", FakeNotification);
-    const focus = vi.spyOn(document, "hasFocus");
-    try {
-      await openApprovals();
-      focus.mockReturnValue(true);
-      emit({ type: "approvalRequested", sessionId: S, request: approvalRequest() });
-      focus.mockReturnValue(false);
-      emit({ type: "approvalRequested", sessionId: S, request: approvalRequest({ id: "a2", callId: "c2", tool: "bash" }) });
-      await vi.waitFor(() => expect(shown).toEqual(["Bridle: Approve bash?"]));
-    } finally {
-      focus.mockRestore();
-      vi.unstubAllGlobals();
-    }
-  });
 });

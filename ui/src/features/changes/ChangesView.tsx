@@ -1,8 +1,12 @@
 // The Changes view: every file change the agent's file tools made, per turn (newest first), as
 // coloured diffs, with undo for a whole turn or one file. The engine decides what an undo may
 // touch (a file changed again since is left alone and named); this view only asks.
+import { useState } from "react";
 import type { FileChange } from "../../store/state";
 import { DiffLines } from "../diff/DiffLines";
+import { DiffSideBySide } from "../diff/DiffSideBySide";
+
+type Layout = "unified" | "split";
 
 interface Props {
   changes: FileChange[];
@@ -34,6 +38,8 @@ function byTurn(changes: FileChange[]): Turn[] {
 
 export function ChangesView({ changes, busy, onUndo }: Props) {
   const turns = byTurn(changes);
+  const [layout, setLayout] = useState<Layout>("unified");
+  const Diff = layout === "unified" ? DiffLines : DiffSideBySide;
   return (
     <section className="changes" aria-label="Changes">
       <header className="view-header">
@@ -41,6 +47,20 @@ export function ChangesView({ changes, busy, onUndo }: Props) {
         <p className="view-note">
           What the file tools changed, per turn. Files a <code>bash</code> command changed are not listed and cannot be undone.
         </p>
+        <div className="segmented" role="group" aria-label="Diff layout">
+          {(["unified", "split"] as const).map((l) => (
+            <button
+              key={l}
+              type="button"
+              className={layout === l ? "button active" : "button"}
+              aria-pressed={layout === l}
+              data-testid={`diff-layout-${l}`}
+              onClick={() => setLayout(l)}
+            >
+              {l === "unified" ? "Unified" : "Side by side"}
+            </button>
+          ))}
+        </div>
       </header>
       {turns.length === 0 && (
         <p className="empty">No file changes to show: none yet in this session, or every one was undone.</p>
@@ -72,7 +92,7 @@ export function ChangesView({ changes, busy, onUndo }: Props) {
               </div>
               <div data-testid="diff-view" data-path={file.path}>
                 {file.diffs.map((diff, j) => (
-                  <DiffLines key={j} diff={diff} />
+                  <Diff key={j} diff={diff} path={file.path} />
                 ))}
               </div>
             </div>

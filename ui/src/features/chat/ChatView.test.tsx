@@ -177,17 +177,19 @@ describe("Chat view", () => {
     expect(screen.getByTestId("session-workspace").textContent).toBe("Not connected to the engine");
   });
 
-  it("has every view in the nav, the unbuilt ones saying so", async () => {
+  it("has every view in the nav, and Chat keeps its draft while another view is open", async () => {
     const user = userEvent.setup();
     await renderApp();
-    for (const id of ["settings"]) {
+    await user.type(screen.getByTestId("chat-input"), "half a thought");
+    for (const id of ["sessions", "approvals", "changes", "usage", "audit", "settings"]) {
       await user.click(screen.getByTestId(`nav-${id}`));
-      expect(screen.getByText("This view arrives in a later version.")).toBeTruthy();
+      expect(screen.getByTestId(`nav-${id}`).getAttribute("aria-current")).toBe("page");
       expect(screen.getByTestId("chat-input").closest("[hidden]")).not.toBeNull();
     }
-    await user.click(screen.getByTestId("nav-chat"));
     expect(screen.queryByText("This view arrives in a later version.")).toBeNull();
+    await user.click(screen.getByTestId("nav-chat"));
     expect(screen.getByTestId("chat-input").closest("[hidden]")).toBeNull();
+    expect(screen.getByTestId<HTMLTextAreaElement>("chat-input").value).toBe("half a thought");
   });
 
   it("colours the diff inside a tool card as everywhere else", async () => {

@@ -12,7 +12,7 @@ interface Props {
 }
 
 /** Every mode, strictest first, with what it lets the agent do. */
-const MODES: { mode: Mode; hint: string }[] = [
+export const MODES: { mode: Mode; hint: string }[] = [
   { mode: "read-only", hint: "reads only" },
   { mode: "plan", hint: "reads, and commands that cannot write" },
   { mode: "ask", hint: "asks before every change or command" },

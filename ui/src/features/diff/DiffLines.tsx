@@ -1,7 +1,14 @@
-// A unified diff as coloured lines (added, removed, hunk headers, file headers). Text only: the
-// diff comes from files the model may have written, so it is never parsed as HTML.
+// A unified diff as coloured lines (added, removed, hunk headers, file headers), the code in them
+// syntax-coloured when the file's language is known. Text only: the diff comes from files the
+// model may have written, so it is never parsed as HTML (the highlighter makes elements with
+// class names from the text, never markup from it).
+import { memo } from "react";
+import { HIGHLIGHT_LIMIT, highlightLine, languageOf } from "./highlight";
+
 interface Props {
   diff: string;
+  /** The file's path, for syntax colours. */
+  path?: string;
   /** Extra test hook, e.g. `approval-preview`. */
   testId?: string;
 }
@@ -16,16 +23,28 @@ function lineKind(line: string): LineKind {
   return "ctx";
 }
 
-export function DiffLines({ diff, testId }: Props) {
+export const DiffLines = memo(function DiffLines({ diff, path, testId }: Props) {
   const lines = diff.endsWith("\n") ? diff.slice(0, -1).split("\n") : diff.split("\n");
+  const language = lines.length <= HIGHLIGHT_LIMIT ? languageOf(path) : null;
   return (
-    <pre className="code diff" data-testid={testId}>
-      {lines.map((line, i) => (
-        <span key={i} className={`diff-line ${lineKind(line)}`}>
-          {line}
-          {"\n"}
-        </span>
-      ))}
+    <pre className={language ? "code diff highlighted" : "code diff"} data-testid={testId}>
+      {lines.map((line, i) => {
+        const kind = lineKind(line);
+        const code = language && (kind === "add" || kind === "del" || kind === "ctx");
+        return (
+          <span key={i} className={`diff-line ${kind}`}>
+            {code ? (
+              <>
+                <span className="diff-sign">{line.slice(0, 1)}</span>
+                {highlightLine(line.slice(1), language)}
+              </>
+            ) : (
+              line
+            )}
+            {"\n"}
+          </span>
+        );
+      })}
     </pre>
   );
-}
+});

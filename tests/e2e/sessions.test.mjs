@@ -1,0 +1,87 @@
+// Sessions in the real window: a conversation, then a new session (an empty transcript), then the
+// first one reopened from the Sessions view shows its whole history from the store; a second
+// click deletes the other one, and it is gone from the store (`bridle sessions list` agrees).
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startAimock } from "./lib/aimock.mjs";
+import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { outDir, tempDirs } from "./lib/env.mjs";
+import { fatal, waitFor } from "./lib/webdriver.mjs";
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm", "chat.json");
+
+const texts = async (session, css) => Promise.all((await session.findAll(css)).map((e) => e.text()));
+
+/** The listed sessions: id and the text the user reads. */
+function items(session) {
+  return session.execute(
+    "return [...document.querySelectorAll('[data-testid=session-item]')].map((e) => ({ id: e.dataset.sessionId, text: e.innerText }));",
+  );
+}
+
+export default async function sessions({ log }) {
+  const dirs = tempDirs();
+  const mock = await startAimock(FIXTURES, join(outDir(), "aimock-sessions.log"));
+  let session = null;
+  try {
+    const workspace = dirs.make("workspace");
+    const dataDir = dirs.make("data");
+    const config = join(dirs.make("config"), "config.toml");
+    writeFileSync(config, `[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\n`);
+    session = await launchApp({ dataDir, workspace, extraArgs: ["--config", config] });
+
+    const input = await session.find("[data-testid=chat-input]");
+    await input.click();
+    await input.type("hello bridle");
+    await (await session.find("[data-testid=send-button]")).click();
+    await waitFor(async () => {
+      const alert = await session.find("[role=alert]");
+      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+      return (await texts(session, "[data-testid=message][data-role=assistant]")).some((t) => t.includes("Hello from the mock model"));
+    }, "the answer", 30000);
+
+    // A new session: the transcript is empty.
+    await (await session.find("[data-testid=nav-sessions]")).click();
+    await (await waitFor(() => session.find("[data-testid=session-new]"), "New session", 10000)).click();
+    await waitFor(async () => (await session.findAll("[data-testid=message]")).length === 0, "an empty transcript", 10000);
+
+    // The first session, reopened from the list, shows its whole history.
+    await (await session.find("[data-testid=nav-sessions]")).click();
+    const listed = await waitFor(async () => {
+      const all = await items(session);
+      return all.length === 2 ? all : null;
+    }, "two sessions listed", 10000);
+    const first = listed.find((i) => i.text.includes("hello bridle"));
+    const second = listed.find((i) => !i.text.includes("hello bridle"));
+    assert.ok(first && second, JSON.stringify(listed.map((i) => i.text)));
+    assert.match(second.text, /open now/);
+    const shot = await screenshot(session, "sessions.png");
+    log(`screenshot ${shot.file}, ${shot.colours} colours`);
+    await (await session.find(`[data-testid=session-item][data-session-id="${first.id}"] .session-open`)).click();
+    await waitFor(async () => {
+      const user = await texts(session, "[data-testid=message][data-role=user]");
+      const assistant = await texts(session, "[data-testid=message][data-role=assistant]");
+      return user.some((t) => t.includes("hello bridle")) && assistant.some((t) => t.includes("Hello from the mock model"));
+    }, "the reopened session's history", 15000);
+    const header = await (await session.find(".session-header")).text();
+    log(`header: ${header.replace(/\s+/g, " ")}`);
+
+    // Delete the other (empty) session: the first click only asks.
+    await (await session.find("[data-testid=nav-sessions]")).click();
+    const del = `[data-testid=session-item][data-session-id="${second.id}"] [data-testid=session-delete]`;
+    await (await waitFor(() => session.find(del), "the delete button", 10000)).click();
+    assert.equal((await items(session)).length, 2, "one click does not delete");
+    await (await session.find(del)).click();
+    await waitFor(async () => (await items(session)).length === 1, "one session left", 10000);
+    assert.equal((await items(session))[0].id, first.id);
+  } catch (err) {
+    const window = session ? await describeWindow(session, "sessions") : "(not started)";
+    throw new Error(`${err.message}\nwindow: ${window}`, { cause: err });
+  } finally {
+    await session?.close().catch(() => {});
+    await mock.stop();
+    dirs.cleanup();
+  }
+}

@@ -1,0 +1,9 @@
+// A command's failure in words: the shell rejects with an ErrorInfo; anything else is shown as is.
+import type { ErrorInfo } from "./types";
+
+export function describeError(err: unknown): string {
+  if (err && typeof err === "object" && "message" in err && typeof (err as ErrorInfo).message === "string") {
+    return (err as ErrorInfo).message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
