@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use bridle_protocol::{LimitSettings, ProviderKindInfo, ProviderSettings, RuleSettings, Settings, SettingsUpdate};
-use toml_edit::{value, Array, DocumentMut, Item, Table};
+use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
 use super::edit::write_atomically;
 use super::{Config, ConfigError, ProviderConfig, ProviderKind};
@@ -113,14 +113,14 @@ pub fn save(config_file: &Path, form: &SettingsUpdate) -> Result<Config, SaveErr
     let mut doc: DocumentMut = text
         .parse()
         .map_err(|e: toml_edit::TomlError| ConfigError::Parse { path: shown.clone(), message: e.to_string() })?;
-    doc["mode"] = value(form.mode.as_str());
+    set(doc.as_table_mut(), "mode", form.mode.as_str());
     {
         let table = table(&mut doc, "provider")?;
-        table["kind"] = value(provider.kind.as_str());
-        table["base_url"] = value(provider.base_url.as_str());
-        table["model"] = value(provider.model.as_str());
+        set(table, "kind", provider.kind.as_str());
+        set(table, "base_url", provider.base_url.as_str());
+        set(table, "model", provider.model.as_str());
         match provider.context_window {
-            Some(window) => table["context_window"] = value(window_value(window)?),
+            Some(window) => set(table, "context_window", window_value(window)?),
             None => {
                 table.remove("context_window");
             }
@@ -132,14 +132,14 @@ pub fn save(config_file: &Path, form: &SettingsUpdate) -> Result<Config, SaveErr
         set_list(table, "ask", &form.rules.ask);
         set_list(table, "deny", &form.rules.deny);
     }
-    table(&mut doc, "sandbox")?["network"] = value(form.sandbox_network);
+    set(table(&mut doc, "sandbox")?, "network", form.sandbox_network);
     {
         let limits = &form.limits;
         let table = table(&mut doc, "limits")?;
-        table["max_steps"] = value(i64::from(limits.max_steps));
-        table["tool_timeout_secs"] = value(window_value(limits.tool_timeout_secs)?);
-        table["approval_timeout_secs"] = value(window_value(limits.approval_timeout_secs)?);
-        table["max_retries"] = value(i64::from(limits.max_retries));
+        set(table, "max_steps", i64::from(limits.max_steps));
+        set(table, "tool_timeout_secs", window_value(limits.tool_timeout_secs)?);
+        set(table, "approval_timeout_secs", window_value(limits.approval_timeout_secs)?);
+        set(table, "max_retries", i64::from(limits.max_retries));
     }
     let text = doc.to_string();
     // The file must load exactly as a launch will load it, rules included, before it replaces
@@ -160,6 +160,19 @@ fn table<'d>(doc: &'d mut DocumentMut, name: &str) -> Result<&'d mut Table, Save
     item.as_table_mut().ok_or_else(|| SaveError::Invalid(format!("`{name}` in the config is not a table")))
 }
 
+/// Sets `key` to `new`, keeping the old value's comments and spacing; an unchanged value is left
+/// exactly as written.
+fn set(table: &mut Table, key: &str, new: impl Into<Value>) {
+    let mut new: Value = new.into();
+    if let Some(old) = table.get(key).and_then(Item::as_value) {
+        if old.to_string().trim() == new.to_string().trim() {
+            return;
+        }
+        *new.decor_mut() = old.decor().clone();
+    }
+    table[key] = Item::Value(new);
+}
+
 /// Replaces a list, keeping the old one (and its comments) when nothing changed.
 fn set_list(table: &mut Table, key: &str, patterns: &[String]) {
     let patterns: Vec<&str> = patterns.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
@@ -177,7 +190,7 @@ fn set_list(table: &mut Table, key: &str, patterns: &[String]) {
     for pattern in patterns {
         array.push(pattern);
     }
-    table[key] = value(array);
+    set(table, key, array);
 }
 
 fn window_value(n: u64) -> Result<i64, SaveError> {
