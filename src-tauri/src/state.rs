@@ -111,6 +111,7 @@ impl AppState {
             context_window: provider_config.and_then(|p| p.context_window),
             sandbox: engine.sandbox().0.to_string(),
             unsandboxed_because: engine.sandbox().1.map(String::from),
+            price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
         };
         forward(events, self.0.forward.clone());
         *live = Some(Live { engine, summary: summary.clone() });

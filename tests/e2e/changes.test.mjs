@@ -22,7 +22,8 @@ export default async function changes({ log }) {
     const config = join(dirs.make("config"), "bridle.toml");
     writeFileSync(
       config,
-      `mode = "auto"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n`,
+      `mode = "auto"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n` +
+        `[pricing]\ncurrency = "EUR"\n[pricing.models."mock-model"]\ninput = 2000.0\noutput = 8000.0\n`,
     );
     session = await launchApp({ dataDir: dirs.make("data"), workspace, extraArgs: ["--config", config] });
     const input = await session.find("[data-testid=chat-input]");
@@ -46,6 +47,15 @@ export default async function changes({ log }) {
     assert.match(await added.text(), /^\+hello, world/);
     const shot = await screenshot(session, "changes.png");
     log(`screenshot ${shot.file}, ${shot.colours} colours`);
+    // Side by side: the old line on the left, the new on the right.
+    await (await session.find("[data-testid=diff-layout-split]")).click();
+    const cells = await session.execute(
+      "return [...document.querySelectorAll('[data-testid=diff-view] .diff-cell')].map((c) => c.className + ':' + c.innerText);",
+    );
+    assert.ok(cells.includes("diff-cell del:hello") && cells.includes("diff-cell add:hello, world"), JSON.stringify(cells));
+    const split = await screenshot(session, "changes-split.png");
+    log(`screenshot ${split.file}, ${split.colours} colours`);
+    await (await session.find("[data-testid=diff-layout-unified]")).click();
 
     await (await session.find("[data-testid=undo-turn]")).click();
     await waitFor(
@@ -64,6 +74,11 @@ export default async function changes({ log }) {
     const rows = await session.findAll("[data-testid=usage-row]");
     assert.equal(rows.length, 1, "one turn, one row");
     assert.match(await rows[0].text(), /^1\D*\d+/, "turn 1 with its input tokens");
+    // The price table turns the provider's numbers into the user's currency.
+    const cost = await session.find("[data-testid=usage-cost]");
+    assert.ok(cost, "the session's cost is shown");
+    assert.match(await cost.text(), /€\d/);
+    assert.match(await rows[0].text(), /€\d/);
     const usage = await screenshot(session, "usage.png");
     log(`screenshot ${usage.file}, ${usage.colours} colours`);
   } catch (err) {

@@ -62,7 +62,7 @@ export function App() {
               {view === "changes" && (
                 <ChangesView changes={state.changes} busy={state.turn.phase !== "idle"} onUndo={commands.undo} />
               )}
-              {view === "usage" && <UsageView usage={state.usage} />}
+              {view === "usage" && <UsageView usage={state.usage} price={info?.price ?? null} />}
               {view === "settings" && <SettingsView onSaved={() => commands.reload()} />}
             </ErrorBoundary>
           </div>

@@ -6,7 +6,7 @@ use ts_rs::TS;
 use crate::Mode;
 
 /// The open session, as the UI shows it in its header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     /// Session id.
@@ -24,4 +24,21 @@ pub struct SessionSummary {
     pub sandbox: String,
     /// Why `bash` runs unconfined, when it does.
     pub unsandboxed_because: Option<String>,
+    /// What the model's tokens cost, when the config's `[pricing]` has it.
+    #[serde(default)]
+    pub price: Option<ModelPrice>,
+}
+
+/// A model's prices per million tokens, in the user's currency.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelPrice {
+    /// ISO 4217 code.
+    pub currency: String,
+    /// Uncached input.
+    pub input: f64,
+    /// Cached input.
+    pub cached_input: f64,
+    /// Output.
+    pub output: f64,
 }

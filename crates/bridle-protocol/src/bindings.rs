@@ -33,6 +33,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         LimitSettings,
         Mode,
         ModelInfo,
+        ModelPrice,
         Op,
         ProviderKindInfo,
         ProviderSettings,

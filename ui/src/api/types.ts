@@ -28,3 +28,4 @@ export type { RuleSettings } from "./bindings/RuleSettings";
 export type { LimitSettings } from "./bindings/LimitSettings";
 export type { ModelInfo } from "./bindings/ModelInfo";
 export type { RuleMeaning } from "./bindings/RuleMeaning";
+export type { ModelPrice } from "./bindings/ModelPrice";

@@ -30,6 +30,7 @@ describe("apply", () => {
       contextWindow: 64000,
       sandbox: "bwrap",
       unsandboxedBecause: null,
+      price: null,
     };
     const s = apply(initialState, { type: "sessionLoaded", info });
     expect(s.usage.contextWindow).toBe(64000);
@@ -54,6 +55,7 @@ describe("apply", () => {
       contextWindow: null,
       sandbox: "bwrap",
       unsandboxedBecause: null,
+      price: null,
     };
     expect(apply(early, { type: "sessionLoaded", info }).runMode).toEqual({
       mode: "plan",

@@ -28,6 +28,7 @@ export const SUMMARY: SessionSummary = {
   contextWindow: 128000,
   sandbox: "bwrap",
   unsandboxedBecause: null,
+  price: null,
 };
 
 /** A stored session with nothing in it yet. */

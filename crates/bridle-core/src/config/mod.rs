@@ -153,6 +153,59 @@ pub struct Config {
     pub sandbox: SandboxConfig,
     /// When and how a long conversation is compacted.
     pub compaction: CompactionConfig,
+    /// What tokens cost, for the Usage view.
+    pub pricing: PricingConfig,
+}
+
+/// `[pricing]`: what each model's tokens cost, in the user's currency, per million tokens.
+///
+/// ```toml
+/// [pricing]
+/// currency = "EUR"
+/// [pricing.models."gpt-4.1"]
+/// input = 1.85
+/// cached_input = 0.46
+/// output = 7.40
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PricingConfig {
+    /// ISO 4217 code, e.g. `USD`, `EUR`.
+    pub currency: String,
+    /// Prices per model id.
+    pub models: std::collections::BTreeMap<String, ModelPriceConfig>,
+}
+
+impl Default for PricingConfig {
+    fn default() -> Self {
+        Self { currency: "USD".into(), models: Default::default() }
+    }
+}
+
+/// One model's prices per million tokens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPriceConfig {
+    /// Uncached input.
+    pub input: f64,
+    /// Cached input (defaults to the input price).
+    #[serde(default)]
+    pub cached_input: Option<f64>,
+    /// Output.
+    pub output: f64,
+}
+
+impl PricingConfig {
+    /// The price of `model`, if the table has it.
+    pub fn price_of(&self, model: &str) -> Option<bridle_protocol::ModelPrice> {
+        let p = self.models.get(model)?;
+        Some(bridle_protocol::ModelPrice {
+            currency: self.currency.clone(),
+            input: p.input,
+            cached_input: p.cached_input.unwrap_or(p.input),
+            output: p.output,
+        })
+    }
 }
 
 /// `[compaction]`: keeping a long session inside the model's window (DESIGN §10).
@@ -260,6 +313,18 @@ impl Config {
     /// Parses TOML text.
     pub fn parse(text: &str) -> Result<Config, String> {
         let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+        let bad_price = config.pricing.models.iter().find(|(_, p)| {
+            [p.input, p.output, p.cached_input.unwrap_or(0.0)].iter().any(|v| !v.is_finite() || *v < 0.0)
+        });
+        if let Some((model, _)) = bad_price {
+            return Err(format!("[pricing.models.\"{model}\"]: prices must be zero or more"));
+        }
+        if config.pricing.currency.len() != 3 || !config.pricing.currency.chars().all(|c| c.is_ascii_uppercase()) {
+            return Err(format!(
+                "[pricing] currency = \"{}\" is not a three-letter code like USD",
+                config.pricing.currency
+            ));
+        }
         if !(0.1..=0.95).contains(&config.compaction.at) {
             return Err(format!("[compaction] at = {} is out of range (0.1 to 0.95)", config.compaction.at));
         }
@@ -311,5 +376,22 @@ mod tests {
     fn a_missing_file_is_the_default() {
         let config = Config::load(Path::new("/nonexistent/bridle/config.toml")).unwrap();
         assert_eq!(config, Config::default());
+    }
+
+    #[test]
+    fn a_price_table_gives_the_model_its_prices_and_refuses_nonsense() {
+        let config = Config::parse(
+            "[pricing]\ncurrency = \"EUR\"\n[pricing.models.\"gpt-4.1\"]\ninput = 1.85\noutput = 7.4\ncached_input = 0.46\n\
+             [pricing.models.small]\ninput = 0.1\noutput = 0.4\n",
+        )
+        .unwrap();
+        let price = config.pricing.price_of("gpt-4.1").unwrap();
+        assert_eq!((price.currency.as_str(), price.input, price.cached_input, price.output), ("EUR", 1.85, 0.46, 7.4));
+        assert_eq!(config.pricing.price_of("small").unwrap().cached_input, 0.1, "cached defaults to input");
+        assert!(config.pricing.price_of("other").is_none());
+        let negative = Config::parse("[pricing.models.m]\ninput = -1\noutput = 1\n").unwrap_err();
+        assert!(negative.contains("zero or more"), "{negative}");
+        let currency = Config::parse("[pricing]\ncurrency = \"euro\"\n").unwrap_err();
+        assert!(currency.contains("three-letter"), "{currency}");
     }
 }

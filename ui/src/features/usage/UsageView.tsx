@@ -3,7 +3,8 @@
 // reported them (kept in the store, so a reopened session shows them too).
 import type { UsageState } from "../../store/state";
 import { ContextMeter } from "./ContextMeter";
-import { formatTokens } from "./format";
+import type { ModelPrice } from "../../api/types";
+import { costOf, formatCost, formatTokens } from "./format";
 
 const WIDTH = 640;
 const HEIGHT = 160;
@@ -35,8 +36,9 @@ function Chart({ turns }: { turns: UsageState["turns"] }) {
   );
 }
 
-export function UsageView({ usage }: { usage: UsageState }) {
+export function UsageView({ usage, price }: { usage: UsageState; price: ModelPrice | null }) {
   const total = usage.total;
+  const cost = (u: Parameters<typeof costOf>[0]) => (price ? formatCost(costOf(u, price), price.currency) : null);
   return (
     <section className="usage" aria-label="Usage">
       <header className="view-header">
@@ -48,6 +50,8 @@ export function UsageView({ usage }: { usage: UsageState }) {
         {total
           ? `This session: ${formatTokens(total.inputTokens)} in (${formatTokens(total.cachedInputTokens)} cached), ${formatTokens(total.outputTokens)} out`
           : "No model request yet."}
+        {total && price && <span data-testid="usage-cost"> · {cost(total)}</span>}
+        {!price && total && <span className="usage-no-price"> · add the model to [pricing] in the config to see costs</span>}
       </p>
       {usage.turns.length > 0 && (
         <>
@@ -63,6 +67,7 @@ export function UsageView({ usage }: { usage: UsageState }) {
                 <th>Input</th>
                 <th>Cached</th>
                 <th>Output</th>
+                {price && <th>Cost</th>}
               </tr>
             </thead>
             <tbody>
@@ -72,6 +77,7 @@ export function UsageView({ usage }: { usage: UsageState }) {
                   <td>{t.usage.inputTokens}</td>
                   <td>{t.usage.cachedInputTokens}</td>
                   <td>{t.usage.outputTokens}</td>
+                  {price && <td>{cost(t.usage)}</td>}
                 </tr>
               ))}
             </tbody>

@@ -1,6 +1,6 @@
 // Token and duration formatting.
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatTokens } from "./format";
+import { costOf, formatCost, formatDuration, formatTokens } from "./format";
 
 describe("formatTokens", () => {
   it("shortens large counts without losing whole-number zeros", () => {
@@ -21,5 +21,16 @@ describe("formatTokens", () => {
 describe("formatDuration", () => {
   it("uses ms, seconds, then minutes", () => {
     expect([85, 1530, 59_000, 125_000].map(formatDuration)).toEqual(["85 ms", "1.5 s", "59 s", "2m 5s"]);
+  });
+});
+
+describe("costOf", () => {
+  it("prices cached input at its own rate and formats in the user's currency", () => {
+    const price = { currency: "EUR", input: 2, cachedInput: 0.5, output: 8 };
+    const usage = { inputTokens: 1_000_000, cachedInputTokens: 400_000, outputTokens: 100_000 };
+    // 600k × 2 + 400k × 0.5 + 100k × 8, per million
+    expect(costOf(usage, price)).toBeCloseTo(2.2, 10);
+    expect(formatCost(2.2, "EUR")).toBe("€2.20");
+    expect(formatCost(0.01234, "USD")).toBe("$0.0123");
   });
 });

@@ -1,4 +1,5 @@
-// Number formatting for token counts and durations: short, stable, no locale surprises.
+// Number formatting for token counts, durations and costs: short, stable, no locale surprises.
+import type { ModelPrice, TokenUsage } from "../../api/types";
 
 /** 950 -> "950", 12_345 -> "12.3k", 1_280_000 -> "1.28M". */
 export function formatTokens(n: number): string {
@@ -20,4 +21,16 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1).replace(/\.0$/, "")} s`;
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}m ${s % 60}s`;
+}
+
+/** What `usage` cost at `price` (per million tokens; cached input at its own price). */
+export function costOf(usage: TokenUsage, price: ModelPrice): number {
+  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+  return ((usage.inputTokens - cached) * price.input + cached * price.cachedInput + usage.outputTokens * price.output) / 1_000_000;
+}
+
+/** 0.01234 EUR -> "€0.0123": small sums keep four decimals, larger ones two. */
+export function formatCost(amount: number, currency: string): string {
+  const digits = amount !== 0 && amount < 1 ? 4 : 2;
+  return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount);
 }
