@@ -299,7 +299,7 @@ impl AppState {
                 since: query.since,
                 until: query.until,
                 text: query.text.filter(|s| !s.is_empty()),
-                before_id: None,
+                before_id: query.before_id,
                 limit: Some(query.limit.unwrap_or(500).min(5000)),
             };
             Ok(AuditLog::open(&data_dir)?.query(&filter)?)

@@ -45,7 +45,10 @@ export default async function sessions({ log }) {
     // A new session: the transcript is empty.
     await (await session.find("[data-testid=nav-sessions]")).click();
     await (await waitFor(() => session.find("[data-testid=session-new]"), "New session", 10000)).click();
-    await waitFor(async () => (await session.findAll("[data-testid=message]")).length === 0, "an empty transcript", 10000);
+    await waitFor(async () => {
+      const chat = await session.find("[data-testid=nav-chat][aria-current=page]");
+      return chat && (await session.find(".empty-chat")) && (await session.findAll("[data-testid=message]")).length === 0;
+    }, "the chat of the new session, empty", 10000);
 
     // The first session, reopened from the list, shows its whole history.
     await (await session.find("[data-testid=nav-sessions]")).click();

@@ -36,8 +36,9 @@ export function App() {
       <NavBar active={view} onSelect={setView} badges={{ approvals: state.approvals.length }} />
       <main className="main">
         <ErrorBanner errors={state.errors} onDismiss={commands.dismissError} />
-        {/* Chat stays mounted so a draft and the scroll position survive a look at another view. */}
-        <div className="view" hidden={view !== "chat"}>
+        {/* Chat stays mounted (parked: laid out, invisible, inert) so a draft, the scroll position
+            and the rendered rows survive a look at another view. */}
+        <div className={view === "chat" ? "view" : "view parked"} inert={view !== "chat"} data-testid="chat-view">
           <ErrorBoundary>
             <ChatView session={session} />
           </ErrorBoundary>

@@ -66,4 +66,8 @@ pub struct AuditQuery {
     pub text: Option<String>,
     /// At most this many rows.
     pub limit: Option<u32>,
+    /// Only rows older than this one (the last row of the page before): the next page.
+    #[ts(type = "number | null")]
+    #[serde(default)]
+    pub before_id: Option<i64>,
 }

@@ -36,4 +36,8 @@ text: string | null,
 /**
  * At most this many rows.
  */
-limit: number | null, };
+limit: number | null, 
+/**
+ * Only rows older than this one (the last row of the page before): the next page.
+ */
+beforeId: number | null, };

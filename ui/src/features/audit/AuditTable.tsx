@@ -1,15 +1,43 @@
 // Audit rows, newest first, one line each; a click (or Enter) selects a row for the details pane.
+// Virtualised: only the rows in view (and a margin) are in the DOM, spacer rows keep the table's
+// height, so a log of 100,000 rows scrolls like one of 100; nearing the end asks for the next
+// older page.
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { type RefObject, useEffect } from "react";
 import type { AuditEvent } from "../../api/types";
 import { clockTime, latency, shortId } from "./format";
+
+/** A row's height in pixels (one line of 13px text with its padding and border). */
+const ROW_HEIGHT = 27;
 
 interface Props {
   rows: AuditEvent[];
   selectedId: number | null;
   showSession: boolean;
   onSelect: (row: AuditEvent) => void;
+  /** The element that scrolls the table. */
+  scroller: RefObject<HTMLDivElement | null>;
+  /** Called when the view nears the last loaded row. */
+  onNearEnd: () => void;
 }
 
-export function AuditTable({ rows, selectedId, showSession, onSelect }: Props) {
+export function AuditTable({ rows, selectedId, showSession, onSelect, scroller, onNearEnd }: Props) {
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 20,
+    getItemKey: (index) => rows[index]?.id ?? index,
+  });
+  const shown = virtualizer.getVirtualItems();
+  const last = shown[shown.length - 1]?.index ?? 0;
+  useEffect(() => {
+    if (rows.length > 0 && last >= rows.length - 40) onNearEnd();
+  }, [last, rows.length, onNearEnd]);
+
+  const columns = showSession ? 8 : 7;
+  const before = shown[0]?.start ?? 0;
+  const after = virtualizer.getTotalSize() - (shown[shown.length - 1]?.end ?? 0);
   return (
     <table className="audit-table">
       <thead>
@@ -25,35 +53,49 @@ export function AuditTable({ rows, selectedId, showSession, onSelect }: Props) {
         </tr>
       </thead>
       <tbody>
-        {rows.map((row) => (
-          <tr
-            key={row.id}
-            className={row.id === selectedId ? "audit-row selected" : "audit-row"}
-            data-testid="audit-row"
-            data-kind={row.kind}
-            data-decision={row.decision ?? ""}
-            aria-selected={row.id === selectedId}
-            tabIndex={0}
-            onClick={() => onSelect(row)}
-            onKeyDown={(e) => {
-              if (e.key === "Enter" || e.key === " ") {
-                e.preventDefault();
-                onSelect(row);
-              }
-            }}
-          >
-            <td className="mono" title={new Date(row.at).toISOString()}>
-              {clockTime(row.at)}
-            </td>
-            {showSession && <td className="mono">{shortId(row.sessionId)}</td>}
-            <td>{row.kind}</td>
-            <td className="mono">{row.tool ?? ""}</td>
-            <td>{row.decision && <span className={`decision-badge ${row.decision}`}>{row.decision}</span>}</td>
-            <td>{row.source ?? ""}</td>
-            <td>{row.status ?? ""}</td>
-            <td className="num">{latency(row.latencyMs)}</td>
+        {before > 0 && (
+          <tr aria-hidden="true" className="audit-spacer">
+            <td colSpan={columns} style={{ height: before }} />
           </tr>
-        ))}
+        )}
+        {shown.map((v) => {
+          const row = rows[v.index];
+          if (!row) return null;
+          return (
+            <tr
+              key={row.id}
+              className={row.id === selectedId ? "audit-row selected" : "audit-row"}
+              data-testid="audit-row"
+              data-kind={row.kind}
+              data-decision={row.decision ?? ""}
+              aria-selected={row.id === selectedId}
+              tabIndex={0}
+              onClick={() => onSelect(row)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" || e.key === " ") {
+                  e.preventDefault();
+                  onSelect(row);
+                }
+              }}
+            >
+              <td className="mono" title={new Date(row.at).toISOString()}>
+                {clockTime(row.at)}
+              </td>
+              {showSession && <td className="mono">{shortId(row.sessionId)}</td>}
+              <td>{row.kind}</td>
+              <td className="mono">{row.tool ?? ""}</td>
+              <td>{row.decision && <span className={`decision-badge ${row.decision}`}>{row.decision}</span>}</td>
+              <td>{row.source ?? ""}</td>
+              <td>{row.status ?? ""}</td>
+              <td className="num">{latency(row.latencyMs)}</td>
+            </tr>
+          );
+        })}
+        {after > 0 && (
+          <tr aria-hidden="true" className="audit-spacer">
+            <td colSpan={columns} style={{ height: after }} />
+          </tr>
+        )}
       </tbody>
     </table>
   );

@@ -1,6 +1,6 @@
 // Audit view tests: the view against the fake engine bridge; what is checked is the rows and
 // details the user sees and the queries that reach `audit_query`.
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { AuditEvent, AuditQuery } from "../../api/types";
@@ -37,6 +37,27 @@ const queries = () => fakeEngine.auditQuery.mock.calls.map(([q]) => q);
 const lastQuery = (): AuditQuery | undefined => queries()[queries().length - 1];
 
 describe("Audit view", () => {
+  it("pages through a large log: a bounded window of rows, the next older page near the end", async () => {
+    // 100,000 rows, newest first, served 500 at a time as the shell does.
+    const page = (beforeId: number | null) => {
+      const top = beforeId ?? 100_001;
+      return Array.from({ length: Math.min(500, top - 1) }, (_, i) => row(top - 1 - i, { kind: "guard_decision" }));
+    };
+    fakeEngine.auditQuery.mockImplementation(async (q: AuditQuery) => page(q.beforeId));
+    const { container } = render(<AuditView sessionId="s1" eventCount={0} />);
+    await waitFor(() => expect(screen.getAllByTestId("audit-row").length).toBeGreaterThan(10));
+    expect(screen.getAllByTestId("audit-row").length).toBeLessThan(100);
+    expect(screen.getByText("500+ (scroll for older) rows")).toBeTruthy();
+
+    const scroller = container.querySelector(".audit-scroll") as HTMLDivElement;
+    Object.defineProperty(scroller, "scrollTop", { configurable: true, value: 27 * 480 });
+    fireEvent.scroll(scroller);
+    await waitFor(() => expect(lastQuery()?.beforeId).toBe(99_501));
+    await screen.findByText("1,000+ (scroll for older) rows");
+    expect(screen.getAllByTestId("audit-row").length).toBeLessThan(100);
+    fakeEngine.auditQuery.mockImplementation(async () => []);
+  });
+
   it("shows the session's rows with their kind and decision, and a row's details on click", async () => {
     fakeEngine.auditQuery.mockResolvedValueOnce(ROWS);
     const user = userEvent.setup();
@@ -48,7 +69,7 @@ describe("Audit view", () => {
       ["user_message", ""],
     ]);
     expect(queries()).toEqual([
-      { sessionId: "s1", tool: null, kind: null, decision: null, since: null, until: null, text: null, limit: 500 },
+      { sessionId: "s1", tool: null, kind: null, decision: null, since: null, until: null, text: null, limit: 500, beforeId: null },
     ]);
 
     await user.click(rows[1]!);

@@ -6,7 +6,7 @@ import { AuditDetails } from "./AuditDetails";
 import { AuditExport } from "./AuditExport";
 import { AuditFilterBar } from "./AuditFilterBar";
 import { AuditTable } from "./AuditTable";
-import { AUDIT_LIMIT, type AuditFilters, defaultFilters } from "./filters";
+import { type AuditFilters, defaultFilters } from "./filters";
 import { useAuditRows } from "./useAuditRows";
 import { useDebounced } from "./useDebounced";
 
@@ -34,8 +34,9 @@ export function AuditView({ sessionId, eventCount }: Props) {
     () => ({ scope, kind, decision, range, from, to, text, tool }),
     [scope, kind, decision, range, from, to, text, tool],
   );
-  const { rows, loading, error, refresh } = useAuditRows(effective, sessionId);
+  const { rows, loading, more, error, refresh, loadMore } = useAuditRows(effective, sessionId);
   const [selected, setSelected] = useState<AuditEvent | null>(null);
+  const scroller = useRef<HTMLDivElement>(null);
   useRefreshOnEvents(eventCount, refresh);
 
   return (
@@ -43,7 +44,7 @@ export function AuditView({ sessionId, eventCount }: Props) {
       <header className="view-header">
         <h1>Audit</h1>
         <span className="muted">
-          {loading ? "Loading…" : `${rows.length}${rows.length >= AUDIT_LIMIT ? "+ (newest shown)" : ""} rows`}
+          {loading ? "Loading…" : `${rows.length.toLocaleString("en-US")}${more ? "+ (scroll for older)" : ""} rows`}
         </span>
         <span className="spacer" />
         <button type="button" className="button" onClick={refresh}>
@@ -58,10 +59,17 @@ export function AuditView({ sessionId, eventCount }: Props) {
         </p>
       )}
       <div className={selected ? "audit-body with-details" : "audit-body"}>
-        <div className="audit-scroll">
+        <div className="audit-scroll" ref={scroller}>
           {!loading && rows.length === 0 && !error && <p className="muted audit-empty">No audit rows match.</p>}
           {rows.length > 0 && (
-            <AuditTable rows={rows} selectedId={selected?.id ?? null} showSession={filters.scope === "all"} onSelect={setSelected} />
+            <AuditTable
+              rows={rows}
+              selectedId={selected?.id ?? null}
+              showSession={filters.scope === "all"}
+              onSelect={setSelected}
+              scroller={scroller}
+              onNearEnd={loadMore}
+            />
           )}
         </div>
         {selected && <AuditDetails row={selected} onClose={() => setSelected(null)} />}

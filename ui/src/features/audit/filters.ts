@@ -80,5 +80,6 @@ export function toQuery(filters: AuditFilters, sessionId: string | null, now: nu
     until: custom ? localTime(filters.to) : null,
     text: orNull(filters.text),
     limit: AUDIT_LIMIT,
+    beforeId: null,
   };
 }

@@ -1,15 +1,22 @@
-// Loads audit rows for the filters through `audit_query`; again when the filters change or
-// `refresh` is called. An answer to an older query never overwrites a newer one.
-import { useCallback, useEffect, useState } from "react";
+// Loads audit rows for the filters through `audit_query`, a page at a time: the newest page
+// first, older pages as the table scrolls near its end (`loadMore`), so a log of any size opens
+// at once. Again when the filters change; `refresh` brings in what is new and keeps the older
+// pages already loaded. An answer to an older query never overwrites a newer one.
+import { useCallback, useEffect, useRef, useState } from "react";
 import { auditQuery } from "../../api/engine";
+import { describeError } from "../../api/errors";
 import type { AuditEvent } from "../../api/types";
-import { type AuditFilters, toQuery } from "./filters";
+import { AUDIT_LIMIT, type AuditFilters, toQuery } from "./filters";
 
 export interface AuditRows {
   rows: AuditEvent[];
   loading: boolean;
+  /** Whether older rows may exist beyond those loaded. */
+  more: boolean;
   error: string | null;
   refresh: () => void;
+  /** Loads the next older page (nothing while a load is running or when none is left). */
+  loadMore: () => void;
 }
 
 /**
@@ -19,31 +26,60 @@ export interface AuditRows {
 export function useAuditRows(filters: AuditFilters, sessionId: string | null): AuditRows {
   const [rows, setRows] = useState<AuditEvent[]>([]);
   const [loading, setLoading] = useState(true);
+  const [more, setMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const refresh = useCallback(() => setGeneration((g) => g + 1), []);
   const waiting = filters.scope === "session" && sessionId === null;
+  // The query the rows belong to; a page for an older query is dropped.
+  const query = useRef(0);
+  const paging = useRef(false);
+  const lastFilters = useRef<AuditFilters | null>(null);
 
   useEffect(() => {
     if (waiting) return;
-    let stale = false;
+    const id = ++query.current;
+    const sameFilters = lastFilters.current === filters;
+    lastFilters.current = filters;
     setLoading(true);
     auditQuery(toQuery(filters, sessionId, Date.now()))
-      .then((found) => {
-        if (stale) return;
-        setRows(found);
+      .then((page) => {
+        if (id !== query.current) return;
+        // A refresh keeps the older pages already loaded, below the new first page.
+        setRows((old) => {
+          if (!sameFilters || page.length === 0) return page;
+          const oldest = page[page.length - 1]!.id;
+          return [...page, ...old.filter((r) => r.id < oldest)];
+        });
+        if (!sameFilters) setMore(page.length >= AUDIT_LIMIT);
         setError(null);
       })
       .catch((err: unknown) => {
-        if (!stale) setError(err instanceof Error ? err.message : String(err));
+        if (id === query.current) setError(describeError(err));
       })
       .finally(() => {
-        if (!stale) setLoading(false);
+        if (id === query.current) setLoading(false);
       });
-    return () => {
-      stale = true;
-    };
   }, [filters, sessionId, waiting, generation]);
 
-  return { rows, loading: loading || waiting, error, refresh };
+  const loadMore = useCallback(() => {
+    const last = rows[rows.length - 1];
+    if (!more || paging.current || loading || !last) return;
+    paging.current = true;
+    const id = query.current;
+    auditQuery({ ...toQuery(filters, sessionId, Date.now()), beforeId: last.id })
+      .then((page) => {
+        if (id !== query.current) return;
+        setRows((old) => [...old, ...page.filter((r) => r.id < last.id)]);
+        setMore(page.length >= AUDIT_LIMIT);
+      })
+      .catch((err: unknown) => {
+        if (id === query.current) setError(describeError(err));
+      })
+      .finally(() => {
+        paging.current = false;
+      });
+  }, [rows, more, loading, filters, sessionId]);
+
+  return { rows, loading: loading || waiting, more, error, refresh, loadMore };
 }

@@ -184,11 +184,13 @@ describe("Chat view", () => {
     for (const id of ["sessions", "approvals", "changes", "usage", "audit", "settings"]) {
       await user.click(screen.getByTestId(`nav-${id}`));
       expect(screen.getByTestId(`nav-${id}`).getAttribute("aria-current")).toBe("page");
-      expect(screen.getByTestId("chat-input").closest("[hidden]")).not.toBeNull();
+      expect(screen.getByTestId("chat-view").className).toContain("parked");
+      expect(screen.getByTestId("chat-view").hasAttribute("inert")).toBe(true);
     }
     expect(screen.queryByText("This view arrives in a later version.")).toBeNull();
     await user.click(screen.getByTestId("nav-chat"));
-    expect(screen.getByTestId("chat-input").closest("[hidden]")).toBeNull();
+    expect(screen.getByTestId("chat-view").className).not.toContain("parked");
+    expect(screen.getByTestId("chat-view").hasAttribute("inert")).toBe(false);
     expect(screen.getByTestId<HTMLTextAreaElement>("chat-input").value).toBe("half a thought");
   });
 

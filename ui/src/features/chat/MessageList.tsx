@@ -1,6 +1,9 @@
 // The transcript: messages, tool cards (with their approval cards) and notices, kept scrolled to
-// the newest entry while the user is at the bottom.
-import { useEffect, useRef } from "react";
+// the newest entry while the user is at the bottom. Virtualised: only the entries in view (and a
+// few either side) are in the DOM, each measured as it renders, so a session of thousands of
+// messages opens and scrolls as fast as a short one.
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { type ReactNode, useLayoutEffect, useMemo, useRef } from "react";
 import type { ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
@@ -16,67 +19,90 @@ interface Props {
   workspace: string | null;
 }
 
+/** The height a row is assumed to have until it is measured, in pixels. */
+const ESTIMATE = 64;
+
+/** One entry of the list: a transcript item, or a request whose call is not in the transcript. */
+type Row = { key: string; item: ChatItem } | { key: string; orphan: ApprovalRequest };
+
 export function MessageList({ items, approvals, answering, onAnswer, workspace }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
-  useEffect(() => {
+  const rows = useMemo<Row[]>(() => {
+    const callIds = new Set(items.flatMap((i) => (i.kind === "tool" ? [i.call.id] : [])));
+    const orphans = approvals.filter((a) => !callIds.has(a.callId));
+    return [...items.map((item) => ({ key: item.key, item })), ...orphans.map((a) => ({ key: `approval-${a.id}`, orphan: a }))];
+  }, [items, approvals]);
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ESTIMATE,
+    // A row in a hidden view measures 0; keep the estimate until it can be measured for real.
+    measureElement: (el) => el.getBoundingClientRect().height || ESTIMATE,
+    overscan: 6,
+    getItemKey: (index) => rows[index]?.key ?? index,
+  });
+  const total = virtualizer.getTotalSize();
+
+  // At the bottom, stay there: after new entries, and after entries are measured taller.
+  useLayoutEffect(() => {
     const el = scroller.current;
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [items, approvals]);
+  }, [rows, total]);
 
   const onScroll = () => {
     const el = scroller.current;
     if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
   };
 
-  const callIds = new Set(items.flatMap((i) => (i.kind === "tool" ? [i.call.id] : [])));
-  const orphans = approvals.filter((a) => !callIds.has(a.callId));
+  const render = (row: Row): ReactNode => {
+    if ("orphan" in row) {
+      const a = row.orphan;
+      return <ApprovalCard request={a} answering={answering.includes(a.id)} onAnswer={onAnswer} />;
+    }
+    const item = row.item;
+    switch (item.kind) {
+      case "user":
+        return <MessageBubble role="user" text={item.text} />;
+      case "assistant":
+        return <MessageBubble role="assistant" text={item.text} streaming={item.streaming} cutOff={item.cutOff ?? false} />;
+      case "tool": {
+        const approval = approvals.find((a) => a.callId === item.call.id) ?? null;
+        return (
+          <ToolCallCard
+            item={item}
+            approval={approval}
+            answering={approval !== null && answering.includes(approval.id)}
+            onAnswer={onAnswer}
+          />
+        );
+      }
+      case "notice":
+        return <p className={`notice ${item.tone}`}>{item.text}</p>;
+    }
+  };
 
+  const shown = virtualizer.getVirtualItems();
   return (
     <div className="message-list" ref={scroller} onScroll={onScroll}>
-      {items.length === 0 && (
-        <p className="empty-chat">
-          {workspace ? `Ask the agent about ${workspace}.` : "Ask the agent about your workspace."}
-        </p>
+      {rows.length === 0 && (
+        <p className="empty-chat">{workspace ? `Ask the agent about ${workspace}.` : "Ask the agent about your workspace."}</p>
       )}
-      {items.map((item) => {
-        switch (item.kind) {
-          case "user":
-            return <MessageBubble key={item.key} role="user" text={item.text} />;
-          case "assistant":
-            return (
-              <MessageBubble
-                key={item.key}
-                role="assistant"
-                text={item.text}
-                streaming={item.streaming}
-                cutOff={item.cutOff ?? false}
-              />
-            );
-          case "tool": {
-            const approval = approvals.find((a) => a.callId === item.call.id) ?? null;
-            return (
-              <ToolCallCard
-                key={item.key}
-                item={item}
-                approval={approval}
-                answering={approval !== null && answering.includes(approval.id)}
-                onAnswer={onAnswer}
-              />
-            );
-          }
-          case "notice":
-            return (
-              <p key={item.key} className={`notice ${item.tone}`}>
-                {item.text}
-              </p>
-            );
-        }
-      })}
-      {orphans.map((a) => (
-        <ApprovalCard key={a.id} request={a} answering={answering.includes(a.id)} onAnswer={onAnswer} />
-      ))}
+      {/* Styles set from script (CSSOM), which the CSP allows; no style attribute is parsed. */}
+      <div className="virtual-space" style={{ height: total }}>
+        <div className="virtual-window" style={{ transform: `translateY(${shown[0]?.start ?? 0}px)` }}>
+          {shown.map((v) => {
+            const row = rows[v.index];
+            return row ? (
+              <div key={v.key} className="virtual-row" data-index={v.index} ref={virtualizer.measureElement}>
+                {render(row)}
+              </div>
+            ) : null;
+          })}
+        </div>
+      </div>
     </div>
   );
 }
