@@ -33,6 +33,9 @@ step "a local model: time to first token and tokens/s through bridle run vs llam
 bash scripts/setup-llama.sh
 python3 scripts/bench-llama.py 5 | tee "$OUT/llama.txt"
 
+step "the desktop app: launch and idle memory against a blank Tauri 2 app, 5,000 messages, a 10,000-line diff, 100,000 audit rows"
+bash scripts/bench-app.sh 2>&1 | tee "$OUT/app.txt"
+
 step "tools against reference tools"
 OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
 

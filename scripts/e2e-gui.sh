@@ -3,6 +3,7 @@
 # D-Bus session, WebKitWebDriver on a free loopback port (no tauri-driver), then
 # `node tests/e2e/run.mjs`. Every process started here is stopped on exit, also on Ctrl-C.
 # Usage: scripts/e2e-gui.sh APP_BINARY OUT_DIR [test-name-filter ...]
+# E2E_RUNNER names another node script to run in the same environment (the app benchmarks).
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -44,7 +45,7 @@ cd "$ROOT"
 # --foreground: timeout would otherwise move node into a process group of its own, out of
 # reach of the cleanup below.
 E2E_WEBDRIVER_URL="http://127.0.0.1:$WD_PORT" E2E_APP_BINARY="$APP_BINARY" E2E_OUT_DIR="$OUT_DIR" \
-  timeout --foreground 900 node tests/e2e/run.mjs "$@"
+  timeout --foreground 1800 node "${E2E_RUNNER:-tests/e2e/run.mjs}" "$@"
 EOF
 
 XVFB_PID=""
@@ -76,7 +77,7 @@ echo "Xvfb on $DISPLAY"
 # portals) that outlives the test. NO_AT_BRIDGE: no accessibility bus.
 # Do NOT set WEBKIT_DISABLE_DMABUF_RENDERER / WEBKIT_DISABLE_COMPOSITING_MODE: WebDriver
 # screenshots then hang forever (WebKitGTK 2.50).
-export NO_AT_BRIDGE=1 ROOT OUT_DIR APP_BINARY
+export NO_AT_BRIDGE=1 ROOT OUT_DIR APP_BINARY E2E_RUNNER
 # setsid: a background job of this non-interactive script is no group leader, so setsid does not
 # fork and $! is the new process group's id.
 setsid "$ROOT/scripts/with-keyring.sh" bash -c "$INNER" e2e-inner "$@" 2>"$OUT_DIR/dbus-session.log" &

@@ -76,12 +76,38 @@ impl AppState {
         self.0.wiring.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
-    /// Closes the open session and opens `spec` in `workspace` with the current wiring.
+    /// Closes the open session and opens `spec` in `workspace` with the current wiring. When
+    /// that fails (another process has the session open, its workspace is gone), the session
+    /// that was open is opened again, so the window is never left without one.
     async fn switch(&self, spec: SessionSpec, workspace: PathBuf) -> anyhow::Result<SessionSummary> {
         let mut live = self.0.live.lock().await;
-        if let Some(old) = live.take() {
-            old.engine.shutdown().await;
+        let previous = match live.take() {
+            Some(old) => {
+                old.engine.shutdown().await;
+                Some(old.summary)
+            }
+            None => None,
+        };
+        match self.spawn(spec, workspace).await {
+            Ok(opened) => {
+                let summary = opened.summary.clone();
+                *live = Some(opened);
+                Ok(summary)
+            }
+            Err(e) => {
+                if let Some(p) = previous {
+                    match self.spawn(SessionSpec::Resume(p.session_id), PathBuf::from(p.workspace)).await {
+                        Ok(back) => *live = Some(back),
+                        Err(again) => tracing::error!("cannot reopen the session that was open: {again:#}"),
+                    }
+                }
+                Err(e)
+            }
         }
+    }
+
+    /// Starts an engine for `spec` and forwards its events.
+    async fn spawn(&self, spec: SessionSpec, workspace: PathBuf) -> anyhow::Result<Live> {
         let wiring = self.wiring();
         let provider: Arc<dyn ModelProvider> = match &wiring.config.provider {
             Some(p) => {
@@ -114,8 +140,7 @@ impl AppState {
             price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
         };
         forward(events, self.0.forward.clone());
-        *live = Some(Live { engine, summary: summary.clone() });
-        Ok(summary)
+        Ok(Live { engine, summary })
     }
 
     async fn engine(&self) -> Result<Engine, ErrorInfo> {

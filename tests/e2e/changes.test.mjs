@@ -1,6 +1,7 @@
-// The Changes and Usage views in the real window: the agent edits a file; Changes shows that turn
-// with the file's coloured diff; "Undo turn" puts the file back on disk, byte for byte, and the
-// turn leaves the list; Usage shows the turn's tokens as a chart and a row.
+// The Changes and Usage views in the real window: the agent edits a file and the user approves
+// it; Changes shows that turn with the file's coloured diff (unified and side by side); "Undo
+// turn" puts the file back on disk, byte for byte, and the turn leaves the list; Usage shows the
+// turn's tokens as a chart and a row, and their cost from the config's price table.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -22,7 +23,7 @@ export default async function changes({ log }) {
     const config = join(dirs.make("config"), "bridle.toml");
     writeFileSync(
       config,
-      `mode = "auto"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n` +
+      `mode = "ask"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n` +
         `[pricing]\ncurrency = "EUR"\n[pricing.models."mock-model"]\ninput = 2000.0\noutput = 8000.0\n`,
     );
     session = await launchApp({ dataDir: dirs.make("data"), workspace, extraArgs: ["--config", config] });
@@ -30,6 +31,13 @@ export default async function changes({ log }) {
     await input.click();
     await input.type("greet the whole world");
     await (await session.find("[data-testid=send-button]")).click();
+    // The edit waits for the user: approve it in the window.
+    const approve = await waitFor(async () => {
+      const alert = await session.find("[role=alert]");
+      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+      return session.find("[data-testid=approval-card] [data-testid=approve-once]");
+    }, "the edit's approval card", 30000);
+    await approve.click();
     await waitFor(async () => {
       const alert = await session.find("[role=alert]");
       if (alert) throw fatal(`error banner: ${await alert.text()}`);

@@ -215,3 +215,16 @@ fn blobs_are_stored_once_checked_on_read_and_collected() {
     assert!(!path.exists());
     assert_eq!(blobs.get(&b).unwrap(), b"other");
 }
+
+#[test]
+fn a_session_open_in_another_process_is_not_deleted() {
+    let w = world();
+    std::fs::create_dir_all(&w.data).unwrap();
+    let lease = crate::store::SessionLease::try_acquire(&w.data, "test-session").unwrap().unwrap();
+    let refused = super::delete_session(&w.store, &w.data, "test-session").unwrap_err();
+    assert!(refused.contains("open in another Bridle process"), "{refused}");
+    assert!(w.store.session("test-session").is_ok(), "the session is still there");
+    drop(lease);
+    super::delete_session(&w.store, &w.data, "test-session").unwrap();
+    assert!(w.store.session("test-session").is_err());
+}

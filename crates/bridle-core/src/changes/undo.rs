@@ -143,8 +143,11 @@ pub fn undo_stored(
 }
 
 /// Deletes a session and the checkpoint blobs no other session keeps; returns how many blobs
-/// went.
+/// went. A session another process has open (a running `bridle run`, the app) is refused.
 pub fn delete_session(store: &Store, data_dir: &Path, session_id: &str) -> Result<usize, String> {
+    let _lease = crate::store::SessionLease::try_acquire(data_dir, session_id)
+        .map_err(|e| format!("cannot take the session's lease: {e}"))?
+        .ok_or("the session is open in another Bridle process; close it there first")?;
     store.delete_session(session_id).map_err(|e| e.to_string())?;
     let referenced = store.referenced_blobs().map_err(|e| e.to_string())?;
     BlobStore::new(data_dir)

@@ -1,0 +1,222 @@
+// The desktop app's benchmarks, run by scripts/bench-app.sh inside the GUI test environment
+// (scripts/e2e-gui.sh: Xvfb, a private D-Bus, WebKitWebDriver). Measured, never asserted:
+//   1. launch to an interactive input, and idle PSS (the app and every process under it, 5 s
+//      after launch): Bridle's release build against a blank Tauri 2 app built the same way;
+//   2. opening a 5,000-message session from Sessions, and frame times scrolling it top to bottom;
+//   3. showing a 10,000-line diff in Changes;
+//   4. the Audit view over 100,000 rows: first rows, and frame times scrolling (pages load as it
+//      goes).
+// Environment: E2E_WEBDRIVER_URL, E2E_APP_BINARY (Bridle), BENCH_BLANK_APP, BENCH_DATA,
+// BENCH_WORKSPACE, BENCH_CONFIG, BENCH_RUNS (default 5).
+import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { outDir, tempDirs, webdriverUrl } from "../../tests/e2e/lib/env.mjs";
+import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
+
+const RUNS = Number(process.env.BENCH_RUNS || 5);
+const BRIDLE = process.env.E2E_APP_BINARY;
+const BLANK = process.env.BENCH_BLANK_APP;
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+/** Runs `script` in the page as an async WebDriver script (its last argument is `done`). */
+function executeAsync(session, script, args = []) {
+  return session.cmd("POST", "/execute/async", { script, args });
+}
+
+/** Pids of the processes whose executable is `binary`, and of everything under them. */
+function processTree(binary) {
+  const parent = new Map();
+  const roots = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      if (readlinkSync(`/proc/${name}/exe`) === binary) roots.push(Number(name));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  const tree = new Set(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, ppid] of parent) {
+      if (!tree.has(pid) && tree.has(ppid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...tree];
+}
+
+/** Proportional set size of the processes, in MiB. */
+function pssMiB(pids) {
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      if (m) kb += Number(m[1]);
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return kb / 1024;
+}
+
+/** Launches `binary`, times it to an enabled `input`, waits 5 s, reads its PSS, closes it. */
+async function launchOnce(binary, args, input) {
+  const started = performance.now();
+  const session = await startSession(webdriverUrl(), binary, args);
+  try {
+    await waitFor(async () => {
+      const found = await session.cmd("POST", "/elements", { using: "css selector", value: input });
+      if (found.length === 0) return false;
+      const ref = Object.values(found[0])[0];
+      return session.cmd("GET", `/element/${ref}/enabled`);
+    }, input, 30000, 5);
+    const launchMs = performance.now() - started;
+    await sleep(5000);
+    const pids = processTree(binary);
+    return { launchMs, pss: pssMiB(pids), processes: pids.length };
+  } finally {
+    await session.cmd("DELETE", "").catch(() => {});
+    await sleep(500);
+  }
+}
+
+async function launches(rows) {
+  const dirs = tempDirs();
+  try {
+    const apps = [
+      { name: "Bridle", binary: BRIDLE, input: "[data-testid=chat-input]" },
+      { name: "blank Tauri 2 app", binary: BLANK, input: "#name-input" },
+    ];
+    const results = Object.fromEntries(apps.map((a) => [a.name, []]));
+    // Alternate the two, so a slow moment of the machine falls on both.
+    for (let run = 0; run < RUNS; run++) {
+      for (const app of apps) {
+        const args = app.name === "Bridle"
+          ? ["--data-dir", dirs.make("data"), "--workspace", dirs.make("ws"), "--config", process.env.BENCH_CONFIG]
+          : [];
+        results[app.name].push(await launchOnce(app.binary, args, app.input));
+      }
+    }
+    for (const app of apps) {
+      const r = results[app.name];
+      rows.push([`launch to an interactive input: ${app.name}`, `${median(r.map((x) => x.launchMs)).toFixed(0)} ms`, `median of ${RUNS}`]);
+      rows.push([`idle PSS 5 s after launch: ${app.name}`, `${median(r.map((x) => x.pss)).toFixed(1)} MiB`, `${r[0].processes} processes`]);
+    }
+    const [a, b] = apps.map((app) => results[app.name]);
+    rows.push(["idle PSS ratio Bridle / blank", (median(a.map((x) => x.pss)) / median(b.map((x) => x.pss))).toFixed(2), "goal ≤ 1.10"]);
+    rows.push(["launch ratio Bridle / blank", (median(a.map((x) => x.launchMs)) / median(b.map((x) => x.launchMs))).toFixed(2), "goal ≤ 1.00"]);
+  } finally {
+    dirs.cleanup();
+  }
+}
+
+/** In the page: scrolls `selector` from one end to the other in `step` px per frame; frame times. */
+const SCROLL = `
+  const [selector, step, downwards, done] = arguments;
+  const el = document.querySelector(selector);
+  const frames = [];
+  let last = performance.now();
+  el.scrollTop = downwards ? 0 : el.scrollHeight;
+  const tick = () => {
+    const now = performance.now();
+    frames.push(now - last);
+    last = now;
+    const before = el.scrollTop;
+    el.scrollTop = before + (downwards ? step : -step);
+    const atEnd = downwards ? el.scrollTop + el.clientHeight >= el.scrollHeight - 1 : el.scrollTop <= 0;
+    if (atEnd || frames.length > 3000) done({ frames: frames.slice(1), rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message]').length });
+    else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+`;
+
+function frameRow(rows, what, result) {
+  const f = result.frames;
+  rows.push([
+    what,
+    `max ${Math.max(...f).toFixed(0)} ms`,
+    `p95 ${pct(f, 95).toFixed(0)} ms, ${f.filter((x) => x > 50).length} of ${f.length} frames over 50 ms, ${result.rows} rows in the DOM at the end`,
+  ]);
+}
+
+async function bigSessions(rows) {
+  const ids = JSON.parse(process.env.BENCH_IDS);
+  const args = ["--data-dir", process.env.BENCH_DATA, "--workspace", process.env.BENCH_WORKSPACE, "--config", process.env.BENCH_CONFIG];
+  const session = await startSession(webdriverUrl(), BRIDLE, args);
+  try {
+    await waitFor(() => session.find("[data-testid=chat-input]"), "the chat input", 30000);
+    const click = async (css) => (await waitFor(() => session.find(css), css, 30000)).click();
+
+    // 2. Open the 5,000-message session from Sessions: click to its last message on screen.
+    await click("[data-testid=nav-sessions]");
+    await waitFor(() => session.find(`[data-session-id="${ids.long}"] .session-open`), "the long session listed", 30000);
+    const openMs = await executeAsync(session, `
+      const [id, done] = arguments;
+      const t0 = performance.now();
+      document.querySelector('[data-session-id="' + id + '"] .session-open').click();
+      const check = () => {
+        const msgs = document.querySelectorAll('[data-testid=message]');
+        const last = msgs[msgs.length - 1];
+        if (last && last.textContent.includes('Step 2499') && last.getBoundingClientRect().height > 0) done(performance.now() - t0);
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);`, [ids.long]);
+    rows.push(["open a 5,000-message session (click to the last message shown)", `${openMs.toFixed(0)} ms`, "goal < 500 ms"]);
+    await sleep(1000);
+    frameRow(rows, "scroll the 5,000-message session, bottom to top (1,500 px a frame)", await executeAsync(session, SCROLL, [".message-list", 1500, false]));
+    writeFileSync(join(outDir(), "bench-long-session.png"), Buffer.from(await session.cmd("GET", "/screenshot"), "base64"));
+
+    // 4. The Audit view over the session's 100,000 rows.
+    const auditMs = await executeAsync(session, `
+      const done = arguments[0];
+      const t0 = performance.now();
+      document.querySelector('[data-testid=nav-audit]').click();
+      const check = () => document.querySelector('[data-testid=audit-row]') ? done(performance.now() - t0) : requestAnimationFrame(check);
+      requestAnimationFrame(check);`);
+    rows.push(["Audit view, 100,000 rows: click to the first rows", `${auditMs.toFixed(0)} ms`, ""]);
+    await sleep(500);
+    const scrolled = await executeAsync(session, SCROLL, [".audit-scroll", 400, true]);
+    const loaded = await session.execute("return document.querySelector('.audit .muted').innerText");
+    frameRow(rows, `scroll the audit rows top to bottom (400 px a frame; ${loaded} loaded by then)`, scrolled);
+
+    // 3. A 10,000-line diff: open its session, then time Changes.
+    await click("[data-testid=nav-sessions]");
+    await click(`[data-session-id="${ids.diff}"] .session-open`);
+    await waitFor(async () => (await session.findAll("[data-testid=message]")).length >= 2, "the diff session's history", 30000);
+    const diffMs = await executeAsync(session, `
+      const done = arguments[0];
+      const t0 = performance.now();
+      document.querySelector('[data-testid=nav-changes]').click();
+      const check = () => {
+        const view = document.querySelector('[data-testid=diff-view]');
+        if (view && view.querySelectorAll('.diff-line').length >= 10000) done(performance.now() - t0);
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);`);
+    rows.push(["show a 10,000-line diff in Changes (click to every line in the DOM)", `${diffMs.toFixed(0)} ms`, "goal < 300 ms"]);
+  } finally {
+    await session.cmd("DELETE", "").catch(() => {});
+  }
+}
+
+const rows = [];
+try {
+  await launches(rows);
+  await bigSessions(rows);
+} finally {
+  const width = Math.max(...rows.map((r) => r[0].length), 10);
+  const lines = [`| ${"measure".padEnd(width)} | value | notes |`, `|${"-".repeat(width + 2)}|---|---|`];
+  for (const [what, value, notes] of rows) lines.push(`| ${what.padEnd(width)} | ${value} | ${notes} |`);
+  const table = lines.join("\n");
+  console.log(table);
+  writeFileSync(join(outDir(), "app.md"), `${table}\n`);
+}
+process.exit(0);
