@@ -11,7 +11,14 @@ BIN="$CACHE/target/release/lab-tauri-app"
 if [ ! -x "$BIN" ]; then
   [ -f "$RECIPE/10-scaffold-app.sh" ] || { echo "the recipe's scaffold is missing: $RECIPE" >&2; exit 2; }
   if [ ! -f "$APP_DIR/src-tauri/Cargo.toml" ]; then
-    APP_DIR="$APP_DIR" bash "$RECIPE/10-scaffold-app.sh" >&2
+    # The scaffold's last step draws a letter on the icon, which needs a font ImageMagick may
+    # not find; the icon is made again below without it.
+    APP_DIR="$APP_DIR" bash "$RECIPE/10-scaffold-app.sh" >&2 || true
+  fi
+  [ -f "$APP_DIR/src-tauri/Cargo.toml" ] || { echo "the blank app was not scaffolded" >&2; exit 1; }
+  if [ ! -f "$APP_DIR/src-tauri/icons/icon.png" ]; then
+    (cd "$APP_DIR" && convert -size 1024x1024 xc:none -fill '#2f6fdf' -draw 'roundrectangle 64,64 960,960 160,160' \
+      PNG32:app-icon.png && npx tauri icon app-icon.png >/dev/null)
   fi
   (cd "$APP_DIR" && npm run build >&2)
   (cd "$APP_DIR/src-tauri" && CARGO_TARGET_DIR="$CACHE/target" cargo build --release --features tauri/custom-protocol >&2)

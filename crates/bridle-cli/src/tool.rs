@@ -5,6 +5,7 @@ use std::sync::Arc;
 use bridle_core::audit::{AuditKind, AuditRecord, AuditSink, CallRows};
 use bridle_core::clock::{Clock, SystemClock};
 use bridle_core::guard::Verdict;
+use bridle_core::hooks::HookRun;
 use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
 use bridle_core::tools::{builtin_registry, ToolContext};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
@@ -88,8 +89,11 @@ impl CallAudit<'_> {
         self.sink.record(fill(AuditRecord::new(kind, SystemClock.now_ms())));
     }
 
-    fn checked(&self, verdict: &Verdict) {
+    fn checked(&self, verdict: &Verdict, hooks: &[HookRun]) {
         self.record(AuditKind::ToolCall, |r| self.rows.proposed(r));
+        for run in hooks {
+            self.record(AuditKind::GuardDecision, |r| self.rows.hooked(r, run));
+        }
         self.record(AuditKind::GuardDecision, |r| self.rows.judged(r, verdict));
     }
 
@@ -105,6 +109,9 @@ impl CallAudit<'_> {
 
     fn ended(&self, outcome: &CallOutcome) {
         self.record(CallRows::end_kind(outcome), |r| self.rows.ended(r, outcome));
+        for run in &outcome.hooks {
+            self.record(AuditKind::GuardDecision, |r| self.rows.hooked(r, run));
+        }
         for change in &outcome.changes {
             self.record(AuditKind::FileChanged, |r| self.rows.changed(r, change));
         }
@@ -122,13 +129,14 @@ async fn tool_call(setup: &Wiring, pipeline: &CallPipeline, audit: &AuditSink, a
     let call = call(&args.name, &raw);
     let session_id = format!("cli-{}", call.id);
     let record = CallAudit { sink: audit, rows: CallRows::new(&call) };
-    let checked = match pipeline.check(&call, &session_id) {
+    let (checked, hooks) = pipeline.check_with_hooks(&call, &session_id).await;
+    let checked = match checked {
         Ok(checked) => {
-            record.checked(&checked.verdict);
+            record.checked(&checked.verdict, &hooks);
             checked
         }
         Err(outcome) => {
-            record.checked(&outcome.verdict);
+            record.checked(&outcome.verdict, &hooks);
             if usage_error(&outcome) {
                 eprintln!("bridle tool: {}", outcome.result.output.trim_start_matches("Error: "));
                 return Ok(EXIT_USAGE);

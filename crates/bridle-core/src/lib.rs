@@ -21,6 +21,7 @@
 
 pub mod approvals;
 pub mod audit;
+pub mod brief;
 pub mod changes;
 pub mod clock;
 pub mod compaction;
@@ -28,6 +29,7 @@ pub mod config;
 pub mod engine;
 pub mod fs;
 pub mod guard;
+pub mod hooks;
 pub mod locks;
 pub mod pipeline;
 pub mod provider;

@@ -2,7 +2,9 @@
 //!
 //! The engine and `bridle tool` both go through here, so a call behaves the same wherever it
 //! comes from. Rule: every way a call can fail — unknown tool, bad arguments, denial, tool
-//! error, timeout, interrupt — ends as a `ToolResult` the model can read, never a panic.
+//! error, timeout, interrupt — ends as a `ToolResult` the model can read, never a panic. The
+//! user's hooks ([`crate::hooks`]) run here too: before a call, after the guard
+//! ([`CallPipeline::check_with_hooks`]), and after it ran ([`CallPipeline::execute`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,6 +13,7 @@ use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult, T
 
 use crate::changes::FileChange;
 use crate::guard::{Guard, Verdict};
+use crate::hooks::{HookInput, HookRun, Hooks};
 use crate::tools::{CallError, PreparedCall, ToolContext, ToolRegistry};
 use crate::workspace::Workspace;
 
@@ -50,6 +53,8 @@ pub struct CallOutcome {
     pub duration: Duration,
     /// The files it changed, as committed (empty unless a write tool succeeded).
     pub changes: Vec<FileChange>,
+    /// The post-call hooks that ran, for the audit log.
+    pub hooks: Vec<HookRun>,
 }
 
 /// A call that passed validation, with the guard's verdict.
@@ -67,13 +72,19 @@ pub struct CallPipeline {
     guard: Arc<Guard>,
     workspace: Arc<Workspace>,
     timeout: Duration,
+    hooks: Arc<Hooks>,
 }
 
 impl CallPipeline {
     /// A pipeline over `registry` judged by `guard` for `workspace`, with a default per-call
     /// `timeout` (a tool may ask for another, e.g. `bash`'s `timeout_secs`).
     pub fn new(registry: Arc<ToolRegistry>, guard: Arc<Guard>, workspace: Arc<Workspace>, timeout: Duration) -> Self {
-        Self { registry, guard, workspace, timeout }
+        Self { registry, guard, workspace, timeout, hooks: Arc::new(Hooks::default()) }
+    }
+
+    /// The same pipeline running the user's `hooks` around every call.
+    pub fn with_hooks(self, hooks: Arc<Hooks>) -> Self {
+        Self { hooks, ..self }
     }
 
     /// The workspace.
@@ -112,15 +123,36 @@ impl CallPipeline {
             None => self.guard.judge(&prepared),
         };
         if verdict.decision == Decision::Deny {
-            let reasons: Vec<_> = verdict.findings.iter().map(|f| f.message.as_str()).collect();
-            let message = if reasons.is_empty() {
-                format!("Denied: `{}` is not allowed here.", call.name)
-            } else {
-                format!("Denied: {}", reasons.join("; "))
-            };
-            return Err(Box::new(not_run(call, verdict, message, ToolStatus::Denied, CallFailure::Denied)));
+            return Err(Box::new(denied(call, verdict)));
         }
         Ok(CheckedCall { prepared, verdict })
+    }
+
+    /// [`Self::check`], then the user's pre-call hooks, which may deny, ask, or allow within
+    /// what the guard allows. Their runs come back for the audit log (none when no hook
+    /// matched or the call was refused before them).
+    pub async fn check_with_hooks(
+        &self,
+        call: &ToolCall,
+        session_id: &str,
+    ) -> (Result<CheckedCall, Box<CallOutcome>>, Vec<HookRun>) {
+        let mut checked = match self.check(call, session_id) {
+            Ok(checked) if !self.hooks.is_empty() => checked,
+            other => return (other, Vec::new()),
+        };
+        let input = HookInput {
+            session_id,
+            cwd: self.workspace.root(),
+            hook_event_name: "PreToolUse",
+            tool_name: &checked.prepared.name,
+            tool_input: &checked.prepared.args,
+            tool_response: None,
+        };
+        let runs = self.hooks.before(&input, &mut checked.verdict).await;
+        if checked.verdict.decision == Decision::Deny {
+            return (Err(Box::new(denied(call, checked.verdict))), runs);
+        }
+        (Ok(checked), runs)
     }
 
     /// A file tool's path that the sandbox refuses is denied outright, whatever the mode.
@@ -147,6 +179,7 @@ impl CallPipeline {
     pub async fn execute(&self, checked: CheckedCall, ctx: ToolContext) -> CallOutcome {
         let CheckedCall { prepared, verdict } = checked;
         let call_id = ctx.call_id.clone();
+        let ctx_session = ctx.session_id.clone();
         let cancel = ctx.cancel.clone();
         let started = Instant::now();
         let timeout = prepared.tool.timeout(&prepared.args, self.timeout);
@@ -182,16 +215,48 @@ impl CallPipeline {
                 .output
                 .push_str(&format!("\n\n[note: your arguments were repaired: {}]", prepared.repairs.join("; ")));
         }
-        CallOutcome { verdict, executed: true, result, status, failure, duration: started.elapsed(), changes }
+        let duration = started.elapsed();
+        let mut hooks = Vec::new();
+        if !self.hooks.is_empty() && status != ToolStatus::Interrupted {
+            let input = HookInput {
+                session_id: &ctx_session,
+                cwd: self.workspace.root(),
+                hook_event_name: "PostToolUse",
+                tool_name: &prepared.name,
+                tool_input: &prepared.args,
+                tool_response: Some(serde_json::json!({
+                    "output": result.output,
+                    "isError": result.is_error,
+                    "data": result.data,
+                })),
+            };
+            let (runs, feedback) = self.hooks.after(&input).await;
+            for note in feedback {
+                result.output.push_str(&format!("\n\n[hook] {note}"));
+            }
+            hooks = runs;
+        }
+        CallOutcome { verdict, executed: true, result, status, failure, duration, changes, hooks }
     }
 
-    /// Checks and executes in one go (no approval, no scheduling): `bridle tool`'s path.
+    /// Checks (hooks included) and executes in one go, no approval, no scheduling.
     pub async fn run(&self, call: &ToolCall, ctx: ToolContext) -> CallOutcome {
-        match self.check(call, &ctx.session_id) {
+        match self.check_with_hooks(call, &ctx.session_id).await.0 {
             Ok(checked) => self.execute(checked, ctx).await,
             Err(outcome) => *outcome,
         }
     }
+}
+
+/// A refused call: its result names every reason the verdict holds.
+fn denied(call: &ToolCall, verdict: Verdict) -> CallOutcome {
+    let reasons: Vec<_> = verdict.findings.iter().map(|f| f.message.as_str()).collect();
+    let message = if reasons.is_empty() {
+        format!("Denied: `{}` is not allowed here.", call.name)
+    } else {
+        format!("Denied: {}", reasons.join("; "))
+    };
+    not_run(call, verdict, message, ToolStatus::Denied, CallFailure::Denied)
 }
 
 fn not_run(
@@ -215,6 +280,7 @@ impl CallOutcome {
             failure: None,
             duration: Duration::ZERO,
             changes: Vec::new(),
+            hooks: Vec::new(),
         }
     }
 }

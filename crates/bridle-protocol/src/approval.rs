@@ -79,6 +79,8 @@ pub enum DecisionSource {
     Timeout,
     /// The call could not be understood (unknown tool, invalid arguments).
     Validation,
+    /// One of the user's hooks.
+    Hook,
 }
 
 /// How serious a finding is.

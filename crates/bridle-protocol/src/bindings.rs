@@ -35,6 +35,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         ModelInfo,
         ModelPrice,
         Op,
+        PlanItem,
+        PlanStatus,
         ProviderKindInfo,
         ProviderSettings,
         RuleMeaning,

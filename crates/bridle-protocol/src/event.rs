@@ -57,6 +57,15 @@ pub enum Event {
         /// Turn id.
         turn_id: String,
     },
+    /// The model set its plan (`update_plan`): the whole checklist as it stands.
+    PlanUpdated {
+        /// Session id.
+        session_id: String,
+        /// Turn id.
+        turn_id: String,
+        /// Every step with its status.
+        items: Vec<crate::PlanItem>,
+    },
     /// A piece of the assistant's text as it streams.
     AssistantDelta {
         /// Session id.
@@ -271,6 +280,7 @@ impl Event {
             | Event::Undone { session_id, .. }
             | Event::StreamRestarted { session_id, .. }
             | Event::Warning { session_id, .. }
+            | Event::PlanUpdated { session_id, .. }
             | Event::FilesChangedOnDisk { session_id, .. }
             | Event::ModeChanged { session_id, .. }
             | Event::Error { session_id, .. } => session_id,

@@ -106,6 +106,9 @@ pub struct SessionSnapshot {
     pub turn_usage: Vec<TurnUsage>,
     /// Every file change the session made, oldest first.
     pub changes: Vec<CheckpointChange>,
+    /// The session's plan as the model last set it (`update_plan`), empty when none.
+    #[serde(default)]
+    pub plan: Vec<PlanItem>,
     /// The `seq` of the last event this snapshot already reflects (0 outside the app); later
     /// events apply on top.
     #[ts(type = "number")]
@@ -121,4 +124,26 @@ pub struct TurnUsage {
     pub turn_id: String,
     /// Its tokens.
     pub usage: crate::TokenUsage,
+}
+
+/// Where a step of the plan is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on (one at a time).
+    InProgress,
+    /// Finished.
+    Done,
+}
+
+/// One step of the model's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanItem {
+    /// What the step does.
+    pub step: String,
+    /// Where it is.
+    pub status: PlanStatus,
 }

@@ -36,7 +36,9 @@ pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Fi
 pub use audit::{AuditEvent, AuditQuery};
 pub use error::ErrorInfo;
 pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal};
-pub use history::{CheckpointChange, HistoryItem, SessionInfo, SessionSnapshot, SnapshotItem, TurnUsage};
+pub use history::{
+    CheckpointChange, HistoryItem, PlanItem, PlanStatus, SessionInfo, SessionSnapshot, SnapshotItem, TurnUsage,
+};
 pub use op::Op;
 pub use settings::{
     LimitSettings, ModelInfo, ProviderKindInfo, ProviderSettings, RuleMeaning, RuleSettings, Settings, SettingsUpdate,

@@ -29,3 +29,5 @@ export type { LimitSettings } from "./bindings/LimitSettings";
 export type { ModelInfo } from "./bindings/ModelInfo";
 export type { RuleMeaning } from "./bindings/RuleMeaning";
 export type { ModelPrice } from "./bindings/ModelPrice";
+export type { PlanItem } from "./bindings/PlanItem";
+export type { PlanStatus } from "./bindings/PlanStatus";

@@ -78,6 +78,8 @@ export function reduce(state: SessionState, event: Event): SessionState {
       }));
     case "turnCompleted":
       return { ...closeTurn(s, event.turnId, false), turn: { phase: "idle" } };
+    case "planUpdated":
+      return { ...s, plan: event.items };
     case "warning":
       return pushItem(s, "notice", (key) => ({ kind: "notice", key, tone: "warn", text: event.message }));
     case "streamRestarted":

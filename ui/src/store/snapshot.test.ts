@@ -37,6 +37,7 @@ describe("session snapshots", () => {
         { turnId: "t1", callId: "c1", path: "src/a.rs", kind: "modified", undone: false },
         { turnId: "t1", callId: "c1", path: "notes/n.txt", kind: "created", undone: true },
       ],
+      plan: [{ step: "patch it", status: "done" }],
       seq: 12,
     };
     const s = loadSnapshot(initialState, snapshot);
@@ -44,6 +45,7 @@ describe("session snapshots", () => {
     expect(s.items[1]).toMatchObject({ kind: "tool", status: "ok", result: { output: "Changed 2 files" } });
     expect(s.items[2]).toMatchObject({ kind: "assistant", text: "Half of it", cutOff: true });
     expect(s.changes.map((c) => c.path)).toEqual(["src/a.rs"]);
+    expect(s.plan).toEqual([{ step: "patch it", status: "done" }]);
     expect(s.usage.total?.inputTokens).toBe(900);
     expect(s.usage.turns).toEqual(snapshot.turnUsage);
     // A call still waiting for its approval shows as pending, not cut short.

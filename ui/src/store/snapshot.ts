@@ -70,6 +70,7 @@ export function loadSnapshot(state: SessionState, snapshot: SessionSnapshot): Se
     seq,
     items,
     changes,
+    plan: snapshot.plan,
     usage: { ...state.usage, total: snapshot.usage, turns: snapshot.turnUsage, contextUsed: snapshot.contextUsed },
   };
 }

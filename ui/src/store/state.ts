@@ -5,6 +5,7 @@ import type {
   ApprovalRequest,
   ErrorInfo,
   Mode,
+  PlanItem,
   TokenUsage,
   ToolCall,
   ToolResult,
@@ -96,6 +97,8 @@ export interface SessionState {
   runMode: RunMode | null;
   /** The model's stream broke and the step starts over: shown until text flows again. */
   reconnecting: { turnId: string; attempt: number; maxAttempts: number; reason: string } | null;
+  /** The model's plan as it last set it (`update_plan`); empty when none. */
+  plan: PlanItem[];
   /** Counter for item keys, so the reducer stays pure. */
   seq: number;
   /** Engine events received so far; views that poll the engine refresh when it moves. */
@@ -115,6 +118,7 @@ export const initialState: SessionState = {
   lastAbort: null,
   runMode: null,
   reconnecting: null,
+  plan: [],
   seq: 0,
   eventCount: 0,
 };

@@ -41,6 +41,7 @@ export const EMPTY_SNAPSHOT: SessionSnapshot = {
   contextUsed: 0,
   turnUsage: [],
   changes: [],
+  plan: [],
   seq: 0,
 };
 

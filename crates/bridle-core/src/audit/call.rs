@@ -40,6 +40,29 @@ impl<'a> CallRows<'a> {
         self.named(record).decision(verdict.decision, verdict.source).payload(json!({ "findings": verdict.findings }))
     }
 
+    /// A hook's verdict on the call (source `hook`): its decision — allow when it had no
+    /// opinion, ask when it failed — its status (`continue`, `decided`, `failed`) and what it
+    /// ran and said.
+    pub fn hooked(&self, record: AuditRecord, run: &crate::hooks::HookRun) -> AuditRecord {
+        use crate::hooks::HookOutcome;
+        let status = match run.outcome {
+            HookOutcome::Continue => "continue",
+            HookOutcome::Decided { .. } => "decided",
+            HookOutcome::Failed(_) => "failed",
+        };
+        let decision = run.decision().unwrap_or(bridle_protocol::Decision::Allow);
+        self.named(record)
+            .decision(decision, bridle_protocol::DecisionSource::Hook)
+            .status(status)
+            .latency_ms(run.duration.as_millis() as i64)
+            .payload(json!({
+                "hook": run.event,
+                "command": run.command,
+                "exitCode": run.exit_code,
+                "reason": run.reason(),
+            }))
+    }
+
     /// The kind of the row that ends a call: `tool_completed` when it ran and succeeded,
     /// `tool_failed` for every other end.
     pub fn end_kind(outcome: &CallOutcome) -> AuditKind {

@@ -217,7 +217,7 @@ pub(crate) fn parse_decision(s: &str) -> Option<Decision> {
     [Decision::Allow, Decision::Ask, Decision::Deny].into_iter().find(|d| decision_str(*d) == s)
 }
 
-const SOURCES: [DecisionSource; 7] = [
+const SOURCES: [DecisionSource; 8] = [
     DecisionSource::Mode,
     DecisionSource::Rule,
     DecisionSource::Guard,
@@ -225,6 +225,7 @@ const SOURCES: [DecisionSource; 7] = [
     DecisionSource::User,
     DecisionSource::Timeout,
     DecisionSource::Validation,
+    DecisionSource::Hook,
 ];
 
 /// The stored form of a decision source (its wire name).
@@ -237,6 +238,7 @@ pub(crate) fn source_str(source: DecisionSource) -> &'static str {
         DecisionSource::User => "user",
         DecisionSource::Timeout => "timeout",
         DecisionSource::Validation => "validation",
+        DecisionSource::Hook => "hook",
     }
 }
 

@@ -94,8 +94,13 @@ pub fn count_tokens(request: &ModelRequest) -> u64 {
         text.push('\n');
     }
     text.push_str(&serde_json::to_string(&request.tools).unwrap_or_default());
+    count_text_tokens(&text)
+}
+
+/// The tokens of `text` with the same tokenizer (characters over four without one).
+pub fn count_text_tokens(text: &str) -> u64 {
     match BPE.as_ref() {
-        Some(bpe) => bpe.encode_ordinary(&text).len() as u64,
+        Some(bpe) => bpe.encode_ordinary(text).len() as u64,
         None => (text.len() / 4) as u64,
     }
 }

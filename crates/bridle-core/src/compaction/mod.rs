@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use bridle_protocol::{HistoryItem, ToolResult};
 use serde::{Deserialize, Serialize};
 
-pub use estimate::{count_tokens, Estimator};
+pub use estimate::{count_text_tokens, count_tokens, Estimator};
 pub use summary::{summarise, SummaryError, SUMMARY_SYSTEM_PROMPT};
 
 use crate::provider::ModelRequest;

@@ -155,6 +155,8 @@ pub struct Config {
     pub compaction: CompactionConfig,
     /// What tokens cost, for the Usage view.
     pub pricing: PricingConfig,
+    /// The user's pre- and post-call hooks.
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 /// `[pricing]`: what each model's tokens cost, in the user's currency, per million tokens.

@@ -68,9 +68,12 @@ pub(crate) async fn run_calls(
             plans.push(Plan::Done(Box::new(not_run(call, "Not run: the turn was ended by the loop guard."))));
             continue;
         }
-        let checked = session.pipeline().check(call, &session.id);
+        let (checked, hook_runs) = session.pipeline().check_with_hooks(call, &session.id).await;
         let rows = CallRows::new(call);
         session.audit(AuditKind::ToolCall, Some(turn_id), |r| rows.proposed(r));
+        for run in &hook_runs {
+            session.audit(AuditKind::GuardDecision, Some(turn_id), |r| rows.hooked(r, run));
+        }
         let verdict = match &checked {
             Ok(c) => &c.verdict,
             Err(outcome) => &outcome.verdict,
@@ -145,8 +148,16 @@ pub(crate) async fn run_calls(
                 })
                 .await;
             session.persist_result(turn_id, &outcome.result).await;
+            if call.name == <crate::tools::UpdatePlan as crate::tools::TypedTool>::NAME
+                && outcome.status == ToolStatus::Ok
+            {
+                session.keep_plan(turn_id, &outcome.result).await;
+            }
             let rows = CallRows::new(call);
             session.audit(CallRows::end_kind(&outcome), Some(turn_id), |r| rows.ended(r, &outcome));
+            for run in &outcome.hooks {
+                session.audit(AuditKind::GuardDecision, Some(turn_id), |r| rows.hooked(r, run));
+            }
             if !outcome.changes.is_empty() {
                 session.files_changed(outcome.changes.iter().map(|c| c.path.as_str())).await;
             }

@@ -55,7 +55,8 @@ pub struct EngineConfig {
     pub limits: Limits,
     /// Provider retry policy.
     pub retry: RetryPolicy,
-    /// The system prompt.
+    /// Bridle's own instructions: the first part of the brief assembled at spawn
+    /// ([`crate::brief`]), before the environment and the project's instructions.
     pub system_prompt: String,
     /// The model's context window, when known.
     pub context_window: Option<u64>,
@@ -76,6 +77,8 @@ pub struct EngineConfig {
     pub sandbox: SandboxConfig,
     /// When a long conversation is compacted.
     pub compaction: crate::config::CompactionConfig,
+    /// The user's hooks around every call.
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 impl Default for EngineConfig {
@@ -96,6 +99,7 @@ impl Default for EngineConfig {
             disabled_tools: Vec::new(),
             sandbox: SandboxConfig::default(),
             compaction: crate::config::CompactionConfig::default(),
+            hooks: crate::hooks::HooksConfig::default(),
         }
     }
 }
@@ -121,6 +125,7 @@ impl EngineConfig {
             disabled_tools: config.disabled_tools.clone(),
             sandbox: config.sandbox.clone(),
             compaction: config.compaction.clone(),
+            hooks: config.hooks.clone(),
         }
     }
 
@@ -145,7 +150,10 @@ impl EngineConfig {
             .with_policy(self.policy()?)
             .with_sandbox(workspace.sandbox.clone())
             .with_shell(&workspace.shell);
-        Ok(CallPipeline::new(tools, Arc::new(guard), Arc::new(workspace), self.limits.tool_timeout()))
+        // Hooks get the scrubbed environment `bash` gets (read here, as `bash` reads it).
+        let hooks = crate::hooks::Hooks::new(&self.hooks, std::env::vars_os())?;
+        Ok(CallPipeline::new(tools, Arc::new(guard), Arc::new(workspace), self.limits.tool_timeout())
+            .with_hooks(Arc::new(hooks)))
     }
 
     /// The user's rules and disabled tools, compiled.
@@ -205,6 +213,9 @@ pub enum EngineError {
     /// The shell rule file shipped with Bridle is broken (a build defect; nothing may run).
     #[error(transparent)]
     ShellRules(#[from] ShellRuleError),
+    /// A hook in the config is not valid.
+    #[error(transparent)]
+    Hook(#[from] crate::hooks::HookError),
     /// Another process has the session open.
     #[error("session {0} is open in another Bridle process")]
     SessionBusy(String),
@@ -227,6 +238,7 @@ pub struct Engine {
     sandbox: (&'static str, Option<String>),
     events_sent: EventCount,
     closing: CancellationToken,
+    instruction_files: Vec<(String, u64)>,
 }
 
 impl Engine {
@@ -263,6 +275,7 @@ impl Engine {
             _ => None,
         };
         let session = Arc::new(Session::new(session_id.clone(), config, deps, pipeline, history, event_tx, lease));
+        let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
@@ -275,7 +288,10 @@ impl Engine {
         let sandbox = session.sandbox();
         let closing = CancellationToken::new();
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
-        Ok((Engine { ops: op_tx, session_id, resumed_turn, sandbox, events_sent, closing }, event_rx))
+        Ok((
+            Engine { ops: op_tx, session_id, resumed_turn, sandbox, events_sent, closing, instruction_files },
+            event_rx,
+        ))
     }
 
     /// Queues an op.
@@ -298,6 +314,11 @@ impl Engine {
     /// (its events come before those of any new message).
     pub fn resumed_turn(&self) -> Option<&str> {
         self.resumed_turn.as_deref()
+    }
+
+    /// The project instruction files in the session's brief, with their token cost.
+    pub fn instruction_files(&self) -> &[(String, u64)] {
+        &self.instruction_files
     }
 
     /// How many events the session has sent: the `seq` of the last one (events are numbered

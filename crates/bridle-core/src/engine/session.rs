@@ -37,6 +37,8 @@ pub(crate) struct Session {
     /// The workspace watch that reports files changed behind the session's back.
     watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
     history: Mutex<Vec<HistoryItem>>,
+    /// The brief: Bridle's instructions, the environment, the project's instructions.
+    pub(crate) brief: crate::brief::Brief,
     events: super::events::EventSender,
     /// Held while the session is open here, so another process answering one of its approvals
     /// leaves the running to this one.
@@ -63,6 +65,18 @@ impl Session {
         let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
         let files = Arc::new(SessionFiles::new(&id, deps.store.clone(), &config.data_dir, deps.clock.clone()));
         let view = deps.store.view(&id).ok().flatten().and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
+        let brief = {
+            use crate::brief;
+            let shell = pipeline.workspace().shell.kind().as_str();
+            let environment =
+                brief::Environment::detect(&config.workspace, deps.clock.now_ms(), shell, config.sandbox.network);
+            let config_dir = config.config_file.as_deref().and_then(std::path::Path::parent);
+            brief::assemble(
+                &config.system_prompt,
+                &environment,
+                brief::load_instructions(config_dir, &config.workspace),
+            )
+        };
         let pipeline = std::sync::RwLock::new(pipeline);
         Self {
             id,
@@ -77,6 +91,7 @@ impl Session {
             warned_truncation: std::sync::atomic::AtomicBool::new(false),
             watch: std::sync::Mutex::new(None),
             history: Mutex::new(history),
+            brief,
             events,
             _lease: lease,
         }
@@ -188,6 +203,19 @@ impl Session {
         let (sandbox, unsandboxed_because) = self.sandbox();
         let event =
             Event::ModeChanged { session_id: self.id.clone(), mode, sandbox: sandbox.into(), unsandboxed_because };
+        self.emit(event).await;
+    }
+
+    /// Stores the plan an `update_plan` call set and shows it (`PlanUpdated`).
+    pub(crate) async fn keep_plan(&self, turn_id: &str, result: &bridle_protocol::ToolResult) {
+        let plan = result.data.as_ref().and_then(|d| d.get("plan")).cloned();
+        let Some(items) = plan.and_then(|p| serde_json::from_value::<Vec<bridle_protocol::PlanItem>>(p).ok()) else {
+            return;
+        };
+        if let Err(e) = self.deps.store.set_plan(&self.id, &items, self.deps.clock.now_ms()) {
+            self.error("store_write_failed", format!("the plan was not stored: {e}"), true).await;
+        }
+        let event = Event::PlanUpdated { session_id: self.id.clone(), turn_id: turn_id.to_string(), items };
         self.emit(event).await;
     }
 
@@ -365,7 +393,7 @@ impl Session {
     /// tools sorted by name.
     pub(crate) async fn request(&self) -> ModelRequest {
         let history = self.history.lock().await;
-        self.current_view().apply(&self.config.system_prompt, &history, self.pipeline().registry().definitions())
+        self.current_view().apply(&self.brief.text, &history, self.pipeline().registry().definitions())
     }
 
     fn current_view(&self) -> View {
@@ -400,7 +428,7 @@ impl Session {
         let history = self.history_snapshot().await;
         let tools = self.pipeline().registry().definitions();
         let fit = Fit {
-            system: &self.config.system_prompt,
+            system: &self.brief.text,
             history: &history,
             tools: &tools,
             window,

@@ -94,6 +94,12 @@ const MIGRATIONS: &[&str] = &[
         tokens_after INTEGER NOT NULL,
         created_at INTEGER NOT NULL
     );",
+    // 4: the model's plan (`update_plan`), one per session.
+    "CREATE TABLE plans (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        items TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+    );",
 ];
 
 /// Brings the schema up to date.

@@ -1,13 +1,38 @@
 //! A session as a window shows it again after a restart: its history with each item's turn and
-//! compaction mark, the approvals still waiting, its token totals and its file changes.
+//! compaction mark, the approvals still waiting, its token totals, its file changes and its plan.
 
-use bridle_protocol::{CheckpointChange, SessionSnapshot, SnapshotItem, TokenUsage, TurnUsage};
+use bridle_protocol::{CheckpointChange, PlanItem, SessionSnapshot, SnapshotItem, TokenUsage, TurnUsage};
 use rusqlite::{params, OptionalExtension};
 
 use super::{ApprovalStatus, Store, StoreError};
 use crate::compaction::View;
 
 impl Store {
+    /// Keeps `items` as the session's plan, replacing the last one.
+    pub fn set_plan(&self, session_id: &str, items: &[PlanItem], now_ms: i64) -> Result<(), StoreError> {
+        let body = serde_json::to_string(items).map_err(|e| StoreError::Corrupt { id: 0, message: e.to_string() })?;
+        self.conn()?.execute(
+            "INSERT INTO plans (session_id, items, updated_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT (session_id) DO UPDATE SET items = ?2, updated_at = ?3",
+            params![session_id, body, now_ms],
+        )?;
+        Ok(())
+    }
+
+    /// The session's plan; empty when the model never set one.
+    pub fn plan(&self, session_id: &str) -> Result<Vec<PlanItem>, StoreError> {
+        let body: Option<String> = self
+            .conn()?
+            .query_row("SELECT items FROM plans WHERE session_id = ?1", [session_id], |r| r.get(0))
+            .optional()?;
+        match body {
+            None => Ok(Vec::new()),
+            Some(body) => {
+                serde_json::from_str(&body).map_err(|e| StoreError::Corrupt { id: 0, message: e.to_string() })
+            }
+        }
+    }
+
     /// Keeps the session's token totals and the last request's size, and adds `step` to its
     /// turn's tokens.
     pub fn set_usage(
@@ -141,6 +166,7 @@ impl Store {
             context_used,
             turn_usage,
             changes,
+            plan: self.plan(session_id)?,
             seq: 0,
         })
     }

@@ -23,6 +23,7 @@ mod schema;
 pub mod search;
 mod search_tool;
 pub mod text_edit;
+mod update_plan;
 mod write_file;
 
 use std::path::PathBuf;
@@ -42,7 +43,7 @@ use crate::workspace::Workspace;
 
 pub use append_file::AppendFile;
 pub use apply_patch::ApplyPatch;
-pub use bash::Bash;
+pub use bash::{scrubbed_environment, Bash};
 pub use edit_file::EditFile;
 pub use get_current_time::GetCurrentTime;
 pub use get_token_usage::GetTokenUsage;
@@ -52,6 +53,7 @@ pub use list_files::ListFiles;
 pub use read_file::ReadFile;
 pub use registry::{CallError, PreparedCall, RegistryError, ToolRegistry};
 pub use repair::{canonical_json, repair_arguments, RepairError, Repaired};
+pub use update_plan::UpdatePlan;
 pub use write_file::WriteFile;
 
 /// What a tool may do, which decides its guard column and how it is scheduled.
@@ -300,6 +302,7 @@ pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     registry.register(Arc::new(Bash))?;
     registry.register(Arc::new(GetCurrentTime))?;
     registry.register(Arc::new(GetTokenUsage))?;
+    registry.register(Arc::new(UpdatePlan))?;
     Ok(registry)
 }
 

@@ -3,4 +3,4 @@
 /**
  * Who or what produced a decision.
  */
-export type DecisionSource = "mode" | "rule" | "guard" | "sandbox" | "user" | "timeout" | "validation";
+export type DecisionSource = "mode" | "rule" | "guard" | "sandbox" | "user" | "timeout" | "validation" | "hook";

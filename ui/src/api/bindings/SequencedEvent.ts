@@ -5,6 +5,7 @@ import type { ApprovalRequest } from "./ApprovalRequest";
 import type { DecisionSource } from "./DecisionSource";
 import type { ErrorInfo } from "./ErrorInfo";
 import type { Mode } from "./Mode";
+import type { PlanItem } from "./PlanItem";
 import type { TokenUsage } from "./TokenUsage";
 import type { ToolCall } from "./ToolCall";
 import type { ToolResult } from "./ToolResult";
@@ -27,7 +28,19 @@ sessionId: string,
 /**
  * Turn id.
  */
-turnId: string, } | { "type": "assistantDelta", 
+turnId: string, } | { "type": "planUpdated", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * Turn id.
+ */
+turnId: string, 
+/**
+ * Every step with its status.
+ */
+items: Array<PlanItem>, } | { "type": "assistantDelta", 
 /**
  * Session id.
  */

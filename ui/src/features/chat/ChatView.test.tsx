@@ -194,6 +194,30 @@ describe("Chat view", () => {
     expect(screen.getByTestId<HTMLTextAreaElement>("chat-input").value).toBe("half a thought");
   });
 
+  it("shows the model's plan as a checklist that updates live", async () => {
+    await renderApp();
+    expect(screen.queryByTestId("plan-panel")).toBeNull();
+    emit({
+      type: "planUpdated",
+      sessionId: S,
+      turnId: T,
+      items: [
+        { step: "read the parser", status: "done" },
+        { step: "fix the offsets", status: "in_progress" },
+        { step: "run the tests", status: "pending" },
+      ],
+    });
+    const items = () => screen.getAllByTestId("plan-item").map((i) => [i.dataset.status, i.textContent]);
+    expect(items()).toEqual([
+      ["done", "●read the parser (done)"],
+      ["in_progress", "◐fix the offsets (in progress)"],
+      ["pending", "○run the tests (pending)"],
+    ]);
+    expect(screen.getByTestId("plan-panel").textContent).toContain("1 of 3 done");
+    emit({ type: "planUpdated", sessionId: S, turnId: T, items: [{ step: "read the parser", status: "done" }] });
+    expect(items()).toEqual([["done", "●read the parser (done)"]]);
+  });
+
   it("colours the diff inside a tool card as everywhere else", async () => {
     const user = userEvent.setup();
     await renderApp();

@@ -1,9 +1,10 @@
-// The Chat view: session header, the transcript, the composer and the usage status bar.
+// The Chat view: session header, the transcript, the plan, the composer and the usage status bar.
 import type { Session } from "../../store/useSession";
 import { ContextMeter } from "../usage/ContextMeter";
 import { TokenUsageReadout } from "../usage/TokenUsageReadout";
 import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
+import { PlanPanel } from "./PlanPanel";
 import { SessionHeader } from "./SessionHeader";
 
 export function ChatView({ session }: { session: Session }) {
@@ -26,6 +27,7 @@ export function ChatView({ session }: { session: Session }) {
         onAnswer={commands.answer}
         workspace={info?.workspace ?? null}
       />
+      <PlanPanel plan={state.plan} />
       <Composer busy={busy} onSend={commands.send} onStop={commands.stop} />
       <footer className="statusbar">
         <TokenUsageReadout usage={state.usage} />

@@ -1,0 +1,138 @@
+//! Where the session works, told to the model: OS, shell, workspace, today's date, git branch
+//! and changed files, and how `bash` runs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The git state of the workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Git {
+    /// Not a git repository.
+    None,
+    /// On `branch` (or a detached commit), with this many changed or untracked files (`None`:
+    /// git did not answer in time).
+    Repo {
+        /// The branch, or `detached at <short hash>`.
+        branch: String,
+        /// Files `git status` lists.
+        changed: Option<usize>,
+    },
+}
+
+/// What the environment block says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    /// e.g. `linux (x86_64)`.
+    pub os: String,
+    /// The workspace root.
+    pub workspace: PathBuf,
+    /// Today's date, `YYYY-MM-DD` (UTC).
+    pub date: String,
+    /// The repository state.
+    pub git: Git,
+    /// How bash runs: `bwrap`, `landlock` or `none`.
+    pub sandbox: String,
+    /// Whether sandboxed commands have network.
+    pub network: bool,
+}
+
+/// Longest `git status` may take before the count is left out.
+const GIT_LIMIT: Duration = Duration::from_secs(2);
+
+impl Environment {
+    /// Reads the machine: the OS, the git state of `workspace` (its HEAD file, and `git status`
+    /// bounded by two seconds), today's date from `now_ms`.
+    pub fn detect(workspace: &Path, now_ms: i64, sandbox: &str, network: bool) -> Environment {
+        let date = chrono::DateTime::from_timestamp_millis(now_ms)
+            .map(|d| d.format("%Y-%m-%d").to_string())
+            .unwrap_or_else(|| "unknown".into());
+        Environment {
+            os: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
+            workspace: workspace.to_path_buf(),
+            date,
+            git: git_state(workspace),
+            sandbox: sandbox.to_string(),
+            network,
+        }
+    }
+
+    /// The block's lines.
+    pub fn describe(&self) -> String {
+        let git = match &self.git {
+            Git::None => "not a git repository".to_string(),
+            Git::Repo { branch, changed: Some(0) } => format!("branch {branch}, no uncommitted changes"),
+            Git::Repo { branch, changed: Some(n) } => {
+                format!("branch {branch}, {n} changed or untracked file{}", if *n == 1 { "" } else { "s" })
+            }
+            Git::Repo { branch, changed: None } => format!("branch {branch}"),
+        };
+        let bash = match (self.sandbox.as_str(), self.network) {
+            ("none", _) => "unsandboxed: commands run as the user, with the user's access to the machine and the network"
+                .to_string(),
+            (kind, network) => format!(
+                "sandboxed ({kind}): the workspace and /tmp are writable, the rest is read-only, credentials are hidden, {}",
+                if network { "the network is reachable" } else { "there is no network" }
+            ),
+        };
+        format!(
+            "- Operating system: {}\n- Shell: bash (`bash -c` in the workspace folder)\n- Workspace: {}\n\
+             - Today's date: {} (UTC)\n- Git: {git}\n- Commands: {bash}\n",
+            self.os,
+            self.workspace.display(),
+            self.date,
+        )
+    }
+}
+
+/// The branch from `.git/HEAD` (a worktree's `.git` file followed), and the changed files.
+fn git_state(workspace: &Path) -> Git {
+    let dot_git = workspace.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else {
+        match std::fs::read_to_string(&dot_git) {
+            Ok(text) => match text.trim().strip_prefix("gitdir:") {
+                Some(dir) => workspace.join(dir.trim()),
+                None => return Git::None,
+            },
+            Err(_) => return Git::None,
+        }
+    };
+    let Ok(head) = std::fs::read_to_string(git_dir.join("HEAD")) else { return Git::None };
+    let head = head.trim();
+    let branch = match head.strip_prefix("ref: refs/heads/") {
+        Some(branch) => branch.to_string(),
+        None => format!("detached at {}", &head[..head.len().min(12)]),
+    };
+    Git::Repo { branch, changed: changed_files(workspace) }
+}
+
+/// `git status --porcelain` line count, or `None` when git is missing or slow.
+fn changed_files(workspace: &Path) -> Option<usize> {
+    let mut child = Command::new("git")
+        .args(["status", "--porcelain=v1", "--untracked-files=normal"])
+        .current_dir(workspace)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break,
+            Ok(Some(_)) | Err(_) => return None,
+            Ok(None) if started.elapsed() > GIT_LIMIT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+    Some(out.lines().filter(|l| !l.is_empty()).count())
+}
