@@ -1,8 +1,9 @@
-//! The desktop shell: wiring only. It builds the app's state (core's one wiring, one engine for
-//! the session the window shows), exposes the commands of `bridle_protocol::ipc` — the list the
-//! window's typed bindings are generated from — and forwards every engine event, numbered, to
-//! the window on `engine-event`; an approval request that arrives while the window is not
-//! focused raises a native notification.
+//! The desktop shell: wiring only. It opens the window at once and builds the app's state beside
+//! it (core's one wiring, one engine for the session the window shows; commands wait for it),
+//! exposes the commands of `bridle_protocol::ipc` — the list the window's typed bindings are
+//! generated from — and forwards every engine event, numbered, to the window on `engine-event`;
+//! an approval request that arrives while the window is not focused raises a native
+//! notification.
 //!
 //! Rule: no engine logic lives here; anything the UI can do goes through an `Op` or core, so the
 //! CLI and the app behave the same. Every command answers `Result<T, ErrorInfo>`. Commands that
@@ -28,73 +29,88 @@ pub const ENGINE_EVENT: &str = "engine-event";
 
 type Answer<T> = Result<T, ErrorInfo>;
 
-#[tauri::command]
-async fn submit(state: State<'_, AppState>, op: Op) -> Answer<()> {
-    state.submit(op).await
+/// The app's state once it has started: the window opens first, commands wait here.
+#[derive(Clone)]
+struct Starting(tokio::sync::watch::Receiver<Option<Result<AppState, ErrorInfo>>>);
+
+impl Starting {
+    async fn get(&self) -> Result<AppState, ErrorInfo> {
+        let mut ready = self.0.clone();
+        let started = match ready.wait_for(Option::is_some).await {
+            Ok(state) => state.clone(),
+            Err(_) => None,
+        };
+        started.unwrap_or_else(|| Err(state::failure("not_started", "the engine did not start")))
+    }
 }
 
 #[tauri::command]
-async fn session_info(state: State<'_, AppState>) -> Answer<SessionSummary> {
-    state.summary().await
+async fn submit(start: State<'_, Starting>, op: Op) -> Answer<()> {
+    start.get().await?.submit(op).await
 }
 
 #[tauri::command]
-async fn pending_approvals(state: State<'_, AppState>) -> Answer<Vec<ApprovalRequest>> {
-    state.pending_approvals().await
+async fn session_info(start: State<'_, Starting>) -> Answer<SessionSummary> {
+    start.get().await?.summary().await
 }
 
 #[tauri::command]
-async fn session_snapshot(state: State<'_, AppState>) -> Answer<SessionSnapshot> {
-    state.session_snapshot().await
+async fn pending_approvals(start: State<'_, Starting>) -> Answer<Vec<ApprovalRequest>> {
+    start.get().await?.pending_approvals().await
 }
 
 #[tauri::command]
-async fn sessions_list(state: State<'_, AppState>) -> Answer<Vec<SessionInfo>> {
-    state.sessions_list().await
+async fn session_snapshot(start: State<'_, Starting>) -> Answer<SessionSnapshot> {
+    start.get().await?.session_snapshot().await
 }
 
 #[tauri::command]
-async fn session_open(state: State<'_, AppState>, session_id: String) -> Answer<SessionSummary> {
-    state.session_open(session_id).await
+async fn sessions_list(start: State<'_, Starting>) -> Answer<Vec<SessionInfo>> {
+    start.get().await?.sessions_list().await
 }
 
 #[tauri::command]
-async fn session_new(state: State<'_, AppState>) -> Answer<SessionSummary> {
-    state.session_new().await
+async fn session_open(start: State<'_, Starting>, session_id: String) -> Answer<SessionSummary> {
+    start.get().await?.session_open(session_id).await
 }
 
 #[tauri::command]
-async fn session_delete(state: State<'_, AppState>, session_id: String) -> Answer<SessionSummary> {
-    state.session_delete(session_id).await
+async fn session_new(start: State<'_, Starting>) -> Answer<SessionSummary> {
+    start.get().await?.session_new().await
 }
 
 #[tauri::command]
-async fn audit_query(state: State<'_, AppState>, query: AuditQuery) -> Answer<Vec<AuditEvent>> {
-    state.audit_query(query).await
+async fn session_delete(start: State<'_, Starting>, session_id: String) -> Answer<SessionSummary> {
+    start.get().await?.session_delete(session_id).await
 }
 
 #[tauri::command]
-async fn audit_export(state: State<'_, AppState>) -> Answer<String> {
-    state.audit_export().await
+async fn audit_query(start: State<'_, Starting>, query: AuditQuery) -> Answer<Vec<AuditEvent>> {
+    start.get().await?.audit_query(query).await
 }
 
 #[tauri::command]
-async fn settings_get(state: State<'_, AppState>) -> Answer<Settings> {
-    state.settings_get().await
+async fn audit_export(start: State<'_, Starting>) -> Answer<String> {
+    start.get().await?.audit_export().await
 }
 
 #[tauri::command]
-async fn settings_save(state: State<'_, AppState>, update: SettingsUpdate) -> Answer<Settings> {
-    state.settings_save(update).await
+async fn settings_get(start: State<'_, Starting>) -> Answer<Settings> {
+    start.get().await?.settings_get().await
+}
+
+#[tauri::command]
+async fn settings_save(start: State<'_, Starting>, update: SettingsUpdate) -> Answer<Settings> {
+    start.get().await?.settings_save(update).await
 }
 
 #[tauri::command]
 async fn models_list(
-    state: State<'_, AppState>,
+    start: State<'_, Starting>,
     provider: ProviderSettings,
     api_key: Option<String>,
 ) -> Answer<Vec<ModelInfo>> {
-    state.models_list(provider, api_key).await
+    start.get().await?.models_list(provider, api_key).await
 }
 
 #[tauri::command]
@@ -145,8 +161,17 @@ pub fn run() -> anyhow::Result<()> {
         .setup(move |app| {
             let handle = app.handle().clone();
             let forward: state::Forward = Arc::new(move |event| deliver(&handle, event));
-            let state = tauri::async_runtime::block_on(AppState::start(flags, wiring, forward))?;
-            app.manage(state);
+            // The window does not wait for the engine (the store, the sandbox probe, the
+            // keychain): it opens now and its commands wait until the state is there.
+            let (ready, starting) = tokio::sync::watch::channel(None);
+            app.manage(Starting(starting));
+            tauri::async_runtime::spawn(async move {
+                let started = AppState::start(flags, wiring, forward).await.map_err(|e| {
+                    tracing::error!("the engine did not start: {e:#}");
+                    state::failure("not_started", format!("{e:#}"))
+                });
+                let _ = ready.send(Some(started));
+            });
             WebviewWindowBuilder::new(app, "main", WebviewUrl::App("index.html".into()))
                 .title("Bridle")
                 .inner_size(1200.0, 800.0)

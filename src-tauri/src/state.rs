@@ -138,6 +138,11 @@ impl AppState {
             sandbox: engine.sandbox().0.to_string(),
             unsandboxed_because: engine.sandbox().1.map(String::from),
             price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
+            instructions: engine
+                .instruction_files()
+                .iter()
+                .map(|(path, tokens)| bridle_protocol::InstructionFileInfo { path: path.clone(), tokens: *tokens })
+                .collect(),
         };
         forward(events, self.0.forward.clone());
         Ok(Live { engine, summary })

@@ -27,6 +27,20 @@ pub struct SessionSummary {
     /// What the model's tokens cost, when the config's `[pricing]` has it.
     #[serde(default)]
     pub price: Option<ModelPrice>,
+    /// The project instruction files in the session's brief (`AGENTS.md`, `CLAUDE.md`).
+    #[serde(default)]
+    pub instructions: Vec<InstructionFileInfo>,
+}
+
+/// One instruction file the model was given, and what it costs in every request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct InstructionFileInfo {
+    /// Where it was read.
+    pub path: String,
+    /// Its tokens.
+    #[ts(type = "number")]
+    pub tokens: u64,
 }
 
 /// A model's prices per million tokens, in the user's currency.

@@ -30,6 +30,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         Event,
         Finding,
         HistoryItem,
+        InstructionFileInfo,
         LimitSettings,
         Mode,
         ModelInfo,

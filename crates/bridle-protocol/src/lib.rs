@@ -31,7 +31,7 @@ mod settings;
 mod tool;
 mod usage;
 
-pub use app::{ModelPrice, SessionSummary};
+pub use app::{InstructionFileInfo, ModelPrice, SessionSummary};
 pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
 pub use audit::{AuditEvent, AuditQuery};
 pub use error::ErrorInfo;

@@ -31,3 +31,4 @@ export type { RuleMeaning } from "./bindings/RuleMeaning";
 export type { ModelPrice } from "./bindings/ModelPrice";
 export type { PlanItem } from "./bindings/PlanItem";
 export type { PlanStatus } from "./bindings/PlanStatus";
+export type { InstructionFileInfo } from "./bindings/InstructionFileInfo";

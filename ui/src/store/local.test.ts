@@ -31,6 +31,7 @@ describe("apply", () => {
       sandbox: "bwrap",
       unsandboxedBecause: null,
       price: null,
+      instructions: [],
     };
     const s = apply(initialState, { type: "sessionLoaded", info });
     expect(s.usage.contextWindow).toBe(64000);
@@ -56,6 +57,7 @@ describe("apply", () => {
       sandbox: "bwrap",
       unsandboxedBecause: null,
       price: null,
+      instructions: [],
     };
     expect(apply(early, { type: "sessionLoaded", info }).runMode).toEqual({
       mode: "plan",

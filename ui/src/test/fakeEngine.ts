@@ -29,6 +29,7 @@ export const SUMMARY: SessionSummary = {
   sandbox: "bwrap",
   unsandboxedBecause: null,
   price: null,
+  instructions: [],
 };
 
 /** A stored session with nothing in it yet. */

@@ -6,6 +6,7 @@ mod bridle;
 mod adversarial;
 mod approvals;
 mod audit;
+mod brief;
 mod checkpoints;
 mod crash;
 mod files;

@@ -194,6 +194,20 @@ describe("Chat view", () => {
     expect(screen.getByTestId<HTMLTextAreaElement>("chat-input").value).toBe("half a thought");
   });
 
+  it("names the instruction files the model was given and their token cost", async () => {
+    engine.sessionInfo.mockResolvedValueOnce({
+      ...SUMMARY,
+      instructions: [
+        { path: "/home/dev/.local/share/bridle/AGENTS.md", tokens: 40 },
+        { path: "/home/dev/project/AGENTS.md", tokens: 1210 },
+      ],
+    });
+    await renderApp();
+    const chip = await screen.findByTestId("instruction-files");
+    expect(chip.textContent).toBe("AGENTS.md + AGENTS.md · 1.25k tokens");
+    expect(chip.getAttribute("title")).toContain("/home/dev/project/AGENTS.md (1210 tokens)");
+  });
+
   it("shows the model's plan as a checklist that updates live", async () => {
     await renderApp();
     expect(screen.queryByTestId("plan-panel")).toBeNull();

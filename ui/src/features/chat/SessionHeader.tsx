@@ -1,9 +1,11 @@
 // One line above the transcript: which workspace and model this session runs with, its mode (a
 // picker: the engine switches between turns and confirms), how `bash` runs under it, and whether
-// a turn is working — or reconnecting after its stream broke.
+// a turn is working — or reconnecting after its stream broke; and which project instruction files
+// (`AGENTS.md`, `CLAUDE.md`) the model was given, with what they cost in every request.
 import type { Mode, SessionSummary } from "../../api/types";
 import type { RunMode, SessionState } from "../../store/state";
 import type { Connection } from "../../store/useSession";
+import { formatTokens } from "../usage/format";
 import { ModePicker } from "./ModePicker";
 import { SandboxStatus } from "./SandboxStatus";
 
@@ -25,6 +27,16 @@ export function SessionHeader({ info, runMode, connection, busy, reconnecting, o
       {info && (
         <span className="chip" title="Model">
           {info.model ?? "no model configured"}
+        </span>
+      )}
+      {info && info.instructions.length > 0 && (
+        <span
+          className="chip"
+          data-testid="instruction-files"
+          title={info.instructions.map((f) => `${f.path} (${f.tokens} tokens)`).join("\n")}
+        >
+          {info.instructions.map((f) => f.path.split("/").pop()).join(" + ")} ·{" "}
+          {formatTokens(info.instructions.reduce((sum, f) => sum + f.tokens, 0))} tokens
         </span>
       )}
       {runMode && (
