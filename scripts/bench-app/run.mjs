@@ -192,7 +192,11 @@ async function bigSessions(rows) {
     // 3. A 10,000-line diff: open its session, then time Changes.
     await click("[data-testid=nav-sessions]");
     await click(`[data-session-id="${ids.diff}"] .session-open`);
-    await waitFor(async () => (await session.findAll("[data-testid=message]")).length >= 2, "the diff session's history", 30000);
+    await waitFor(async () => {
+      const chat = await session.find("[data-testid=nav-chat][aria-current=page]");
+      return chat && (await session.findAll(".chat [data-testid=message]")).length >= 2;
+    }, "the diff session's history in Chat", 30000);
+    await sleep(500);
     const diff = await executeAsync(session, `
       const done = arguments[0];
       const t0 = performance.now();
