@@ -56,8 +56,12 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         ToolStatus,
         TurnUsage,
         UndoRefusal,
-        SequencedEvent,
     );
+    // An event with its number: written by hand so it stays one line, not a copy of `Event`.
+    files.push((
+        "SequencedEvent.ts".to_string(),
+        "import type { Event } from \"./Event\";\n\n/** An engine event as the shell forwards it, numbered in its session's stream. */\nexport type SequencedEvent = Event & { seq: number };\n".to_string(),
+    ));
     files.push(("commands.ts".to_string(), crate::ipc::render_ts()));
     Ok(files)
 }

@@ -34,15 +34,14 @@ pub enum ToolStatus {
 }
 
 /// An event as the desktop shell forwards it: numbered from 1 in the order its session sent
-/// it, so the window can skip what a snapshot (`SessionSnapshot.seq`) already holds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+/// it, so the window can skip what a snapshot (`SessionSnapshot.seq`) already holds. In
+/// TypeScript: `Event & { seq: number }` (see [`crate::bindings`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SequencedEvent {
     /// The event's number in its session's stream.
-    #[ts(type = "number")]
     pub seq: u64,
     /// The event.
     #[serde(flatten)]
-    #[ts(flatten)]
     pub event: Event,
 }
 
