@@ -53,18 +53,23 @@ function processTree(binary) {
   return [...tree];
 }
 
-/** Proportional set size of the processes, in MiB. */
+/** Proportional set size of the processes, in MiB, in all and per process name. */
 function pssMiB(pids) {
   let kb = 0;
+  const each = {};
   for (const pid of pids) {
     try {
       const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
-      if (m) kb += Number(m[1]);
+      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      if (m) {
+        kb += Number(m[1]);
+        each[name] = (each[name] ?? 0) + Number(m[1]) / 1024;
+      }
     } catch {
       // Exited meanwhile.
     }
   }
-  return kb / 1024;
+  return { total: kb / 1024, each };
 }
 
 /** Launches `binary`, times it to an enabled `input`, waits 5 s, reads its PSS, closes it. */
@@ -81,7 +86,8 @@ async function launchOnce(binary, args, input) {
     const launchMs = performance.now() - started;
     await sleep(5000);
     const pids = processTree(binary);
-    return { launchMs, pss: pssMiB(pids), processes: pids.length };
+    const pss = pssMiB(pids);
+    return { launchMs, pss: pss.total, each: pss.each, processes: pids.length };
   } finally {
     await session.cmd("DELETE", "").catch(() => {});
     await sleep(500);
@@ -108,7 +114,8 @@ async function launches(rows) {
     for (const app of apps) {
       const r = results[app.name];
       rows.push([`launch to an interactive input: ${app.name}`, `${median(r.map((x) => x.launchMs)).toFixed(0)} ms`, `median of ${RUNS}`]);
-      rows.push([`idle PSS 5 s after launch: ${app.name}`, `${median(r.map((x) => x.pss)).toFixed(1)} MiB`, `${r[0].processes} processes`]);
+      const split = Object.entries(r[r.length - 1].each).map(([n, m]) => `${n} ${m.toFixed(0)}`).join(", ");
+      rows.push([`idle PSS 5 s after launch: ${app.name}`, `${median(r.map((x) => x.pss)).toFixed(1)} MiB`, `last run, MiB: ${split}`]);
     }
     const [a, b] = apps.map((app) => results[app.name]);
     rows.push(["idle PSS ratio Bridle / blank", (median(a.map((x) => x.pss)) / median(b.map((x) => x.pss))).toFixed(2), "goal ≤ 1.10"]);

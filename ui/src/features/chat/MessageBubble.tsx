@@ -1,7 +1,10 @@
 // One user or assistant message. The user's text is plain; the assistant's is markdown rendered
-// without raw HTML (Markdown.tsx): nothing in it can become live markup.
-import { memo } from "react";
-import { Markdown } from "./Markdown";
+// without raw HTML (Markdown.tsx): nothing in it can become live markup. The markdown renderer
+// and its code highlighter are loaded on first use, not at launch (a window with no answer yet
+// never parses them); until then the text shows as it is.
+import { Suspense, lazy, memo } from "react";
+
+const Markdown = lazy(() => import("./Markdown").then((m) => ({ default: m.Markdown })));
 
 // A message the stream cut off for good says so under its text.
 interface Props {
@@ -16,7 +19,13 @@ function MessageBubbleView({ role, text, streaming = false, cutOff = false }: Pr
     <article className={`message ${role}`} data-testid="message" data-role={role} aria-busy={streaming}>
       <div className="message-role">{role === "user" ? "You" : "Assistant"}</div>
       <div className="message-text">
-        {role === "assistant" ? <Markdown text={text} /> : text}
+        {role === "assistant" ? (
+          <Suspense fallback={<div className="markdown plain">{text}</div>}>
+            <Markdown text={text} />
+          </Suspense>
+        ) : (
+          text
+        )}
         {streaming && <span className="caret" aria-hidden="true" />}
       </div>
       {cutOff && (

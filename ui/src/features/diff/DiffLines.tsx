@@ -3,7 +3,8 @@
 // model may have written, so it is never parsed as HTML (the highlighter makes elements with
 // class names from the text, never markup from it).
 import { memo } from "react";
-import { HIGHLIGHT_LIMIT, highlightLine, languageOf } from "./highlight";
+import { HIGHLIGHT_LIMIT } from "./limits";
+import { useHighlighter } from "./useHighlighter";
 
 interface Props {
   diff: string;
@@ -25,7 +26,8 @@ function lineKind(line: string): LineKind {
 
 export const DiffLines = memo(function DiffLines({ diff, path, testId }: Props) {
   const lines = diff.endsWith("\n") ? diff.slice(0, -1).split("\n") : diff.split("\n");
-  const language = lines.length <= HIGHLIGHT_LIMIT ? languageOf(path) : null;
+  const highlighter = useHighlighter(Boolean(path) && lines.length <= HIGHLIGHT_LIMIT);
+  const language = highlighter && lines.length <= HIGHLIGHT_LIMIT ? highlighter.languageOf(path) : null;
   return (
     <pre className={language ? "code diff highlighted" : "code diff"} data-testid={testId}>
       {lines.map((line, i) => {
@@ -36,7 +38,7 @@ export const DiffLines = memo(function DiffLines({ diff, path, testId }: Props) 
             {code ? (
               <>
                 <span className="diff-sign">{line.slice(0, 1)}</span>
-                {highlightLine(line.slice(1), language)}
+                {highlighter?.highlightLine(line.slice(1), language)}
               </>
             ) : (
               line

@@ -9,9 +9,6 @@ import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 
 const lowlight = createLowlight(common);
 
-/** Diffs longer than this many lines are shown without syntax colours (they must show fast). */
-export const HIGHLIGHT_LIMIT = 2000;
-
 /** The grammar for `path`, by its extension or name, if highlight.js knows it. */
 export function languageOf(path: string | undefined): string | null {
   if (!path) return null;
