@@ -54,6 +54,7 @@ export function App() {
                     setView("chat");
                   }}
                   onShowCurrent={() => setView("chat")}
+                  busy={state.turn.phase !== "idle"}
                 />
               )}
               {view === "approvals" && (

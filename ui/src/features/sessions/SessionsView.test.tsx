@@ -66,6 +66,22 @@ describe("Sessions", () => {
     fakeEngine.sessionSnapshot.mockResolvedValue(EMPTY_SNAPSHOT);
   });
 
+  it("asks before leaving a session whose turn is running", async () => {
+    const user = userEvent.setup();
+    fakeEngine.sessionsList.mockResolvedValue([NOW, OLD]);
+    render(<App />);
+    await screen.findByText("/home/dev/project");
+    emit({ type: "turnStarted", sessionId: "s1", turnId: "t1" });
+    await user.click(screen.getByTestId("nav-sessions"));
+    await waitFor(() => expect(screen.getAllByTestId("session-item")).toHaveLength(2));
+    const open = () => screen.getAllByTestId("session-item")[1]!.querySelector("button")!;
+    await user.click(open());
+    expect(fakeEngine.sessionOpen).not.toHaveBeenCalled();
+    expect(screen.getByTestId("session-leave-warning").textContent).toContain("click again to stop it");
+    await user.click(open());
+    expect(fakeEngine.sessionOpen).toHaveBeenCalledWith("s0");
+  });
+
   it("deletes a session only on the second click", async () => {
     const user = userEvent.setup();
     fakeEngine.sessionsList.mockResolvedValue([NOW, OLD]);

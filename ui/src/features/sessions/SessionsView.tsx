@@ -15,16 +15,20 @@ interface Props {
   onOpened: (summary: SessionSummary) => void;
   /** Called when the user picks the session that is open already. */
   onShowCurrent: () => void;
+  /** A turn of the open session is running: leaving it stops that turn, so it asks first. */
+  busy: boolean;
 }
 
 function when(ms: number): string {
   return new Date(ms).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 }
 
-export function SessionsView({ currentId, onOpened, onShowCurrent }: Props) {
+export function SessionsView({ currentId, onOpened, onShowCurrent, busy: turnRunning }: Props) {
   const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
   const [query, setQuery] = useState("");
   const [confirming, setConfirming] = useState<string | null>(null);
+  /** The session (or `new`) the user asked to open while a turn runs: the next click confirms. */
+  const [leaving, setLeaving] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
@@ -75,8 +79,14 @@ export function SessionsView({ currentId, onOpened, onShowCurrent }: Props) {
           value={query}
           onChange={(e) => setQuery(e.target.value)}
         />
-        <button type="button" className="button primary" data-testid="session-new" disabled={busy} onClick={() => run(sessionNew)}>
-          New session
+        <button
+          type="button"
+          className="button primary"
+          data-testid="session-new"
+          disabled={busy}
+          onClick={() => (turnRunning && leaving !== "new" ? setLeaving("new") : run(sessionNew))}
+        >
+          {leaving === "new" ? "Stop the turn and start a new session?" : "New session"}
         </button>
       </div>
       {error && (
@@ -98,9 +108,20 @@ export function SessionsView({ currentId, onOpened, onShowCurrent }: Props) {
                 className="session-open"
                 disabled={busy}
                 aria-current={current ? "true" : undefined}
-                onClick={() => (current ? onShowCurrent() : run(() => sessionOpen(s.id)))}
+                onClick={() =>
+                  current
+                    ? onShowCurrent()
+                    : turnRunning && leaving !== s.id
+                      ? setLeaving(s.id)
+                      : run(() => sessionOpen(s.id))
+                }
               >
                 <span className="session-title">{s.title || "Untitled session"}</span>
+                {leaving === s.id && (
+                  <span className="session-warning" role="alert" data-testid="session-leave-warning">
+                    A turn is running in the open session: click again to stop it and open this one.
+                  </span>
+                )}
                 <span className="session-meta">
                   {when(s.updatedAt)} · {s.workspace} · {formatTokens(s.totalTokens)} tokens{current ? " · open now" : ""}
                 </span>
