@@ -41,6 +41,8 @@ export default async function sessions({ log }) {
       if (alert) throw fatal(`error banner: ${await alert.text()}`);
       return (await texts(session, "[data-testid=message][data-role=assistant]")).some((t) => t.includes("Hello from the mock model"));
     }, "the answer", 30000);
+    // The turn has ended (leaving a running turn would ask first).
+    await waitFor(async () => (await (await session.find(".session-header .turn-state")).text()) === "Idle", "the turn's end", 10000);
 
     // A new session: the transcript is empty.
     await (await session.find("[data-testid=nav-sessions]")).click();

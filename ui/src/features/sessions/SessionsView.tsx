@@ -86,7 +86,7 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, busy: turnRun
           disabled={busy}
           onClick={() => (turnRunning && leaving !== "new" ? setLeaving("new") : run(sessionNew))}
         >
-          {leaving === "new" ? "Stop the turn and start a new session?" : "New session"}
+          {turnRunning && leaving === "new" ? "Stop the turn and start a new session?" : "New session"}
         </button>
       </div>
       {error && (
@@ -117,7 +117,7 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, busy: turnRun
                 }
               >
                 <span className="session-title">{s.title || "Untitled session"}</span>
-                {leaving === s.id && (
+                {turnRunning && leaving === s.id && (
                   <span className="session-warning" role="alert" data-testid="session-leave-warning">
                     A turn is running in the open session: click again to stop it and open this one.
                   </span>
