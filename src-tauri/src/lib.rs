@@ -196,7 +196,20 @@ pub fn run() -> anyhow::Result<()> {
             models_list,
             rules_explain
         ])
-        .run(tauri::generate_context!())?;
+        .build(tauri::generate_context!())?
+        .run(|app, event| {
+            // The session's MCP servers run in process groups of their own: end them with the app.
+            if let tauri::RunEvent::Exit = event {
+                if let Some(start) = app.try_state::<Starting>() {
+                    let start = start.inner().clone();
+                    tauri::async_runtime::block_on(async move {
+                        if let Ok(state) = start.get().await {
+                            state.close().await;
+                        }
+                    });
+                }
+            }
+        });
     Ok(())
 }
 

@@ -17,7 +17,6 @@ use bridle_core::config::RuleList;
 use bridle_core::engine::{Engine, EngineDeps, SessionSpec};
 use bridle_core::provider::{self, ModelProvider};
 use bridle_core::store::Store;
-use bridle_core::tools::builtin_registry;
 use bridle_core::wiring::{Flags, Wiring};
 use bridle_protocol::{
     ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, Event, ModelInfo, ProviderSettings, RuleMeaning, SessionInfo,
@@ -29,10 +28,11 @@ use tokio::sync::Mutex;
 /// What the window receives: each event of the open session, with its `seq`.
 pub type Forward = Arc<dyn Fn(bridle_protocol::SequencedEvent) + Send + Sync>;
 
-/// The session the window shows.
+/// The session the window shows, with its MCP servers.
 struct Live {
     engine: Engine,
     summary: SessionSummary,
+    mcp: bridle_core::mcp::McpHub,
 }
 
 struct Inner {
@@ -84,6 +84,7 @@ impl AppState {
         let previous = match live.take() {
             Some(old) => {
                 old.engine.shutdown().await;
+                old.mcp.shutdown().await;
                 Some(old.summary)
             }
             None => None,
@@ -118,9 +119,10 @@ impl AppState {
             }
             None => Arc::new(provider::Unconfigured),
         };
+        let mcp = wiring.mcp().await;
         let deps = EngineDeps {
             provider,
-            tools: Arc::new(builtin_registry()?),
+            tools: Arc::new(mcp.registry()?),
             store: self.0.store.clone(),
             clock: Arc::new(SystemClock),
             audit: wiring.audit()?,
@@ -145,13 +147,21 @@ impl AppState {
                 .collect(),
         };
         forward(events, self.0.forward.clone());
-        Ok(Live { engine, summary })
+        Ok(Live { engine, summary, mcp })
     }
 
     async fn engine(&self) -> Result<Engine, ErrorInfo> {
         match &*self.0.live.lock().await {
             Some(live) => Ok(live.engine.clone()),
             None => Err(failure("no_session", "no session is open")),
+        }
+    }
+
+    /// Closes the open session and its MCP servers (the app is exiting).
+    pub async fn close(&self) {
+        if let Some(live) = self.0.live.lock().await.take() {
+            live.engine.shutdown().await;
+            live.mcp.shutdown().await;
         }
     }
 
@@ -219,6 +229,7 @@ impl AppState {
         if open.as_ref().is_some_and(|s| s.session_id == session_id) {
             if let Some(live) = self.0.live.lock().await.take() {
                 live.engine.shutdown().await;
+                live.mcp.shutdown().await;
             }
         }
         let (store, data_dir) = (self.0.store.clone(), self.wiring().data_dir);

@@ -93,7 +93,8 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
     drop(lease);
     // Other requests of the turn stay pending unless --on-ask says otherwise.
     let drive_args = &DriveArgs { on_ask: drive_args.on_ask.or(Some(OnAsk::Defer)), ..drive_args.clone() };
-    let (engine, mut events, audit) = drive::start(&mut setup, provider, drive_args, SessionSpec::Resume(session_id))?;
+    let (engine, mut events, audit, hub) =
+        drive::start(&mut setup, provider, drive_args, SessionSpec::Resume(session_id)).await?;
     if engine.resumed_turn().is_none() {
         eprintln!("bridle approvals: the session has no turn waiting on this request");
         drive::finish(&audit);
@@ -101,5 +102,6 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
     }
     let code = drive::follow(&engine, &mut events, drive_args, false).await;
     drive::finish(&audit);
+    hub.shutdown().await;
     code
 }

@@ -57,6 +57,25 @@ pub enum Command {
     Models(ModelsArgs),
     /// Store or remove a provider's API key in the OS keychain (the key is read from stdin).
     Auth(AuthArgs),
+    /// The configured MCP servers: their status and tools.
+    Mcp(McpArgs),
+}
+
+/// `bridle mcp`.
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub action: McpAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum McpAction {
+    /// Start every configured server, print its status and tools, stop it.
+    List {
+        /// Print {"servers": [{"name","status","error","tools"}]}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `bridle auth set|clear`.

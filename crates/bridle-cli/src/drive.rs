@@ -13,7 +13,7 @@ use bridle_core::audit::AuditSink;
 use bridle_core::clock::SystemClock;
 use bridle_core::config::ProviderConfig;
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
-use bridle_core::tools::builtin_registry;
+use bridle_core::mcp::McpHub;
 use bridle_protocol::{AbortReason, ApprovalAnswer, ApprovalRequest, Event, Op};
 use tokio::sync::mpsc::Receiver;
 
@@ -26,29 +26,31 @@ pub fn on_ask(drive: &DriveArgs) -> OnAsk {
     drive.on_ask.unwrap_or(if std::io::stdin().is_terminal() { OnAsk::Prompt } else { OnAsk::Deny })
 }
 
-/// Starts an engine for `spec` with the provider from the flags or the config.
-pub fn start(
+/// Starts an engine for `spec` with the provider from the flags or the config, and the
+/// config's MCP servers (the hub must be kept until the engine is done).
+pub async fn start(
     setup: &mut Wiring,
     provider_args: &ProviderArgs,
     drive: &DriveArgs,
     spec: SessionSpec,
-) -> anyhow::Result<(Engine, Receiver<Event>, AuditSink)> {
+) -> anyhow::Result<(Engine, Receiver<Event>, AuditSink, McpHub)> {
     if let Some(n) = drive.max_steps {
         setup.config.limits.max_steps = n;
     }
     let provider_config = provider_config(setup, provider_args)?;
     setup.config.provider = Some(provider_config.clone());
     let audit = setup.audit()?;
+    let hub = setup.mcp().await;
     let deps = EngineDeps {
         provider: setup.provider(&provider_config)?,
-        tools: Arc::new(builtin_registry()?),
+        tools: Arc::new(hub.registry()?),
         store: setup.store()?,
         clock: Arc::new(SystemClock),
         audit: audit.clone(),
     };
     let config = EngineConfig { defer_approvals: on_ask(drive) == OnAsk::Defer, ..setup.engine_config() };
     let (engine, events) = Engine::spawn(config, deps, spec)?;
-    Ok((engine, events, audit))
+    Ok((engine, events, audit, hub))
 }
 
 /// Waits for the audit rows of the turn to be committed before the process exits.

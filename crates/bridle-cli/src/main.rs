@@ -9,6 +9,7 @@ mod audit;
 mod auth;
 mod cli;
 mod drive;
+mod mcp;
 mod models;
 mod run;
 mod sessions;
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
             Command::Approvals(args) => approvals::approvals(&cli.global, args).await,
             Command::Models(args) => models::models(&cli.global, args).await,
             Command::Auth(args) => auth::auth(&cli.global, args),
+            Command::Mcp(args) => mcp::mcp(&cli.global, args).await,
         }
     });
     match outcome {

@@ -35,12 +35,13 @@ pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
         Some(id) => SessionSpec::Resume(id.clone()),
         None => SessionSpec::New,
     };
-    let (engine, mut events, audit) = drive::start(&mut setup, &args.provider, &args.drive, spec)?;
+    let (engine, mut events, audit, hub) = drive::start(&mut setup, &args.provider, &args.drive, spec).await?;
     if !args.drive.json {
         eprintln!("session {}", engine.session_id());
     }
     engine.submit(Op::UserMessage { text: prompt }).await?;
     let code = drive::follow(&engine, &mut events, &args.drive, true).await;
     drive::finish(&audit);
+    hub.shutdown().await;
     code
 }

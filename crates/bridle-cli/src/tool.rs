@@ -7,7 +7,7 @@ use bridle_core::clock::{Clock, SystemClock};
 use bridle_core::guard::Verdict;
 use bridle_core::hooks::HookRun;
 use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
-use bridle_core::tools::{builtin_registry, ToolContext};
+use bridle_core::tools::{builtin_registry, ToolContext, ToolRegistry};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
 use serde::Serialize;
 use serde_json::json;
@@ -32,11 +32,16 @@ struct GuardReport<'a> {
     findings: &'a [Finding],
 }
 
-/// The engine's own pipeline for these settings, with `--mode` over the config's.
-fn pipeline(setup: &Wiring, mode: Option<bridle_protocol::Mode>) -> anyhow::Result<CallPipeline> {
+/// The engine's own pipeline for these settings, with `--mode` over the config's, over
+/// `registry` (the built-ins, with an MCP server's tools when one is called).
+fn pipeline(
+    setup: &Wiring,
+    mode: Option<bridle_protocol::Mode>,
+    registry: ToolRegistry,
+) -> anyhow::Result<CallPipeline> {
     let mut config = setup.engine_config();
     config.mode = mode.unwrap_or(config.mode);
-    Ok(config.pipeline(Arc::new(builtin_registry()?))?)
+    Ok(config.pipeline(Arc::new(registry))?)
 }
 
 fn call(name: &str, args: &str) -> ToolCall {
@@ -69,11 +74,20 @@ fn usage_error(outcome: &CallOutcome) -> bool {
 
 pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
-    let pipeline = pipeline(&setup, args.mode)?;
+    // MCP servers start only for an MCP tool: a built-in call waits for none of them.
+    let hub = if args.name.starts_with("mcp__") { Some(setup.mcp().await) } else { None };
+    let registry = match &hub {
+        Some(hub) => hub.registry()?,
+        None => builtin_registry()?,
+    };
+    let pipeline = pipeline(&setup, args.mode, registry)?;
     let audit = setup.audit()?;
     let code = tool_call(&setup, &pipeline, &audit, args).await;
     if let Err(e) = audit.flush() {
         eprintln!("bridle tool: the audit log could not be written: {e}");
+    }
+    if let Some(hub) = hub {
+        hub.shutdown().await;
     }
     code
 }
@@ -199,7 +213,7 @@ async fn tool_call(setup: &Wiring, pipeline: &CallPipeline, audit: &AuditSink, a
 
 pub fn guard(global: &Global, args: &GuardArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
-    let pipeline = pipeline(&setup, args.mode)?;
+    let pipeline = pipeline(&setup, args.mode, builtin_registry()?)?;
     let Ok(raw) = read_args(&args.args) else {
         eprintln!("bridle guard: cannot read the arguments from stdin");
         return Ok(EXIT_USAGE);

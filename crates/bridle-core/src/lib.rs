@@ -31,6 +31,7 @@ pub mod fs;
 pub mod guard;
 pub mod hooks;
 pub mod locks;
+pub mod mcp;
 pub mod pipeline;
 pub mod provider;
 pub mod sandbox;

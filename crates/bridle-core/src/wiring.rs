@@ -147,6 +147,13 @@ impl Wiring {
         Ok(provider::from_config(config, key)?.into())
     }
 
+    /// The config's MCP servers, started (in parallel, each within its start-up timeout) in the
+    /// workspace with this process's environment, scrubbed.
+    pub async fn mcp(&self) -> crate::mcp::McpHub {
+        let env: Vec<_> = std::env::vars_os().collect();
+        crate::mcp::McpHub::start(&self.config.mcp, &self.workspace, env.into_iter()).await
+    }
+
     fn create_data_dir(&self) -> Result<(), WiringError> {
         std::fs::create_dir_all(&self.data_dir)
             .map_err(|source| WiringError::DataDir { path: self.data_dir.display().to_string(), source })

@@ -32,6 +32,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         HistoryItem,
         InstructionFileInfo,
         LimitSettings,
+        McpServerSettings,
         Mode,
         ModelInfo,
         ModelPrice,

@@ -41,7 +41,8 @@ pub use history::{
 };
 pub use op::Op;
 pub use settings::{
-    LimitSettings, ModelInfo, ProviderKindInfo, ProviderSettings, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
+    LimitSettings, McpServerSettings, ModelInfo, ProviderKindInfo, ProviderSettings, RuleMeaning, RuleSettings,
+    Settings, SettingsUpdate,
 };
 pub use tool::{ToolCall, ToolDefinition, ToolResult};
 pub use usage::TokenUsage;

@@ -85,6 +85,20 @@ pub struct Settings {
     pub limits: LimitSettings,
     /// The provider kinds to choose from.
     pub kinds: Vec<ProviderKindInfo>,
+    /// The configured MCP servers (`[mcp.servers.NAME]`), as the config has them.
+    pub mcp_servers: Vec<McpServerSettings>,
+}
+
+/// One configured MCP server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerSettings {
+    /// Its name: its tools are `mcp__<name>__<tool>`.
+    pub name: String,
+    /// The command line (stdio) or the URL (streamable HTTP).
+    pub target: String,
+    /// Whether it starts with the session.
+    pub enabled: bool,
 }
 
 /// What the Settings view saves. The key, when given, goes to the OS keychain only.

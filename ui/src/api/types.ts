@@ -32,3 +32,4 @@ export type { ModelPrice } from "./bindings/ModelPrice";
 export type { PlanItem } from "./bindings/PlanItem";
 export type { PlanStatus } from "./bindings/PlanStatus";
 export type { InstructionFileInfo } from "./bindings/InstructionFileInfo";
+export type { McpServerSettings } from "./bindings/McpServerSettings";

@@ -62,6 +62,7 @@ export const SETTINGS: Settings = {
     { kind: "anthropic", defaultBaseUrl: "https://api.anthropic.com", keyVariable: "ANTHROPIC_API_KEY" },
     { kind: "ollama", defaultBaseUrl: "http://127.0.0.1:11434", keyVariable: "OLLAMA_API_KEY" },
   ],
+  mcpServers: [],
 };
 
 export const fakeEngine = {

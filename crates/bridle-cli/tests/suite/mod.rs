@@ -14,6 +14,7 @@ mod keychain;
 mod llama;
 mod local_servers;
 mod long_sessions;
+mod mcp;
 mod run;
 mod sandbox;
 mod seams;

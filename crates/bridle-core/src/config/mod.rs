@@ -157,6 +157,8 @@ pub struct Config {
     pub pricing: PricingConfig,
     /// The user's pre- and post-call hooks.
     pub hooks: crate::hooks::HooksConfig,
+    /// The user's MCP servers.
+    pub mcp: crate::mcp::McpConfig,
 }
 
 /// `[pricing]`: what each model's tokens cost, in the user's currency, per million tokens.

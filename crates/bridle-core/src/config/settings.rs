@@ -7,7 +7,9 @@
 
 use std::path::Path;
 
-use bridle_protocol::{LimitSettings, ProviderKindInfo, ProviderSettings, RuleSettings, Settings, SettingsUpdate};
+use bridle_protocol::{
+    LimitSettings, McpServerSettings, ProviderKindInfo, ProviderSettings, RuleSettings, Settings, SettingsUpdate,
+};
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
 use super::edit::write_atomically;
@@ -72,6 +74,23 @@ pub fn read(wiring: &Wiring) -> Settings {
                 kind: kind.as_str().into(),
                 default_base_url: kind.default_base_url().into(),
                 key_variable: kind.api_key_variable().into(),
+            })
+            .collect(),
+        mcp_servers: config
+            .mcp
+            .servers
+            .iter()
+            .map(|(name, server)| McpServerSettings {
+                name: name.clone(),
+                target: match (&server.command, &server.url) {
+                    (Some(command), _) => std::iter::once(command.as_str())
+                        .chain(server.args.iter().map(String::as_str))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    (None, Some(url)) => url.clone(),
+                    (None, None) => String::new(),
+                },
+                enabled: server.enabled,
             })
             .collect(),
     }

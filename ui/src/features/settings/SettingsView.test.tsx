@@ -73,6 +73,22 @@ describe("Settings", () => {
     expect(bad!.textContent).toContain("must end with `)`");
   });
 
+  it("lists the configured MCP servers", async () => {
+    const user = userEvent.setup();
+    fakeEngine.settingsGet.mockResolvedValue({
+      ...SETTINGS,
+      mcpServers: [
+        { name: "time", target: "mcp-server-time --local-timezone UTC", enabled: true },
+        { name: "web", target: "http://127.0.0.1:3001/mcp", enabled: false },
+      ],
+    });
+    render(<App />);
+    await user.click(await screen.findByTestId("nav-settings"));
+    const servers = await screen.findAllByTestId("settings-mcp-server");
+    expect(servers.map((s) => s.textContent)).toEqual(["time mcp-server-time --local-timezone UTC", "web http://127.0.0.1:3001/mcpdisabled"]);
+    fakeEngine.settingsGet.mockResolvedValue(SETTINGS);
+  });
+
   it("keeps the form and says why when the shell refuses to save", async () => {
     const user = userEvent.setup();
     fakeEngine.settingsSave.mockRejectedValueOnce({ code: "settings_invalid", message: "the base URL must start with http://", retryable: false });

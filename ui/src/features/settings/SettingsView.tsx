@@ -238,7 +238,21 @@ export function SettingsView({ onSaved }: Props) {
 
       <section className="settings-section">
         <h3>MCP servers</h3>
-        <p className="muted" data-testid="settings-mcp-servers">No MCP servers are configured. Bridle does not run MCP servers yet.</p>
+        {settings.mcpServers.length === 0 ? (
+          <p className="muted" data-testid="settings-mcp-servers">
+            No MCP servers are configured. Add one as <code>[mcp.servers.NAME]</code> with a <code>command</code> (stdio) or a{" "}
+            <code>url</code> in the config file; its tools are offered as <code>mcp__NAME__tool</code>.
+          </p>
+        ) : (
+          <ul className="mcp-servers" data-testid="settings-mcp-servers">
+            {settings.mcpServers.map((m) => (
+              <li key={m.name} data-testid="settings-mcp-server" data-name={m.name}>
+                <code>{m.name}</code> <span className="muted">{m.target}</span>
+                {!m.enabled && <span className="chip">disabled</span>}
+              </li>
+            ))}
+          </ul>
+        )}
       </section>
 
       <footer className="settings-footer">
