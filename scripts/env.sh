@@ -16,6 +16,11 @@ if [ -z "${BRIDLE_LLAMA_DIR:-}" ]; then
   BRIDLE_LLAMA_DIR="$(dirname "$CARGO_TARGET_DIR")/llama-11434"
 fi
 export BRIDLE_LLAMA_DIR
+# The PyPI MCP servers of the MCP tests (scripts/setup-mcp.sh), in a venv beside it.
+if [ -z "${BRIDLE_MCP_VENV:-}" ]; then
+  BRIDLE_MCP_VENV="$(dirname "$CARGO_TARGET_DIR")/mcp-venv"
+fi
+export BRIDLE_MCP_VENV
 BRIDLE_APP="$CARGO_TARGET_DIR/debug/bridle-app"
 BRIDLE_CLI="$CARGO_TARGET_DIR/debug/bridle"
 export BRIDLE_APP BRIDLE_CLI

@@ -15,6 +15,9 @@ bash scripts/setup.sh
 step "llama.cpp server for the local-server tests (built once into the cache)"
 bash scripts/setup-llama.sh
 
+step "MCP servers from PyPI for the MCP tests (a venv in the cache)"
+bash scripts/setup-mcp.sh
+
 step "ui: typecheck, unit tests, build"
 npm run build -w ui
 npm test -w ui

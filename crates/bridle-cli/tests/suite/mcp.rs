@@ -114,3 +114,147 @@ async fn the_model_calls_an_mcp_tool_in_bridle_run_and_reads_its_answer() {
     assert!(result["content"].as_str().unwrap().contains("Echo: from the model"), "{result}");
     assert!(processes_in(&dirs.workspace).is_empty(), "no server left after the run");
 }
+
+/// A free loopback port (bound, read, released).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_is_listed_and_called() {
+    let port = free_port();
+    let mut server = tokio::process::Command::new("node")
+        .args([everything().as_str(), "streamableHttp"])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Wait until it listens (a guard against a slow start, not a timing assertion).
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let body = format!("mode = \"auto\"\n[mcp.servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\n");
+    std::fs::write(dirs.data.join("config.toml"), body).unwrap();
+    let list = bridle(&dirs, &["mcp", "list", "--json"]).await;
+    let list: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    assert_eq!(list["servers"][0]["status"], "ready", "{list}");
+    let out = bridle(&dirs, &["tool", "mcp__web__get-sum", "--args", r#"{"a": 2, "b": 40}"#]).await;
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("The sum of 2 and 40 is 42."), "{}", stdout(&out));
+    server.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_session_fails_its_calls_clearly_and_built_ins_go_on() {
+    // The model asks for an MCP echo and the time at once; a pre-tool hook kills the server
+    // (found by a marker in its process name) just before the echo runs.
+    let fixtures = tempfile::tempdir().unwrap();
+    let file = json!({"fixtures": [
+        {"match": {"userMessage": "echo and time", "hasToolResult": false},
+         "response": {"toolCalls": [
+             {"id": "call_echo", "name": "mcp__everything__echo", "arguments": {"message": "lost"}},
+             {"id": "call_time", "name": "get_current_time", "arguments": {"timezone": "UTC"}}]}},
+        {"match": {"userMessage": "echo and time", "hasToolResult": true}, "response": {"content": "Half done."}}
+    ]});
+    std::fs::write(fixtures.path().join("f.json"), file.to_string()).unwrap();
+    let mock = Aimock::start_with(fixtures.path()).await;
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let marker = format!("bridle-mcp-victim-{}", std::process::id());
+    // `[m]` keeps pkill from matching the hook's own command line.
+    let pattern = marker.replacen("victim", "victi[m]", 1);
+    let body = format!(
+        "mode = \"auto\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n\
+         [mcp.servers.everything]\ncommand = \"bash\"\nargs = [\"-c\", \"exec -a {marker} node {} stdio\"]\n\
+         [[hooks.pre_tool_use]]\nmatcher = \"mcp__everything__echo\"\ncommand = \"pkill -KILL -f '{pattern}'; sleep 0.3\"\n",
+        mock.url,
+        everything()
+    );
+    std::fs::write(dirs.data.join("config.toml"), body).unwrap();
+    let out = bridle(&dirs, &["run", "echo and time", "--json"]).await;
+    assert_eq!(out.status.code(), Some(0), "the session goes on: {}", stderr(&out));
+    let ends: Vec<Value> = json_lines(&out).into_iter().filter(|e| e["type"] == "toolCallEnd").collect();
+    let echo =
+        ends.iter().find(|e| e["result"]["output"].as_str().unwrap_or("").contains("MCP server `everything`")).unwrap();
+    assert_eq!(echo["status"], "error", "{echo}");
+    assert!(echo["result"]["output"].as_str().unwrap().contains("did not answer `echo`"), "{echo}");
+    let time = ends.iter().find(|e| e["status"] == "ok").expect("the built-in still ran");
+    assert!(time["result"]["output"].as_str().unwrap().contains("UTC"), "{time}");
+    assert!(stdout(&out).contains("Half done."));
+}
+
+/// The venv of scripts/setup-mcp.sh (PyPI's mcp-server-time and mcp-server-git).
+fn pypi_server(name: &str) -> String {
+    let venv = std::env::var("BRIDLE_MCP_VENV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/bridle/mcp-venv"));
+    let bin = venv.join("bin").join(name);
+    assert!(bin.exists(), "{} is missing: run scripts/setup-mcp.sh", bin.display());
+    bin.display().to_string()
+}
+
+#[tokio::test]
+async fn the_pypi_time_and_git_servers_and_the_npm_filesystem_server_answer_through_bridle_tool() {
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    std::fs::write(dirs.workspace.join("note.txt"), "filesystem says hi\n").unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git").args(args).current_dir(&dirs.workspace).status().unwrap();
+        assert!(ok.success());
+    };
+    git(&["init", "-q", "-b", "main"]);
+    let ws = dirs.workspace.canonicalize().unwrap().display().to_string();
+    let filesystem = repo_root().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let body = format!(
+        "mode = \"auto\"\n[mcp.servers.time]\ncommand = \"{}\"\nargs = [\"--local-timezone\", \"UTC\"]\n\
+         [mcp.servers.git]\ncommand = \"{}\"\nargs = [\"--repository\", \"{ws}\"]\n\
+         [mcp.servers.fs]\ncommand = \"node\"\nargs = [\"{}\", \"{ws}\"]\n",
+        pypi_server("mcp-server-time"),
+        pypi_server("mcp-server-git"),
+        filesystem.display()
+    );
+    std::fs::write(dirs.data.join("config.toml"), body).unwrap();
+
+    let list = bridle(&dirs, &["mcp", "list", "--json"]).await;
+    let list: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    for server in list["servers"].as_array().unwrap() {
+        assert_eq!(server["status"], "ready", "{server}");
+    }
+    let call = |name: &'static str, args: String| {
+        let dirs = &dirs;
+        async move {
+            let out = bridle(dirs, &["tool", name, "--args", &args]).await;
+            assert_eq!(out.status.code(), Some(0), "{name}: {}\n{}", stdout(&out), stderr(&out));
+            let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+            report["result"]["output"].as_str().unwrap().to_string()
+        }
+    };
+    let time = call("mcp__time__get_current_time", json!({"timezone": "Europe/Paris"}).to_string()).await;
+    assert!(time.contains("Europe/Paris"), "{time}");
+    let status = call("mcp__git__git_status", json!({"repo_path": ws}).to_string()).await;
+    assert!(status.contains("note.txt"), "{status}");
+    let read = call("mcp__fs__read_text_file", json!({"path": format!("{ws}/note.txt")}).to_string()).await;
+    assert!(read.contains("filesystem says hi"), "{read}");
+
+    // The filesystem server has a tool called `read_file` too: it is `mcp__fs__read_file`, and
+    // the built-in `read_file` is still Bridle's own (workspace-relative, paged).
+    let tools: Vec<&str> = list["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["tools"].as_array().unwrap())
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"mcp__fs__read_file"), "{tools:?}");
+    let own = bridle(&dirs, &["tool", "read_file", "--args", r#"{"path": "note.txt"}"#]).await;
+    let own: Value = serde_json::from_str(&stdout(&own)).unwrap();
+    assert_eq!(own["result"]["output"].as_str().unwrap(), "filesystem says hi\n", "{own}");
+    assert!(processes_in(&dirs.workspace).is_empty(), "no server left: {:?}", processes_in(&dirs.workspace));
+}
