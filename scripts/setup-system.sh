@@ -2,7 +2,8 @@
 # System packages Bridle needs on Debian/Ubuntu: the Tauri v2 build deps (WebKitGTK 4.1), the
 # GUI test stack (Xvfb, WebKitWebDriver, ImageMagick, a private D-Bus with gnome-keyring) and
 # ripgrep for the search benchmark, bubblewrap, the shell sandbox, and cmake + python3 to build the
-# llama.cpp server of the local-server tests. Idempotent: installs only what is missing.
+# llama.cpp server of the local-server tests, python3-venv for the PyPI MCP servers of the MCP
+# tests. Idempotent: installs only what is missing.
 set -euo pipefail
 
 PACKAGES=(
@@ -11,7 +12,7 @@ PACKAGES=(
   webkit2gtk-driver xvfb xauth x11-utils imagemagick
   dbus gnome-keyring libsecret-tools libdbus-1-dev
   fonts-dejavu-core ripgrep hyperfine sqlite3 bubblewrap
-  cmake python3
+  cmake python3 python3-venv
 )
 
 missing=()
