@@ -140,11 +140,19 @@ async fn a_streamable_http_server_is_listed_and_called() {
     }
     let dirs = Dirs::new();
     std::fs::create_dir_all(&dirs.data).unwrap();
-    let body = format!("mode = \"auto\"\n[mcp.servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\n");
+    let body = format!(
+        "mode = \"auto\"\n[mcp.servers.web]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\
+         headers = {{ Authorization = \"Bearer test-token\" }}\n\
+         [mcp.servers.badheader]\nurl = \"http://127.0.0.1:{port}/mcp\"\nheaders = {{ \"bad header\" = \"x\" }}\n"
+    );
     std::fs::write(dirs.data.join("config.toml"), body).unwrap();
     let list = bridle(&dirs, &["mcp", "list", "--json"]).await;
     let list: Value = serde_json::from_str(&stdout(&list)).unwrap();
-    assert_eq!(list["servers"][0]["status"], "ready", "{list}");
+    let listed = |name: &str| list["servers"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap().clone();
+    assert_eq!(listed("web")["status"], "ready", "{list}");
+    let bad = listed("badheader");
+    assert_eq!(bad["status"], "failed");
+    assert!(bad["error"].as_str().unwrap().contains("`bad header` is not a valid header name"), "{bad}");
     let out = bridle(&dirs, &["tool", "mcp__web__get-sum", "--args", r#"{"a": 2, "b": 40}"#]).await;
     assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("The sum of 2 and 40 is 42."), "{}", stdout(&out));

@@ -49,6 +49,9 @@ pub struct McpServerConfig {
     /// A streamable-HTTP server's URL.
     #[serde(default)]
     pub url: Option<String>,
+    /// Headers sent with every request to it (e.g. `Authorization`); never logged.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
     /// Off: listed as disabled, not started.
     #[serde(default = "enabled")]
     pub enabled: bool,
@@ -269,7 +272,21 @@ async fn connect(
             ().serve(transport).await.map_err(|e| format!("initialize failed: {e}"))
         }
         (None, Some(url)) => {
-            ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+            let mut headers = std::collections::HashMap::new();
+            for (name, value) in &config.headers {
+                // RFC 9110 token characters only (no spaces, no separators).
+                let token = !name.is_empty()
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
+                let parsed = reqwest::header::HeaderName::from_bytes(name.as_bytes()).ok().filter(|_| token);
+                let Some(parsed) = parsed else { return Err(format!("`{name}` is not a valid header name")) };
+                let value = reqwest::header::HeaderValue::from_str(value)
+                    .map_err(|_| format!("the value of header `{name}` is not valid in a header"))?;
+                headers.insert(parsed, value);
+            }
+            let config =
+                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(headers);
+            ().serve(StreamableHttpClientTransport::from_config(config))
                 .await
                 .map_err(|e| format!("initialize at {url} failed: {e}"))
         }
