@@ -36,6 +36,9 @@ python3 scripts/bench-llama.py 5 | tee "$OUT/llama.txt"
 step "the desktop app: launch and idle memory against a blank Tauri 2 app, 5,000 messages, a 10,000-line diff, 100,000 audit rows"
 bash scripts/bench-app.sh 2>&1 | tee "$OUT/app.txt"
 
+step "MCP: four servers started in parallel against one after another, one call MCP echo against a built-in"
+cargo run --locked --release -q -p bridle-core --example mcp_overhead -- "$ROOT/node_modules/@modelcontextprotocol/server-everything/dist/index.js" 200 | tee "$OUT/mcp.txt"
+
 step "tools against reference tools"
 OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
 
