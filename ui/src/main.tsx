@@ -11,6 +11,7 @@ import "./styles/changes.css";
 import "./styles/usage.css";
 import "./styles/markdown.css";
 import "./styles/settings.css";
+import "./styles/errors.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

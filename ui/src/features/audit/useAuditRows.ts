@@ -1,7 +1,8 @@
 // Loads audit rows for the filters through `audit_query`, a page at a time: the newest page
 // first, older pages as the table scrolls near its end (`loadMore`), so a log of any size opens
 // at once. Again when the filters change; `refresh` brings in what is new and keeps the older
-// pages already loaded. An answer to an older query never overwrites a newer one.
+// pages already loaded, unless more came in than a page holds (then it starts over: never a
+// hidden gap). An answer to an older query never overwrites a newer one.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { auditQuery } from "../../api/engine";
 import { describeError } from "../../api/errors";
@@ -35,6 +36,8 @@ export function useAuditRows(filters: AuditFilters, sessionId: string | null): A
   const query = useRef(0);
   const paging = useRef(false);
   const lastFilters = useRef<AuditFilters | null>(null);
+  // The rows as last set, for the answers to merge with (they arrive outside render).
+  const loaded = useRef<AuditEvent[]>([]);
 
   useEffect(() => {
     if (waiting) return;
@@ -45,13 +48,18 @@ export function useAuditRows(filters: AuditFilters, sessionId: string | null): A
     auditQuery(toQuery(filters, sessionId, Date.now()))
       .then((page) => {
         if (id !== query.current) return;
-        // A refresh keeps the older pages already loaded, below the new first page.
-        setRows((old) => {
-          if (!sameFilters || page.length === 0) return page;
-          const oldest = page[page.length - 1]!.id;
-          return [...page, ...old.filter((r) => r.id < oldest)];
-        });
-        if (!sameFilters) setMore(page.length >= AUDIT_LIMIT);
+        // A refresh keeps the older pages already loaded, below the new first page, when the
+        // two meet. A full page whose oldest row is newer than every loaded one may not meet
+        // them (more rows came in than a page holds): the loaded rows go, paging starts again
+        // from this page, rather than a gap nobody can see.
+        const old = sameFilters ? loaded.current : [];
+        const oldest = page[page.length - 1]?.id;
+        const meets =
+          oldest !== undefined && old.length > 0 && (page.length < AUDIT_LIMIT || oldest <= old[0]!.id);
+        const next = meets ? [...page, ...old.filter((r) => r.id < oldest)] : page;
+        loaded.current = next;
+        setRows(next);
+        if (!meets) setMore(page.length >= AUDIT_LIMIT);
         setError(null);
       })
       .catch((err: unknown) => {
@@ -70,7 +78,9 @@ export function useAuditRows(filters: AuditFilters, sessionId: string | null): A
     auditQuery({ ...toQuery(filters, sessionId, Date.now()), beforeId: last.id })
       .then((page) => {
         if (id !== query.current) return;
-        setRows((old) => [...old, ...page.filter((r) => r.id < last.id)]);
+        const next = [...loaded.current, ...page.filter((r) => r.id < last.id)];
+        loaded.current = next;
+        setRows(next);
         setMore(page.length >= AUDIT_LIMIT);
       })
       .catch((err: unknown) => {
