@@ -10,6 +10,10 @@ cd "$ROOT"
 OUT="$ROOT/test-output/bench/app"
 mkdir -p "$OUT"
 
+# What gets built: the commit, and whether the tree had uncommitted changes (read only).
+TREE="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+{ git diff --quiet HEAD -- && [ -z "$(git ls-files --others --exclude-standard)" ]; } 2>/dev/null || TREE="$TREE + uncommitted changes"
+
 npm run build -w ui >/dev/null
 cargo build --release --locked -p bridle-app
 BLANK="$(bash scripts/bench-app/build-blank.sh | tail -n1)"
@@ -21,6 +25,6 @@ mkdir -p "$WORK/data" "$WORK/workspace"
 printf '[provider]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "bench"\n' >"$WORK/config.toml"
 IDS="$(cargo run --release --locked -q -p bridle-core --example seed_app_bench -- "$WORK/data" "$WORK/workspace")"
 
-BENCH_BLANK_APP="$BLANK" BENCH_DATA="$WORK/data" BENCH_WORKSPACE="$WORK/workspace" BENCH_CONFIG="$WORK/config.toml" \
+BENCH_TREE="$TREE" BENCH_BLANK_APP="$BLANK" BENCH_DATA="$WORK/data" BENCH_WORKSPACE="$WORK/workspace" BENCH_CONFIG="$WORK/config.toml" \
   BENCH_IDS="$IDS" E2E_RUNNER=scripts/bench-app/run.mjs \
   bash scripts/e2e-gui.sh "$CARGO_TARGET_DIR/release/bridle-app" "$OUT"

@@ -7,8 +7,10 @@
 //   4. the Audit view over 100,000 rows: first rows, and frame times scrolling (pages load as it
 //      goes).
 // Environment: E2E_WEBDRIVER_URL, E2E_APP_BINARY (Bridle), BENCH_BLANK_APP, BENCH_DATA,
-// BENCH_WORKSPACE, BENCH_CONFIG, BENCH_RUNS (default 5).
+// BENCH_WORKSPACE, BENCH_CONFIG, BENCH_IDS (the seed's output), BENCH_RUNS (default 5),
+// BENCH_TREE (the commit, for the table), BENCH_SKIP_LAUNCH=1 (only the big-data part).
 import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import { outDir, tempDirs, webdriverUrl } from "../../tests/e2e/lib/env.mjs";
 import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
@@ -18,6 +20,7 @@ const BRIDLE = process.env.E2E_APP_BINARY;
 const BLANK = process.env.BENCH_BLANK_APP;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const range = (xs, digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 /** Runs `script` in the page as an async WebDriver script (its last argument is `done`). */
@@ -53,18 +56,22 @@ function processTree(binary) {
   return [...tree];
 }
 
-/** Proportional set size of the processes, in MiB, in all and per process name. */
+/** Proportional set size of the processes, in MiB: in all, and per process name split into
+ * anonymous memory and file-backed pages (the binary and libraries). */
 function pssMiB(pids) {
   let kb = 0;
   const each = {};
   for (const pid of pids) {
     try {
-      const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0) / 1024;
       const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-      if (m) {
-        kb += Number(m[1]);
-        each[name] = (each[name] ?? 0) + Number(m[1]) / 1024;
-      }
+      const pss = field("Pss");
+      kb += pss * 1024;
+      const entry = (each[name] ??= { pss: 0, anon: 0, file: 0 });
+      entry.pss += pss;
+      entry.anon += field("Pss_Anon");
+      entry.file += field("Pss_File");
     } catch {
       // Exited meanwhile.
     }
@@ -113,9 +120,17 @@ async function launches(rows) {
     }
     for (const app of apps) {
       const r = results[app.name];
-      rows.push([`launch to an interactive input: ${app.name}`, `${median(r.map((x) => x.launchMs)).toFixed(0)} ms`, `median of ${RUNS}`]);
-      const split = Object.entries(r[r.length - 1].each).map(([n, m]) => `${n} ${m.toFixed(0)}`).join(", ");
-      rows.push([`idle PSS 5 s after launch: ${app.name}`, `${median(r.map((x) => x.pss)).toFixed(1)} MiB`, `last run, MiB: ${split}`]);
+      const launch = r.map((x) => x.launchMs);
+      rows.push([`launch to an interactive input: ${app.name}`, `${median(launch).toFixed(0)} ms`, `median of ${RUNS}, range ${range(launch)} ms`]);
+      const pss = r.map((x) => x.pss);
+      const split = Object.entries(r[r.length - 1].each)
+        .map(([n, m]) => `${n} ${m.pss.toFixed(0)} (anon ${m.anon.toFixed(0)}, file ${m.file.toFixed(0)})`)
+        .join(", ");
+      rows.push([
+        `idle PSS 5 s after launch: ${app.name}`,
+        `${median(pss).toFixed(1)} MiB`,
+        `median of ${RUNS}, range ${range(pss, 1)}; last run by process, MiB: ${split}`,
+      ]);
     }
     const [a, b] = apps.map((app) => results[app.name]);
     rows.push(["idle PSS ratio Bridle / blank", (median(a.map((x) => x.pss)) / median(b.map((x) => x.pss))).toFixed(2), "goal ≤ 1.10"]);
@@ -130,6 +145,10 @@ const SCROLL = `
   const [selector, step, downwards, maxFrames, done] = arguments;
   const el = document.querySelector(selector);
   const frames = [];
+  // WebKitGTK has no Long Tasks API (checked here, not assumed): frames over 50 ms stand in.
+  const longTasks = PerformanceObserver.supportedEntryTypes?.includes('longtask') ? [] : null;
+  const observer = longTasks && new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
+  observer?.observe({ type: 'longtask' });
   let last = performance.now();
   el.scrollTop = downwards ? 0 : el.scrollHeight;
   const tick = () => {
@@ -139,7 +158,10 @@ const SCROLL = `
     const before = el.scrollTop;
     el.scrollTop = before + (downwards ? step : -step);
     const atEnd = downwards ? el.scrollTop + el.clientHeight >= el.scrollHeight - 1 : el.scrollTop <= 0;
-    if (atEnd || frames.length >= maxFrames) done({ frames: frames.slice(1), rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message]').length });
+    if (atEnd || frames.length >= maxFrames) {
+      observer?.disconnect();
+      done({ frames: frames.slice(1), longTasks, rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message]').length });
+    }
     else requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -150,7 +172,8 @@ function frameRow(rows, what, result) {
   rows.push([
     what,
     `max ${Math.max(...f).toFixed(0)} ms`,
-    `p95 ${pct(f, 95).toFixed(0)} ms, ${f.filter((x) => x > 50).length} of ${f.length} frames over 50 ms, ${result.rows} rows in the DOM at the end`,
+    `p95 ${pct(f, 95).toFixed(0)} ms, ${f.filter((x) => x > 50).length} of ${f.length} frames over 50 ms, ${result.rows} rows in the DOM at the end; ` +
+      (result.longTasks ? `${result.longTasks.length} long tasks` : "no Long Tasks API in this WebKit"),
   ]);
 }
 
@@ -163,23 +186,44 @@ async function bigSessions(rows) {
     await waitFor(() => session.find("[data-testid=chat-input]"), "the chat input", 30000);
     const click = async (css) => (await waitFor(() => session.find(css), css, 30000)).click();
 
+    // What a frame takes here with nothing to do: the floor under the scroll figures below.
+    const idle = await executeAsync(session, `
+      const done = arguments[0];
+      const frames = [];
+      let last = performance.now();
+      const tick = () => {
+        const now = performance.now();
+        frames.push(now - last);
+        last = now;
+        if (frames.length > 120) done(frames.slice(1));
+        else requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);`);
+    rows.push(["frame interval with nothing happening (Bridle, 120 frames)", `median ${median(idle).toFixed(1)} ms`, `p95 ${pct(idle, 95).toFixed(1)} ms, max ${Math.max(...idle).toFixed(1)} ms: Xvfb, no GPU`]);
+
     // 2. Open the 5,000-message session from Sessions: click to its last message on screen.
     await click("[data-testid=nav-sessions]");
-    await waitFor(() => session.find(`[data-session-id="${ids.long}"] .session-open`), "the long session listed", 30000);
+    const item = (id) => `[data-testid=session-item][data-session-id="${id}"] .session-open`;
+    await waitFor(() => session.find(item(ids.long)), "the long session listed", 30000);
     const openMs = await executeAsync(session, `
-      const [id, done] = arguments;
+      const [css, done] = arguments;
       const t0 = performance.now();
-      document.querySelector('[data-session-id="' + id + '"] .session-open').click();
+      document.querySelector(css).click();
       const check = () => {
         const msgs = document.querySelectorAll('[data-testid=message]');
         const last = msgs[msgs.length - 1];
         if (last && last.textContent.includes('Step 2499') && last.getBoundingClientRect().height > 0) done(performance.now() - t0);
         else requestAnimationFrame(check);
       };
-      requestAnimationFrame(check);`, [ids.long]);
+      requestAnimationFrame(check);`, [item(ids.long)]);
     rows.push(["open a 5,000-message session (click to the last message shown)", `${openMs.toFixed(0)} ms`, "goal < 500 ms"]);
     await sleep(1000);
+    // A fling through all of it (about 10 new messages a frame), then a steadier 100 px a frame
+    // (about 10 s, a new message every frame or two) from the bottom again.
     frameRow(rows, "scroll the 5,000-message session, bottom to top (1,500 px a frame)", await executeAsync(session, SCROLL, [".message-list", 1500, false, 1000]));
+    await session.execute("const el = document.querySelector('.message-list'); el.scrollTop = el.scrollHeight;");
+    await sleep(1000);
+    frameRow(rows, "scroll the 5,000-message session up, 600 frames of 100 px", await executeAsync(session, SCROLL, [".message-list", 100, false, 600]));
     writeFileSync(join(outDir(), "bench-long-session.png"), Buffer.from(await session.cmd("GET", "/screenshot"), "base64"));
 
     // 4. The Audit view over the session's 100,000 rows.
@@ -198,7 +242,7 @@ async function bigSessions(rows) {
 
     // 3. A 10,000-line diff: open its session, then time Changes.
     await click("[data-testid=nav-sessions]");
-    await click(`[data-session-id="${ids.diff}"] .session-open`);
+    await click(item(ids.diff));
     await waitFor(async () => {
       const chat = await session.find("[data-testid=nav-chat][aria-current=page]");
       return chat && (await session.findAll(".chat [data-testid=message]")).length >= 2;
@@ -224,10 +268,26 @@ async function bigSessions(rows) {
 }
 
 const rows = [];
+/** How busy the whole machine is over `ms`, as a share of all its cores (from /proc/stat). */
+async function cpuBusy(ms) {
+  const read = () => readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const a = read();
+  await sleep(ms);
+  const d = read().map((x, i) => x - a[i]);
+  const total = d.reduce((x, y) => x + y, 0);
+  return `${(100 * (1 - (d[3] + d[4]) / total)).toFixed(0)}%`;
+}
+const busyBefore = await cpuBusy(3000);
 try {
   if (process.env.BENCH_SKIP_LAUNCH !== "1") await launches(rows);
   await bigSessions(rows);
 } finally {
+  rows.push(["built from", process.env.BENCH_TREE ?? "unknown", "release builds of both apps"]);
+  rows.push([
+    "CPU busy over 3 s before the first launch / after the last measure",
+    `${busyBefore} / ${await cpuBusy(3000)}`,
+    `of all ${cpus().length} cores; other work on the machine skews every figure`,
+  ]);
   const width = Math.max(...rows.map((r) => r[0].length), 10);
   const lines = [`| ${"measure".padEnd(width)} | value | notes |`, `|${"-".repeat(width + 2)}|---|---|`];
   for (const [what, value, notes] of rows) lines.push(`| ${what.padEnd(width)} | ${value} | ${notes} |`);
