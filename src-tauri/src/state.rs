@@ -227,10 +227,7 @@ impl AppState {
     pub async fn session_delete(&self, session_id: String) -> Result<SessionSummary, ErrorInfo> {
         let open = self.summary().await.ok();
         if open.as_ref().is_some_and(|s| s.session_id == session_id) {
-            if let Some(live) = self.0.live.lock().await.take() {
-                live.engine.shutdown().await;
-                live.mcp.shutdown().await;
-            }
+            self.close().await;
         }
         let (store, data_dir) = (self.0.store.clone(), self.wiring().data_dir);
         blocking("session_delete_failed", move || {

@@ -42,8 +42,6 @@ export interface Session {
   commands: SessionCommands;
 }
 
-const describe = describeError;
-
 export function useSession(): Session {
   const [state, dispatch] = useReducer(apply, initialState);
   const [info, setInfo] = useState<SessionSummary | null>(null);
@@ -86,7 +84,7 @@ export function useSession(): Session {
         dispatch({ type: "sessionLoaded", info: summary });
       } catch (err) {
         if (cancelled) return;
-        const message = `Cannot reach the Bridle engine: ${describe(err)}`;
+        const message = `Cannot reach the Bridle engine: ${describeError(err)}`;
         setConnection("unreachable");
         dispatch({ type: "bridgeFailed", code: "engine_unreachable", message, retryable: false });
         return;
@@ -101,7 +99,7 @@ export function useSession(): Session {
       } catch (err) {
         if (cancelled) return;
         release(0);
-        const message = `Could not load the stored session: ${describe(err)}`;
+        const message = `Could not load the stored session: ${describeError(err)}`;
         dispatch({ type: "bridgeFailed", code: "session_snapshot_failed", message, retryable: true });
       }
       try {
@@ -109,7 +107,7 @@ export function useSession(): Session {
         if (!cancelled) dispatch({ type: "pendingLoaded", requests: pending });
       } catch (err) {
         if (cancelled) return;
-        const message = `Could not load the approval requests waiting from before: ${describe(err)}`;
+        const message = `Could not load the approval requests waiting from before: ${describeError(err)}`;
         dispatch({ type: "bridgeFailed", code: "pending_approvals_failed", message, retryable: true });
       }
     })();
@@ -156,7 +154,7 @@ function submitOrReport(op: Op, dispatch: (action: Action) => void): void {
     dispatch({
       type: "bridgeFailed",
       code: "submit_failed",
-      message: `Could not send to the engine: ${describe(err)}`,
+      message: `Could not send to the engine: ${describeError(err)}`,
       retryable: true,
     }),
   );

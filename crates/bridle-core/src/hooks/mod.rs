@@ -256,9 +256,7 @@ impl Hooks {
             Ok(Ok(out)) => Ok((out.status.code(), text(&out.stdout), text(&out.stderr))),
             Ok(Err(e)) => Err(format!("the hook `{}` failed: {e}", hook.command)),
             Err(_) => {
-                if let Some(pid) = pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
-                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-                }
+                crate::tools::kill_group(pid);
                 Err(format!("the hook `{}` did not finish within {} s", hook.command, hook.timeout.as_secs()))
             }
         }

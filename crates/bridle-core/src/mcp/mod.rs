@@ -25,6 +25,8 @@ use rmcp::{RoleClient, ServiceExt};
 use serde::{Deserialize, Serialize};
 use tokio::io::AsyncBufReadExt;
 
+use crate::tools::kill_group;
+
 pub use names::tool_name;
 pub use tool::McpTool;
 
@@ -152,6 +154,17 @@ impl McpHub {
     /// Closes every server: stdio ones' whole process groups go, and this returns once their
     /// leaders are gone (at most a second), so no server outlives the front end.
     pub async fn shutdown(mut self) {
+        let leaders = self.stop_all();
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        while leaders.iter().any(|pid| alive(*pid)) && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl McpHub {
+    /// Cancels every client and kills every stdio server's group; returns the groups' leaders.
+    fn stop_all(&mut self) -> Vec<u32> {
         let mut leaders = Vec::new();
         for server in &mut self.servers {
             if let Some(client) = server.client.take() {
@@ -160,21 +173,13 @@ impl McpHub {
             leaders.extend(server.group);
             kill_group(server.group.take());
         }
-        let deadline = std::time::Instant::now() + Duration::from_secs(1);
-        while leaders.iter().any(|pid| alive(*pid)) && std::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        leaders
     }
 }
 
 impl Drop for McpHub {
     fn drop(&mut self) {
-        for server in &mut self.servers {
-            if let Some(client) = server.client.take() {
-                client.cancellation_token().cancel();
-            }
-            kill_group(server.group.take());
-        }
+        self.stop_all();
     }
 }
 
@@ -183,12 +188,6 @@ fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => !stat.rsplit(") ").next().is_some_and(|rest| rest.starts_with('Z')),
         Err(_) => false,
-    }
-}
-
-fn kill_group(group: Option<u32>) {
-    if let Some(pid) = group.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
 }
 

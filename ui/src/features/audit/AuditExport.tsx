@@ -1,6 +1,7 @@
 // The Export button: writes the whole log as JSONL in the data dir and says where.
 import { useState } from "react";
 import { auditExport } from "../../api/engine";
+import { describeError } from "../../api/errors";
 
 type ExportState = { phase: "idle" } | { phase: "busy" } | { phase: "done"; path: string } | { phase: "failed"; message: string };
 
@@ -10,7 +11,7 @@ export function AuditExport() {
     setState({ phase: "busy" });
     auditExport().then(
       (path) => setState({ phase: "done", path }),
-      (err: unknown) => setState({ phase: "failed", message: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => setState({ phase: "failed", message: describeError(err) }),
     );
   };
   return (

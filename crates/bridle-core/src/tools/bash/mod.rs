@@ -25,6 +25,7 @@ use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
 use crate::shell_sandbox::{Launch, SandboxKind};
 
 pub use env::scrubbed_environment;
+pub use processes::kill_group;
 use processes::ProcessGroup;
 
 /// Longest timeout a call may ask for.

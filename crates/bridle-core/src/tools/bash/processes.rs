@@ -26,6 +26,14 @@ pub fn become_subreaper() {
     });
 }
 
+/// Kills the process group `leader` leads (a hook or an MCP server started with
+/// `process_group(0)`): the leader and everything it started that stayed in the group.
+pub fn kill_group(leader: Option<u32>) {
+    if let Some(pgid) = leader.and_then(|p| i32::try_from(p).ok()).and_then(Pid::from_raw) {
+        let _ = kill_process_group(pgid, Signal::KILL);
+    }
+}
+
 /// A running command's processes; dropping it kills them all.
 pub struct ProcessGroup {
     pgid: Option<Pid>,
