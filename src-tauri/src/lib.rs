@@ -16,8 +16,8 @@ mod state;
 use std::sync::Arc;
 
 use bridle_protocol::{
-    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, Event, ModelInfo, Op, ProviderSettings, RuleMeaning,
-    SequencedEvent, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
+    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, Event, McpServerSettings, McpServerStatus, ModelInfo, Op,
+    ProviderSettings, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
 };
 use tauri::{AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder};
 use tauri_plugin_notification::NotificationExt;
@@ -26,6 +26,8 @@ use state::AppState;
 
 /// The Tauri event name the window listens on.
 pub const ENGINE_EVENT: &str = "engine-event";
+/// The event the open session's MCP servers' list is sent on, after every change.
+pub const MCP_STATUS: &str = "mcp-status";
 
 type Answer<T> = Result<T, ErrorInfo>;
 
@@ -118,6 +120,26 @@ fn rules_explain(list: String, patterns: Vec<String>) -> Answer<Vec<RuleMeaning>
     state::rules_explain(&list, &patterns)
 }
 
+#[tauri::command]
+async fn mcp_status(start: State<'_, Starting>) -> Answer<Vec<McpServerStatus>> {
+    start.get().await?.mcp_status().await
+}
+
+#[tauri::command]
+async fn mcp_restart(start: State<'_, Starting>, name: String) -> Answer<Vec<McpServerStatus>> {
+    start.get().await?.mcp_restart(name).await
+}
+
+#[tauri::command]
+async fn mcp_save(start: State<'_, Starting>, server: McpServerSettings, previous: Option<String>) -> Answer<Settings> {
+    start.get().await?.mcp_save(server, previous).await
+}
+
+#[tauri::command]
+async fn mcp_remove(start: State<'_, Starting>, name: String) -> Answer<Settings> {
+    start.get().await?.mcp_remove(name).await
+}
+
 /// Only the app's own pages may load in the window; model-controlled text can never navigate
 /// it elsewhere.
 fn is_app_url(url: &tauri::Url) -> bool {
@@ -126,7 +148,16 @@ fn is_app_url(url: &tauri::Url) -> bool {
 
 /// Sends one event to the window; an approval request while the window is not focused also
 /// becomes a native notification (the nav badge counts it either way).
-fn deliver(app: &AppHandle, event: SequencedEvent) {
+fn deliver(app: &AppHandle, outgoing: state::Outgoing) {
+    let event = match outgoing {
+        state::Outgoing::Engine(event) => *event,
+        state::Outgoing::Mcp(servers) => {
+            if let Err(e) = app.emit(MCP_STATUS, &servers) {
+                tracing::error!("cannot forward the MCP servers' status: {e}");
+            }
+            return;
+        }
+    };
     if let Event::ApprovalRequested { request, .. } = &event.event {
         let focused = app.get_webview_window("main").and_then(|w| w.is_focused().ok()).unwrap_or(false);
         if !focused {
@@ -194,7 +225,11 @@ pub fn run() -> anyhow::Result<()> {
             settings_get,
             settings_save,
             models_list,
-            rules_explain
+            rules_explain,
+            mcp_status,
+            mcp_restart,
+            mcp_save,
+            mcp_remove
         ])
         .build(tauri::generate_context!())?
         .run(|app, event| {

@@ -5,7 +5,10 @@
 //! is reopened (its requests can still be answered and its turn resumes); otherwise a new
 //! session starts. Switching closes the open session's engine first ([`Engine::shutdown`]: a
 //! running turn is interrupted and its history kept), so one session is never run by two
-//! engines. Each engine's events are forwarded numbered (`seq`) by a task of its own.
+//! engines. Each engine's events are forwarded numbered (`seq`) by a task of its own, and every
+//! change of the session's MCP servers is forwarded as their whole list. The MCP servers belong
+//! to the open session (they start in its workspace); they can be restarted, added, edited and
+//! removed while it runs, and the session offers their tools as they stand from its next turn.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,24 +18,33 @@ use bridle_core::clock::{Clock, SystemClock};
 use bridle_core::config::settings::{self, SaveError};
 use bridle_core::config::RuleList;
 use bridle_core::engine::{Engine, EngineDeps, SessionSpec};
+use bridle_core::mcp::McpHub;
 use bridle_core::provider::{self, ModelProvider};
 use bridle_core::store::Store;
 use bridle_core::wiring::{Flags, Wiring};
 use bridle_protocol::{
-    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, Event, ModelInfo, ProviderSettings, RuleMeaning, SessionInfo,
-    SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
+    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, Event, McpServerSettings, McpServerStatus, ModelInfo,
+    ProviderSettings, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
 };
 use tokio::sync::mpsc::Receiver;
 use tokio::sync::Mutex;
 
-/// What the window receives: each event of the open session, with its `seq`.
-pub type Forward = Arc<dyn Fn(bridle_protocol::SequencedEvent) + Send + Sync>;
+/// What the shell sends the window.
+pub enum Outgoing {
+    /// An event of the open session, with its `seq`.
+    Engine(Box<bridle_protocol::SequencedEvent>),
+    /// The open session's MCP servers, after any change of their states.
+    Mcp(Vec<McpServerStatus>),
+}
+
+/// Delivers what the shell sends the window.
+pub type Forward = Arc<dyn Fn(Outgoing) + Send + Sync>;
 
 /// The session the window shows, with its MCP servers.
 struct Live {
     engine: Engine,
     summary: SessionSummary,
-    mcp: bridle_core::mcp::McpHub,
+    mcp: Arc<McpHub>,
 }
 
 struct Inner {
@@ -109,7 +121,9 @@ impl AppState {
 
     /// Starts an engine for `spec` and forwards its events.
     async fn spawn(&self, spec: SessionSpec, workspace: PathBuf) -> anyhow::Result<Live> {
-        let wiring = self.wiring();
+        // The session's workspace, for its MCP servers too.
+        let mut wiring = self.wiring();
+        wiring.workspace = workspace.clone();
         let provider: Arc<dyn ModelProvider> = match &wiring.config.provider {
             Some(p) => {
                 let p = p.clone();
@@ -122,7 +136,8 @@ impl AppState {
         let mcp = wiring.mcp().await;
         let deps = EngineDeps {
             provider,
-            tools: Arc::new(mcp.registry()?),
+            tools: Arc::new(bridle_core::tools::builtin_registry()?),
+            mcp: Some(mcp.clone()),
             store: self.0.store.clone(),
             clock: Arc::new(SystemClock),
             audit: wiring.audit()?,
@@ -147,6 +162,7 @@ impl AppState {
                 .collect(),
         };
         forward(events, self.0.forward.clone());
+        forward_mcp(&mcp, self.0.forward.clone());
         Ok(Live { engine, summary, mcp })
     }
 
@@ -302,6 +318,56 @@ impl AppState {
     }
 }
 
+impl AppState {
+    async fn hub(&self) -> Result<Arc<McpHub>, ErrorInfo> {
+        match &*self.0.live.lock().await {
+            Some(live) => Ok(live.mcp.clone()),
+            None => Err(failure("no_session", "no session is open")),
+        }
+    }
+
+    /// The open session's MCP servers.
+    pub async fn mcp_status(&self) -> Result<Vec<McpServerStatus>, ErrorInfo> {
+        Ok(self.hub().await?.reports())
+    }
+
+    /// Restarts one MCP server; answers once it is ready or has failed.
+    pub async fn mcp_restart(&self, name: String) -> Result<Vec<McpServerStatus>, ErrorInfo> {
+        let hub = self.hub().await?;
+        hub.restart(&name).await.map_err(|e| failure("mcp_unknown_server", e))?;
+        Ok(hub.reports())
+    }
+
+    /// Adds or edits one MCP server in the config, then brings the running servers to it.
+    pub async fn mcp_save(&self, server: McpServerSettings, previous: Option<String>) -> Result<Settings, ErrorInfo> {
+        let config_file = self.wiring().config_file;
+        self.edit_mcp(move || settings::save_mcp_server(&config_file, &server, previous.as_deref())).await
+    }
+
+    /// Removes one MCP server from the config and stops it.
+    pub async fn mcp_remove(&self, name: String) -> Result<Settings, ErrorInfo> {
+        let config_file = self.wiring().config_file;
+        self.edit_mcp(move || settings::remove_mcp_server(&config_file, &name)).await
+    }
+
+    /// Applies one edit of the config's MCP servers, keeps the config it leaves for later
+    /// sessions, and restarts only the servers it changed; the session goes on.
+    async fn edit_mcp(
+        &self,
+        edit: impl FnOnce() -> Result<bridle_core::config::Config, SaveError> + Send + 'static,
+    ) -> Result<Settings, ErrorInfo> {
+        let config = tokio::task::spawn_blocking(edit).await.map_err(|e| failure("settings_save_failed", e))?;
+        let config = config.map_err(|e| match e {
+            SaveError::Invalid(_) => failure("settings_invalid", e),
+            _ => failure("settings_save_failed", e),
+        })?;
+        let servers = config.mcp.clone();
+        self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner).config.mcp = servers.clone();
+        self.hub().await?.reconfigure(&servers).await;
+        self.settings_get().await
+    }
+}
+
 /// What each pattern of a rule list means, for the rule editor.
 pub fn rules_explain(list: &str, patterns: &[String]) -> Result<Vec<RuleMeaning>, ErrorInfo> {
     let list = match list {
@@ -374,7 +440,23 @@ fn forward(mut events: Receiver<Event>, to: Forward) {
         let mut seq = 0;
         while let Some(event) = events.recv().await {
             seq += 1;
-            to(bridle_protocol::SequencedEvent { seq, event });
+            to(Outgoing::Engine(Box::new(bridle_protocol::SequencedEvent { seq, event })));
+        }
+    });
+}
+
+/// Forwards the MCP servers' list now and after every change, until the hub goes.
+fn forward_mcp(hub: &Arc<McpHub>, to: Forward) {
+    let (hub, mut changes) = (Arc::downgrade(hub), hub.subscribe());
+    tokio::spawn(async move {
+        loop {
+            match hub.upgrade() {
+                Some(hub) => to(Outgoing::Mcp(hub.reports())),
+                None => return,
+            }
+            if changes.changed().await.is_err() {
+                return;
+            }
         }
     });
 }

@@ -33,7 +33,7 @@ pub async fn start(
     provider_args: &ProviderArgs,
     drive: &DriveArgs,
     spec: SessionSpec,
-) -> anyhow::Result<(Engine, Receiver<Event>, AuditSink, McpHub)> {
+) -> anyhow::Result<(Engine, Receiver<Event>, AuditSink, Arc<McpHub>)> {
     if let Some(n) = drive.max_steps {
         setup.config.limits.max_steps = n;
     }
@@ -43,7 +43,8 @@ pub async fn start(
     let hub = setup.mcp().await;
     let deps = EngineDeps {
         provider: setup.provider(&provider_config)?,
-        tools: Arc::new(hub.registry()?),
+        tools: Arc::new(bridle_core::tools::builtin_registry()?),
+        mcp: Some(hub.clone()),
         store: setup.store()?,
         clock: Arc::new(SystemClock),
         audit: audit.clone(),

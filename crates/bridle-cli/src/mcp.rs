@@ -19,7 +19,7 @@ pub async fn mcp(global: &Global, args: &McpArgs) -> anyhow::Result<u8> {
         eprintln!("no MCP servers are configured ([mcp.servers.NAME] in the config)");
     }
     for r in &reports {
-        println!("{}  {}  {} tools", safe(&r.name), r.status, r.tools.len());
+        println!("{}  {}  {} tools", safe(&r.name), r.status.as_str(), r.tools.len());
         if let Some(error) = &r.error {
             println!("    {}", safe(error));
         }

@@ -74,6 +74,7 @@ async fn one_turn_with(provider: Arc<dyn ModelProvider>, dir: &std::path::Path, 
     let deps = EngineDeps {
         provider,
         tools: Arc::new(builtin_registry().unwrap()),
+        mcp: None,
         store,
         clock: Arc::new(SystemClock),
         // The real writer: its cost is part of a turn's.

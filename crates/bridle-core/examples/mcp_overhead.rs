@@ -43,7 +43,7 @@ async fn main() {
     let started = Instant::now();
     let hub = McpHub::start(&four, dir.path(), env()).await;
     let parallel = started.elapsed();
-    assert!(hub.reports().iter().all(|r| r.status == "ready"));
+    assert!(hub.reports().iter().all(|r| r.status == bridle_protocol::McpStatus::Ready));
     hub.shutdown().await;
     let started = Instant::now();
     for name in ["a", "b", "c", "d"] {

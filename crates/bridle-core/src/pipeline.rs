@@ -87,6 +87,11 @@ impl CallPipeline {
         Self { hooks, ..self }
     }
 
+    /// The same pipeline offering `registry` instead (the session's MCP tools changed).
+    pub fn with_registry(self, registry: Arc<ToolRegistry>) -> Self {
+        Self { registry, ..self }
+    }
+
     /// The workspace.
     pub fn workspace(&self) -> &Arc<Workspace> {
         &self.workspace
@@ -98,7 +103,7 @@ impl CallPipeline {
     }
 
     /// The registry.
-    pub fn registry(&self) -> &ToolRegistry {
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
         &self.registry
     }
 

@@ -149,7 +149,7 @@ impl Wiring {
 
     /// The config's MCP servers, started (in parallel, each within its start-up timeout) in the
     /// workspace with this process's environment, scrubbed.
-    pub async fn mcp(&self) -> crate::mcp::McpHub {
+    pub async fn mcp(&self) -> Arc<crate::mcp::McpHub> {
         let env: Vec<_> = std::env::vars_os().collect();
         crate::mcp::McpHub::start(&self.config.mcp, &self.workspace, env.into_iter()).await
     }

@@ -33,6 +33,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         InstructionFileInfo,
         LimitSettings,
         McpServerSettings,
+        McpServerStatus,
+        McpStatus,
         Mode,
         ModelInfo,
         ModelPrice,

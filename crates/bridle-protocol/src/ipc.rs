@@ -76,6 +76,15 @@ commands! {
     models_list(provider: ProviderSettings, api_key: Option<String>) -> Vec<ModelInfo>;
     /// What each rule of one list means, or why it is invalid.
     rules_explain(list: String, patterns: Vec<String>) -> Vec<RuleMeaning>;
+    /// The open session's MCP servers with their state and tools (then pushed as `mcp-status`).
+    mcp_status() -> Vec<McpServerStatus>;
+    /// Stops one MCP server and starts it again; answers once it is ready or has failed.
+    mcp_restart(name: String) -> Vec<McpServerStatus>;
+    /// Adds or edits one MCP server in the config (`previous` names the one being renamed or
+    /// edited) and starts it as it now stands; the others keep running.
+    mcp_save(server: McpServerSettings, previous: Option<String>) -> Settings;
+    /// Removes one MCP server from the config and stops it.
+    mcp_remove(name: String) -> Settings;
 }
 
 /// Adds the binding files `T` needs (itself and its type arguments), skipping built-ins.

@@ -89,16 +89,70 @@ pub struct Settings {
     pub mcp_servers: Vec<McpServerSettings>,
 }
 
-/// One configured MCP server.
+/// One configured MCP server, as the Settings view shows and edits it. Its `env` and `headers`
+/// may hold secrets: only their names travel, and an edit keeps their values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerSettings {
     /// Its name: its tools are `mcp__<name>__<tool>`.
     pub name: String,
-    /// The command line (stdio) or the URL (streamable HTTP).
-    pub target: String,
+    /// A stdio server's program (empty for a streamable-HTTP one).
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// A streamable-HTTP server's URL (empty for a stdio one).
+    pub url: String,
     /// Whether it starts with the session.
     pub enabled: bool,
+    /// Seconds it has to answer `initialize`.
+    pub startup_timeout_secs: u32,
+    /// The names of the variables the config adds to its environment (values not shown).
+    #[serde(default)]
+    pub env_names: Vec<String>,
+    /// The names of the headers sent to it (values not shown).
+    #[serde(default)]
+    pub header_names: Vec<String>,
+}
+
+/// Where a server stands in the running session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum McpStatus {
+    /// Starting (or restarting): its tools are not offered yet.
+    Starting,
+    /// Answered `initialize` and listed its tools: they are offered.
+    Ready,
+    /// Did not start, or stopped: see the error; its tools are not offered.
+    Failed,
+    /// Off in the config: not started.
+    Disabled,
+}
+
+impl McpStatus {
+    /// The name as the wire writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            McpStatus::Starting => "starting",
+            McpStatus::Ready => "ready",
+            McpStatus::Failed => "failed",
+            McpStatus::Disabled => "disabled",
+        }
+    }
+}
+
+/// One server of the running session, with its state and tools (`bridle mcp list --json`, the
+/// Settings view's live list, the shell's `mcp-status` event).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerStatus {
+    /// Its name in the config.
+    pub name: String,
+    /// Where it stands.
+    pub status: McpStatus,
+    /// Why it failed or stopped, with the end of its stderr.
+    pub error: Option<String>,
+    /// Its tools as the model sees them (`mcp__<server>__<tool>`).
+    pub tools: Vec<String>,
 }
 
 /// What the Settings view saves. The key, when given, goes to the OS keychain only.

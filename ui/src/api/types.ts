@@ -33,3 +33,5 @@ export type { PlanItem } from "./bindings/PlanItem";
 export type { PlanStatus } from "./bindings/PlanStatus";
 export type { InstructionFileInfo } from "./bindings/InstructionFileInfo";
 export type { McpServerSettings } from "./bindings/McpServerSettings";
+export type { McpServerStatus } from "./bindings/McpServerStatus";
+export type { McpStatus } from "./bindings/McpStatus";

@@ -8,6 +8,8 @@ import type {
   AuditEvent,
   AuditQuery,
   Event,
+  McpServerSettings,
+  McpServerStatus,
   ModelInfo,
   Op,
   ProviderSettings,
@@ -65,8 +67,21 @@ export const SETTINGS: Settings = {
   mcpServers: [],
 };
 
+/** A configured MCP server as the Settings view gets it (fields to override). */
+export const MCP_SERVER: McpServerSettings = {
+  name: "",
+  command: "",
+  args: [],
+  url: "",
+  enabled: true,
+  startupTimeoutSecs: 10,
+  envNames: [],
+  headerNames: [],
+};
+
 export const fakeEngine = {
   listener: null as ((e: SequencedEvent) => void) | null,
+  mcpListener: null as ((servers: McpServerStatus[]) => void) | null,
   seq: 0,
   submit: vi.fn(async (_op: Op) => {}),
   sessionInfo: vi.fn(async (): Promise<SessionSummary> => SUMMARY),
@@ -84,6 +99,10 @@ export const fakeEngine = {
   sessionOpen: vi.fn(async (_id: string): Promise<SessionSummary> => SUMMARY),
   sessionNew: vi.fn(async (): Promise<SessionSummary> => SUMMARY),
   sessionDelete: vi.fn(async (_id: string): Promise<SessionSummary> => SUMMARY),
+  mcpStatus: vi.fn(async (): Promise<McpServerStatus[]> => []),
+  mcpRestart: vi.fn(async (_name: string): Promise<McpServerStatus[]> => []),
+  mcpSave: vi.fn(async (_server: McpServerSettings, _previous: string | null): Promise<Settings> => SETTINGS),
+  mcpRemove: vi.fn(async (_name: string): Promise<Settings> => SETTINGS),
 };
 
 export const engineModule = {
@@ -101,6 +120,16 @@ export const engineModule = {
   sessionOpen: (id: string) => fakeEngine.sessionOpen(id),
   sessionNew: () => fakeEngine.sessionNew(),
   sessionDelete: (id: string) => fakeEngine.sessionDelete(id),
+  mcpStatus: () => fakeEngine.mcpStatus(),
+  mcpRestart: (name: string) => fakeEngine.mcpRestart(name),
+  mcpSave: (server: McpServerSettings, previous: string | null) => fakeEngine.mcpSave(server, previous),
+  mcpRemove: (name: string) => fakeEngine.mcpRemove(name),
+  onMcpStatus: async (cb: (servers: McpServerStatus[]) => void) => {
+    fakeEngine.mcpListener = cb;
+    return () => {
+      if (fakeEngine.mcpListener === cb) fakeEngine.mcpListener = null;
+    };
+  },
   onEngineEvent: async (cb: (e: SequencedEvent) => void) => {
     fakeEngine.listener = cb;
     return () => {
@@ -112,6 +141,11 @@ export const engineModule = {
 /** Delivers engine events to the window, as the shell would. */
 export function emit(...events: Event[]): void {
   act(() => events.forEach((e) => fakeEngine.listener?.({ ...e, seq: ++fakeEngine.seq })));
+}
+
+/** Sends the MCP servers' list to the window, as the shell would after a change. */
+export function emitMcp(servers: McpServerStatus[]): void {
+  act(() => fakeEngine.mcpListener?.(servers));
 }
 
 /** A request for `tool` with overridable fields. */

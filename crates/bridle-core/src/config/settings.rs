@@ -82,15 +82,13 @@ pub fn read(wiring: &Wiring) -> Settings {
             .iter()
             .map(|(name, server)| McpServerSettings {
                 name: name.clone(),
-                target: match (&server.command, &server.url) {
-                    (Some(command), _) => std::iter::once(command.as_str())
-                        .chain(server.args.iter().map(String::as_str))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    (None, Some(url)) => url.clone(),
-                    (None, None) => String::new(),
-                },
+                command: server.command.clone().unwrap_or_default(),
+                args: server.args.clone(),
+                url: server.url.clone().unwrap_or_default(),
                 enabled: server.enabled,
+                startup_timeout_secs: u32::try_from(server.startup_timeout_secs).unwrap_or(u32::MAX),
+                env_names: server.env.keys().cloned().collect(),
+                header_names: server.headers.keys().cloned().collect(),
             })
             .collect(),
     }
@@ -123,6 +121,140 @@ pub fn save(config_file: &Path, form: &SettingsUpdate) -> Result<Config, SaveErr
     if provider.model.is_empty() {
         return Err(SaveError::Invalid("choose a model (\"List models\" asks the server)".into()));
     }
+    let config = edit(config_file, |doc| {
+        set(doc.as_table_mut(), "mode", form.mode.as_str());
+        {
+            let table = table(doc, "provider")?;
+            set(table, "kind", provider.kind.as_str());
+            set(table, "base_url", provider.base_url.as_str());
+            set(table, "model", provider.model.as_str());
+            match provider.context_window {
+                Some(window) => set(table, "context_window", window_value(window)?),
+                None => {
+                    table.remove("context_window");
+                }
+            }
+        }
+        {
+            let table = table(doc, "rules")?;
+            set_list(table, "allow", &form.rules.allow);
+            set_list(table, "ask", &form.rules.ask);
+            set_list(table, "deny", &form.rules.deny);
+        }
+        set(table(doc, "sandbox")?, "network", form.sandbox_network);
+        let limits = &form.limits;
+        let table = table(doc, "limits")?;
+        set(table, "max_steps", i64::from(limits.max_steps));
+        set(table, "tool_timeout_secs", window_value(limits.tool_timeout_secs)?);
+        set(table, "approval_timeout_secs", window_value(limits.approval_timeout_secs)?);
+        set(table, "max_retries", i64::from(limits.max_retries));
+        Ok(())
+    })?;
+    if let Some(key) = form.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        secrets::set(provider.kind, &provider.base_url, key)?;
+    }
+    Ok(config)
+}
+
+/// Adds `server` to the config, or edits the server named `previous` (renaming it when the name
+/// changed): its command or URL, arguments, switch and start-up timeout. Its `env` and `headers`
+/// (which may hold secrets the form never sees) are kept as written.
+pub fn save_mcp_server(
+    config_file: &Path,
+    server: &McpServerSettings,
+    previous: Option<&str>,
+) -> Result<Config, SaveError> {
+    let name = server.name.trim();
+    let valid_name = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !valid_name {
+        return Err(SaveError::Invalid(format!(
+            "`{name}` cannot name a server: use letters, digits, `_` and `-` (its tools are mcp__{name}__TOOL)"
+        )));
+    }
+    let (command, url) = (server.command.trim(), server.url.trim());
+    match (command.is_empty(), url.is_empty()) {
+        (true, true) => return Err(SaveError::Invalid("give a command (stdio) or a URL (streamable HTTP)".into())),
+        (false, false) => return Err(SaveError::Invalid("give a command or a URL, not both".into())),
+        (true, false) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+            return Err(SaveError::Invalid(format!("`{url}` is not an http(s) URL")))
+        }
+        _ => {}
+    }
+    if server.startup_timeout_secs == 0 {
+        return Err(SaveError::Invalid("the start-up timeout must be at least one second".into()));
+    }
+    edit(config_file, |doc| {
+        let servers = mcp_servers(doc)?;
+        let mut entry = match previous {
+            Some(old) => match servers.remove(old) {
+                Some(Item::Table(table)) => table,
+                Some(_) => return Err(SaveError::Invalid(format!("`mcp.servers.{old}` in the config is not a table"))),
+                None => return Err(SaveError::Invalid(format!("no MCP server is named `{old}`"))),
+            },
+            None => Table::new(),
+        };
+        if servers.contains_key(name) {
+            return Err(SaveError::Invalid(format!("an MCP server named `{name}` already exists")));
+        }
+        if command.is_empty() {
+            for key in ["command", "args", "env"] {
+                entry.remove(key);
+            }
+            set(&mut entry, "url", url);
+        } else {
+            for key in ["url", "headers"] {
+                entry.remove(key);
+            }
+            set(&mut entry, "command", command);
+            let args: Vec<String> = server.args.iter().filter(|a| !a.is_empty()).cloned().collect();
+            if args.is_empty() {
+                entry.remove("args");
+            } else {
+                let same = entry
+                    .get("args")
+                    .and_then(Item::as_array)
+                    .is_some_and(|old| old.iter().map(|v| v.as_str()).eq(args.iter().map(|a| Some(a.as_str()))));
+                if !same {
+                    set(&mut entry, "args", args.iter().collect::<Array>());
+                }
+            }
+        }
+        set(&mut entry, "enabled", server.enabled);
+        set(&mut entry, "startup_timeout_secs", i64::from(server.startup_timeout_secs));
+        servers.insert(name, Item::Table(entry));
+        Ok(())
+    })
+}
+
+/// Removes the server `name` from the config.
+pub fn remove_mcp_server(config_file: &Path, name: &str) -> Result<Config, SaveError> {
+    edit(config_file, |doc| match mcp_servers(doc)?.remove(name) {
+        Some(_) => Ok(()),
+        None => Err(SaveError::Invalid(format!("no MCP server is named `{name}`"))),
+    })
+}
+
+/// `[mcp.servers]`, created (as dotted headers only) when missing.
+fn mcp_servers(doc: &mut DocumentMut) -> Result<&mut Table, SaveError> {
+    let mcp = table(doc, "mcp")?;
+    if mcp.is_empty() {
+        mcp.set_implicit(true);
+    }
+    let servers = mcp.entry("servers").or_insert_with(|| {
+        let mut servers = Table::new();
+        servers.set_implicit(true);
+        Item::Table(servers)
+    });
+    servers.as_table_mut().ok_or_else(|| SaveError::Invalid("`mcp.servers` in the config is not a table".into()))
+}
+
+/// Reads the config file (none yet is an empty one), applies `change` to its document, checks the
+/// result loads exactly as a launch will load it, rules included, and only then replaces the
+/// file, atomically and with its permissions.
+fn edit(
+    config_file: &Path,
+    change: impl FnOnce(&mut DocumentMut) -> Result<(), SaveError>,
+) -> Result<Config, SaveError> {
     let shown = config_file.display().to_string();
     let (text, permissions) = match std::fs::read_to_string(config_file) {
         Ok(text) => (text, std::fs::metadata(config_file).ok().map(|m| m.permissions())),
@@ -132,44 +264,12 @@ pub fn save(config_file: &Path, form: &SettingsUpdate) -> Result<Config, SaveErr
     let mut doc: DocumentMut = text
         .parse()
         .map_err(|e: toml_edit::TomlError| ConfigError::Parse { path: shown.clone(), message: e.to_string() })?;
-    set(doc.as_table_mut(), "mode", form.mode.as_str());
-    {
-        let table = table(&mut doc, "provider")?;
-        set(table, "kind", provider.kind.as_str());
-        set(table, "base_url", provider.base_url.as_str());
-        set(table, "model", provider.model.as_str());
-        match provider.context_window {
-            Some(window) => set(table, "context_window", window_value(window)?),
-            None => {
-                table.remove("context_window");
-            }
-        }
-    }
-    {
-        let table = table(&mut doc, "rules")?;
-        set_list(table, "allow", &form.rules.allow);
-        set_list(table, "ask", &form.rules.ask);
-        set_list(table, "deny", &form.rules.deny);
-    }
-    set(table(&mut doc, "sandbox")?, "network", form.sandbox_network);
-    {
-        let limits = &form.limits;
-        let table = table(&mut doc, "limits")?;
-        set(table, "max_steps", i64::from(limits.max_steps));
-        set(table, "tool_timeout_secs", window_value(limits.tool_timeout_secs)?);
-        set(table, "approval_timeout_secs", window_value(limits.approval_timeout_secs)?);
-        set(table, "max_retries", i64::from(limits.max_retries));
-    }
+    change(&mut doc)?;
     let text = doc.to_string();
-    // The file must load exactly as a launch will load it, rules included, before it replaces
-    // the old one.
     let config = Config::parse(&text).map_err(SaveError::Invalid)?;
     crate::guard::Policy::from_config(&config).map_err(|e| SaveError::Invalid(e.to_string()))?;
     write_atomically(config_file, text.as_bytes(), permissions)
         .map_err(|source| ConfigError::Write { path: shown, source })?;
-    if let Some(key) = form.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-        secrets::set(provider.kind, &provider.base_url, key)?;
-    }
     Ok(config)
 }
 
@@ -287,5 +387,81 @@ mod tests {
             assert!(err.to_string().contains(expect), "{err}");
             assert_eq!(std::fs::read_to_string(&path).unwrap(), "mode = \"ask\"\n");
         }
+    }
+
+    fn server(name: &str, command: &str, url: &str) -> McpServerSettings {
+        McpServerSettings {
+            name: name.into(),
+            command: command.into(),
+            args: vec!["-y".into(), "server-everything".into()],
+            url: url.into(),
+            enabled: true,
+            startup_timeout_secs: 20,
+            env_names: vec![],
+            header_names: vec![],
+        }
+    }
+
+    #[test]
+    fn mcp_servers_are_added_edited_renamed_and_removed_keeping_their_secrets_and_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "mode = \"ask\"\n\n# the git server\n[mcp.servers.git]\ncommand = \"uvx\"\nargs = [\"mcp-server-git\"]\nenv = { GIT_TOKEN = \"s3cret\" }\n",
+        )
+        .unwrap();
+        let config = save_mcp_server(&path, &server("everything", "npx", ""), None).unwrap();
+        assert_eq!(config.mcp.servers["everything"].args, ["-y", "server-everything"]);
+        assert_eq!(config.mcp.servers["everything"].startup_timeout_secs, 20);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("[mcp.servers.everything]\ncommand = \"npx\""), "{text}");
+        assert!(!text.contains("[mcp]\n") && !text.contains("[mcp.servers]\n"), "{text}");
+
+        // Edit git: switched off, renamed; its env (a secret the form never saw) stays.
+        let mut git = server("repo", "uvx", "");
+        git.args = vec!["mcp-server-git".into()];
+        git.enabled = false;
+        let config = save_mcp_server(&path, &git, Some("git")).unwrap();
+        assert!(!config.mcp.servers.contains_key("git"));
+        let repo = &config.mcp.servers["repo"];
+        assert_eq!((repo.enabled, repo.env["GIT_TOKEN"].as_str()), (false, "s3cret"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("# the git server\n[mcp.servers.repo]"), "{text}");
+
+        // A stdio server becomes an HTTP one: no command or args left over.
+        let config =
+            save_mcp_server(&path, &server("everything", "", "http://127.0.0.1:3001/mcp"), Some("everything")).unwrap();
+        let everything = &config.mcp.servers["everything"];
+        assert_eq!((everything.command.as_deref(), everything.args.len()), (None, 0));
+
+        let config = remove_mcp_server(&path, "everything").unwrap();
+        assert_eq!(config.mcp.servers.keys().collect::<Vec<_>>(), ["repo"]);
+        assert_eq!(Config::load(&path).unwrap(), config);
+    }
+
+    #[test]
+    fn a_bad_mcp_server_form_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let before = "[mcp.servers.time]\ncommand = \"uvx\"\n";
+        std::fs::write(&path, before).unwrap();
+        let mut zero = server("t2", "uvx", "");
+        zero.startup_timeout_secs = 0;
+        let cases = [
+            (server("my server", "uvx", ""), None, "cannot name"),
+            (server("t2", "", ""), None, "command"),
+            (server("t2", "uvx", "http://x"), None, "not both"),
+            (server("t2", "", "ftp://x"), None, "http(s)"),
+            (server("time", "uvx", ""), None, "already exists"),
+            (server("t2", "uvx", ""), Some("nope"), "no MCP server"),
+            (zero, None, "at least one second"),
+        ];
+        for (form, previous, expect) in cases {
+            let err = save_mcp_server(&path, &form, previous).unwrap_err();
+            assert!(err.to_string().contains(expect), "{err}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        }
+        assert!(remove_mcp_server(&path, "nope").unwrap_err().to_string().contains("no MCP server"));
     }
 }

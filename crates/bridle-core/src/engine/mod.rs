@@ -171,8 +171,11 @@ impl EngineConfig {
 pub struct EngineDeps {
     /// The model.
     pub provider: Arc<dyn ModelProvider>,
-    /// The tools offered.
+    /// The tools offered (built-ins, or a test's own).
     pub tools: Arc<ToolRegistry>,
+    /// The user's MCP servers: their ready tools are offered on top of `tools`, and offered
+    /// anew between turns whenever the servers change (one stopped, restarted, added).
+    pub mcp: Option<Arc<crate::mcp::McpHub>>,
     /// The conversation store.
     pub store: Arc<Store>,
     /// The clock.
@@ -248,7 +251,8 @@ impl Engine {
         deps: EngineDeps,
         spec: SessionSpec,
     ) -> Result<(Engine, mpsc::Receiver<Event>), EngineError> {
-        let pipeline = config.pipeline(deps.tools.clone())?;
+        let (tools_seen, tools) = session::offered_tools(&deps);
+        let pipeline = config.pipeline(tools)?;
         let now = deps.clock.now_ms();
         let session_id = match &spec {
             SessionSpec::New => new_id(),
@@ -274,7 +278,8 @@ impl Engine {
             Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),
             _ => None,
         };
-        let session = Arc::new(Session::new(session_id.clone(), config, deps, pipeline, history, event_tx, lease));
+        let session =
+            Arc::new(Session::new(session_id.clone(), config, deps, (tools_seen, pipeline), history, event_tx, lease));
         let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
@@ -347,7 +352,9 @@ struct RunningTurn {
     turn_id: String,
 }
 
-fn start_turn(session: &Arc<Session>, start: turn::TurnStart) -> RunningTurn {
+/// Starts a turn, with the tools as the MCP servers stand now.
+async fn start_turn(session: &Arc<Session>, start: turn::TurnStart) -> RunningTurn {
+    session.refresh_tools().await;
     let cancel = CancellationToken::new();
     let turn_id = start.turn_id();
     let handle = tokio::spawn(turn::run_turn(session.clone(), turn_id.clone(), start, cancel.clone()));
@@ -422,7 +429,10 @@ async fn run_loop(
     // Before the first request: the window the server really serves (2 s at most).
     session.discover_window().await;
     let mut queue: VecDeque<String> = VecDeque::new();
-    let mut running: Option<RunningTurn> = suspended.map(|start| start_turn(&session, start));
+    let mut running: Option<RunningTurn> = match suspended {
+        Some(start) => Some(start_turn(&session, start).await),
+        None => None,
+    };
     let mut open = true;
     // A mode change asked for while a turn runs takes effect when it ends.
     let mut next_mode: Option<bridle_protocol::Mode> = None;
@@ -446,7 +456,7 @@ async fn run_loop(
                         }
                         queue.push_back(text);
                     }
-                    None => running = Some(start_turn(&session, turn::TurnStart::Message(text))),
+                    None => running = Some(start_turn(&session, turn::TurnStart::Message(text)).await),
                 },
                 Some(Op::Interrupt) => {
                     if let Some(turn) = &running {
@@ -490,7 +500,10 @@ async fn run_loop(
                 if let Some(mode) = next_mode.take() {
                     session.set_mode(mode).await;
                 }
-                running = queue.pop_front().map(|text| start_turn(&session, turn::TurnStart::Message(text)));
+                running = match queue.pop_front() {
+                    Some(text) => Some(start_turn(&session, turn::TurnStart::Message(text)).await),
+                    None => None,
+                };
             }
         }
         if !open && running.is_none() {

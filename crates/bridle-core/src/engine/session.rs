@@ -22,8 +22,11 @@ pub(crate) struct Session {
     pub id: String,
     pub config: EngineConfig,
     pub deps: EngineDeps,
-    /// Replaced whole when the mode changes (between turns); read through [`Session::pipeline`].
+    /// Replaced whole when the mode or the MCP servers change (between turns); read through
+    /// [`Session::pipeline`].
     pipeline: std::sync::RwLock<CallPipeline>,
+    /// The MCP hub's generation the offered tools were read at, and the servers ready then.
+    tools_seen: std::sync::Mutex<(u64, std::collections::BTreeSet<String>)>,
     pub usage: UsageMeter,
     pub approvals: ApprovalQueue,
     /// What the session read and changed: stale-write stamps and checkpoints.
@@ -50,7 +53,7 @@ impl Session {
         id: String,
         config: EngineConfig,
         deps: EngineDeps,
-        pipeline: CallPipeline,
+        (tools_seen, pipeline): (u64, CallPipeline),
         history: Vec<HistoryItem>,
         events: super::events::EventSender,
         lease: SessionLease,
@@ -78,11 +81,13 @@ impl Session {
             )
         };
         let pipeline = std::sync::RwLock::new(pipeline);
+        let ready = ready_servers(&deps);
         Self {
             id,
             config,
             deps,
             pipeline,
+            tools_seen: std::sync::Mutex::new((tools_seen, ready)),
             usage,
             approvals,
             files,
@@ -175,7 +180,7 @@ impl Session {
     /// only between turns, so no call straddles two pipelines.
     pub(crate) async fn set_mode(&self, mode: bridle_protocol::Mode) {
         let config = super::EngineConfig { mode, ..self.config.clone() };
-        let next = match config.pipeline(self.deps.tools.clone()) {
+        let next = match config.pipeline(self.pipeline().registry().clone()) {
             Ok(next) => next,
             Err(e) => {
                 return self
@@ -189,6 +194,32 @@ impl Session {
             r.status("mode_changed").payload(serde_json::json!({"mode": mode.as_str(), "sandbox": self.sandbox().0}))
         });
         self.announce_mode(mode).await;
+    }
+
+    /// Between turns: when the MCP servers changed since the tools were last offered, offers
+    /// them as they stand now. A server that was ready then and has stopped since is announced
+    /// with why, so the user knows where its tools went.
+    pub(crate) async fn refresh_tools(&self) {
+        let Some(hub) = &self.deps.mcp else { return };
+        if hub.generation() == self.tools_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).0 {
+            return;
+        }
+        let (generation, tools) = offered_tools(&self.deps);
+        let ready = ready_servers(&self.deps);
+        let was_ready = std::mem::replace(
+            &mut *self.tools_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
+            (generation, ready),
+        )
+        .1;
+        let next = self.pipeline().with_registry(tools);
+        *self.pipeline.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
+        for report in hub.reports() {
+            if report.status == bridle_protocol::McpStatus::Failed && was_ready.contains(&report.name) {
+                let why = report.error.unwrap_or_default();
+                let message = format!("The MCP server `{}` stopped ({why}); its tools are no longer offered. Restart it from Settings, or start a new session", report.name);
+                self.warn("mcp_server_stopped", message).await;
+            }
+        }
     }
 
     /// How `bash` runs in this session now, and why it is unconfined when it is.
@@ -494,4 +525,22 @@ impl Session {
             )
         }
     }
+}
+
+/// The tools a session offers: `deps.tools`, plus the MCP servers' ready tools, with the hub's
+/// generation they were read at.
+pub(crate) fn offered_tools(deps: &EngineDeps) -> (u64, Arc<crate::tools::ToolRegistry>) {
+    match &deps.mcp {
+        Some(hub) => {
+            let generation = hub.generation();
+            (generation, Arc::new(hub.extend(&deps.tools)))
+        }
+        None => (0, deps.tools.clone()),
+    }
+}
+
+/// The MCP servers ready now, by name.
+fn ready_servers(deps: &EngineDeps) -> std::collections::BTreeSet<String> {
+    let reports = deps.mcp.as_ref().map(|hub| hub.reports()).unwrap_or_default();
+    reports.into_iter().filter(|r| r.status == bridle_protocol::McpStatus::Ready).map(|r| r.name).collect()
 }

@@ -4,36 +4,35 @@
 //!
 //! Rules: a server that fails to start, or never answers `initialize`, is reported with its
 //! error and its stderr tail and holds up nobody; its tools are simply not there. A server that
-//! dies later makes its tools' calls fail with a clear error; the rest go on. Tool names are
-//! prefixed, so no server can shadow a built-in. What a server returns is marked as untrusted
-//! content. Stdio servers run in their own process group with the scrubbed environment (plus the
-//! `env` the config gives them) and the whole group is killed when the hub goes.
+//! dies later is reported the same way the moment its connection ends: its calls already made
+//! fail with a clear error, and its tools are no longer offered from the next turn on; the rest
+//! go on. A server can be restarted, and the config's servers changed, while a session runs (the
+//! hub's generation counts every change; sessions pick the new tools up between turns). Tool
+//! names are prefixed, so no server can shadow a built-in. What a server returns is marked as
+//! untrusted content. Stdio servers run in their own process group with the scrubbed environment
+//! (plus the `env` the config gives them) and the whole group is killed when the server stops or
+//! the hub goes.
 
 mod names;
+mod server;
 mod tool;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::Path;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use rmcp::service::RunningService;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use bridle_protocol::{McpServerStatus, McpStatus};
 use serde::{Deserialize, Serialize};
-use tokio::io::AsyncBufReadExt;
 
-use crate::tools::kill_group;
+use server::{Client, Server};
 
 pub use names::tool_name;
 pub use tool::McpTool;
 
 /// Default seconds a server has to answer `initialize`.
 pub const DEFAULT_STARTUP_SECS: u64 = 10;
-/// Bytes of a server's stderr kept for its error report.
-const STDERR_TAIL: usize = 2048;
 
 /// One server as the config writes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,101 +77,200 @@ pub struct McpConfig {
     pub servers: BTreeMap<String, McpServerConfig>,
 }
 
-/// A server's state, as `bridle mcp list` prints it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerReport {
-    /// Its name in the config.
-    pub name: String,
-    /// `ready`, `failed` or `disabled`.
-    pub status: &'static str,
-    /// Why it failed, with its stderr tail.
-    pub error: Option<String>,
-    /// Its tools as the model sees them (`mcp__<server>__<tool>`).
-    pub tools: Vec<String>,
+/// A configured server and where it stands.
+struct Slot {
+    config: McpServerConfig,
+    server: Server,
+    /// Counts this slot's starts: a watch reports only on the start it watches.
+    start: u64,
 }
 
-type Client = RunningService<RoleClient, ()>;
-
-/// A started (or failed) server.
-struct Server {
-    name: String,
-    status: &'static str,
-    error: Option<String>,
-    client: Option<Arc<Client>>,
-    tools: Vec<Arc<McpTool>>,
-    /// A stdio server's process group, killed with the hub.
-    group: Option<u32>,
+struct HubState {
+    slots: BTreeMap<String, Slot>,
+    starts: u64,
 }
 
-/// Every configured server of a session.
-#[derive(Default)]
+/// Every configured server of a session, shared by the front end and the engine.
 pub struct McpHub {
-    servers: Vec<Server>,
+    cwd: PathBuf,
+    env: Vec<(OsString, OsString)>,
+    state: Mutex<HubState>,
+    /// Counts changes of the servers' states and tools.
+    generation: tokio::sync::watch::Sender<u64>,
 }
 
 impl McpHub {
     /// Starts every enabled server in parallel, each within its start-up timeout; stdio ones in
     /// `cwd` with `env` (scrubbed here) plus their own `env`.
-    pub async fn start(config: &McpConfig, cwd: &Path, env: impl Iterator<Item = (OsString, OsString)>) -> McpHub {
-        let env = crate::tools::scrubbed_environment(env);
-        let starts = config.servers.iter().map(|(name, server)| start(name, server, cwd, &env));
-        McpHub { servers: futures::future::join_all(starts).await }
+    pub async fn start(config: &McpConfig, cwd: &Path, env: impl Iterator<Item = (OsString, OsString)>) -> Arc<McpHub> {
+        let hub = Arc::new(McpHub {
+            cwd: cwd.to_path_buf(),
+            env: crate::tools::scrubbed_environment(env),
+            state: Mutex::new(HubState { slots: BTreeMap::new(), starts: 0 }),
+            generation: tokio::sync::watch::channel(0).0,
+        });
+        hub.start_servers(config.servers.clone()).await;
+        hub
     }
 
-    /// Every configured server with its state and tools.
-    pub fn reports(&self) -> Vec<ServerReport> {
-        self.servers
+    fn state(&self) -> std::sync::MutexGuard<'_, HubState> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn changed(&self) {
+        self.generation.send_modify(|g| *g += 1);
+    }
+
+    /// Every configured server with its state and tools, by name.
+    pub fn reports(&self) -> Vec<McpServerStatus> {
+        self.state()
+            .slots
             .iter()
-            .map(|s| ServerReport {
-                name: s.name.clone(),
-                status: s.status,
-                error: s.error.clone(),
-                tools: s.tools.iter().map(|t| t.name().to_string()).collect(),
+            .map(|(name, slot)| McpServerStatus {
+                name: name.clone(),
+                status: slot.server.status,
+                error: slot.server.error.clone(),
+                tools: slot.server.tools.iter().map(|t| t.name().to_string()).collect(),
             })
             .collect()
     }
 
-    /// The tools of the servers that started, for the registry.
-    pub fn tools(&self) -> Vec<Arc<McpTool>> {
-        self.servers.iter().flat_map(|s| s.tools.iter().cloned()).collect()
+    /// The number of changes so far: a session whose tools were built at another number builds
+    /// them again.
+    pub fn generation(&self) -> u64 {
+        *self.generation.borrow()
     }
 
-    /// The built-in tools and these servers' tools. A tool the registry refuses (a schema it
-    /// cannot compile, a name taken twice) is left out and logged; the rest are offered.
+    /// Wakes on every change of the servers' states and tools.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.generation.subscribe()
+    }
+
+    /// The tools of the servers that are ready, for the registry.
+    pub fn tools(&self) -> Vec<Arc<McpTool>> {
+        self.state().slots.values().flat_map(|s| s.server.tools.iter().cloned()).collect()
+    }
+
+    /// The built-in tools and the ready servers' tools (`bridle tool`).
     pub fn registry(&self) -> Result<crate::tools::ToolRegistry, crate::tools::RegistryError> {
-        let mut registry = crate::tools::builtin_registry()?;
+        Ok(self.extend(&crate::tools::builtin_registry()?))
+    }
+
+    /// `base` with the ready servers' tools added. A tool the registry refuses (a schema it
+    /// cannot compile, a name taken twice) is left out and logged; the rest are offered.
+    pub fn extend(&self, base: &crate::tools::ToolRegistry) -> crate::tools::ToolRegistry {
+        let mut registry = base.clone();
         for tool in self.tools() {
             let name = tool.name().to_string();
             if let Err(e) = registry.register(tool) {
                 tracing::warn!("MCP tool `{name}` is not offered: {e}");
             }
         }
-        Ok(registry)
+        registry
+    }
+
+    /// Stops `name` and starts it again as configured; returns once it is ready or has failed.
+    pub async fn restart(self: &Arc<Self>, name: &str) -> Result<(), String> {
+        let config = match self.state().slots.get(name) {
+            Some(slot) => slot.config.clone(),
+            None => return Err(format!("no MCP server is named `{name}`")),
+        };
+        self.start_servers(BTreeMap::from([(name.to_string(), config)])).await;
+        Ok(())
+    }
+
+    /// Brings the servers to `config`: a server no longer there is stopped, one that is new or
+    /// whose settings changed is (re)started, the others keep running untouched.
+    pub async fn reconfigure(self: &Arc<Self>, config: &McpConfig) {
+        let (gone, changed) = {
+            let state = self.state();
+            let gone: Vec<String> = state.slots.keys().filter(|n| !config.servers.contains_key(*n)).cloned().collect();
+            let changed: BTreeMap<String, McpServerConfig> = config
+                .servers
+                .iter()
+                .filter(|(name, c)| state.slots.get(*name).is_none_or(|slot| &slot.config != *c))
+                .map(|(n, c)| (n.clone(), c.clone()))
+                .collect();
+            (gone, changed)
+        };
+        let mut leaders = Vec::new();
+        {
+            let mut state = self.state();
+            for name in gone {
+                if let Some(mut slot) = state.slots.remove(&name) {
+                    leaders.extend(slot.server.stop());
+                }
+            }
+        }
+        self.changed();
+        wait_gone(&leaders).await;
+        self.start_servers(changed).await;
+    }
+
+    /// Stops whatever runs under these names, marks them starting, then starts them together.
+    async fn start_servers(self: &Arc<Self>, configs: BTreeMap<String, McpServerConfig>) {
+        if configs.is_empty() {
+            return;
+        }
+        let mut leaders = Vec::new();
+        let mut starts = Vec::new();
+        {
+            let mut state = self.state();
+            for (name, config) in &configs {
+                state.starts += 1;
+                let start = state.starts;
+                let slot = state.slots.entry(name.clone()).or_insert_with(|| Slot {
+                    config: config.clone(),
+                    server: Server::with_status(McpStatus::Starting),
+                    start,
+                });
+                leaders.extend(slot.server.stop());
+                slot.config = config.clone();
+                slot.server = Server::with_status(McpStatus::Starting);
+                slot.start = start;
+                starts.push((name.clone(), start));
+            }
+        }
+        self.changed();
+        wait_gone(&leaders).await;
+        let runs = starts.into_iter().map(|(name, start)| {
+            let config = configs[&name].clone();
+            async move {
+                let (server, client) = server::start(&name, &config, &self.cwd, &self.env).await;
+                (name, start, server, client)
+            }
+        });
+        for (name, start, server, client) in futures::future::join_all(runs).await {
+            let mut state = self.state();
+            match state.slots.get_mut(&name).filter(|slot| slot.start == start) {
+                Some(slot) => {
+                    slot.server = server;
+                    if let Some(client) = client {
+                        watch(Arc::downgrade(self), name, start, client);
+                    }
+                }
+                // Replaced or removed meanwhile: this start is not wanted any more.
+                None => {
+                    let mut server = server;
+                    server.stop();
+                }
+            }
+        }
+        self.changed();
     }
 
     /// Closes every server: stdio ones' whole process groups go, and this returns once their
     /// leaders are gone (at most a second), so no server outlives the front end.
-    pub async fn shutdown(mut self) {
+    pub async fn shutdown(&self) {
         let leaders = self.stop_all();
-        let deadline = std::time::Instant::now() + Duration::from_secs(1);
-        while leaders.iter().any(|pid| alive(*pid)) && std::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        wait_gone(&leaders).await;
     }
-}
 
-impl McpHub {
-    /// Cancels every client and kills every stdio server's group; returns the groups' leaders.
-    fn stop_all(&mut self) -> Vec<u32> {
-        let mut leaders = Vec::new();
-        for server in &mut self.servers {
-            if let Some(client) = server.client.take() {
-                client.cancellation_token().cancel();
-            }
-            leaders.extend(server.group);
-            kill_group(server.group.take());
-        }
+    /// Closes every connection and kills every stdio server's group; returns the groups' leaders.
+    fn stop_all(&self) -> Vec<u32> {
+        let mut state = self.state();
+        let leaders = state.slots.values_mut().filter_map(|slot| slot.server.stop()).collect();
+        state.slots.clear();
         leaders
     }
 }
@@ -183,113 +281,36 @@ impl Drop for McpHub {
     }
 }
 
-/// Whether `pid` still runs (a zombie waiting to be reaped does not).
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat.rsplit(") ").next().is_some_and(|rest| rest.starts_with('Z')),
-        Err(_) => false,
+/// Waits (a second at most) for these process-group leaders to be gone.
+async fn wait_gone(leaders: &[u32]) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(1);
+    while leaders.iter().any(|pid| server::alive(*pid)) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
-async fn start(name: &str, config: &McpServerConfig, cwd: &Path, env: &[(OsString, OsString)]) -> Server {
-    let mut server = Server {
-        name: name.to_string(),
-        status: "disabled",
-        error: None,
-        client: None,
-        tools: Vec::new(),
-        group: None,
-    };
-    if !config.enabled {
-        return server;
-    }
-    let tail = Arc::new(Mutex::new(String::new()));
-    let limit = Duration::from_secs(config.startup_timeout_secs.max(1));
-    let started = tokio::time::timeout(limit, connect(config, cwd, env, &tail, &mut server.group)).await;
-    let failure = match started {
-        Ok(Ok(client)) => {
-            let client = Arc::new(client);
-            match client.list_all_tools().await {
-                Ok(tools) => {
-                    server.tools = tools.into_iter().map(|t| Arc::new(McpTool::new(name, t, client.clone()))).collect();
-                    server.client = Some(client);
-                    server.status = "ready";
-                    return server;
-                }
-                Err(e) => format!("listing its tools failed: {e}"),
+/// Waits for `client`'s connection to end; unless the hub stopped it (a restart, a removal, the
+/// end), the server is reported failed with the end of its stderr and its tools go.
+fn watch(hub: Weak<McpHub>, name: String, start: u64, client: Client) {
+    tokio::spawn(async move {
+        let reason = client.waiting().await;
+        // A server that died may still have its last stderr lines on the way.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let Some(hub) = hub.upgrade() else { return };
+        {
+            let mut state = hub.state();
+            let Some(slot) = state.slots.get_mut(&name).filter(|s| s.start == start) else { return };
+            if slot.server.status != McpStatus::Ready {
+                return;
             }
+            let why = match reason {
+                Ok(rmcp::service::QuitReason::Cancelled) => "its connection was cancelled".to_string(),
+                Ok(_) => "it stopped (its connection closed)".to_string(),
+                Err(e) => format!("its connection failed: {e}"),
+            };
+            slot.server.fail(why);
+            tracing::warn!("MCP server `{name}` stopped: {}", slot.server.error.as_deref().unwrap_or_default());
         }
-        Ok(Err(e)) => e,
-        Err(_) => format!("it did not answer `initialize` within {} s", limit.as_secs()),
-    };
-    kill_group(server.group.take());
-    let stderr = tail.lock().unwrap_or_else(std::sync::PoisonError::into_inner).trim().to_string();
-    server.status = "failed";
-    server.error = Some(if stderr.is_empty() { failure } else { format!("{failure}; its stderr ends: {stderr}") });
-    tracing::warn!("MCP server `{name}` failed: {}", server.error.as_deref().unwrap_or_default());
-    server
-}
-
-async fn connect(
-    config: &McpServerConfig,
-    cwd: &Path,
-    env: &[(OsString, OsString)],
-    tail: &Arc<Mutex<String>>,
-    group: &mut Option<u32>,
-) -> Result<Client, String> {
-    match (&config.command, &config.url) {
-        (Some(command), None) => {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(&config.args)
-                .current_dir(cwd)
-                .env_clear()
-                .envs(env.iter().map(|(k, v)| (k, v)))
-                .envs(&config.env)
-                .process_group(0)
-                .kill_on_drop(true);
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| format!("`{command}` could not start: {e}"))?;
-            *group = transport.id();
-            if let Some(stderr) = stderr {
-                let tail = tail.clone();
-                tokio::spawn(async move {
-                    let mut lines = tokio::io::BufReader::new(stderr).lines();
-                    while let Ok(Some(line)) = lines.next_line().await {
-                        let mut kept = tail.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                        kept.push_str(&line);
-                        kept.push('\n');
-                        if kept.len() > STDERR_TAIL {
-                            let cut = kept.len() - STDERR_TAIL;
-                            let cut = (cut..kept.len()).find(|i| kept.is_char_boundary(*i)).unwrap_or(kept.len());
-                            kept.drain(..cut);
-                        }
-                    }
-                });
-            }
-            ().serve(transport).await.map_err(|e| format!("initialize failed: {e}"))
-        }
-        (None, Some(url)) => {
-            let mut headers = std::collections::HashMap::new();
-            for (name, value) in &config.headers {
-                // RFC 9110 token characters only (no spaces, no separators).
-                let token = !name.is_empty()
-                    && name.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
-                let parsed = reqwest::header::HeaderName::from_bytes(name.as_bytes()).ok().filter(|_| token);
-                let Some(parsed) = parsed else { return Err(format!("`{name}` is not a valid header name")) };
-                let value = reqwest::header::HeaderValue::from_str(value)
-                    .map_err(|_| format!("the value of header `{name}` is not valid in a header"))?;
-                headers.insert(parsed, value);
-            }
-            let config =
-                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(headers);
-            ().serve(StreamableHttpClientTransport::from_config(config))
-                .await
-                .map_err(|e| format!("initialize at {url} failed: {e}"))
-        }
-        (Some(_), Some(_)) => Err("give either `command` or `url`, not both".into()),
-        (None, None) => Err("give a `command` (stdio) or a `url` (streamable HTTP)".into()),
-    }
+        hub.changed();
+    });
 }

@@ -3,14 +3,14 @@
 //! flattened into one object, as Anthropic requires), and a call that returns the server's
 //! text marked as untrusted content.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use bridle_protocol::ToolDefinition;
 use rmcp::model::{CallToolRequestParams, ContentBlock};
 use serde_json::{json, Map, Value};
 
-use super::Client;
+use rmcp::service::Peer;
+use rmcp::RoleClient;
+
 use crate::tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 /// A remote tool.
@@ -18,11 +18,11 @@ pub struct McpTool {
     server: String,
     remote: String,
     definition: ToolDefinition,
-    client: Arc<Client>,
+    peer: Peer<RoleClient>,
 }
 
 impl McpTool {
-    pub(super) fn new(server: &str, tool: rmcp::model::Tool, client: Arc<Client>) -> McpTool {
+    pub(super) fn new(server: &str, tool: rmcp::model::Tool, peer: Peer<RoleClient>) -> McpTool {
         let name = super::tool_name(server, &tool.name);
         let description =
             format!("[MCP server `{server}`] {}", tool.description.as_deref().unwrap_or("(no description)"));
@@ -31,7 +31,7 @@ impl McpTool {
             server: server.to_string(),
             remote: tool.name.to_string(),
             definition: ToolDefinition { name, description, input_schema: schema },
-            client,
+            peer,
         }
     }
 
@@ -85,7 +85,7 @@ impl Tool for McpTool {
         };
         let request = CallToolRequestParams::new(self.remote.clone()).with_arguments(arguments);
         let answer = tokio::select! {
-            answer = self.client.call_tool(request) => answer,
+            answer = self.peer.call_tool(request) => answer,
             () = ctx.cancel.cancelled() => return Err(ToolError::new("interrupted")),
         };
         let result = answer.map_err(|e| {

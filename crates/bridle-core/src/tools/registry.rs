@@ -61,10 +61,11 @@ pub enum CallError {
     },
 }
 
+#[derive(Clone)]
 struct Entry {
     tool: Arc<dyn Tool>,
     definition: ToolDefinition,
-    validator: jsonschema::Validator,
+    validator: Arc<jsonschema::Validator>,
 }
 
 /// A call whose tool exists and whose arguments are repaired and valid.
@@ -95,8 +96,9 @@ impl std::fmt::Debug for PreparedCall {
     }
 }
 
-/// Tools by name.
-#[derive(Default)]
+/// Tools by name. Cloning is cheap (compiled schemas are shared), so a registry can be extended
+/// with a session's MCP tools without compiling the built-ins again.
+#[derive(Default, Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Entry>,
 }
@@ -123,7 +125,7 @@ impl ToolRegistry {
         }
         let validator = jsonschema::validator_for(&definition.input_schema)
             .map_err(|e| RegistryError::InvalidSchema { name: name.clone(), message: e.to_string() })?;
-        self.tools.insert(name, Entry { tool, definition, validator });
+        self.tools.insert(name, Entry { tool, definition, validator: Arc::new(validator) });
         Ok(())
     }
 

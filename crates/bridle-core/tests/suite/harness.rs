@@ -265,6 +265,17 @@ pub fn engine_in(
     spec: SessionSpec,
     tweak: impl FnOnce(&mut EngineConfig),
 ) -> TestEngine {
+    engine_with_mcp(dir, provider, spec, None, tweak)
+}
+
+/// An engine on a test directory that also offers the tools of `mcp`'s servers.
+pub fn engine_with_mcp(
+    dir: tempfile::TempDir,
+    provider: Arc<dyn ModelProvider>,
+    spec: SessionSpec,
+    mcp: Option<Arc<bridle_core::mcp::McpHub>>,
+    tweak: impl FnOnce(&mut EngineConfig),
+) -> TestEngine {
     let store = Arc::new(Store::open(&dir.path().join("bridle.db")).unwrap());
     let mut config = EngineConfig {
         workspace: dir.path().join("ws"),
@@ -278,6 +289,7 @@ pub fn engine_in(
     let deps = EngineDeps {
         provider,
         tools: Arc::new(registry()),
+        mcp,
         store: store.clone(),
         clock: Arc::new(SystemClock),
         audit: audit.clone(),

@@ -10,6 +10,7 @@ mod compaction;
 mod interrupt;
 mod limits;
 mod local_servers;
+mod mcp;
 mod modes;
 mod provider_failures;
 mod sandbox;

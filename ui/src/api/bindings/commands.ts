@@ -4,6 +4,8 @@ import { invoke } from "@tauri-apps/api/core";
 import type { ApprovalRequest } from "./ApprovalRequest";
 import type { AuditEvent } from "./AuditEvent";
 import type { AuditQuery } from "./AuditQuery";
+import type { McpServerSettings } from "./McpServerSettings";
+import type { McpServerStatus } from "./McpServerStatus";
 import type { ModelInfo } from "./ModelInfo";
 import type { Op } from "./Op";
 import type { ProviderSettings } from "./ProviderSettings";
@@ -82,4 +84,24 @@ export function modelsList(provider: ProviderSettings, apiKey: string | null): P
 /** What each rule of one list means, or why it is invalid. */
 export function rulesExplain(list: string, patterns: Array<string>): Promise<Array<RuleMeaning>> {
   return invoke<Array<RuleMeaning>>("rules_explain", { list, patterns });
+}
+
+/** The open session's MCP servers with their state and tools (then pushed as `mcp-status`). */
+export function mcpStatus(): Promise<Array<McpServerStatus>> {
+  return invoke<Array<McpServerStatus>>("mcp_status");
+}
+
+/** Stops one MCP server and starts it again; answers once it is ready or has failed. */
+export function mcpRestart(name: string): Promise<Array<McpServerStatus>> {
+  return invoke<Array<McpServerStatus>>("mcp_restart", { name });
+}
+
+/** Adds or edits one MCP server in the config (`previous` names the one being renamed or edited) and starts it as it now stands; the others keep running. */
+export function mcpSave(server: McpServerSettings, previous: string | null): Promise<Settings> {
+  return invoke<Settings>("mcp_save", { server, previous });
+}
+
+/** Removes one MCP server from the config and stops it. */
+export function mcpRemove(name: string): Promise<Settings> {
+  return invoke<Settings>("mcp_remove", { name });
 }

@@ -1,10 +1,10 @@
 // Settings and first run, through the whole App against the mocked shell: what the user sees,
 // and exactly what reaches the shell when they save (the key only as the form's `apiKey`).
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { App } from "../../App";
-import { SETTINGS, fakeEngine } from "../../test/fakeEngine";
+import { MCP_SERVER, SETTINGS, emitMcp, fakeEngine } from "../../test/fakeEngine";
 
 vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 
@@ -73,20 +73,61 @@ describe("Settings", () => {
     expect(bad!.textContent).toContain("must end with `)`");
   });
 
-  it("lists the configured MCP servers", async () => {
+  it("shows each MCP server's live status and restarts, switches off, adds and removes servers", async () => {
     const user = userEvent.setup();
-    fakeEngine.settingsGet.mockResolvedValue({
-      ...SETTINGS,
-      mcpServers: [
-        { name: "time", target: "mcp-server-time --local-timezone UTC", enabled: true },
-        { name: "web", target: "http://127.0.0.1:3001/mcp", enabled: false },
-      ],
-    });
+    const time = { ...MCP_SERVER, name: "time", command: "mcp-server-time", args: ["--local-timezone", "UTC"], envNames: ["TZ_TOKEN"] };
+    const web = { ...MCP_SERVER, name: "web", command: "", args: [], url: "http://127.0.0.1:3001/mcp" };
+    fakeEngine.settingsGet.mockResolvedValue({ ...SETTINGS, mcpServers: [time, web] });
+    fakeEngine.mcpStatus.mockResolvedValue([
+      { name: "time", status: "ready", error: null, tools: ["mcp__time__get_current_time", "mcp__time__convert_time"] },
+      { name: "web", status: "starting", error: null, tools: [] },
+    ]);
     render(<App />);
     await user.click(await screen.findByTestId("nav-settings"));
-    const servers = await screen.findAllByTestId("settings-mcp-server");
-    expect(servers.map((s) => s.textContent)).toEqual(["time mcp-server-time --local-timezone UTC", "web http://127.0.0.1:3001/mcpdisabled"]);
+    const row = async (name: string) => (await screen.findAllByTestId("settings-mcp-server")).find((r) => r.dataset.name === name)!;
+    await waitFor(async () => expect((await row("time")).dataset.status).toBe("ready"));
+    expect((await row("time")).textContent).toContain("mcp-server-time --local-timezone UTC");
+    expect(within(await row("time")).getByTestId("settings-mcp-status").textContent).toBe("ready · 2 tools");
+
+    // The shell pushes a change: web failed, with why.
+    emitMcp([
+      { name: "time", status: "ready", error: null, tools: ["mcp__time__get_current_time"] },
+      { name: "web", status: "failed", error: "initialize at http://127.0.0.1:3001/mcp failed: connection refused", tools: [] },
+    ]);
+    await waitFor(async () => expect((await row("web")).dataset.status).toBe("failed"));
+    expect(within(await row("web")).getByTestId("settings-mcp-error").textContent).toContain("connection refused");
+
+    await user.click(within(await row("web")).getByTestId("settings-mcp-restart"));
+    expect(fakeEngine.mcpRestart).toHaveBeenCalledWith("web");
+
+    // Switching off saves the same server, disabled, under its own name.
+    fakeEngine.mcpSave.mockResolvedValueOnce({ ...SETTINGS, mcpServers: [{ ...time, enabled: false }, web] });
+    await user.click(within(await row("time")).getByTestId("settings-mcp-toggle"));
+    expect(fakeEngine.mcpSave).toHaveBeenLastCalledWith({ ...time, enabled: false }, "time");
+    await waitFor(async () => expect(within(await row("time")).getByTestId("settings-mcp-toggle").textContent).toBe("Enable"));
+
+    // A new stdio server, its arguments one per line; a refusal is shown and the form kept.
+    await user.click(screen.getByTestId("settings-mcp-add"));
+    await user.type(screen.getByTestId("settings-mcp-name"), "git");
+    await user.type(screen.getByTestId("settings-mcp-command"), "uvx");
+    await user.type(screen.getByTestId("settings-mcp-args"), "mcp-server-git{Enter}--repository{Enter}.");
+    fakeEngine.mcpSave.mockRejectedValueOnce({ code: "settings_invalid", message: "an MCP server named `git` already exists", retryable: false });
+    await user.click(screen.getByTestId("settings-mcp-form-save"));
+    expect((await screen.findByTestId("settings-mcp-failure")).textContent).toContain("already exists");
+    expect(screen.getByTestId("settings-mcp-form")).toBeTruthy();
+    const git = { ...MCP_SERVER, name: "git", command: "uvx", args: ["mcp-server-git", "--repository", "."] };
+    fakeEngine.mcpSave.mockResolvedValueOnce({ ...SETTINGS, mcpServers: [{ ...time, enabled: false }, web, git] });
+    await user.click(screen.getByTestId("settings-mcp-form-save"));
+    expect(fakeEngine.mcpSave).toHaveBeenLastCalledWith({ ...MCP_SERVER, name: "git", command: "uvx", args: ["mcp-server-git", "--repository", "."] }, null);
+    await waitFor(() => expect(screen.queryByTestId("settings-mcp-form")).toBeNull());
+
+    // Removing needs a second click.
+    await user.click(within(await row("web")).getByTestId("settings-mcp-remove"));
+    expect(fakeEngine.mcpRemove).not.toHaveBeenCalled();
+    await user.click(within(await row("web")).getByTestId("settings-mcp-remove"));
+    expect(fakeEngine.mcpRemove).toHaveBeenCalledWith("web");
     fakeEngine.settingsGet.mockResolvedValue(SETTINGS);
+    fakeEngine.mcpStatus.mockResolvedValue([]);
   });
 
   it("keeps the form and says why when the shell refuses to save", async () => {

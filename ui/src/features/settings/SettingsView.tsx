@@ -1,12 +1,13 @@
 // The Settings view, also the first-run panel: provider (kind, base URL, model from the server's
 // own list, context window, API key into the OS keychain), mode, rules with what each one means,
-// the sandbox's network, limits. Saving writes the config (the shell keeps the user's comments)
-// and never the key, which goes to the keychain; the field never shows a stored key back.
+// the sandbox's network, limits, and the MCP servers (live, saved on their own). Saving writes
+// the config (the shell keeps the user's comments) and never the key, which goes to the keychain; the field never shows a stored key back.
 import { useEffect, useState } from "react";
 import { modelsList, settingsGet, settingsSave } from "../../api/engine";
 import { describeError } from "../../api/errors";
 import type { ModelInfo, Mode, Settings, SettingsUpdate } from "../../api/types";
 import { MODES } from "../chat/ModePicker";
+import { McpServers } from "./McpServers";
 import { RuleEditor } from "./RuleEditor";
 
 type Status = { tone: "ok" | "error" | "busy"; text: string } | null;
@@ -238,21 +239,7 @@ export function SettingsView({ onSaved }: Props) {
 
       <section className="settings-section">
         <h3>MCP servers</h3>
-        {settings.mcpServers.length === 0 ? (
-          <p className="muted" data-testid="settings-mcp-servers">
-            No MCP servers are configured. Add one as <code>[mcp.servers.NAME]</code> with a <code>command</code> (stdio) or a{" "}
-            <code>url</code> in the config file; its tools are offered as <code>mcp__NAME__tool</code>.
-          </p>
-        ) : (
-          <ul className="mcp-servers" data-testid="settings-mcp-servers">
-            {settings.mcpServers.map((m) => (
-              <li key={m.name} data-testid="settings-mcp-server" data-name={m.name}>
-                <code>{m.name}</code> <span className="muted">{m.target}</span>
-                {!m.enabled && <span className="chip">disabled</span>}
-              </li>
-            ))}
-          </ul>
-        )}
+        <McpServers servers={settings.mcpServers} onSaved={setSettings} />
       </section>
 
       <footer className="settings-footer">

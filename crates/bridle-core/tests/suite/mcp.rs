@@ -1,0 +1,156 @@
+//! A session's MCP servers while it runs, against the real `server-everything` from npm: a
+//! server that dies is reported the moment it goes, its tools leave the next turn's request with
+//! a warning, and a restart brings them back; the session never stops.
+
+use std::time::Duration;
+
+use bridle_core::engine::SessionSpec;
+use bridle_core::mcp::{McpConfig, McpHub, McpServerConfig};
+use bridle_protocol::{Event, McpStatus};
+
+use super::harness::*;
+
+fn everything() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(path.exists(), "server-everything is not installed at {}: run `npm install`", path.display());
+    path.display().to_string()
+}
+
+fn status(hub: &McpHub, name: &str) -> (McpStatus, Option<String>, usize) {
+    let report = hub.reports().into_iter().find(|r| r.name == name).unwrap();
+    (report.status, report.error, report.tools.len())
+}
+
+fn has_mcp_tools(wire: Wire, body: &serde_json::Value) -> bool {
+    wire.tool_names(body).iter().any(|t| t.starts_with("mcp__everything__"))
+}
+
+/// Whether a process whose command line holds `marker` runs (zombies aside).
+fn running(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat.rsplit(") ").next().is_some_and(|rest| rest.starts_with('Z'));
+        !zombie && String::from_utf8_lossy(&cmdline).contains(marker)
+    })
+}
+
+#[tokio::test]
+async fn a_dead_server_leaves_the_next_turn_with_a_warning_and_a_restart_brings_it_back() {
+    let wire = Wire::OpenAi;
+    let script = Script::new(["one", "two", "three"].map(|t| sse(wire.text(t))));
+    let server = mock_server(wire, script).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let marker = format!("bridle-mcp-core-victim-{}", std::process::id());
+    let config = McpConfig {
+        servers: [(
+            "everything".to_string(),
+            McpServerConfig {
+                command: Some("bash".into()),
+                args: vec!["-c".into(), format!("echo starting >&2; exec -a {marker} node {} stdio", everything())],
+                env: Default::default(),
+                url: None,
+                headers: Default::default(),
+                enabled: true,
+                startup_timeout_secs: 20,
+            },
+        )]
+        .into_iter()
+        .collect(),
+    };
+    let hub = McpHub::start(&config, &ws, std::env::vars_os()).await;
+    assert_eq!(status(&hub, "everything").0, McpStatus::Ready);
+    let mut t = engine_with_mcp(dir, wire.provider(&server.uri()), SessionSpec::New, Some(hub.clone()), |_| {});
+
+    t.say("first").await;
+    t.turn().await;
+
+    // The server dies between turns: the hub knows at once, with the end of its stderr.
+    let mut changes = hub.subscribe();
+    let killed = std::process::Command::new("pkill").args(["-KILL", "-f", &marker]).status().unwrap();
+    assert!(killed.success());
+    while status(&hub, "everything").0 != McpStatus::Failed {
+        // A guard against a hung watch, not a timing assertion.
+        tokio::time::timeout(Duration::from_secs(20), changes.changed()).await.unwrap().unwrap();
+    }
+    let (_, error, tools) = status(&hub, "everything");
+    let error = error.unwrap();
+    assert!(error.contains("stopped") && error.contains("its stderr ends: starting"), "{error}");
+    assert_eq!(tools, 0);
+
+    t.say("second").await;
+    let events = t.turn().await;
+    let warning = events.iter().find_map(|e| match e {
+        Event::Warning { code, message, .. } if code == "mcp_server_stopped" => Some(message.clone()),
+        _ => None,
+    });
+    let warning = warning.expect("the stopped server is announced");
+    assert!(warning.contains("`everything`") && warning.contains("no longer offered"), "{warning}");
+
+    hub.restart("everything").await.unwrap();
+    assert_eq!(status(&hub, "everything").0, McpStatus::Ready);
+    t.say("third").await;
+    let events = t.turn().await;
+    assert!(!events.iter().any(|e| matches!(e, Event::Warning { .. })), "{:?}", kinds(&events));
+
+    let bodies = request_bodies(&server).await;
+    let offered: Vec<bool> = bodies.iter().map(|b| has_mcp_tools(wire, b)).collect();
+    assert_eq!(offered, [true, false, true], "the MCP tools per turn");
+    // Built-ins were offered every time.
+    assert!(bodies.iter().all(|b| wire.tool_names(b).iter().any(|t| t == "read_file")));
+
+    drop(t);
+    hub.shutdown().await;
+    assert!(!running(&marker), "no server left");
+}
+
+fn server(marker: &str) -> McpServerConfig {
+    McpServerConfig {
+        command: Some("bash".into()),
+        args: vec!["-c".into(), format!("exec -a {marker} node {} stdio", everything())],
+        env: Default::default(),
+        url: None,
+        headers: Default::default(),
+        enabled: true,
+        startup_timeout_secs: 20,
+    }
+}
+
+fn pids(marker: &str) -> String {
+    let out = std::process::Command::new("pgrep").args(["-f", marker]).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn reconfiguring_restarts_only_the_servers_that_changed() {
+    let ws = tempfile::tempdir().unwrap();
+    let (kept, edited, added) =
+        ["kept", "edited", "added"].map(|n| format!("bridle-mcp-{n}-{}", std::process::id())).into();
+    let mut config = McpConfig {
+        servers: [("kept".to_string(), server(&kept)), ("edited".to_string(), server(&edited))].into_iter().collect(),
+    };
+    let hub = McpHub::start(&config, ws.path(), std::env::vars_os()).await;
+    let (kept_pid, edited_pid) = (pids(&kept), pids(&edited));
+    assert!(!kept_pid.is_empty() && !edited_pid.is_empty());
+
+    config.servers.get_mut("edited").unwrap().startup_timeout_secs = 30;
+    config.servers.insert("added".into(), server(&added));
+    let generation = hub.generation();
+    hub.reconfigure(&config).await;
+    assert!(hub.generation() > generation);
+    assert_eq!(pids(&kept), kept_pid, "an unchanged server keeps running as it was");
+    assert!(!pids(&edited).is_empty() && pids(&edited) != edited_pid, "an edited server is restarted");
+    assert!(hub.reports().iter().all(|r| r.status == McpStatus::Ready), "{:?}", hub.reports());
+
+    config.servers.remove("kept");
+    config.servers.get_mut("added").unwrap().enabled = false;
+    hub.reconfigure(&config).await;
+    let names: Vec<(String, McpStatus)> = hub.reports().into_iter().map(|r| (r.name, r.status)).collect();
+    assert_eq!(names, [("added".into(), McpStatus::Disabled), ("edited".into(), McpStatus::Ready)]);
+    assert!(pids(&kept).is_empty() && pids(&added).is_empty(), "removed and disabled servers are stopped");
+    hub.shutdown().await;
+    assert!(pids(&edited).is_empty());
+}
