@@ -26,8 +26,10 @@ const BLANK: McpServerSettings = {
   headerNames: [],
 };
 
+/** The command line (an argument with spaces or quotes shown quoted), or the URL. */
 function target(s: McpServerSettings): string {
-  return s.command ? [s.command, ...s.args].join(" ") : s.url;
+  const word = (w: string) => (w === "" || /[\s"'\\$`]/.test(w) ? JSON.stringify(w) : w);
+  return s.command ? [s.command, ...s.args].map(word).join(" ") : s.url;
 }
 
 /** The live list: what the shell answers now, then every list it pushes. */

@@ -96,163 +96,164 @@ export function SettingsView({ onSaved }: Props) {
         : "Stored in the OS keychain, never in the config file. Local servers usually need none.";
 
   return (
-    <form
-      className="settings"
-      data-testid="settings-view"
-      onSubmit={(e) => {
-        e.preventDefault();
-        save();
-      }}
-    >
-      {!settings.configured && (
-        <div className="settings-first-run" data-testid="settings-first-run">
-          <h2>Welcome to Bridle</h2>
-          <p>Choose the model server the agent talks to. You can change everything here later.</p>
-        </div>
-      )}
-      <p className="muted settings-file">
-        Saved to <code>{settings.configFile}</code> (your comments in it are kept); keys go to the OS keychain.
-      </p>
-      <section className="settings-section">
-        <h3>Model provider</h3>
-        <label className="settings-field">
-          <span>Kind</span>
-          <select
-            data-testid="settings-provider-kind"
-            value={provider.kind}
-            onChange={(e) => changeKind(e.target.value)}
-          >
-            {settings.kinds.map((k) => (
-              <option key={k.kind} value={k.kind}>
-                {k.kind}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="settings-field">
-          <span>Base URL</span>
-          <input
-            data-testid="settings-base-url"
-            type="url"
-            spellCheck={false}
-            value={provider.baseUrl}
-            placeholder={kindInfo?.defaultBaseUrl}
-            onChange={(e) => setProvider({ baseUrl: e.target.value })}
-          />
-        </label>
-        <label className="settings-field">
-          <span>API key</span>
-          <input
-            data-testid="settings-api-key"
-            type="password"
-            autoComplete="off"
-            spellCheck={false}
-            value={form.apiKey ?? ""}
-            placeholder={settings.keySource === "keychain" ? "•••••••• (stored)" : ""}
-            onChange={(e) => update({ apiKey: e.target.value })}
-          />
-          <small className="muted">{keyHint}</small>
-        </label>
-        <div className="settings-field">
-          <span>Connection</span>
-          <div className="settings-inline">
-            <button type="button" className="button" data-testid="settings-test-connection" onClick={testConnection}>
-              Test connection and list models
-            </button>
-            {connection && (
-              <span className={`settings-status ${connection.tone}`} data-testid="settings-connection-status" role="status">
-                {connection.text}
-              </span>
-            )}
+    <div className="settings" data-testid="settings-view">
+      <form
+        className="settings-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save();
+        }}
+      >
+        {!settings.configured && (
+          <div className="settings-first-run" data-testid="settings-first-run">
+            <h2>Welcome to Bridle</h2>
+            <p>Choose the model server the agent talks to. You can change everything here later.</p>
           </div>
-        </div>
-        <label className="settings-field">
-          <span>Model</span>
-          {models && models.length > 0 ? (
-            <select data-testid="settings-model" value={provider.model} onChange={(e) => setProvider({ model: e.target.value })}>
-              {!models.some((m) => m.id === provider.model) && <option value={provider.model}>{provider.model || "(choose)"}</option>}
-              {models.map((m) => (
-                <option key={m.id} value={m.id}>
-                  {m.contextWindow ? `${m.id} (${m.contextWindow.toLocaleString("en-US")} tokens)` : m.id}
+        )}
+        <p className="muted settings-file">
+          Saved to <code>{settings.configFile}</code> (your comments in it are kept); keys go to the OS keychain.
+        </p>
+        <section className="settings-section">
+          <h3>Model provider</h3>
+          <label className="settings-field">
+            <span>Kind</span>
+            <select
+              data-testid="settings-provider-kind"
+              value={provider.kind}
+              onChange={(e) => changeKind(e.target.value)}
+            >
+              {settings.kinds.map((k) => (
+                <option key={k.kind} value={k.kind}>
+                  {k.kind}
                 </option>
               ))}
             </select>
-          ) : (
+          </label>
+          <label className="settings-field">
+            <span>Base URL</span>
             <input
-              data-testid="settings-model"
+              data-testid="settings-base-url"
+              type="url"
               spellCheck={false}
-              value={provider.model}
-              placeholder="e.g. gpt-4.1, claude-sonnet-4-5, qwen3:8b"
-              onChange={(e) => setProvider({ model: e.target.value })}
+              value={provider.baseUrl}
+              placeholder={kindInfo?.defaultBaseUrl}
+              onChange={(e) => setProvider({ baseUrl: e.target.value })}
             />
+          </label>
+          <label className="settings-field">
+            <span>API key</span>
+            <input
+              data-testid="settings-api-key"
+              type="password"
+              autoComplete="off"
+              spellCheck={false}
+              value={form.apiKey ?? ""}
+              placeholder={settings.keySource === "keychain" ? "•••••••• (stored)" : ""}
+              onChange={(e) => update({ apiKey: e.target.value })}
+            />
+            <small className="muted">{keyHint}</small>
+          </label>
+          <div className="settings-field">
+            <span>Connection</span>
+            <div className="settings-inline">
+              <button type="button" className="button" data-testid="settings-test-connection" onClick={testConnection}>
+                Test connection and list models
+              </button>
+              {connection && (
+                <span className={`settings-status ${connection.tone}`} data-testid="settings-connection-status" role="status">
+                  {connection.text}
+                </span>
+              )}
+            </div>
+          </div>
+          <label className="settings-field">
+            <span>Model</span>
+            {models && models.length > 0 ? (
+              <select data-testid="settings-model" value={provider.model} onChange={(e) => setProvider({ model: e.target.value })}>
+                {!models.some((m) => m.id === provider.model) && <option value={provider.model}>{provider.model || "(choose)"}</option>}
+                {models.map((m) => (
+                  <option key={m.id} value={m.id}>
+                    {m.contextWindow ? `${m.id} (${m.contextWindow.toLocaleString("en-US")} tokens)` : m.id}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                data-testid="settings-model"
+                spellCheck={false}
+                value={provider.model}
+                placeholder="e.g. gpt-4.1, claude-sonnet-4-5, qwen3:8b"
+                onChange={(e) => setProvider({ model: e.target.value })}
+              />
+            )}
+          </label>
+          <label className="settings-field">
+            <span>Context window</span>
+            <input
+              data-testid="settings-context-window"
+              type="number"
+              min={1}
+              value={provider.contextWindow ?? ""}
+              placeholder="ask the server"
+              onChange={(e) => setProvider({ contextWindow: positive(e.target.value) })}
+            />
+            <small className="muted">Tokens. Leave empty to use what the server reports; a larger number than the server serves is corrected.</small>
+          </label>
+        </section>
+
+        <section className="settings-section">
+          <h3>Approvals</h3>
+          <label className="settings-field">
+            <span>Mode</span>
+            <select data-testid="settings-mode" value={form.mode} onChange={(e) => update({ mode: e.target.value as Mode })}>
+              {MODES.map((m) => (
+                <option key={m.mode} value={m.mode}>
+                  {m.mode}: {m.hint}
+                </option>
+              ))}
+            </select>
+          </label>
+          <RuleEditor list="deny" patterns={form.rules.deny} onChange={(deny) => update({ rules: { ...form.rules, deny } })} />
+          <RuleEditor list="ask" patterns={form.rules.ask} onChange={(ask) => update({ rules: { ...form.rules, ask } })} />
+          <RuleEditor list="allow" patterns={form.rules.allow} onChange={(allow) => update({ rules: { ...form.rules, allow } })} />
+        </section>
+
+        <section className="settings-section">
+          <h3>Sandbox and limits</h3>
+          <label className="settings-check">
+            <input
+              data-testid="settings-sandbox-network"
+              type="checkbox"
+              checked={form.sandboxNetwork}
+              onChange={(e) => update({ sandboxNetwork: e.target.checked })}
+            />
+            <span>Let sandboxed commands use the network</span>
+          </label>
+          <div className="settings-grid">
+            <NumberField label="Model requests per turn" testId="settings-max-steps" value={form.limits.maxSteps} onChange={(maxSteps) => update({ limits: { ...form.limits, maxSteps } })} />
+            <NumberField label="Tool timeout (s)" testId="settings-tool-timeout" value={form.limits.toolTimeoutSecs} onChange={(toolTimeoutSecs) => update({ limits: { ...form.limits, toolTimeoutSecs } })} />
+            <NumberField label="Approval timeout (s)" testId="settings-approval-timeout" value={form.limits.approvalTimeoutSecs} onChange={(approvalTimeoutSecs) => update({ limits: { ...form.limits, approvalTimeoutSecs } })} />
+            <NumberField label="Provider retries" testId="settings-max-retries" value={form.limits.maxRetries} min={0} onChange={(maxRetries) => update({ limits: { ...form.limits, maxRetries } })} />
+          </div>
+        </section>
+
+        <footer className="settings-footer">
+          <button type="submit" className="button primary" data-testid="settings-save" disabled={status?.tone === "busy"}>
+            Save
+          </button>
+          {status && (
+            <span className={`settings-status ${status.tone}`} data-testid="settings-status" role="status">
+              {status.text}
+            </span>
           )}
-        </label>
-        <label className="settings-field">
-          <span>Context window</span>
-          <input
-            data-testid="settings-context-window"
-            type="number"
-            min={1}
-            value={provider.contextWindow ?? ""}
-            placeholder="ask the server"
-            onChange={(e) => setProvider({ contextWindow: positive(e.target.value) })}
-          />
-          <small className="muted">Tokens. Leave empty to use what the server reports; a larger number than the server serves is corrected.</small>
-        </label>
-      </section>
-
-      <section className="settings-section">
-        <h3>Approvals</h3>
-        <label className="settings-field">
-          <span>Mode</span>
-          <select data-testid="settings-mode" value={form.mode} onChange={(e) => update({ mode: e.target.value as Mode })}>
-            {MODES.map((m) => (
-              <option key={m.mode} value={m.mode}>
-                {m.mode}: {m.hint}
-              </option>
-            ))}
-          </select>
-        </label>
-        <RuleEditor list="deny" patterns={form.rules.deny} onChange={(deny) => update({ rules: { ...form.rules, deny } })} />
-        <RuleEditor list="ask" patterns={form.rules.ask} onChange={(ask) => update({ rules: { ...form.rules, ask } })} />
-        <RuleEditor list="allow" patterns={form.rules.allow} onChange={(allow) => update({ rules: { ...form.rules, allow } })} />
-      </section>
-
-      <section className="settings-section">
-        <h3>Sandbox and limits</h3>
-        <label className="settings-check">
-          <input
-            data-testid="settings-sandbox-network"
-            type="checkbox"
-            checked={form.sandboxNetwork}
-            onChange={(e) => update({ sandboxNetwork: e.target.checked })}
-          />
-          <span>Let sandboxed commands use the network</span>
-        </label>
-        <div className="settings-grid">
-          <NumberField label="Model requests per turn" testId="settings-max-steps" value={form.limits.maxSteps} onChange={(maxSteps) => update({ limits: { ...form.limits, maxSteps } })} />
-          <NumberField label="Tool timeout (s)" testId="settings-tool-timeout" value={form.limits.toolTimeoutSecs} onChange={(toolTimeoutSecs) => update({ limits: { ...form.limits, toolTimeoutSecs } })} />
-          <NumberField label="Approval timeout (s)" testId="settings-approval-timeout" value={form.limits.approvalTimeoutSecs} onChange={(approvalTimeoutSecs) => update({ limits: { ...form.limits, approvalTimeoutSecs } })} />
-          <NumberField label="Provider retries" testId="settings-max-retries" value={form.limits.maxRetries} min={0} onChange={(maxRetries) => update({ limits: { ...form.limits, maxRetries } })} />
-        </div>
-      </section>
-
+        </footer>
+      </form>
+      {/* Outside the form: each server is saved on its own, not with the form's Save. */}
       <section className="settings-section">
         <h3>MCP servers</h3>
         <McpServers servers={settings.mcpServers} onSaved={setSettings} />
       </section>
-
-      <footer className="settings-footer">
-        <button type="submit" className="button primary" data-testid="settings-save" disabled={status?.tone === "busy"}>
-          Save
-        </button>
-        {status && (
-          <span className={`settings-status ${status.tone}`} data-testid="settings-status" role="status">
-            {status.text}
-          </span>
-        )}
-      </footer>
-    </form>
+    </div>
   );
 }
 
