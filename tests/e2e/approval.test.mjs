@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
 import { fatal, waitFor } from "./lib/webdriver.mjs";
 
@@ -29,14 +30,9 @@ export default async function approval({ log }) {
     const dataDir = dirs.make("data");
     session = await launchApp({ dataDir, workspace, extraArgs: ["--config", config] });
 
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type("please write the welcome note");
-    await (await session.find("[data-testid=send-button]")).click();
+    await send(session, "please write the welcome note");
 
-    const card = await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+    const card = await waitUnlessError(session, async () => {
       const card = await session.find("[data-testid=approval-card][data-tool=write_file]");
       if (card) return card;
       // A call that already ended never asked: fail now, with what it answered.

@@ -8,8 +8,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
+import { waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 
@@ -27,20 +28,13 @@ export default async function changes({ log }) {
         `[pricing]\ncurrency = "EUR"\n[pricing.models."mock-model"]\ninput = 2000.0\noutput = 8000.0\n`,
     );
     session = await launchApp({ dataDir: dirs.make("data"), workspace, extraArgs: ["--config", config] });
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type("greet the whole world");
-    await (await session.find("[data-testid=send-button]")).click();
+    const input = await send(session, "greet the whole world");
     // The edit waits for the user: approve it in the window.
-    const approve = await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+    const approve = await waitUnlessError(session, async () => {
       return session.find("[data-testid=approval-card] [data-testid=approve-once]");
     }, "the edit's approval card", 30000);
     await approve.click();
-    await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+    await waitUnlessError(session, async () => {
       const texts = await Promise.all((await session.findAll("[data-testid=message][data-role=assistant]")).map((e) => e.text()));
       return texts.some((t) => t.includes("greets the world"));
     }, "the model's final answer", 30000);

@@ -7,8 +7,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { messageTexts, send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
+import { waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 const PROMPT = "hello bridle";
@@ -27,11 +28,6 @@ function configToml(baseUrl) {
 }
 
 /** Texts of the rendered messages with `role`. */
-async function messages(session, role) {
-  const els = await session.findAll(`[data-testid=message][data-role=${role}]`);
-  return Promise.all(els.map((el) => el.text()));
-}
-
 export default async function chat({ log }) {
   const dirs = tempDirs();
   const mock = await startAimock(FIXTURES, join(outDir(), "aimock-chat.log"));
@@ -45,20 +41,15 @@ export default async function chat({ log }) {
       extraArgs: ["--config", config],
     });
 
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type(PROMPT);
-    await (await session.find("[data-testid=send-button]")).click();
+    const input = await send(session, PROMPT);
 
-    const answers = await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
-      const texts = await messages(session, "assistant");
+    const answers = await waitUnlessError(session, async () => {
+      const texts = await messageTexts(session, "assistant");
       return texts.some((t) => t.includes(ANSWER)) ? texts : null;
     }, `an assistant message containing "${ANSWER}"`, 45000);
     log("assistant:", JSON.stringify(answers));
 
-    const users = await messages(session, "user");
+    const users = await messageTexts(session, "user");
     assert.ok(users.some((t) => t.includes(PROMPT)), `a user message with "${PROMPT}" in ${JSON.stringify(users)}`);
     assert.equal(await input.property("value"), "", "the composer is cleared after sending");
     // The turn ends: Stop goes away and the context meter knows the configured window.

@@ -7,8 +7,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 const BUBBLE = "[data-testid=message][data-role=assistant] [data-testid=markdown]";
@@ -24,13 +24,8 @@ export default async function markdown({ log }) {
       `mode = "auto"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n`,
     );
     session = await launchApp({ dataDir: dirs.make("data"), workspace: dirs.make("workspace"), extraArgs: ["--config", config] });
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type("describe the project in markdown");
-    await (await session.find("[data-testid=send-button]")).click();
-    await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+    await send(session, "describe the project in markdown");
+    await waitUnlessError(session, async () => {
       return session.find(`${BUBBLE} pre code .hljs-keyword`);
     }, "the highlighted code block", 30000);
     assert.equal(await (await session.find(`${BUBBLE} strong`)).text(), "Project Atlas");

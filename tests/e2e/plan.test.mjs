@@ -7,8 +7,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
+import { waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm", "plan.json");
 
@@ -34,13 +35,8 @@ export default async function plan({ log }) {
     const chip = await waitFor(() => session.find("[data-testid=instruction-files]"), "the instruction files in the header", 15000);
     assert.match(await chip.text(), /^AGENTS\.md · \d+ tokens$/);
 
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type("plan the offsets fix");
-    await (await session.find("[data-testid=send-button]")).click();
-    await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+    await send(session, "plan the offsets fix");
+    await waitUnlessError(session, async () => {
       return (await planItems(session)).length === 3;
     }, "the plan checklist", 30000);
     const expected = [

@@ -8,8 +8,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
+import { waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 const CARD = "[data-testid=approval-card][data-tool=write_file]";
@@ -27,13 +28,8 @@ export default async function resume({ log }) {
       `mode = "ask"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n`,
     );
     session = await launchApp({ dataDir, workspace, extraArgs: ["--config", config] });
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type("please write the welcome note");
-    await (await session.find("[data-testid=send-button]")).click();
-    await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+    await send(session, "please write the welcome note");
+    await waitUnlessError(session, async () => {
       return session.find(CARD);
     }, "the write_file approval card", 45000);
     await session.close();

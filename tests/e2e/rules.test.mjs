@@ -9,8 +9,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { sendAndWait } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
+import { waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 
@@ -32,16 +33,7 @@ export default async function rules({ log }) {
     assert.equal(await status.attribute("data-sandbox"), "bwrap", `header: ${await status.text()}`);
     assert.equal(await (await session.find("[data-testid=session-mode]")).property("value"), "auto");
 
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type("greet the repo");
-    await (await session.find("[data-testid=send-button]")).click();
-    await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
-      const texts = await Promise.all((await session.findAll("[data-testid=message][data-role=assistant]")).map((e) => e.text()));
-      return texts.some((t) => t.includes("ls ran in the sandbox"));
-    }, "the model's final answer", 45000);
+    await sendAndWait(session, "greet the repo", "ls ran in the sandbox");
 
     const cards = await session.findAll("[data-testid=tool-call][data-tool=bash]");
     assert.equal(cards.length, 2);

@@ -7,12 +7,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { messageTexts, sendAndWait } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
+import { waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm", "chat.json");
-
-const texts = async (session, css) => Promise.all((await session.findAll(css)).map((e) => e.text()));
 
 /** The listed sessions: id and the text the user reads. */
 function items(session) {
@@ -32,15 +31,7 @@ export default async function sessions({ log }) {
     writeFileSync(config, `[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\n`);
     session = await launchApp({ dataDir, workspace, extraArgs: ["--config", config] });
 
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type("hello bridle");
-    await (await session.find("[data-testid=send-button]")).click();
-    await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
-      return (await texts(session, "[data-testid=message][data-role=assistant]")).some((t) => t.includes("Hello from the mock model"));
-    }, "the answer", 30000);
+    await sendAndWait(session, "hello bridle", "Hello from the mock model");
     // The turn has ended (leaving a running turn would ask first).
     await waitFor(async () => (await (await session.find(".session-header .turn-state")).text()) === "Idle", "the turn's end", 10000);
 
@@ -66,8 +57,8 @@ export default async function sessions({ log }) {
     log(`screenshot ${shot.file}, ${shot.colours} colours`);
     await (await session.find(`[data-testid=session-item][data-session-id="${first.id}"] .session-open`)).click();
     await waitFor(async () => {
-      const user = await texts(session, "[data-testid=message][data-role=user]");
-      const assistant = await texts(session, "[data-testid=message][data-role=assistant]");
+      const user = await messageTexts(session, "user");
+      const assistant = await messageTexts(session, "assistant");
       return user.some((t) => t.includes("hello bridle")) && assistant.some((t) => t.includes("Hello from the mock model"));
     }, "the reopened session's history", 15000);
     const header = await (await session.find(".session-header")).text();

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
 import { fatal, waitFor } from "./lib/webdriver.mjs";
 
@@ -34,13 +35,8 @@ function filesHolding(dir, needle) {
 }
 
 async function chat(session, text) {
-  const input = await session.find("[data-testid=chat-input]");
-  await input.click();
-  await input.type(text);
-  await (await session.find("[data-testid=send-button]")).click();
-  return waitFor(async () => {
-    const alert = await session.find("[role=alert]");
-    if (alert) throw fatal(`error banner: ${await alert.text()}`);
+  await send(session, text);
+  return waitUnlessError(session, async () => {
     const answers = await session.findAll("[data-testid=message][data-role=assistant]");
     for (const a of answers) if ((await a.text()).includes("Hello from the mock model")) return a;
     return null;

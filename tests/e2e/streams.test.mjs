@@ -7,8 +7,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
-import { fatal, waitFor } from "./lib/webdriver.mjs";
+import { waitFor } from "./lib/webdriver.mjs";
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm");
 const ANSWER = "Streams can break in the middle of an answer; when they do, Bridle starts the answer over and shows it only once.";
@@ -26,15 +27,10 @@ export default async function streams({ log }) {
       `mode = "auto"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n`,
     );
     session = await launchApp({ dataDir: dirs.make("data"), workspace: dirs.make("workspace"), extraArgs: ["--config", config] });
-    const input = await session.waitForElement("[data-testid=chat-input]", 20000);
-    await input.click();
-    await input.type("explain broken streams");
-    await (await session.find("[data-testid=send-button]")).click();
+    await send(session, "explain broken streams");
 
     // The first attempt streams a little before it breaks.
-    await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+    await waitUnlessError(session, async () => {
       return (await assistantTexts()).some((t) => t.length > 0);
     }, "the first attempt's partial text", 30000);
 

@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAimock } from "./lib/aimock.mjs";
 import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
+import { send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
 import { fatal, waitFor } from "./lib/webdriver.mjs";
 
@@ -35,13 +36,8 @@ export default async function unsandboxed({ log }) {
     assert.match(warning, /^bash: unsandboxed/, `header: ${warning}`);
     assert.match(await status.attribute("title"), /enabled = false/, "the reason is in the title");
 
-    const input = await session.find("[data-testid=chat-input]");
-    await input.click();
-    await input.type("list the workspace unsandboxed");
-    await (await session.find("[data-testid=send-button]")).click();
-    await waitFor(async () => {
-      const alert = await session.find("[role=alert]");
-      if (alert) throw fatal(`error banner: ${await alert.text()}`);
+    await send(session, "list the workspace unsandboxed");
+    await waitUnlessError(session, async () => {
       if (await session.find(`${CARD} [data-testid=approval-card]`)) return true;
       const ended = await session.find(`${CARD}:not([data-status=running]):not([data-status=pending])`);
       if (ended) throw fatal(`bash ended "${await ended.attribute("data-status")}" without asking (auto must fail closed)`);

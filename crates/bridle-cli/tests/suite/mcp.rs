@@ -81,6 +81,16 @@ async fn an_mcp_tool_runs_through_the_whole_pipeline_in_bridle_tool() {
     let ask =
         bridle(&dirs, &["tool", "mcp__everything__echo", "--args", r#"{"message": "hi"}"#, "--mode", "ask"]).await;
     assert_eq!(ask.status.code(), Some(3), "{}", stdout(&ask));
+    // A large answer follows the large-output rule: head and tail shown, the whole saved.
+    let long: String = (0..8000).map(|i| format!("line{i:05} ")).collect();
+    let big = bridle(&dirs, &["tool", "mcp__everything__echo", "--args", &json!({"message": long}).to_string()]).await;
+    assert_eq!(big.status.code(), Some(0), "{}", stderr(&big));
+    let report: Value = serde_json::from_str(&stdout(&big)).unwrap();
+    let shown = report["result"]["output"].as_str().unwrap();
+    assert!(shown.contains("characters omitted") && shown.len() < 40_000, "{} chars", shown.len());
+    let saved = shown.rsplit("saved in ").next().unwrap().split(';').next().unwrap();
+    let whole = std::fs::read_to_string(saved).unwrap();
+    assert!(whole.contains("line00000") && whole.contains("line07999") && whole.contains("line04000"));
     let audit = bridle(&dirs, &["audit", "--tool", "mcp__everything__get-sum", "--json"]).await;
     assert!(stdout(&audit).contains("tool_completed"), "{}", stdout(&audit));
     assert!(processes_in(&dirs.workspace).is_empty(), "no server left: {:?}", processes_in(&dirs.workspace));
