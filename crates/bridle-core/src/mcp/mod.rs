@@ -246,7 +246,7 @@ impl McpHub {
                 Some(slot) => {
                     slot.server = server;
                     if let Some(client) = client {
-                        watch(Arc::downgrade(self), name, start, client);
+                        watch(Arc::downgrade(self), name, start, client, slot.server.lost.clone());
                     }
                 }
                 // Replaced or removed meanwhile: this start is not wanted any more.
@@ -289,11 +289,20 @@ async fn wait_gone(leaders: &[u32]) {
     }
 }
 
-/// Waits for `client`'s connection to end; unless the hub stopped it (a restart, a removal, the
-/// end), the server is reported failed with the end of its stderr and its tools go.
-fn watch(hub: Weak<McpHub>, name: String, start: u64, client: Client) {
+/// Waits for `client`'s connection to end, or for a call to find it gone; unless the hub stopped
+/// the server (a restart, a removal, the end), it is reported failed with the end of its stderr
+/// and its tools go.
+fn watch(hub: Weak<McpHub>, name: String, start: u64, client: Client, lost: server::Lost) {
     tokio::spawn(async move {
-        let reason = client.waiting().await;
+        let why = tokio::select! {
+            reason = client.waiting() => match reason {
+                Ok(rmcp::service::QuitReason::Cancelled) => "its connection was cancelled".to_string(),
+                Ok(_) => "it stopped (its connection closed)".to_string(),
+                Err(e) => format!("its connection failed: {e}"),
+            },
+            // Dropping the connection here ends it.
+            why = lost.wait() => why,
+        };
         // A server that died may still have its last stderr lines on the way.
         tokio::time::sleep(Duration::from_millis(100)).await;
         let Some(hub) = hub.upgrade() else { return };
@@ -303,11 +312,6 @@ fn watch(hub: Weak<McpHub>, name: String, start: u64, client: Client) {
             if slot.server.status != McpStatus::Ready {
                 return;
             }
-            let why = match reason {
-                Ok(rmcp::service::QuitReason::Cancelled) => "its connection was cancelled".to_string(),
-                Ok(_) => "it stopped (its connection closed)".to_string(),
-                Err(e) => format!("its connection failed: {e}"),
-            };
             slot.server.fail(why);
             tracing::warn!("MCP server `{name}` stopped: {}", slot.server.error.as_deref().unwrap_or_default());
         }

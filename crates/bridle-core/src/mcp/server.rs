@@ -52,6 +52,28 @@ impl StderrTail {
     }
 }
 
+/// A call's word that the connection is gone. A streamable-HTTP server that goes away is only
+/// noticed when a request to it fails; the hub's watch hears it here and fails the server.
+#[derive(Clone, Default)]
+pub(super) struct Lost {
+    why: Arc<Mutex<Option<String>>>,
+    notify: Arc<tokio::sync::Notify>,
+}
+
+impl Lost {
+    /// Says the connection is gone, and why (the first word counts).
+    pub(super) fn report(&self, why: String) {
+        self.why.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(why);
+        self.notify.notify_one();
+    }
+
+    /// Waits for a call to say the connection is gone; answers why.
+    pub(super) async fn wait(&self) -> String {
+        self.notify.notified().await;
+        self.why.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone().unwrap_or_default()
+    }
+}
+
 /// A server as the hub holds it: ready with its tools, or not, with why.
 pub(super) struct Server {
     pub status: McpStatus,
@@ -60,13 +82,23 @@ pub(super) struct Server {
     /// A stdio server's process group (its leader's pid), killed when it stops.
     pub group: Option<u32>,
     pub stderr: StderrTail,
+    /// Where its tools' calls say the connection is gone.
+    pub lost: Lost,
     /// Ends the connection (and so the watch) when the hub stops the server.
     cancel: Option<RunningServiceCancellationToken>,
 }
 
 impl Server {
     pub(super) fn with_status(status: McpStatus) -> Server {
-        Server { status, error: None, tools: Vec::new(), group: None, stderr: StderrTail::default(), cancel: None }
+        Server {
+            status,
+            error: None,
+            tools: Vec::new(),
+            group: None,
+            stderr: StderrTail::default(),
+            lost: Lost::default(),
+            cancel: None,
+        }
     }
 
     /// Closes the connection and kills the process group; answers the group's leader.
@@ -110,7 +142,8 @@ pub(super) async fn start(
     let failure = match started {
         Ok(Ok((client, tools))) => {
             let peer = client.peer();
-            server.tools = tools.into_iter().map(|t| Arc::new(McpTool::new(name, t, peer.clone()))).collect();
+            server.tools =
+                tools.into_iter().map(|t| Arc::new(McpTool::new(name, t, peer.clone(), server.lost.clone()))).collect();
             server.cancel = Some(client.cancellation_token());
             server.status = McpStatus::Ready;
             return (server, Some(client));

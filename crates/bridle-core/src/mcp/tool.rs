@@ -8,7 +8,7 @@ use bridle_protocol::ToolDefinition;
 use rmcp::model::{CallToolRequestParams, ContentBlock};
 use serde_json::{json, Map, Value};
 
-use rmcp::service::Peer;
+use rmcp::service::{Peer, ServiceError};
 use rmcp::RoleClient;
 
 use crate::tools::{output, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
@@ -19,10 +19,16 @@ pub struct McpTool {
     remote: String,
     definition: ToolDefinition,
     peer: Peer<RoleClient>,
+    lost: super::server::Lost,
 }
 
 impl McpTool {
-    pub(super) fn new(server: &str, tool: rmcp::model::Tool, peer: Peer<RoleClient>) -> McpTool {
+    pub(super) fn new(
+        server: &str,
+        tool: rmcp::model::Tool,
+        peer: Peer<RoleClient>,
+        lost: super::server::Lost,
+    ) -> McpTool {
         let name = super::tool_name(server, &tool.name);
         let description =
             format!("[MCP server `{server}`] {}", tool.description.as_deref().unwrap_or("(no description)"));
@@ -32,6 +38,7 @@ impl McpTool {
             remote: tool.name.to_string(),
             definition: ToolDefinition { name, description, input_schema: schema },
             peer,
+            lost,
         }
     }
 
@@ -89,6 +96,9 @@ impl Tool for McpTool {
             () = ctx.cancel.cancelled() => return Err(ToolError::new("interrupted")),
         };
         let result = answer.map_err(|e| {
+            if matches!(e, ServiceError::TransportSend(_) | ServiceError::TransportClosed) {
+                self.lost.report(format!("a call to it failed: {e}"));
+            }
             ToolError::new(format!("the MCP server `{}` did not answer `{}`: {e}", self.server, self.remote))
         })?;
         let mut text = String::new();

@@ -1,11 +1,13 @@
 //! A session's MCP servers while it runs, against the real `server-everything` from npm: a
-//! server that dies is reported the moment it goes, its tools leave the next turn's request with
-//! a warning, and a restart brings them back; the session never stops.
+//! server that dies is reported the moment it goes (an HTTP one at the first call that finds it
+//! gone), its tools leave the next turn's request with a warning, and a restart brings them
+//! back; an edited config restarts only what changed; the session never stops.
 
 use std::time::Duration;
 
 use bridle_core::engine::SessionSpec;
 use bridle_core::mcp::{McpConfig, McpHub, McpServerConfig};
+use bridle_core::tools::{Tool, ToolContext};
 use bridle_protocol::{Event, McpStatus};
 
 use super::harness::*;
@@ -153,4 +155,60 @@ async fn reconfiguring_restarts_only_the_servers_that_changed() {
     assert!(pids(&kept).is_empty() && pids(&added).is_empty(), "removed and disabled servers are stopped");
     hub.shutdown().await;
     assert!(pids(&edited).is_empty());
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_that_goes_away_is_reported_failed() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = tokio::process::Command::new("node")
+        .args([everything().as_str(), "streamableHttp"])
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let config = McpConfig {
+        servers: [(
+            "web".to_string(),
+            McpServerConfig {
+                command: None,
+                args: vec![],
+                url: Some(format!("http://127.0.0.1:{port}/mcp")),
+                ..server("x")
+            },
+        )]
+        .into_iter()
+        .collect(),
+    };
+    let ws = tempfile::tempdir().unwrap();
+    let hub = McpHub::start(&config, ws.path(), std::env::vars_os()).await;
+    assert_eq!(status(&hub, "web").0, McpStatus::Ready);
+    child.kill().await.unwrap();
+    child.wait().await.unwrap();
+
+    // Nothing tells an HTTP client its server went away until a request fails: the first call
+    // fails clearly, and the hub hears it from the call.
+    let mut changes = hub.subscribe();
+    let tool = hub.tools().into_iter().find(|t| t.name() == "mcp__web__get-sum").unwrap();
+    let workspace =
+        std::sync::Arc::new(bridle_core::workspace::Workspace::open(ws.path(), None, ws.path(), &[]).unwrap());
+    let clock = std::sync::Arc::new(bridle_core::clock::SystemClock);
+    let ctx = ToolContext::new("s", "c", workspace, ws.path().to_path_buf(), clock, Duration::from_secs(30));
+    let err = tool.call(serde_json::json!({"a": 1, "b": 2}), ctx).await.unwrap_err();
+    assert!(err.to_string().contains("did not answer `get-sum`"), "{err}");
+    while status(&hub, "web").0 != McpStatus::Failed {
+        // A guard against a hung watch, not a timing assertion.
+        tokio::time::timeout(Duration::from_secs(20), changes.changed()).await.unwrap().unwrap();
+    }
+    let (_, error, tools) = status(&hub, "web");
+    assert!(error.as_deref().unwrap().contains("a call to it failed"), "{error:?}");
+    assert_eq!(tools, 0, "its tools are no longer offered");
+    hub.shutdown().await;
 }
