@@ -133,7 +133,7 @@ impl AppState {
             }
             None => Arc::new(provider::Unconfigured),
         };
-        let mcp = wiring.mcp().await;
+        let mcp = wiring.mcp();
         let deps = EngineDeps {
             provider,
             tools: Arc::new(bridle_core::tools::builtin_registry()?),

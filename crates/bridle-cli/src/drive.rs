@@ -40,7 +40,7 @@ pub async fn start(
     let provider_config = provider_config(setup, provider_args)?;
     setup.config.provider = Some(provider_config.clone());
     let audit = setup.audit()?;
-    let hub = setup.mcp().await;
+    let hub = setup.mcp();
     let deps = EngineDeps {
         provider: setup.provider(&provider_config)?,
         tools: Arc::new(bridle_core::tools::builtin_registry()?),

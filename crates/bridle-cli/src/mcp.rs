@@ -8,7 +8,8 @@ use crate::terminal::safe;
 pub async fn mcp(global: &Global, args: &McpArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
     let McpAction::List { json } = &args.action;
-    let hub = setup.mcp().await;
+    let hub = setup.mcp();
+    hub.settled().await;
     let reports = hub.reports();
     hub.shutdown().await;
     if *json {

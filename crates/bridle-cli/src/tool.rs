@@ -75,7 +75,10 @@ fn usage_error(outcome: &CallOutcome) -> bool {
 pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
     // MCP servers start only for an MCP tool: a built-in call waits for none of them.
-    let hub = if args.name.starts_with("mcp__") { Some(setup.mcp().await) } else { None };
+    let hub = if args.name.starts_with("mcp__") { Some(setup.mcp()) } else { None };
+    if let Some(hub) = &hub {
+        hub.settled().await;
+    }
     let registry = match &hub {
         Some(hub) => hub.registry()?,
         None => builtin_registry()?,

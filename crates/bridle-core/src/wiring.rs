@@ -147,11 +147,12 @@ impl Wiring {
         Ok(provider::from_config(config, key)?.into())
     }
 
-    /// The config's MCP servers, started (in parallel, each within its start-up timeout) in the
-    /// workspace with this process's environment, scrubbed.
-    pub async fn mcp(&self) -> Arc<crate::mcp::McpHub> {
+    /// The config's MCP servers, launched (in parallel, each within its start-up timeout; this
+    /// returns at once) in the workspace with this process's environment, scrubbed. What needs
+    /// their tools waits for [`crate::mcp::McpHub::settled`]; a session does at its turns.
+    pub fn mcp(&self) -> Arc<crate::mcp::McpHub> {
         let env: Vec<_> = std::env::vars_os().collect();
-        crate::mcp::McpHub::start(&self.config.mcp, &self.workspace, env.into_iter()).await
+        crate::mcp::McpHub::launch(&self.config.mcp, &self.workspace, env.into_iter())
     }
 
     fn create_data_dir(&self) -> Result<(), WiringError> {

@@ -352,9 +352,7 @@ struct RunningTurn {
     turn_id: String,
 }
 
-/// Starts a turn, with the tools as the MCP servers stand now.
-async fn start_turn(session: &Arc<Session>, start: turn::TurnStart) -> RunningTurn {
-    session.refresh_tools().await;
+fn start_turn(session: &Arc<Session>, start: turn::TurnStart) -> RunningTurn {
     let cancel = CancellationToken::new();
     let turn_id = start.turn_id();
     let handle = tokio::spawn(turn::run_turn(session.clone(), turn_id.clone(), start, cancel.clone()));
@@ -429,10 +427,7 @@ async fn run_loop(
     // Before the first request: the window the server really serves (2 s at most).
     session.discover_window().await;
     let mut queue: VecDeque<String> = VecDeque::new();
-    let mut running: Option<RunningTurn> = match suspended {
-        Some(start) => Some(start_turn(&session, start).await),
-        None => None,
-    };
+    let mut running: Option<RunningTurn> = suspended.map(|start| start_turn(&session, start));
     let mut open = true;
     // A mode change asked for while a turn runs takes effect when it ends.
     let mut next_mode: Option<bridle_protocol::Mode> = None;
@@ -456,7 +451,7 @@ async fn run_loop(
                         }
                         queue.push_back(text);
                     }
-                    None => running = Some(start_turn(&session, turn::TurnStart::Message(text)).await),
+                    None => running = Some(start_turn(&session, turn::TurnStart::Message(text))),
                 },
                 Some(Op::Interrupt) => {
                     if let Some(turn) = &running {
@@ -500,10 +495,7 @@ async fn run_loop(
                 if let Some(mode) = next_mode.take() {
                     session.set_mode(mode).await;
                 }
-                running = match queue.pop_front() {
-                    Some(text) => Some(start_turn(&session, turn::TurnStart::Message(text)).await),
-                    None => None,
-                };
+                running = queue.pop_front().map(|text| start_turn(&session, turn::TurnStart::Message(text)));
             }
         }
         if !open && running.is_none() {

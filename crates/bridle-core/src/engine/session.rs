@@ -196,11 +196,16 @@ impl Session {
         self.announce_mode(mode).await;
     }
 
-    /// Between turns: when the MCP servers changed since the tools were last offered, offers
-    /// them as they stand now. A server that was ready then and has stopped since is announced
-    /// with why, so the user knows where its tools went.
-    pub(crate) async fn refresh_tools(&self) {
+    /// At a turn's start, before its first request: waits for MCP servers still starting (each
+    /// within its start-up timeout; an interrupt stops the wait), and when the servers changed
+    /// since the tools were last offered, offers them as they stand now. A server that was ready
+    /// then and has stopped since is announced with why, so the user knows where its tools went.
+    pub(crate) async fn refresh_tools(&self, cancel: &CancellationToken) {
         let Some(hub) = &self.deps.mcp else { return };
+        tokio::select! {
+            () = hub.settled() => {}
+            () = cancel.cancelled() => return,
+        }
         if hub.generation() == self.tools_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).0 {
             return;
         }

@@ -65,8 +65,10 @@ async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &Canc
             withdraw_suspended(session).await;
             session.audit(AuditKind::UserMessage, Some(turn_id), |r| r.payload(json!({ "text": text })));
             session.record(turn_id, HistoryItem::User { text }).await;
+            session.refresh_tools(cancel).await;
         }
         TurnStart::Resume { turn_id: _, calls, mut approvals } => {
+            session.refresh_tools(cancel).await;
             let outcome = dispatch::run_calls(session, turn_id, &calls, &mut approvals, &mut loop_guard, cancel).await;
             if let Some(end) = record_outcome(session, turn_id, outcome).await {
                 return end;

@@ -90,6 +90,13 @@ struct HubState {
     starts: u64,
 }
 
+/// The starts [`McpHub::mark_starting`] numbered, and the process groups it stopped.
+#[derive(Default)]
+struct Starts {
+    numbers: Vec<(String, u64)>,
+    leaders: Vec<u32>,
+}
+
 /// Every configured server of a session, shared by the front end and the engine.
 pub struct McpHub {
     cwd: PathBuf,
@@ -101,16 +108,37 @@ pub struct McpHub {
 
 impl McpHub {
     /// Starts every enabled server in parallel, each within its start-up timeout; stdio ones in
-    /// `cwd` with `env` (scrubbed here) plus their own `env`.
-    pub async fn start(config: &McpConfig, cwd: &Path, env: impl Iterator<Item = (OsString, OsString)>) -> Arc<McpHub> {
+    /// `cwd` with `env` (scrubbed here) plus their own `env`. Returns at once, every enabled
+    /// server `starting`: nothing waits for a slow server but what needs its tools
+    /// ([`McpHub::settled`]).
+    pub fn launch(config: &McpConfig, cwd: &Path, env: impl Iterator<Item = (OsString, OsString)>) -> Arc<McpHub> {
         let hub = Arc::new(McpHub {
             cwd: cwd.to_path_buf(),
             env: crate::tools::scrubbed_environment(env),
             state: Mutex::new(HubState { slots: BTreeMap::new(), starts: 0 }),
             generation: tokio::sync::watch::channel(0).0,
         });
-        hub.start_servers(config.servers.clone()).await;
+        let starts = hub.mark_starting(&config.servers);
+        let (runner, configs) = (hub.clone(), config.servers.clone());
+        tokio::spawn(async move { runner.run_starts(configs, starts).await });
         hub
+    }
+
+    /// [`McpHub::launch`], then waits until every server is ready or has failed.
+    pub async fn start(config: &McpConfig, cwd: &Path, env: impl Iterator<Item = (OsString, OsString)>) -> Arc<McpHub> {
+        let hub = McpHub::launch(config, cwd, env);
+        hub.settled().await;
+        hub
+    }
+
+    /// Waits until no server is starting (each start is bounded by its server's timeout).
+    pub async fn settled(&self) {
+        let mut changes = self.subscribe();
+        while self.state().slots.values().any(|slot| slot.server.status == McpStatus::Starting) {
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, HubState> {
@@ -209,14 +237,20 @@ impl McpHub {
 
     /// Stops whatever runs under these names, marks them starting, then starts them together.
     async fn start_servers(self: &Arc<Self>, configs: BTreeMap<String, McpServerConfig>) {
+        let starts = self.mark_starting(&configs);
+        self.run_starts(configs, starts).await;
+    }
+
+    /// Marks these servers starting (each start numbered, so a late answer of an earlier start is
+    /// not taken for this one); kills what ran under their names. Answers the starts.
+    fn mark_starting(&self, configs: &BTreeMap<String, McpServerConfig>) -> Starts {
+        let mut starts = Starts::default();
         if configs.is_empty() {
-            return;
+            return starts;
         }
-        let mut leaders = Vec::new();
-        let mut starts = Vec::new();
         {
             let mut state = self.state();
-            for (name, config) in &configs {
+            for (name, config) in configs {
                 state.starts += 1;
                 let start = state.starts;
                 let slot = state.slots.entry(name.clone()).or_insert_with(|| Slot {
@@ -224,16 +258,24 @@ impl McpHub {
                     server: Server::with_status(McpStatus::Starting),
                     start,
                 });
-                leaders.extend(slot.server.stop());
+                starts.leaders.extend(slot.server.stop());
                 slot.config = config.clone();
                 slot.server = Server::with_status(McpStatus::Starting);
                 slot.start = start;
-                starts.push((name.clone(), start));
+                starts.numbers.push((name.clone(), start));
             }
         }
         self.changed();
-        wait_gone(&leaders).await;
-        let runs = starts.into_iter().map(|(name, start)| {
+        starts
+    }
+
+    /// Starts the marked servers together and puts each where it stands.
+    async fn run_starts(self: &Arc<Self>, configs: BTreeMap<String, McpServerConfig>, starts: Starts) {
+        if starts.numbers.is_empty() {
+            return;
+        }
+        wait_gone(&starts.leaders).await;
+        let runs = starts.numbers.into_iter().map(|(name, start)| {
             let config = configs[&name].clone();
             async move {
                 let (server, client) = server::start(&name, &config, &self.cwd, &self.env).await;

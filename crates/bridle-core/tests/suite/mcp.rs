@@ -212,3 +212,37 @@ async fn a_streamable_http_server_that_goes_away_is_reported_failed() {
     assert_eq!(tools, 0, "its tools are no longer offered");
     hub.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_session_opens_while_servers_start_and_its_first_turn_waits_for_them() {
+    let wire = Wire::OpenAi;
+    let server_mock = mock_server(wire, Script::new([sse(wire.text("done"))])).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let marker = format!("bridle-mcp-slow-{}", std::process::id());
+    let silent = McpServerConfig {
+        args: vec!["-c".into(), format!("exec -a {marker}-silent sleep 60")],
+        startup_timeout_secs: 2,
+        ..server(&marker)
+    };
+    let config = McpConfig {
+        servers: [("everything".to_string(), server(&marker)), ("silent".to_string(), silent)].into_iter().collect(),
+    };
+    let hub = McpHub::launch(&config, &ws, std::env::vars_os());
+    // Nothing waited: both are still starting when the session opens.
+    let statuses: Vec<McpStatus> = hub.reports().into_iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [McpStatus::Starting, McpStatus::Starting]);
+    let mut t = engine_with_mcp(dir, wire.provider(&server_mock.uri()), SessionSpec::New, Some(hub.clone()), |_| {});
+
+    t.say("go").await;
+    t.turn().await;
+    // The first request waited for the servers: everything's tools are there; silent failed.
+    let bodies = request_bodies(&server_mock).await;
+    assert!(has_mcp_tools(wire, &bodies[0]), "{:?}", wire.tool_names(&bodies[0]));
+    assert_eq!(status(&hub, "silent").0, McpStatus::Failed);
+    assert!(!running(&format!("{marker}-silent")), "the silent server was killed at its timeout");
+    drop(t);
+    hub.shutdown().await;
+    assert!(!running(&marker));
+}
