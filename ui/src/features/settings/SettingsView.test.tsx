@@ -116,9 +116,20 @@ describe("Settings", () => {
     expect((await screen.findByTestId("settings-mcp-failure")).textContent).toContain("already exists");
     expect(screen.getByTestId("settings-mcp-form")).toBeTruthy();
     const git = { ...MCP_SERVER, name: "git", command: "uvx", args: ["mcp-server-git", "--repository", "."] };
-    fakeEngine.mcpSave.mockResolvedValueOnce({ ...SETTINGS, mcpServers: [{ ...time, enabled: false }, web, git] });
+    fakeEngine.mcpSave.mockResolvedValue({ ...SETTINGS, mcpServers: [{ ...time, enabled: false }, web, git] });
     await user.click(screen.getByTestId("settings-mcp-form-save"));
     expect(fakeEngine.mcpSave).toHaveBeenLastCalledWith({ ...MCP_SERVER, name: "git", command: "uvx", args: ["mcp-server-git", "--repository", "."] }, null);
+    await waitFor(() => expect(screen.queryByTestId("settings-mcp-form")).toBeNull());
+
+    // Editing keeps what the form does not show (the names of its secret variables are shown).
+    await user.click(within(await row("web")).getByTestId("settings-mcp-edit"));
+    expect(screen.getByTestId<HTMLSelectElement>("settings-mcp-transport").value).toBe("http");
+    await user.clear(screen.getByTestId("settings-mcp-url"));
+    await user.type(screen.getByTestId("settings-mcp-url"), "http://127.0.0.1:3002/mcp");
+    await user.clear(screen.getByTestId("settings-mcp-timeout"));
+    await user.type(screen.getByTestId("settings-mcp-timeout"), "30");
+    await user.click(screen.getByTestId("settings-mcp-form-save"));
+    expect(fakeEngine.mcpSave).toHaveBeenLastCalledWith({ ...web, url: "http://127.0.0.1:3002/mcp", startupTimeoutSecs: 30 }, "web");
     await waitFor(() => expect(screen.queryByTestId("settings-mcp-form")).toBeNull());
 
     // Removing needs a second click.
@@ -128,6 +139,7 @@ describe("Settings", () => {
     expect(fakeEngine.mcpRemove).toHaveBeenCalledWith("web");
     fakeEngine.settingsGet.mockResolvedValue(SETTINGS);
     fakeEngine.mcpStatus.mockResolvedValue([]);
+    fakeEngine.mcpSave.mockResolvedValue(SETTINGS);
   });
 
   it("keeps the form and says why when the shell refuses to save", async () => {
