@@ -1,9 +1,9 @@
 //! The desktop shell: wiring only. It opens the window at once and builds the app's state beside
 //! it (core's one wiring, one engine for the session the window shows; commands wait for it),
 //! exposes the commands of `bridle_protocol::ipc` — the list the window's typed bindings are
-//! generated from — and forwards every engine event, numbered, to the window on `engine-event`;
-//! an approval request that arrives while the window is not focused raises a native
-//! notification.
+//! generated from — and forwards every engine event, numbered, to the window on `engine-event`,
+//! and the open session's MCP servers' list after every change on `mcp-status`; an approval
+//! request that arrives while the window is not focused raises a native notification.
 //!
 //! Rule: no engine logic lives here; anything the UI can do goes through an `Op` or core, so the
 //! CLI and the app behave the same. Every command answers `Result<T, ErrorInfo>`. Commands that

@@ -173,8 +173,9 @@ pub struct EngineDeps {
     pub provider: Arc<dyn ModelProvider>,
     /// The tools offered (built-ins, or a test's own).
     pub tools: Arc<ToolRegistry>,
-    /// The user's MCP servers: their ready tools are offered on top of `tools`, and offered
-    /// anew between turns whenever the servers change (one stopped, restarted, added).
+    /// The user's MCP servers: their ready tools are offered on top of `tools`, as the servers
+    /// stand at each turn's start (which waits for servers still starting): one stopped,
+    /// restarted or added shows from the next turn.
     pub mcp: Option<Arc<crate::mcp::McpHub>>,
     /// The conversation store.
     pub store: Arc<Store>,

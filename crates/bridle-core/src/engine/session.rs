@@ -221,7 +221,11 @@ impl Session {
         for report in hub.reports() {
             if report.status == bridle_protocol::McpStatus::Failed && was_ready.contains(&report.name) {
                 let why = report.error.unwrap_or_default();
-                let message = format!("The MCP server `{}` stopped ({why}); its tools are no longer offered. Restart it from Settings, or start a new session", report.name);
+                let message = format!(
+                    "The MCP server `{}` stopped ({why}); its tools are no longer offered. \
+                     Restart it from Settings, or start a new session",
+                    report.name
+                );
                 self.warn("mcp_server_stopped", message).await;
             }
         }

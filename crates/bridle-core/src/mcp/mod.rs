@@ -241,7 +241,7 @@ impl McpHub {
         self.run_starts(configs, starts).await;
     }
 
-    /// Marks these servers starting (each start numbered, so a late answer of an earlier start is
+    /// Marks these servers starting, or disabled (each start numbered, so a late answer of an earlier start is
     /// not taken for this one); kills what ran under their names. Answers the starts.
     fn mark_starting(&self, configs: &BTreeMap<String, McpServerConfig>) -> Starts {
         let mut starts = Starts::default();
@@ -253,14 +253,15 @@ impl McpHub {
             for (name, config) in configs {
                 state.starts += 1;
                 let start = state.starts;
+                let status = if config.enabled { McpStatus::Starting } else { McpStatus::Disabled };
                 let slot = state.slots.entry(name.clone()).or_insert_with(|| Slot {
                     config: config.clone(),
-                    server: Server::with_status(McpStatus::Starting),
+                    server: Server::with_status(status),
                     start,
                 });
                 starts.leaders.extend(slot.server.stop());
                 slot.config = config.clone();
-                slot.server = Server::with_status(McpStatus::Starting);
+                slot.server = Server::with_status(status);
                 slot.start = start;
                 starts.numbers.push((name.clone(), start));
             }
