@@ -276,3 +276,49 @@ async fn the_pypi_time_and_git_servers_and_the_npm_filesystem_server_answer_thro
     assert_eq!(own["result"]["output"].as_str().unwrap(), "filesystem says hi\n", "{own}");
     assert!(processes_in(&dirs.workspace).is_empty(), "no server left: {:?}", processes_in(&dirs.workspace));
 }
+
+#[tokio::test]
+async fn a_bridle_killed_outright_leaves_no_server_behind() {
+    // SIGKILL gives bridle no chance to stop its servers: the kernel closes its end of each
+    // server's stdin, and a stdio server ends on that (the MCP shutdown for stdio).
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let marker = format!("bridle-mcp-orphan-{}", std::process::id());
+    // A provider that refuses connections keeps the turn retrying while the server runs.
+    let body = format!(
+        "mode = \"auto\"\n[provider]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n\
+         [mcp.servers.everything]\ncommand = \"bash\"\nargs = [\"-c\", \"exec -a {marker} node {} stdio\"]\n",
+        everything()
+    );
+    std::fs::write(dirs.data.join("config.toml"), body).unwrap();
+    let mut run = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
+        .args(["run", "hello", "--data-dir"])
+        .arg(&dirs.data)
+        .arg("--workspace")
+        .arg(&dirs.workspace)
+        .env_remove("BRIDLE_CONFIG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let running = || processes_in(&dirs.workspace).iter().any(|p| p.contains(&marker));
+    // Guards against a hung start or exit, not timing assertions.
+    for _ in 0..400 {
+        if running() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(running(), "the server started");
+    run.start_kill().unwrap();
+    run.wait().await.unwrap();
+    for _ in 0..200 {
+        if !running() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(!running(), "left behind: {:?}", processes_in(&dirs.workspace));
+}
