@@ -8,6 +8,7 @@ import { useEffect, useState } from "react";
 import { mcpRemove, mcpRestart, mcpSave, mcpStatus, onMcpStatus } from "../../api/engine";
 import { describeError } from "../../api/errors";
 import type { McpServerSettings, McpServerStatus, Settings } from "../../api/types";
+import { Field } from "./Field";
 
 interface Props {
   servers: McpServerSettings[];
@@ -186,12 +187,10 @@ function McpServerForm(props: {
     <div className="mcp-form" data-testid="settings-mcp-form">
       <h4>{props.isNew ? "New MCP server" : `Edit ${v.name}`}</h4>
       <div className="settings-grid">
-        <label className="settings-field">
-          <span>Name</span>
+        <Field label="Name">
           <input data-testid="settings-mcp-name" value={v.name} placeholder="time" onChange={(e) => set({ name: e.target.value })} />
-        </label>
-        <label className="settings-field">
-          <span>Transport</span>
+        </Field>
+        <Field label="Transport">
           <select
             data-testid="settings-mcp-transport"
             value={http ? "http" : "stdio"}
@@ -204,21 +203,18 @@ function McpServerForm(props: {
             <option value="stdio">stdio (a command)</option>
             <option value="http">streamable HTTP (a URL)</option>
           </select>
-        </label>
+        </Field>
       </div>
       {http ? (
-        <label className="settings-field">
-          <span>URL</span>
+        <Field label="URL">
           <input data-testid="settings-mcp-url" value={v.url} placeholder="http://127.0.0.1:3001/mcp" onChange={(e) => set({ url: e.target.value })} />
-        </label>
+        </Field>
       ) : (
         <>
-          <label className="settings-field">
-            <span>Command</span>
+          <Field label="Command">
             <input data-testid="settings-mcp-command" value={v.command} placeholder="uvx" onChange={(e) => set({ command: e.target.value })} />
-          </label>
-          <label className="settings-field">
-            <span>Arguments, one per line</span>
+          </Field>
+          <Field label="Arguments, one per line">
             <textarea
               data-testid="settings-mcp-args"
               rows={3}
@@ -226,12 +222,11 @@ function McpServerForm(props: {
               placeholder="mcp-server-time"
               onChange={(e) => set({ args: e.target.value.split("\n") })}
             />
-          </label>
+          </Field>
         </>
       )}
       <div className="settings-grid">
-        <label className="settings-field">
-          <span>Start-up timeout (s)</span>
+        <Field label="Start-up timeout (s)">
           <input
             data-testid="settings-mcp-timeout"
             type="number"
@@ -239,7 +234,7 @@ function McpServerForm(props: {
             value={v.startupTimeoutSecs}
             onChange={(e) => set({ startupTimeoutSecs: Math.max(0, Number.parseInt(e.target.value, 10) || 0) })}
           />
-        </label>
+        </Field>
         <label className="settings-check">
           <input type="checkbox" data-testid="settings-mcp-enabled" checked={v.enabled} onChange={(e) => set({ enabled: e.target.checked })} />
           Start it with the session

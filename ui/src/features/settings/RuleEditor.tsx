@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { rulesExplain } from "../../api/engine";
 import { describeError } from "../../api/errors";
 import type { RuleMeaning } from "../../api/types";
+import { Field } from "./Field";
 
 const TITLES = {
   deny: "Deny: always refused",
@@ -40,8 +41,7 @@ export function RuleEditor({ list, patterns, onChange }: Props) {
 
   return (
     <div className="rule-editor" data-testid={`settings-rules-${list}`}>
-      <label className="settings-field">
-        <span>{TITLES[list]}</span>
+      <Field label={TITLES[list]}>
         <textarea
           data-testid={`settings-rules-${list}-input`}
           rows={Math.max(2, Math.min(8, lines.length + 1))}
@@ -55,7 +55,7 @@ export function RuleEditor({ list, patterns, onChange }: Props) {
             onChange(e.target.value.split("\n").map((l) => l.trim()).filter((l) => l.length > 0));
           }}
         />
-      </label>
+      </Field>
       {error && <p className="settings-status error">{error}</p>}
       {meanings.length > 0 && (
         <ul className="rule-meanings">

@@ -7,6 +7,7 @@ import { modelsList, settingsGet, settingsSave } from "../../api/engine";
 import { describeError } from "../../api/errors";
 import type { ModelInfo, Mode, Settings, SettingsUpdate } from "../../api/types";
 import { MODES } from "../chat/ModePicker";
+import { Field } from "./Field";
 import { McpServers } from "./McpServers";
 import { RuleEditor } from "./RuleEditor";
 
@@ -115,8 +116,7 @@ export function SettingsView({ onSaved }: Props) {
         </p>
         <section className="settings-section">
           <h3>Model provider</h3>
-          <label className="settings-field">
-            <span>Kind</span>
+          <Field label="Kind">
             <select
               data-testid="settings-provider-kind"
               value={provider.kind}
@@ -128,9 +128,8 @@ export function SettingsView({ onSaved }: Props) {
                 </option>
               ))}
             </select>
-          </label>
-          <label className="settings-field">
-            <span>Base URL</span>
+          </Field>
+          <Field label="Base URL">
             <input
               data-testid="settings-base-url"
               type="url"
@@ -139,9 +138,8 @@ export function SettingsView({ onSaved }: Props) {
               placeholder={kindInfo?.defaultBaseUrl}
               onChange={(e) => setProvider({ baseUrl: e.target.value })}
             />
-          </label>
-          <label className="settings-field">
-            <span>API key</span>
+          </Field>
+          <Field label="API key" hint={keyHint}>
             <input
               data-testid="settings-api-key"
               type="password"
@@ -151,8 +149,7 @@ export function SettingsView({ onSaved }: Props) {
               placeholder={settings.keySource === "keychain" ? "•••••••• (stored)" : ""}
               onChange={(e) => update({ apiKey: e.target.value })}
             />
-            <small className="muted">{keyHint}</small>
-          </label>
+          </Field>
           <div className="settings-field">
             <span>Connection</span>
             <div className="settings-inline">
@@ -166,8 +163,7 @@ export function SettingsView({ onSaved }: Props) {
               )}
             </div>
           </div>
-          <label className="settings-field">
-            <span>Model</span>
+          <Field label="Model">
             {models && models.length > 0 ? (
               <select data-testid="settings-model" value={provider.model} onChange={(e) => setProvider({ model: e.target.value })}>
                 {!models.some((m) => m.id === provider.model) && <option value={provider.model}>{provider.model || "(choose)"}</option>}
@@ -186,9 +182,8 @@ export function SettingsView({ onSaved }: Props) {
                 onChange={(e) => setProvider({ model: e.target.value })}
               />
             )}
-          </label>
-          <label className="settings-field">
-            <span>Context window</span>
+          </Field>
+          <Field label="Context window" hint="Tokens. Leave empty to use what the server reports; a larger number than the server serves is corrected.">
             <input
               data-testid="settings-context-window"
               type="number"
@@ -197,14 +192,12 @@ export function SettingsView({ onSaved }: Props) {
               placeholder="ask the server"
               onChange={(e) => setProvider({ contextWindow: positive(e.target.value) })}
             />
-            <small className="muted">Tokens. Leave empty to use what the server reports; a larger number than the server serves is corrected.</small>
-          </label>
+          </Field>
         </section>
 
         <section className="settings-section">
           <h3>Approvals</h3>
-          <label className="settings-field">
-            <span>Mode</span>
+          <Field label="Mode">
             <select data-testid="settings-mode" value={form.mode} onChange={(e) => update({ mode: e.target.value as Mode })}>
               {MODES.map((m) => (
                 <option key={m.mode} value={m.mode}>
@@ -212,7 +205,7 @@ export function SettingsView({ onSaved }: Props) {
                 </option>
               ))}
             </select>
-          </label>
+          </Field>
           <RuleEditor list="deny" patterns={form.rules.deny} onChange={(deny) => update({ rules: { ...form.rules, deny } })} />
           <RuleEditor list="ask" patterns={form.rules.ask} onChange={(ask) => update({ rules: { ...form.rules, ask } })} />
           <RuleEditor list="allow" patterns={form.rules.allow} onChange={(allow) => update({ rules: { ...form.rules, allow } })} />
@@ -260,8 +253,7 @@ export function SettingsView({ onSaved }: Props) {
 function NumberField(props: { label: string; testId: string; value: number; min?: number; onChange: (n: number) => void }) {
   const min = props.min ?? 1;
   return (
-    <label className="settings-field">
-      <span>{props.label}</span>
+    <Field label={props.label}>
       <input
         data-testid={props.testId}
         type="number"
@@ -272,6 +264,6 @@ function NumberField(props: { label: string; testId: string; value: number; min?
           if (Number.isFinite(n) && n >= min) props.onChange(n);
         }}
       />
-    </label>
+    </Field>
   );
 }
