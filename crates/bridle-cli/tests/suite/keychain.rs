@@ -57,9 +57,7 @@ impl Keychain {
 impl Drop for Keychain {
     fn drop(&mut self) {
         // The bus and the daemon are in the script's process group: end them all.
-        if let Some(pid) = self.child.id().and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
-        }
+        bridle_core::tools::kill_group(self.child.id());
     }
 }
 
