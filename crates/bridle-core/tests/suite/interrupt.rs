@@ -6,23 +6,29 @@ use pretty_assertions::assert_eq;
 use super::harness::*;
 use super::raw_server::{After, RawServer, Reply};
 
+/// A server whose first answer streams its first delta ("Thinking abou") and then goes silent,
+/// and whose second answers "Fresh start."; an engine on it, waiting in that silence.
+async fn hung_mid_stream(wire: Wire) -> (RawServer, TestEngine) {
+    let full = wire.text("Thinking about it carefully");
+    let cut =
+        full.split("\n\n").take(if wire == Wire::OpenAi { 1 } else { 3 }).collect::<Vec<_>>().join("\n\n") + "\n\n";
+    let server = RawServer::start(vec![
+        Reply { body: cut, after: After::Hang },
+        Reply { body: wire.text("Fresh start."), after: After::Close },
+    ])
+    .await;
+    let mut t = engine(wire.provider(&server.uri), |_| {});
+    t.say("think").await;
+    let delta = t.next_matching(|e| matches!(e, Event::AssistantDelta { .. })).await;
+    let Event::AssistantDelta { text, .. } = delta else { unreachable!() };
+    assert_eq!(text, "Thinking abou");
+    (server, t)
+}
+
 #[tokio::test]
 async fn an_interrupt_mid_stream_stops_the_turn_and_keeps_the_partial_text() {
     for wire in WIRES {
-        // The full answer, cut after its first delta; the server then goes silent.
-        let full = wire.text("Thinking about it carefully");
-        let cut =
-            full.split("\n\n").take(if wire == Wire::OpenAi { 1 } else { 3 }).collect::<Vec<_>>().join("\n\n") + "\n\n";
-        let server = RawServer::start(vec![
-            Reply { body: cut, after: After::Hang },
-            Reply { body: wire.text("Fresh start."), after: After::Close },
-        ])
-        .await;
-        let mut t = engine(wire.provider(&server.uri), |_| {});
-        t.say("think").await;
-        let delta = t.next_matching(|e| matches!(e, Event::AssistantDelta { .. })).await;
-        let Event::AssistantDelta { text, .. } = delta else { unreachable!() };
-        assert_eq!(text, "Thinking abou");
+        let (server, mut t) = hung_mid_stream(wire).await;
         t.engine.submit(Op::Interrupt).await.unwrap();
         let rest = t.turn().await;
         assert!(
@@ -83,16 +89,7 @@ async fn an_interrupt_during_a_tool_gives_every_call_a_result() {
 #[tokio::test]
 async fn shutdown_mid_stream_ends_the_turn_and_frees_the_session_for_another_engine() {
     let wire = Wire::OpenAi;
-    let full = wire.text("Thinking about it carefully");
-    let cut = full.split("\n\n").take(1).collect::<Vec<_>>().join("\n\n") + "\n\n";
-    let server = RawServer::start(vec![
-        Reply { body: cut, after: After::Hang },
-        Reply { body: wire.text("Fresh start."), after: After::Close },
-    ])
-    .await;
-    let mut t = engine(wire.provider(&server.uri), |_| {});
-    t.say("think").await;
-    t.next_matching(|e| matches!(e, Event::AssistantDelta { .. })).await;
+    let (server, mut t) = hung_mid_stream(wire).await;
     let id = t.engine.session_id().to_string();
     tokio::time::timeout(std::time::Duration::from_secs(30), t.engine.shutdown()).await.unwrap();
     let rest = t.turn().await;
