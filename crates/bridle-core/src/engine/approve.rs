@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
 use crate::approvals::{self, status_word};
-use crate::audit::AuditKind;
+use crate::audit::{AuditKind, CallRows};
 use crate::guard::Verdict;
 use crate::pipeline::{CallFailure, CallOutcome, CheckedCall};
 use crate::store::{ApprovalStatus, StoredApproval};
@@ -105,7 +105,7 @@ pub(crate) async fn resolve(
                             if let Some(refusal) = mark(session, call, &checked, &id, ApprovalStatus::Started).await {
                                 return refusal;
                             }
-                            return run_edited(session, call, edited, answer.decision).await;
+                            return run_edited(session, turn_id, call, edited, answer.decision).await;
                         }
                         // The change approved must still be the change that would run.
                         let ctx = session.tool_context(turn_id, &call.id, CancellationToken::new());
@@ -241,11 +241,23 @@ async fn open_request(
     })
 }
 
-/// Approved with edited arguments: the edited call goes through validation, the sandbox and the
-/// guard again; only a deny stops it (the human has seen and written what runs).
-async fn run_edited(session: &Session, call: &ToolCall, edited: &str, decision: ApprovalAnswer) -> Resolution {
+/// Approved with edited arguments: the edited call goes through validation, the sandbox, the
+/// guard and the user's pre-call hooks again; only a deny stops it (the human has seen and
+/// written what runs).
+async fn run_edited(
+    session: &Session,
+    turn_id: &str,
+    call: &ToolCall,
+    edited: &str,
+    decision: ApprovalAnswer,
+) -> Resolution {
     let edited_call = ToolCall { arguments: edited.to_string(), ..call.clone() };
-    match session.pipeline().check(&edited_call, &session.id) {
+    let (checked, hook_runs) = session.pipeline().check_with_hooks(&edited_call, &session.id).await;
+    let rows = CallRows::new(&edited_call);
+    for run in &hook_runs {
+        session.audit(AuditKind::GuardDecision, Some(turn_id), |r| rows.hooked(r, run));
+    }
+    match checked {
         Err(mut outcome) => {
             outcome.result.output = format!("The user's edited arguments were refused. {}", outcome.result.output);
             Resolution::Refused(outcome)

@@ -8,7 +8,7 @@ use bridle_core::clock::SystemClock;
 use bridle_core::engine::SessionSpec;
 use bridle_core::store::{ApprovalStatus, SessionLease};
 use bridle_protocol::{
-    AbortReason, ApprovalAnswer, ApprovalRequest, DecisionSource, Event, HistoryItem, Mode, Op, ToolStatus,
+    AbortReason, ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Event, HistoryItem, Mode, Op, ToolStatus,
 };
 use pretty_assertions::assert_eq;
 
@@ -166,6 +166,51 @@ async fn edited_arguments_are_judged_again_and_an_escape_is_denied() {
     assert!(ends[0].1.contains("outside the workspace"), "{}", ends[0].1);
     assert!(!outside.exists());
     assert!(!t.dir.path().join("ws/notes/welcome.txt").exists());
+}
+
+#[tokio::test]
+async fn edited_arguments_go_through_the_users_pre_call_hooks_again() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([sse(wire.tool_calls(&[("c1", "write_file", WRITE)])), sse(wire.text("OK."))]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| {
+        c.mode = Mode::Ask;
+        c.hooks.pre_tool_use = vec![bridle_core::hooks::HookConfig {
+            matcher: "write_file".into(),
+            command: "if grep -q SECRET; then echo 'no secrets in files' >&2; exit 2; fi".into(),
+            timeout_secs: 30,
+        }];
+    });
+    t.say("write").await;
+    // The model's call passes the hook and asks; the user's edit would not have passed it.
+    let request = requested(&mut t).await;
+    let edited = serde_json::json!({"path": "notes/welcome.txt", "content": "SECRET=hunter2"}).to_string();
+    t.engine
+        .submit(Op::ResolveApproval {
+            approval_id: request.id.clone(),
+            decision: ApprovalAnswer::ApproveOnce,
+            feedback: None,
+            edited_arguments: Some(edited),
+            call_hash: Some(request.call_hash.clone()),
+        })
+        .await
+        .unwrap();
+    let rest = t.turn().await;
+    let ends = end_status(&rest);
+    assert_eq!(ends[0].0, ToolStatus::Denied, "{ends:?}");
+    assert!(ends[0].1.contains("no secrets in files"), "{}", ends[0].1);
+    assert!(!t.dir.path().join("ws/notes/welcome.txt").exists());
+    t.audit.flush().unwrap();
+    let log = bridle_core::audit::AuditLog::open(&t.dir.path().join("data")).unwrap();
+    let rows = log.query(&bridle_core::audit::AuditFilter::default()).unwrap();
+    // Two hook rows: the model's call went on, the edit was denied.
+    let hooks: Vec<(Option<&str>, Option<Decision>)> = rows
+        .iter()
+        .rev()
+        .filter(|r| r.source == Some(DecisionSource::Hook))
+        .map(|r| (r.status.as_deref(), r.decision))
+        .collect();
+    assert_eq!(hooks, [(Some("continue"), Some(Decision::Allow)), (Some("decided"), Some(Decision::Deny))]);
 }
 
 #[tokio::test]
