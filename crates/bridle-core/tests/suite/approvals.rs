@@ -24,11 +24,16 @@ async fn requested(t: &mut TestEngine) -> ApprovalRequest {
 }
 
 fn answer(request: &ApprovalRequest, decision: ApprovalAnswer) -> Op {
+    answer_edited(request, decision, None)
+}
+
+/// An answer, with the arguments as the user edited them (if they did).
+fn answer_edited(request: &ApprovalRequest, decision: ApprovalAnswer, edited: Option<String>) -> Op {
     Op::ResolveApproval {
         approval_id: request.id.clone(),
         decision,
         feedback: None,
-        edited_arguments: None,
+        edited_arguments: edited,
         call_hash: Some(request.call_hash.clone()),
     }
 }
@@ -150,16 +155,7 @@ async fn edited_arguments_are_judged_again_and_an_escape_is_denied() {
     let request = requested(&mut t).await;
     let outside = t.dir.path().join("escaped.txt");
     let edited = serde_json::json!({"path": outside.to_str().unwrap(), "content": "gotcha"}).to_string();
-    t.engine
-        .submit(Op::ResolveApproval {
-            approval_id: request.id.clone(),
-            decision: ApprovalAnswer::ApproveOnce,
-            feedback: None,
-            edited_arguments: Some(edited),
-            call_hash: Some(request.call_hash.clone()),
-        })
-        .await
-        .unwrap();
+    t.engine.submit(answer_edited(&request, ApprovalAnswer::ApproveOnce, Some(edited))).await.unwrap();
     let rest = t.turn().await;
     let ends = end_status(&rest);
     assert_eq!(ends[0].0, ToolStatus::Denied, "{ends:?}");
@@ -185,16 +181,7 @@ async fn edited_arguments_go_through_the_users_pre_call_hooks_again() {
     // The model's call passes the hook and asks; the user's edit would not have passed it.
     let request = requested(&mut t).await;
     let edited = serde_json::json!({"path": "notes/welcome.txt", "content": "SECRET=hunter2"}).to_string();
-    t.engine
-        .submit(Op::ResolveApproval {
-            approval_id: request.id.clone(),
-            decision: ApprovalAnswer::ApproveOnce,
-            feedback: None,
-            edited_arguments: Some(edited),
-            call_hash: Some(request.call_hash.clone()),
-        })
-        .await
-        .unwrap();
+    t.engine.submit(answer_edited(&request, ApprovalAnswer::ApproveOnce, Some(edited))).await.unwrap();
     let rest = t.turn().await;
     let ends = end_status(&rest);
     assert_eq!(ends[0].0, ToolStatus::Denied, "{ends:?}");
