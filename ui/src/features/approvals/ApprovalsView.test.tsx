@@ -16,7 +16,6 @@ async function openApprovals() {
   render(<App />);
   await screen.findByText("/home/dev/project");
   await user.click(screen.getByTestId("nav-approvals"));
-  await screen.findByRole("region", { name: "Approvals" }); // the view loads on first open
   return user;
 }
 
