@@ -361,7 +361,7 @@ impl AppState {
             SaveError::Invalid(_) => failure("settings_invalid", e),
             _ => failure("settings_save_failed", e),
         })?;
-        let servers = config.mcp.clone();
+        let servers = config.mcp;
         self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner).config.mcp = servers.clone();
         self.hub().await?.reconfigure(&servers).await;
         self.settings_get().await
