@@ -206,17 +206,11 @@ pub fn save_mcp_server(
                 entry.remove(key);
             }
             set(&mut entry, "command", command);
-            let args: Vec<String> = server.args.iter().filter(|a| !a.is_empty()).cloned().collect();
+            let args: Vec<&str> = server.args.iter().map(String::as_str).filter(|a| !a.is_empty()).collect();
             if args.is_empty() {
                 entry.remove("args");
-            } else {
-                let same = entry
-                    .get("args")
-                    .and_then(Item::as_array)
-                    .is_some_and(|old| old.iter().map(|v| v.as_str()).eq(args.iter().map(|a| Some(a.as_str()))));
-                if !same {
-                    set(&mut entry, "args", args.iter().collect::<Array>());
-                }
+            } else if !holds_list(&entry, "args", &args) {
+                set(&mut entry, "args", args.iter().copied().collect::<Array>());
             }
         }
         set(&mut entry, "enabled", server.enabled);
@@ -295,11 +289,7 @@ fn set(table: &mut Table, key: &str, new: impl Into<Value>) {
 /// Replaces a list, keeping the old one (and its comments) when nothing changed.
 fn set_list(table: &mut Table, key: &str, patterns: &[String]) {
     let patterns: Vec<&str> = patterns.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
-    let same = table
-        .get(key)
-        .and_then(Item::as_array)
-        .is_some_and(|old| old.iter().map(|v| v.as_str()).eq(patterns.iter().map(|p| Some(*p))));
-    if same {
+    if holds_list(table, key, &patterns) {
         return;
     }
     if patterns.is_empty() && !table.contains_key(key) {
@@ -310,6 +300,12 @@ fn set_list(table: &mut Table, key: &str, patterns: &[String]) {
         array.push(pattern);
     }
     set(table, key, array);
+}
+
+/// Whether `key` already holds exactly these strings, in this order.
+fn holds_list(table: &Table, key: &str, items: &[&str]) -> bool {
+    let old = table.get(key).and_then(Item::as_array);
+    old.is_some_and(|old| old.iter().map(|v| v.as_str()).eq(items.iter().map(|i| Some(*i))))
 }
 
 fn window_value(n: u64) -> Result<i64, SaveError> {
