@@ -241,8 +241,9 @@ impl McpHub {
         self.run_starts(configs, starts).await;
     }
 
-    /// Marks these servers starting, or disabled (each start numbered, so a late answer of an earlier start is
-    /// not taken for this one); kills what ran under their names. Answers the starts.
+    /// Marks these servers starting, or disabled (each start numbered, so a late answer of an
+    /// earlier start is not taken for this one); kills what ran under their names. Answers the
+    /// starts.
     fn mark_starting(&self, configs: &BTreeMap<String, McpServerConfig>) -> Starts {
         let mut starts = Starts::default();
         if configs.is_empty() {
@@ -254,15 +255,10 @@ impl McpHub {
                 state.starts += 1;
                 let start = state.starts;
                 let status = if config.enabled { McpStatus::Starting } else { McpStatus::Disabled };
-                let slot = state.slots.entry(name.clone()).or_insert_with(|| Slot {
-                    config: config.clone(),
-                    server: Server::with_status(status),
-                    start,
-                });
-                starts.leaders.extend(slot.server.stop());
-                slot.config = config.clone();
-                slot.server = Server::with_status(status);
-                slot.start = start;
+                let slot = Slot { config: config.clone(), server: Server::with_status(status), start };
+                if let Some(mut old) = state.slots.insert(name.clone(), slot) {
+                    starts.leaders.extend(old.server.stop());
+                }
                 starts.numbers.push((name.clone(), start));
             }
         }
