@@ -24,6 +24,7 @@ use clap::Parser;
 use cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    bridle_core::wiring::protect_this_process();
     let cli = Cli::parse();
     // What goes wrong inside the engine (a lost audit record, a panicked turn) goes to stderr;
     // `RUST_LOG` sets the level (default: warnings and errors).

@@ -79,6 +79,15 @@ pub struct Wiring {
     api_keys: HashMap<&'static str, String>,
 }
 
+/// Marks this process non-dumpable, so no process of the same user (a command under Landlock, a
+/// hook, an MCP server) can read its memory or its environment, where API keys are, through
+/// `/proc/PID/environ`, `/proc/PID/mem` or ptrace. Every front end calls it first.
+pub fn protect_this_process() {
+    if let Err(e) = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable) {
+        tracing::warn!("cannot mark this process non-dumpable: {e}");
+    }
+}
+
 impl Wiring {
     /// Resolves `flags` against `env` (`BRIDLE_WORKSPACE`, `BRIDLE_DATA_DIR`, `BRIDLE_CONFIG`,
     /// `HOME`, `XDG_DATA_HOME`; the workspace defaults to `current_dir`) and loads the config.
@@ -148,11 +157,18 @@ impl Wiring {
     }
 
     /// The config's MCP servers, launched (in parallel, each within its start-up timeout; this
-    /// returns at once) in the workspace with this process's environment, scrubbed. What needs
-    /// their tools waits for [`crate::mcp::McpHub::settled`]; a session does at its turns.
+    /// returns at once). Stdio servers start in `<data-dir>/mcp`, not in the workspace, so a
+    /// module a command planted there is not what `python3 -m` or `npx` finds; they get the
+    /// workspace as `BRIDLE_WORKSPACE` and the environment `bash` gets (an allow-list). What
+    /// needs their tools waits for [`crate::mcp::McpHub::settled`]; a session does at its turns.
     pub fn mcp(&self) -> Arc<crate::mcp::McpHub> {
-        let env: Vec<_> = std::env::vars_os().collect();
-        crate::mcp::McpHub::launch(&self.config.mcp, &self.workspace, env.into_iter())
+        let cwd = self.data_dir.join("mcp");
+        if let Err(e) = std::fs::create_dir_all(&cwd) {
+            tracing::warn!("cannot create {}: {e}", cwd.display());
+        }
+        let mut env = crate::shell_sandbox::child_environment(std::env::vars_os(), &self.config.sandbox.env);
+        env.push(("BRIDLE_WORKSPACE".into(), self.workspace.clone().into_os_string()));
+        crate::mcp::McpHub::launch(&self.config.mcp, &cwd, env.into_iter())
     }
 
     fn create_data_dir(&self) -> Result<(), WiringError> {

@@ -1,9 +1,17 @@
 //! Where the session works, told to the model: OS, shell, workspace, today's date, git branch
 //! and changed files, and how `bash` runs.
+//!
+//! Rule: reading the repository never runs its code outside the sandbox. The branch comes from
+//! reading `HEAD`; the changed files from `git status` run inside the session's shell sandbox,
+//! because a repository's config can name programs git runs (`core.fsmonitor`, filters, hooks,
+//! through a planted `commondir` too) and a list of settings to override always misses one.
+//! Where commands run unsandboxed, the count is left out rather than run git there.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+use crate::shell_sandbox::{Launch, SandboxKind, ShellSandbox};
 
 /// The git state of the workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,8 +50,8 @@ const GIT_LIMIT: Duration = Duration::from_secs(2);
 
 impl Environment {
     /// Reads the machine: the OS, the git state of `workspace` (its HEAD file, and `git status`
-    /// bounded by two seconds), today's date from `now_ms`.
-    pub fn detect(workspace: &Path, now_ms: i64, sandbox: &str, network: bool) -> Environment {
+    /// in `shell`'s sandbox bounded by two seconds), today's date from `now_ms`.
+    pub fn detect(workspace: &Path, now_ms: i64, shell: &ShellSandbox, network: bool) -> Environment {
         let date = chrono::DateTime::from_timestamp_millis(now_ms)
             .map(|d| d.format("%Y-%m-%d").to_string())
             .unwrap_or_else(|| "unknown".into());
@@ -51,8 +59,8 @@ impl Environment {
             os: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
             workspace: workspace.to_path_buf(),
             date,
-            git: git_state(workspace),
-            sandbox: sandbox.to_string(),
+            git: git_state(workspace, shell),
+            sandbox: shell.kind().as_str().to_string(),
             network,
         }
     }
@@ -86,7 +94,7 @@ impl Environment {
 }
 
 /// The branch from `.git/HEAD` (a worktree's `.git` file followed), and the changed files.
-fn git_state(workspace: &Path) -> Git {
+fn git_state(workspace: &Path, shell: &ShellSandbox) -> Git {
     let dot_git = workspace.join(".git");
     let git_dir = if dot_git.is_dir() {
         dot_git
@@ -105,20 +113,26 @@ fn git_state(workspace: &Path) -> Git {
         Some(branch) => branch.to_string(),
         None => format!("detached at {}", &head[..head.len().min(12)]),
     };
-    Git::Repo { branch, changed: changed_files(workspace) }
+    Git::Repo { branch, changed: changed_files(workspace, shell) }
 }
 
-/// `git status --porcelain` line count, or `None` when git is missing or slow.
-fn changed_files(workspace: &Path) -> Option<usize> {
-    let mut child = Command::new("git")
-        .args(["status", "--porcelain=v1", "--untracked-files=normal"])
-        .current_dir(workspace)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
+/// `git status --porcelain` line count, or `None` when git is missing, slow, or could only run
+/// unsandboxed.
+fn changed_files(workspace: &Path, shell: &ShellSandbox) -> Option<usize> {
+    if shell.kind() == SandboxKind::None {
+        return None;
+    }
+    let mut env = shell.environment(std::env::vars_os());
+    env.push(("GIT_OPTIONAL_LOCKS".into(), "0".into()));
+    let launch = Launch {
+        script: "exec git status --porcelain=v1 --untracked-files=normal",
+        cwd: workspace,
+        env,
+        stdin: Stdio::null(),
+        stdout: Stdio::piped(),
+        stderr: Stdio::null(),
+    };
+    let mut child = shell.spawn_blocking(launch).ok()?;
     let started = Instant::now();
     loop {
         match child.try_wait() {

@@ -83,14 +83,40 @@ fn a_long_file_is_cut_at_a_character_and_odd_files_are_skipped() {
 fn git_branch_and_changes_are_read_from_a_real_repository() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
-    let plain = Environment::detect(ws, 1_795_536_000_000, "bwrap", false);
+    let shell = crate::shell_sandbox::ShellSandbox::new(&Default::default(), ws, &[], false);
+    let plain = Environment::detect(ws, 1_795_536_000_000, &shell, false);
     assert_eq!(plain.git, Git::None);
     assert_eq!(plain.date, "2026-11-24");
     let ok = std::process::Command::new("git").args(["init", "-q", "-b", "trunk"]).current_dir(ws).status().unwrap();
     assert!(ok.success());
     std::fs::write(ws.join("a.txt"), "a").unwrap();
     std::fs::write(ws.join("b.txt"), "b").unwrap();
-    let env = Environment::detect(ws, 0, "bwrap", false);
+    let env = Environment::detect(ws, 0, &shell, false);
     assert_eq!(env.git, Git::Repo { branch: "trunk".into(), changed: Some(2) });
     assert!(env.describe().contains("- Git: branch trunk, 2 changed or untracked files\n"), "{}", env.describe());
+}
+
+#[test]
+fn reading_the_repository_never_runs_what_its_config_names_outside_the_sandbox() {
+    // Outside /tmp, so the sandbox's private /tmp is not what stops the write.
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let ws = dir.path().join("ws");
+    let canary = dir.path().join("ran");
+    std::fs::create_dir_all(&ws).unwrap();
+    let git = |args: &[&str]| std::process::Command::new("git").args(args).current_dir(&ws).status().unwrap();
+    assert!(git(&["init", "-q", "-b", "trunk"]).success());
+    std::fs::write(ws.join("a.txt"), "a").unwrap();
+    // What a command could have planted: git runs the fsmonitor on every `git status`.
+    let planted = format!("echo pwned > {}; exit 1", canary.display());
+    assert!(git(&["config", "core.fsmonitor", &planted]).success());
+
+    let shell = crate::shell_sandbox::ShellSandbox::new(&Default::default(), &ws, &[], false);
+    let env = Environment::detect(&ws, 0, &shell, false);
+    assert!(matches!(env.git, Git::Repo { .. }), "{:?}", env.git);
+    assert!(!canary.exists(), "the planted fsmonitor wrote outside the workspace");
+
+    let unsandboxed = crate::shell_sandbox::ShellSandbox::unsandboxed(&ws, "test");
+    let env = Environment::detect(&ws, 0, &unsandboxed, false);
+    assert_eq!(env.git, Git::Repo { branch: "trunk".into(), changed: None });
+    assert!(!canary.exists(), "git ran unsandboxed");
 }

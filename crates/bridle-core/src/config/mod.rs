@@ -253,12 +253,78 @@ pub struct SandboxConfig {
     pub writable: Vec<std::path::PathBuf>,
     /// Which mechanism to use.
     pub backend: SandboxBackend,
+    /// Variables passed to commands, MCP servers and hooks beyond the built-in allow-list
+    /// (DESIGN §4.2), unless their value looks secret.
+    pub env: Vec<String>,
+    /// Most processes a command may run at once.
+    pub max_processes: u64,
+    /// Size of a command's private `/tmp`: bytes, or a number with `K`, `M` or `G` (`"1G"`).
+    pub tmp_size: ByteSize,
 }
 
 impl Default for SandboxConfig {
     fn default() -> Self {
-        Self { enabled: true, network: false, writable: Vec::new(), backend: SandboxBackend::Auto }
+        Self {
+            enabled: true,
+            network: false,
+            writable: Vec::new(),
+            backend: SandboxBackend::Auto,
+            env: Vec::new(),
+            max_processes: 1024,
+            tmp_size: ByteSize(1 << 30),
+        }
     }
+}
+
+/// A size in bytes, written in the config as a number of bytes or as a string with a binary
+/// suffix (`"512M"`, `"1G"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl ByteSize {
+    /// The size in bytes.
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+impl Serialize for ByteSize {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Bytes(u64),
+            Text(String),
+        }
+        match Written::deserialize(deserializer)? {
+            Written::Bytes(n) => Ok(ByteSize(n)),
+            Written::Text(text) => parse_size(&text).map(ByteSize).ok_or_else(|| {
+                serde::de::Error::custom(format!("`{text}` is not a size (bytes, or a number with K, M or G)"))
+            }),
+        }
+    }
+}
+
+fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, ""),
+    };
+    let shift = match unit.trim().trim_end_matches(['b', 'B', 'i']).to_ascii_uppercase().as_str() {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => return None,
+    };
+    number.parse::<u64>().ok()?.checked_mul(1 << shift)
 }
 
 /// User rules: patterns like `bash(git status*)`, `edit_file(src/**)` or a bare tool name.
@@ -368,6 +434,14 @@ mod tests {
         assert!(config.sandbox.enabled && config.sandbox.network);
         assert_eq!(config.sandbox.writable, [std::path::PathBuf::from("/var/cache/x")]);
         assert!(Config::default().sandbox.enabled && !Config::default().sandbox.network);
+        assert_eq!(Config::default().sandbox.tmp_size.bytes(), 1 << 30);
+        assert_eq!(Config::default().sandbox.max_processes, 1024);
+        let sized =
+            Config::parse("[sandbox]\ntmp_size = \"512M\"\nmax_processes = 64\nenv = [\"JAVA_HOME\"]\n").unwrap();
+        assert_eq!(sized.sandbox.tmp_size.bytes(), 512 << 20);
+        assert_eq!(sized.sandbox.env, ["JAVA_HOME"]);
+        assert_eq!(Config::parse("[sandbox]\ntmp_size = 4096\n").unwrap().sandbox.tmp_size.bytes(), 4096);
+        assert!(Config::parse("[sandbox]\ntmp_size = \"lots\"\n").is_err());
     }
 
     #[test]

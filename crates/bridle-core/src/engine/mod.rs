@@ -138,7 +138,8 @@ impl EngineConfig {
         let workspace = Workspace::open(&self.workspace, self.home.clone(), &self.data_dir, &self.extra_sensitive)
             .map_err(|source| EngineError::Workspace { path: self.workspace.display().to_string(), source })?;
         let shell = match self.mode {
-            Mode::Bypass => ShellSandbox::unsandboxed(workspace.root(), "bypass mode runs commands unsandboxed"),
+            Mode::Bypass => ShellSandbox::unsandboxed(workspace.root(), "bypass mode runs commands unsandboxed")
+                .with_env(&self.sandbox.env),
             mode => {
                 let mut masked = workspace.sandbox.protected_paths();
                 masked.extend(self.config_file.clone());
@@ -150,8 +151,9 @@ impl EngineConfig {
             .with_policy(self.policy()?)
             .with_sandbox(workspace.sandbox.clone())
             .with_shell(&workspace.shell);
-        // Hooks get the scrubbed environment `bash` gets (read here, as `bash` reads it).
-        let hooks = crate::hooks::Hooks::new(&self.hooks, std::env::vars_os())?;
+        // Hooks run in the shell's sandbox with the environment `bash` gets (read here, as `bash`
+        // reads it).
+        let hooks = crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), std::env::vars_os())?;
         Ok(CallPipeline::new(tools, Arc::new(guard), Arc::new(workspace), self.limits.tool_timeout())
             .with_hooks(Arc::new(hooks)))
     }

@@ -70,7 +70,7 @@ impl Session {
         let view = deps.store.view(&id).ok().flatten().and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
         let brief = {
             use crate::brief;
-            let shell = pipeline.workspace().shell.kind().as_str();
+            let shell = &pipeline.workspace().shell;
             let environment =
                 brief::Environment::detect(&config.workspace, deps.clock.now_ms(), shell, config.sandbox.network);
             let config_dir = config.config_file.as_deref().and_then(std::path::Path::parent);

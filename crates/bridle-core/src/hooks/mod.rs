@@ -10,9 +10,11 @@
 //!
 //! Rules: fail closed — a hook that cannot start, exits otherwise, prints an unknown decision or
 //! runs past its timeout makes the call ask; a hook never loosens the guard — `allow` lifts only
-//! an ask that the mode or a rule made, never a deny nor a guardian's finding; hooks run with the
-//! scrubbed environment `bash` gets (no secrets, no keychain bus), in their own process group,
-//! killed whole at the timeout. Every hook run is reported ([`HookRun`]) for the audit log.
+//! an ask that the mode or a rule made, never a deny nor a guardian's finding; hooks run inside the
+//! session's shell sandbox (a hook opts out with `sandbox = false`: a module a command planted in
+//! the workspace is not run outside it), with the environment `bash` gets (an allow-list), in
+//! their own process group, killed whole at the timeout. Every hook run is reported ([`HookRun`])
+//! for the audit log.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -25,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
 
 use crate::guard::Verdict;
+use crate::shell_sandbox::{Launch, ShellSandbox};
 
 /// Default seconds a hook may run.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -43,10 +46,21 @@ pub struct HookConfig {
     /// Seconds before it is stopped (and the call asks).
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
+    /// Run inside the shell sandbox (the default); `false` runs it as the user, unconfined.
+    #[serde(default = "default_sandbox", skip_serializing_if = "is_true")]
+    pub sandbox: bool,
 }
 
 fn default_timeout() -> u64 {
     DEFAULT_TIMEOUT_SECS
+}
+
+fn default_sandbox() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// `[hooks]`.
@@ -74,6 +88,7 @@ struct Hook {
     matcher: Option<Regex>,
     command: String,
     timeout: Duration,
+    sandboxed: bool,
 }
 
 /// The compiled hooks of a session.
@@ -81,8 +96,10 @@ struct Hook {
 pub struct Hooks {
     pre: Vec<Hook>,
     post: Vec<Hook>,
-    /// The environment hooks run with (already scrubbed).
+    /// The environment hooks run with (already reduced to the allow-list).
     env: Vec<(OsString, OsString)>,
+    /// Where they run (none: no hook can run, and one that would asks).
+    shell: Option<ShellSandbox>,
 }
 
 /// What one hook said.
@@ -165,18 +182,29 @@ fn compile(list: &[HookConfig]) -> Result<Vec<Hook>, HookError> {
                         .map_err(|e| HookError { matcher: h.matcher.clone(), reason: e.to_string() })?,
                 ),
             };
-            Ok(Hook { matcher, command: h.command.clone(), timeout: Duration::from_secs(h.timeout_secs.max(1)) })
+            Ok(Hook {
+                matcher,
+                command: h.command.clone(),
+                timeout: Duration::from_secs(h.timeout_secs.max(1)),
+                sandboxed: h.sandbox,
+            })
         })
         .collect()
 }
 
 impl Hooks {
-    /// The hooks of `config`, run with `env` (the launch's environment, scrubbed here).
-    pub fn new(config: &HooksConfig, env: impl Iterator<Item = (OsString, OsString)>) -> Result<Hooks, HookError> {
+    /// The hooks of `config`, run in `shell` with `env` (the launch's environment, reduced here
+    /// as for `bash`).
+    pub fn new(
+        config: &HooksConfig,
+        shell: ShellSandbox,
+        env: impl Iterator<Item = (OsString, OsString)>,
+    ) -> Result<Hooks, HookError> {
         Ok(Hooks {
             pre: compile(&config.pre_tool_use)?,
             post: compile(&config.post_tool_use)?,
-            env: crate::tools::scrubbed_environment(env),
+            env: shell.environment(env),
+            shell: Some(shell),
         })
     }
 
@@ -228,18 +256,19 @@ impl Hooks {
     /// Starts the hook, writes the input, waits at most its timeout (then kills its group).
     async fn spawn(&self, hook: &Hook, input: &HookInput<'_>) -> Result<(Option<i32>, String, String), String> {
         let body = serde_json::to_vec(input).map_err(|e| e.to_string())?;
-        let mut child = tokio::process::Command::new("bash")
-            .arg("-c")
-            .arg(&hook.command)
-            .current_dir(input.cwd)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
+        let shell =
+            self.shell.as_ref().ok_or_else(|| format!("no sandbox is set up to run the hook `{}`", hook.command))?;
+        let launch = Launch {
+            script: &hook.command,
+            cwd: input.cwd,
+            env: self.env.clone(),
+            stdin: Stdio::piped(),
+            stdout: Stdio::piped(),
+            stderr: Stdio::piped(),
+        };
+        let (mut child, _) = shell
+            .spawn(launch, !hook.sandboxed)
+            .await
             .map_err(|e| format!("the hook `{}` could not start: {e}", hook.command))?;
         let pid = child.id();
         let mut stdin = child.stdin.take();

@@ -11,12 +11,18 @@ use super::*;
 fn hooks(pre: &[(&str, &str, u64)], post: &[(&str, &str, u64)]) -> Hooks {
     let list = |l: &[(&str, &str, u64)]| {
         l.iter()
-            .map(|(m, c, t)| HookConfig { matcher: m.to_string(), command: c.to_string(), timeout_secs: *t })
+            .map(|(m, c, t)| HookConfig {
+                matcher: m.to_string(),
+                command: c.to_string(),
+                timeout_secs: *t,
+                sandbox: true,
+            })
             .collect()
     };
     let config = HooksConfig { pre_tool_use: list(pre), post_tool_use: list(post) };
     let env = [("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("OPENAI_API_KEY", "sk-must-not-reach-hooks")];
-    Hooks::new(&config, env.into_iter().map(|(k, v)| (OsString::from(k), OsString::from(v)))).unwrap()
+    let shell = ShellSandbox::unsandboxed(&std::env::temp_dir(), "hook tests run unconfined");
+    Hooks::new(&config, shell, env.into_iter().map(|(k, v)| (OsString::from(k), OsString::from(v)))).unwrap()
 }
 
 fn ask_by_mode() -> Verdict {
@@ -142,9 +148,15 @@ async fn a_post_hook_gets_the_response_and_exit_2_speaks_to_the_model() {
 #[test]
 fn a_bad_matcher_is_a_clear_error() {
     let config = HooksConfig {
-        pre_tool_use: vec![HookConfig { matcher: "bash(".into(), command: "true".into(), timeout_secs: 5 }],
+        pre_tool_use: vec![HookConfig {
+            matcher: "bash(".into(),
+            command: "true".into(),
+            timeout_secs: 5,
+            sandbox: true,
+        }],
         post_tool_use: vec![],
     };
-    let err = Hooks::new(&config, std::iter::empty()).unwrap_err();
+    let shell = ShellSandbox::unsandboxed(&std::env::temp_dir(), "hook tests run unconfined");
+    let err = Hooks::new(&config, shell, std::iter::empty()).unwrap_err();
     assert!(err.to_string().contains("bash("), "{err}");
 }

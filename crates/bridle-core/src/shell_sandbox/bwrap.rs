@@ -1,9 +1,13 @@
-//! bubblewrap: the command sees the machine read-only, the workspace writable, a private `/tmp`,
-//! its own PID namespace (it can signal only its own processes), no network unless allowed, and
-//! empty in place of every masked path.
+//! bubblewrap: the command runs with no privilege whoever starts it (a user namespace of its
+//! own, every capability dropped, no new user namespace inside, the seccomp filter of
+//! [`super::seccomp`]), in namespaces of its own for every kind bwrap knows (PID: it sees and
+//! signals only its own processes; network: never the host's, so neither its abstract sockets nor
+//! its loopback services are reachable), and sees the machine read-only, the workspace writable, a
+//! private `/tmp` of bounded size, and empty in place of every masked path.
 //!
 //! Rule: bwrap is found at a fixed system path (never through `PATH`, which the workspace could
-//! prepend to) and proven to work once per process before any command relies on it.
+//! prepend to) and proven, once per process, to run a command with every one of these options
+//! before any command relies on it.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -25,23 +29,8 @@ fn probe() -> Result<PathBuf, String> {
         return Err("bubblewrap (bwrap) is not installed".into());
     };
     let output = std::process::Command::new(&program)
-        .args([
-            "--die-with-parent",
-            "--new-session",
-            "--unshare-pid",
-            "--unshare-net",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--tmpfs",
-            "/tmp",
-            "--",
-            "true",
-        ])
+        .args(PRIVILEGE)
+        .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "true"])
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
@@ -52,21 +41,28 @@ fn probe() -> Result<PathBuf, String> {
     Ok(program)
 }
 
-/// bwrap's options for `c`, up to (not including) `--` and the command.
-pub(super) fn arguments(c: &Confinement) -> Vec<OsString> {
-    let mut args: Vec<OsString> = Vec::new();
-    let mut push = |parts: &[&std::ffi::OsStr]| args.extend(parts.iter().map(|p| p.to_os_string()));
-    push(&["--die-with-parent".as_ref(), "--new-session".as_ref(), "--unshare-pid".as_ref()]);
-    push(&["--unshare-ipc".as_ref(), "--unshare-uts".as_ref()]);
-    if !c.network {
-        push(&["--unshare-net".as_ref()]);
+/// What takes every privilege away, for root too: a user namespace, every other namespace bwrap
+/// knows (the network's included), no capability, no user namespace inside.
+const PRIVILEGE: &[&str] =
+    &["--unshare-user", "--unshare-all", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
+
+/// bwrap's options for `c`, up to (not including) `--` and the command; `seccomp` is the file
+/// descriptor the filter's bytes can be read from.
+pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = PRIVILEGE.iter().map(OsString::from).collect();
+    if let Some(fd) = seccomp {
+        args.extend(["--seccomp".into(), fd.to_string().into()]);
     }
+    let mut push = |parts: &[&std::ffi::OsStr]| args.extend(parts.iter().map(|p| p.to_os_string()));
+    let tmp_size = c.tmp_size.to_string();
     push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
     push(&[
         "--dev".as_ref(),
         "/dev".as_ref(),
         "--proc".as_ref(),
         "/proc".as_ref(),
+        "--size".as_ref(),
+        tmp_size.as_ref(),
         "--tmpfs".as_ref(),
         "/tmp".as_ref(),
     ]);

@@ -1,18 +1,22 @@
 //! Landlock, where bubblewrap cannot run: the kernel lets the command read everything but the
-//! masked paths, write only the workspace, `/tmp`, the
-//! usual devices and the user's writable paths, make no TCP connection or listener unless the
-//! network is allowed (ABI 4), and signal no process outside its own domain (ABI 6).
+//! masked paths, write only the workspace, `/tmp`, the usual devices and the user's writable
+//! paths, make no TCP connection or listener unless the network is allowed (ABI 4), reach no
+//! abstract socket and signal no process outside its own domain (ABI 6). The seccomp filter
+//! refuses what Landlock does not confine: new Unix-domain sockets (a socket path is not a file
+//! Landlock judges), UDP without network, mounts and namespaces. Every capability is dropped, so
+//! a command started by root is no stronger than one started by a user.
 //!
 //! Landlock only adds permissions, so "everything but a masked path" is spelled as the siblings
-//! along the way to it ([`cover`]). Rule: a Landlock domain is per thread and inherited by the
-//! children that thread forks, so the restriction is applied on a fresh thread that spawns the
-//! command and ends; none of Bridle's own threads is ever restricted.
+//! along the way to it ([`cover`]). Rule: a Landlock domain, a seccomp filter and a thread's
+//! capabilities are per thread and inherited by the children that thread forks, so all three are
+//! applied on a fresh thread that spawns the command and ends; none of Bridle's own threads is
+//! ever restricted.
 //!
 //! A masked path inside a writable folder (a data dir under `/tmp`) makes that folder's own
-//! entries writable but not the folder itself: no new file at its top. Known limits, left to the
-//! guard: `/tmp` is shared with the host, `.git/config` and
-//! `.git/hooks/` are writable with the rest of the workspace, UDP is not restricted before ABI 8,
-//! and a Unix socket path outside the masked folders can still be connected to.
+//! entries writable but not the folder itself: no new file at its top. Known limits, said in every
+//! result ([`super::ShellSandbox::gaps`]): `/tmp` is shared with the host, host processes are
+//! visible, `.git/config` and `.git/hooks/` are writable with the rest of the workspace (the guard
+//! reads for them).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -53,10 +57,21 @@ pub(super) async fn spawn(
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::spawn(move || {
         let _runtime = runtime.enter();
-        let spawned = rules.restrict_this_thread().and_then(|()| command.spawn());
+        let spawned = rules.restrict_this_thread_wholly().and_then(|()| command.spawn());
         let _ = tx.send(spawned);
     });
     rx.await.map_err(|_| std::io::Error::other("the sandboxing thread ended without starting the command"))?
+}
+
+/// [`spawn`] for a caller outside the async runtime.
+pub(super) fn spawn_blocking(
+    mut command: tokio::process::Command,
+    c: &Confinement,
+) -> std::io::Result<std::process::Child> {
+    let rules = Rules::for_confinement(c);
+    std::thread::spawn(move || rules.restrict_this_thread_wholly().and_then(|()| command.as_std_mut().spawn()))
+        .join()
+        .map_err(|_| std::io::Error::other("the sandboxing thread ended without starting the command"))?
 }
 
 /// The paths a confined command may read and write.
@@ -89,6 +104,13 @@ impl Rules {
         Self { read, write, network: c.network }
     }
 
+    /// Landlock, the seccomp filter and no capability, on this thread (for good).
+    fn restrict_this_thread_wholly(&self) -> std::io::Result<()> {
+        self.restrict_this_thread()?;
+        super::seccomp::apply_to_this_thread(super::seccomp::Policy::landlock(self.network))?;
+        drop_capabilities()
+    }
+
     fn restrict_this_thread(&self) -> std::io::Result<()> {
         let all = AccessFs::from_all(TARGET);
         let read: BitFlags<AccessFs> = AccessFs::from_read(TARGET);
@@ -118,6 +140,26 @@ impl Rules {
         }
         Ok(())
     }
+}
+
+/// Empties this thread's capability sets and bounding set: what it execs gains none back, even
+/// as root.
+fn drop_capabilities() -> std::io::Result<()> {
+    use rustix::thread::{CapabilitySet, CapabilitySets};
+    for bit in 0..64 {
+        match rustix::thread::remove_capability_from_bounding_set(CapabilitySet::from_bits_retain(1 << bit)) {
+            // Past the last capability this kernel knows, or not allowed (no CAP_SETPCAP: an
+            // unprivileged user, whose bounding set grants nothing without file capabilities).
+            Ok(()) | Err(rustix::io::Errno::INVAL) | Err(rustix::io::Errno::PERM) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let none = CapabilitySets {
+        effective: CapabilitySet::empty(),
+        permitted: CapabilitySet::empty(),
+        inheritable: CapabilitySet::empty(),
+    };
+    rustix::thread::set_capabilities(None, none).map_err(Into::into)
 }
 
 fn other(e: impl std::fmt::Display) -> std::io::Error {

@@ -1,20 +1,30 @@
 //! The OS sandbox `bash` runs in (DESIGN §5.1): bubblewrap, else Landlock, else none.
 //!
 //! A shell line can always hide more than a reader of text finds, so the kernel enforces and the
-//! guard explains. Inside the sandbox the file system is read-only but for the workspace (its
-//! `.git/config` and `.git/hooks/` stay read-only), a private `/tmp` and the paths the user made
-//! writable; every sensitive path, Bridle's data dir and its config are masked; there is no
-//! network unless the config allows it; a command can signal only its own processes.
+//! guard explains. Inside the sandbox a command has no privilege whoever Bridle runs as (root
+//! included), runs under one seccomp filter ([`seccomp`]), sees the file system read-only but for
+//! the workspace (its `.git/config` and `.git/hooks/` stay read-only), a private `/tmp` and the
+//! paths the user made writable; every sensitive path, Bridle's data dir and its config, and every
+//! door to the desktop (`/run`, the runtime dir, the sockets the environment names) are masked; it
+//! never shares the host's network namespace; it can signal only its own processes; and it may
+//! start at most `max_processes` processes.
 //!
 //! The rule this module keeps: it fails closed and says so. When no mechanism works here the
-//! sandbox is [`SandboxKind::None`] with the reason, every result says how it ran, and the guard
-//! asks (`auto`) or denies (`plan`) shell calls that would run unconfined.
+//! sandbox is [`SandboxKind::None`] with the reason, every result says how it ran (and what its
+//! backend does not hold), and the guard asks (`auto`) or denies (`plan`) shell calls that would
+//! run unconfined.
 
 mod bwrap;
+mod child;
+mod env;
 mod landlock;
+mod seccomp;
+
+pub use env::{allows_name, child_environment};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 
 use crate::config::{SandboxBackend, SandboxConfig};
 
@@ -55,6 +65,10 @@ pub(crate) struct Confinement {
     pub masked: Vec<PathBuf>,
     /// Whether the network is reachable.
     pub network: bool,
+    /// Size of the private `/tmp`, in bytes.
+    pub tmp_size: u64,
+    /// Most processes the command may run at once.
+    pub max_processes: u64,
 }
 
 /// The shell sandbox of one session: which mechanism, and what it allows.
@@ -63,6 +77,8 @@ pub struct ShellSandbox {
     kind: SandboxKind,
     unsandboxed_because: Option<String>,
     confinement: Confinement,
+    /// The config's names passed to children beyond the built-in list.
+    extra_env: Vec<String>,
 }
 
 impl ShellSandbox {
@@ -75,8 +91,10 @@ impl ShellSandbox {
             read_only,
             protected_in_root: [".git/config", ".git/hooks"].iter().map(|p| root.join(p)).collect(),
             writable: existing(&settings.writable),
-            masked: outermost(existing(&masked_with_runtime_dir(masked))),
+            masked: outermost(existing(&with_desktop_doors(masked, std::env::vars_os()))),
             network: settings.network,
+            tmp_size: settings.tmp_size.bytes(),
+            max_processes: settings.max_processes,
         };
         let (kind, unsandboxed_because) = if !settings.enabled {
             (SandboxKind::None, Some("the sandbox is disabled in the config ([sandbox] enabled = false)".to_string()))
@@ -86,7 +104,7 @@ impl ShellSandbox {
         if let Some(why) = &unsandboxed_because {
             tracing::warn!("bash runs without an OS sandbox: {why}");
         }
-        Self { kind, unsandboxed_because, confinement }
+        Self { kind, unsandboxed_because, confinement, extra_env: settings.env.clone() }
     }
 
     /// A sandbox that confines nothing, saying why.
@@ -98,8 +116,21 @@ impl ShellSandbox {
             writable: Vec::new(),
             masked: Vec::new(),
             network: true,
+            tmp_size: 0,
+            max_processes: 0,
         };
-        Self { kind: SandboxKind::None, unsandboxed_because: Some(why.into()), confinement }
+        Self { kind: SandboxKind::None, unsandboxed_because: Some(why.into()), confinement, extra_env: Vec::new() }
+    }
+
+    /// The same sandbox, passing also the variables `names` to what it starts.
+    pub fn with_env(mut self, names: &[String]) -> Self {
+        self.extra_env = names.to_vec();
+        self
+    }
+
+    /// The environment a program started here gets from `vars` (DESIGN §4.2).
+    pub fn environment(&self, vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+        child_environment(vars, &self.extra_env)
     }
 
     /// The mechanism commands run under.
@@ -117,6 +148,19 @@ impl ShellSandbox {
         self.confinement.network
     }
 
+    /// What this sandbox's backend does not hold, for results and the window (`None`: it holds
+    /// every promise of DESIGN §5.1).
+    pub fn gaps(&self) -> Option<&'static str> {
+        match self.kind {
+            SandboxKind::Bwrap => None,
+            SandboxKind::Landlock => Some(
+                "Landlock shares /tmp and /dev/shm with the host, lets commands see (not signal) the host's processes, \
+                 and leaves .git/config and .git/hooks/ to the guard",
+            ),
+            SandboxKind::None => Some("nothing is confined"),
+        }
+    }
+
     /// Spawns `bash -c` with `launch`, confined (or not, when `escalated` or there is no
     /// sandbox), in a process group of its own; returns the child and how it runs.
     pub(crate) async fn spawn(
@@ -125,33 +169,69 @@ impl ShellSandbox {
         escalated: bool,
     ) -> std::io::Result<(tokio::process::Child, SandboxKind)> {
         let kind = if escalated { SandboxKind::None } else { self.kind };
+        let (command, seccomp_fd) = self.command(launch, kind)?;
+        let child = match kind {
+            SandboxKind::Landlock => landlock::spawn(command, &self.confinement).await?,
+            SandboxKind::Bwrap | SandboxKind::None => {
+                let mut command = command;
+                command.spawn()?
+            }
+        };
+        drop(seccomp_fd);
+        Ok((child, kind))
+    }
+
+    /// [`ShellSandbox::spawn`] for a caller outside the async runtime (always confined as far as
+    /// this sandbox goes): a `std` child.
+    pub(crate) fn spawn_blocking(&self, launch: Launch<'_>) -> std::io::Result<std::process::Child> {
+        let (command, seccomp_fd) = self.command(launch, self.kind)?;
+        let child = match self.kind {
+            SandboxKind::Landlock => landlock::spawn_blocking(command, &self.confinement)?,
+            SandboxKind::Bwrap | SandboxKind::None => {
+                let mut command = command;
+                command.as_std_mut().spawn()?
+            }
+        };
+        drop(seccomp_fd);
+        Ok(child)
+    }
+
+    /// The command for `launch` under `kind`, and the descriptor it must hold open until it is
+    /// spawned (bwrap reads its seccomp filter from it).
+    fn command(
+        &self,
+        launch: Launch<'_>,
+        kind: SandboxKind,
+    ) -> std::io::Result<(tokio::process::Command, Option<std::os::fd::OwnedFd>)> {
+        let mut seccomp_fd = None;
         let mut command = match kind {
             SandboxKind::Bwrap => {
                 let mut command = tokio::process::Command::new(bwrap::program().map_err(std::io::Error::other)?);
-                let arguments = bwrap::arguments(&self.confinement);
+                let program = seccomp::program(seccomp::Policy::BWRAP).map_err(std::io::Error::other)?;
+                let fd = child::memory_file(&seccomp::bytes(&program))?;
+                let arguments = bwrap::arguments(&self.confinement, Some(child::raw(&fd)));
+                seccomp_fd = Some(fd);
                 tracing::debug!(?arguments, "bash under bwrap");
                 command.args(arguments).arg("--").arg("bash");
                 command
             }
             SandboxKind::Landlock | SandboxKind::None => tokio::process::Command::new("bash"),
         };
-        let errors = launch.output.try_clone()?;
         command
             .arg("-c")
             .arg(launch.script)
             .current_dir(launch.cwd)
             .env_clear()
             .envs(launch.env)
-            .stdin(std::process::Stdio::null())
-            .stdout(launch.output)
-            .stderr(errors)
+            .stdin(launch.stdin)
+            .stdout(launch.stdout)
+            .stderr(launch.stderr)
             .process_group(0)
             .kill_on_drop(true);
-        let child = match kind {
-            SandboxKind::Landlock => landlock::spawn(command, &self.confinement).await?,
-            SandboxKind::Bwrap | SandboxKind::None => command.spawn()?,
-        };
-        Ok((child, kind))
+        if kind != SandboxKind::None {
+            child::prepare(&mut command, self.confinement.max_processes, seccomp_fd.as_ref().map(child::raw));
+        }
+        Ok((command, seccomp_fd))
     }
 }
 
@@ -163,8 +243,12 @@ pub(crate) struct Launch<'a> {
     pub cwd: &'a Path,
     /// Its whole environment.
     pub env: Vec<(OsString, OsString)>,
-    /// Where stdout and stderr go.
-    pub output: std::fs::File,
+    /// Its standard input.
+    pub stdin: Stdio,
+    /// Its standard output.
+    pub stdout: Stdio,
+    /// Its standard error.
+    pub stderr: Stdio,
 }
 
 /// Picks the first mechanism of `backend` that works on this machine.
@@ -182,12 +266,58 @@ fn choose(backend: SandboxBackend) -> (SandboxKind, Option<String>) {
     }
 }
 
-/// The user's runtime dir (`/run/user/UID`) holds the session bus and agent sockets, doors to
-/// the keychain: masked with the rest.
-fn masked_with_runtime_dir(masked: &[PathBuf]) -> Vec<PathBuf> {
+/// `masked` plus the doors to the desktop a command must not reach: `/run` and `/var/run` (the
+/// system bus, container runtimes' sockets), the user's runtime dir (the session bus, the
+/// keychain, Wayland) and every socket path `env` names for the session and system bus, X11,
+/// Wayland and the SSH agent. (Abstract sockets need no mask: the command's network namespace is
+/// never the host's.)
+fn with_desktop_doors(masked: &[PathBuf], env: impl Iterator<Item = (OsString, OsString)>) -> Vec<PathBuf> {
     let mut all = masked.to_vec();
+    all.extend(["/run", "/var/run"].map(PathBuf::from));
     all.push(PathBuf::from(format!("/run/user/{}", rustix::process::getuid().as_raw())));
+    let vars: std::collections::HashMap<String, String> =
+        env.map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned())).collect();
+    let runtime = vars.get("XDG_RUNTIME_DIR").filter(|d| d.starts_with('/')).map(PathBuf::from);
+    all.extend(runtime.clone());
+    for name in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS"] {
+        if let Some(address) = vars.get(name) {
+            all.extend(bus_socket_paths(address));
+        }
+    }
+    if let Some(display) = vars.get("DISPLAY") {
+        all.extend(x11_socket(display));
+    }
+    if let Some(wayland) = vars.get("WAYLAND_DISPLAY") {
+        let path = PathBuf::from(wayland);
+        all.extend(if path.is_absolute() { Some(path) } else { runtime.map(|r| r.join(wayland)) });
+    }
+    if let Some(agent) = vars.get("SSH_AUTH_SOCK").filter(|a| a.starts_with('/')) {
+        all.push(PathBuf::from(agent));
+    }
     all
+}
+
+/// The socket paths (and socket folders) a D-Bus address names: `unix:path=`, `dir=`, `tmpdir=`
+/// of each `;`-separated address.
+fn bus_socket_paths(address: &str) -> Vec<PathBuf> {
+    address
+        .split(';')
+        .filter_map(|a| a.strip_prefix("unix:"))
+        .flat_map(|a| a.split(','))
+        .filter_map(|kv| kv.split_once('='))
+        .filter(|(k, v)| matches!(*k, "path" | "dir" | "tmpdir") && v.starts_with('/'))
+        .map(|(_, v)| PathBuf::from(v))
+        .collect()
+}
+
+/// The X server's socket for `DISPLAY` (`:0`, `unix:0.0`; none for a remote display).
+fn x11_socket(display: &str) -> Option<PathBuf> {
+    let (host, rest) = display.split_once(':')?;
+    if !(host.is_empty() || host == "unix") {
+        return None;
+    }
+    let number = rest.split('.').next().filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))?;
+    Some(PathBuf::from(format!("/tmp/.X11-unix/X{number}")))
 }
 
 /// `paths` without those beneath another of them (the config file in the data dir): masking

@@ -13,6 +13,8 @@ fn confinement(root: &Path) -> Confinement {
         writable: vec![PathBuf::from("/srv/cache")],
         masked: vec![PathBuf::from("/home/u/.ssh"), PathBuf::from("/srv")],
         network: false,
+        tmp_size: 1 << 30,
+        max_processes: 1024,
     }
 }
 
@@ -38,15 +40,21 @@ fn cover_holds_everything_but_the_excluded_paths() {
 
 #[test]
 fn bwrap_mounts_the_workspace_after_the_writable_paths_and_masks_last() {
-    let args = bwrap::arguments(&confinement(Path::new("/work/ws")));
+    let args = bwrap::arguments(&confinement(Path::new("/work/ws")), Some(7));
     let ws = position(&args, &["--bind", "/work/ws", "/work/ws"]).unwrap();
     let cache = position(&args, &["--bind", "/srv/cache", "/srv/cache"]).unwrap();
     // `/srv` holds a writable path: emptied before the bind that puts the path back.
     let srv = position(&args, &["--tmpfs", "/srv"]).unwrap();
     let ssh = position(&args, &["--ro-bind", "/dev/null", "/home/u/.ssh"]).unwrap();
     assert!(srv < cache && cache < ws && ws < ssh, "{args:?}");
-    assert!(position(&args, &["--unshare-net"]).is_some());
-    assert!(position(&args, &["--unshare-pid"]).is_some());
+    // No privilege, whoever runs it; every namespace, the network's included.
+    for flag in [&["--unshare-user"][..], &["--unshare-all"], &["--disable-userns"], &["--cap-drop", "ALL"]] {
+        assert!(position(&args, flag).is_some(), "{flag:?} missing: {args:?}");
+    }
+    assert!(position(&args, &["--share-net"]).is_none());
+    assert!(position(&args, &["--seccomp", "7"]).is_some());
+    let tmp = position(&args, &["--size", "1073741824", "--tmpfs", "/tmp"]).unwrap();
+    assert!(tmp < cache, "{args:?}");
     // .git/config does not exist here, so nothing is mounted over it.
     assert!(position(&args, &["--ro-bind", "/work/ws/.git/config"]).is_none());
 }
@@ -54,10 +62,50 @@ fn bwrap_mounts_the_workspace_after_the_writable_paths_and_masks_last() {
 #[test]
 fn bwrap_in_plan_mounts_the_workspace_read_only_and_network_stays_when_allowed() {
     let c = Confinement { read_only: true, network: true, ..confinement(Path::new("/work/ws")) };
-    let args = bwrap::arguments(&c);
+    let args = bwrap::arguments(&c, None);
     assert!(position(&args, &["--ro-bind", "/work/ws", "/work/ws"]).is_some());
     assert!(position(&args, &["--bind", "/work/ws", "/work/ws"]).is_none());
-    assert!(position(&args, &["--unshare-net"]).is_none());
+    // The network allowed or not, the host's namespace is never shared.
+    assert!(position(&args, &["--share-net"]).is_none());
+    assert!(position(&args, &["--unshare-all"]).is_some());
+}
+
+#[test]
+fn the_doors_to_the_desktop_are_masked() {
+    let env = [
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/home/u/.bus/s,guid=1;unix:abstract=/tmp/dbus-x"),
+        ("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/var/lib/bus/system"),
+        ("DISPLAY", ":7.0"),
+        ("WAYLAND_DISPLAY", "wayland-1"),
+        ("XDG_RUNTIME_DIR", "/home/u/.rt"),
+        ("SSH_AUTH_SOCK", "/home/u/.ssh-agent.sock"),
+    ];
+    let got = with_desktop_doors(&[], env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    for want in [
+        "/run",
+        "/var/run",
+        "/home/u/.bus/s",
+        "/var/lib/bus/system",
+        "/tmp/.X11-unix/X7",
+        "/home/u/.rt/wayland-1",
+        "/home/u/.rt",
+        "/home/u/.ssh-agent.sock",
+    ] {
+        assert!(got.contains(&PathBuf::from(want)), "{want} is not masked: {got:?}");
+    }
+    assert_eq!(x11_socket("remote.example:0"), None);
+    assert_eq!(x11_socket("unix:3"), Some(PathBuf::from("/tmp/.X11-unix/X3")));
+}
+
+#[test]
+fn the_seccomp_filter_compiles_and_starts_with_the_architecture_check() {
+    for policy in [seccomp::Policy::BWRAP, seccomp::Policy::landlock(false), seccomp::Policy::landlock(true)] {
+        let program = seccomp::program(policy).unwrap();
+        assert!(program.len() > 40, "{}", program.len());
+        assert_eq!(seccomp::bytes(&program).len(), program.len() * 8);
+        // Loads the architecture first: a call from another call table never reaches the rules.
+        assert_eq!((program[0].code, program[0].k), (0x20, 4));
+    }
 }
 
 #[test]
@@ -66,7 +114,7 @@ fn what_lives_under_the_private_tmp_is_not_masked_unless_a_bind_shows_it() {
         masked: vec![PathBuf::from("/tmp/data"), PathBuf::from("/tmp/ws/data")],
         ..confinement(Path::new("/tmp/ws"))
     };
-    let args = bwrap::arguments(&c);
+    let args = bwrap::arguments(&c, None);
     assert!(position(&args, &["/tmp/data"]).is_none(), "{args:?}");
     assert!(position(&args, &["/tmp/ws/data"]).is_some(), "{args:?}");
 }

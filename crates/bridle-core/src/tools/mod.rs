@@ -43,7 +43,7 @@ use crate::workspace::Workspace;
 
 pub use append_file::AppendFile;
 pub use apply_patch::ApplyPatch;
-pub use bash::{kill_group, scrubbed_environment, Bash};
+pub use bash::{kill_group, Bash};
 pub use edit_file::EditFile;
 pub use get_current_time::GetCurrentTime;
 pub use get_token_usage::GetTokenUsage;

@@ -175,6 +175,7 @@ async fn edited_arguments_go_through_the_users_pre_call_hooks_again() {
             matcher: "write_file".into(),
             command: "if grep -q SECRET; then echo 'no secrets in files' >&2; exit 2; fi".into(),
             timeout_secs: 30,
+            sandbox: true,
         }];
     });
     t.say("write").await;

@@ -5,12 +5,11 @@
 //! file the group gets SIGTERM, then SIGKILL after a grace period, and a sweep kills descendants
 //! that left the group (found by a marker in their environment; Bridle is their subreaper so
 //! they cannot be lost to init); nothing the command started outlives the call. A non-zero exit
-//! is a result, not an error of the harness. Secret-looking variables and the D-Bus session
-//! address are not passed to the command. It runs inside the workspace's OS sandbox
+//! is a result, not an error of the harness. The command's environment comes from an allow-list
+//! ([`crate::shell_sandbox::child_environment`]). It runs inside the workspace's OS sandbox
 //! ([`crate::shell_sandbox`]) unless the call escalates (which the guard always has a human
 //! approve, but in `bypass`); every result's `data.sandbox` says how it ran.
 
-mod env;
 mod processes;
 
 use std::path::PathBuf;
@@ -24,7 +23,6 @@ use super::output;
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
 use crate::shell_sandbox::{Launch, SandboxKind};
 
-pub use env::scrubbed_environment;
 pub use processes::kill_group;
 use processes::ProcessGroup;
 
@@ -104,10 +102,18 @@ impl TypedTool for Bash {
             .map_err(|e| ToolError::new(format!("cannot create the output file: {e}")))?;
 
         processes::become_subreaper();
-        let mut env = scrubbed_environment(std::env::vars_os());
-        env.push((processes::MARKER.into(), ctx.call_id.clone().into()));
-        let launch = Launch { script: &args.command, cwd: ctx.workspace.root(), env, output: out_file };
         let shell = &ctx.workspace.shell;
+        let mut env = shell.environment(std::env::vars_os());
+        env.push((processes::MARKER.into(), ctx.call_id.clone().into()));
+        let errors = out_file.try_clone().map_err(|e| ToolError::new(format!("cannot open the output file: {e}")))?;
+        let launch = Launch {
+            script: &args.command,
+            cwd: ctx.workspace.root(),
+            env,
+            stdin: std::process::Stdio::null(),
+            stdout: out_file.into(),
+            stderr: errors.into(),
+        };
         let started = std::time::Instant::now();
         let (mut child, sandbox) =
             shell.spawn(launch, args.escalate).await.map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;

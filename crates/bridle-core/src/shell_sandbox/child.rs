@@ -1,0 +1,50 @@
+//! What a sandboxed command's process gets between fork and exec: its process limit, and the one
+//! file descriptor it must inherit (the seccomp filter bwrap reads).
+//!
+//! Rule: only async-signal-safe system calls run in the forked child (no allocation, no lock),
+//! and no descriptor is made inheritable in Bridle itself, where a process spawned at the same
+//! moment on another thread would inherit it too.
+
+use std::io::{Seek, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+/// `bytes` in an anonymous memory file (close-on-exec), read from its start.
+pub(super) fn memory_file(bytes: &[u8]) -> std::io::Result<OwnedFd> {
+    let fd = rustix::fs::memfd_create("bridle-seccomp", rustix::fs::MemfdFlags::CLOEXEC)?;
+    let mut file = std::fs::File::from(fd);
+    file.write_all(bytes)?;
+    file.rewind()?;
+    Ok(OwnedFd::from(file))
+}
+
+/// The number a child knows `fd` by.
+pub(super) fn raw(fd: &OwnedFd) -> RawFd {
+    fd.as_raw_fd()
+}
+
+/// Sets, in the child only, at most `max_processes` processes (`RLIMIT_NPROC`, soft and hard;
+/// 0 leaves it) and makes `inherit` survive the exec.
+///
+/// `RLIMIT_NPROC` counts the processes of the user, and the kernel does not apply it to root:
+/// the caller bounds root's commands another way.
+#[allow(unsafe_code)]
+pub(super) fn prepare(command: &mut tokio::process::Command, max_processes: u64, inherit: Option<RawFd>) {
+    let limit = rustix::process::Rlimit { current: Some(max_processes), maximum: Some(max_processes) };
+    let hook = move || {
+        if max_processes > 0 {
+            rustix::process::setrlimit(rustix::process::Resource::Nproc, limit)?;
+        }
+        if let Some(fd) = inherit {
+            // SAFETY: `fd` is open in the parent until the spawn returns, so it is open in this
+            // child, which is a copy of the parent taken during the spawn.
+            let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty())?;
+        }
+        Ok(())
+    };
+    // SAFETY: the hook makes only system calls (setrlimit, fcntl), which are async-signal-safe;
+    // it allocates nothing and takes no lock.
+    unsafe {
+        command.pre_exec(hook);
+    }
+}
