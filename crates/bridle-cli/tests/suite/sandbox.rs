@@ -1,160 +1,294 @@
 //! The shell sandbox from the user's side: real escape attempts, run for real through `bridle
 //! tool bash` in `auto` (approved where the guard asks: an approved call is still confined), each
 //! aimed only at things the test made, so nothing is harmed if the sandbox is missing. Run with
-//! bubblewrap, with Landlock forced, and with the sandbox off. Each target is read from a file
-//! at run time (`$(cat .t/NAME)`), a disguise no reader of text can see through, so what is
-//! tested is the kernel, not the guard.
+//! bubblewrap and with Landlock forced, each as the user running the tests and, when that is
+//! root (as CI runs), again as `nobody`: a sandbox that keeps root's capabilities fails the first,
+//! one that leans on root's rights fails the second. Each target is read from a file at run time
+//! (`$(cat .t/NAME)`), a disguise no reader of text can see through, so what is tested is the
+//! kernel, not the guard.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
 use super::bridle::*;
 
-/// Canaries, a fake home with a secret, and the data dir's config — outside `/tmp`, so a private
-/// `/tmp` cannot make an attempt fail for the wrong reason.
-struct Targets {
-    _root: tempfile::TempDir,
+/// Who runs `bridle`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum User {
+    /// Whoever runs the tests (root in CI).
+    Invoking,
+    /// `nobody`, dropped to from root.
+    Nobody,
+}
+
+const NOBODY: u32 = 65534;
+/// What a secret in Bridle's own environment looks like to a command that goes looking.
+const CANARY: &str = "sk-canary-Q7x9Lm2Pz8Rk4Vb6Nw1Hj3Tf5Yc0Gd";
+
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false)
+}
+
+/// `nobody` cannot reach the build's folder (under root's home): a copy of the binary it can.
+fn binary_for(user: User) -> PathBuf {
+    static COPY: OnceLock<PathBuf> = OnceLock::new();
+    match user {
+        User::Invoking => PathBuf::from(env!("CARGO_BIN_EXE_bridle")),
+        User::Nobody => COPY
+            .get_or_init(|| {
+                let dir = PathBuf::from(format!("/var/tmp/bridle-test-bin-{}", std::process::id()));
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+                let copy = dir.join("bridle");
+                std::fs::copy(env!("CARGO_BIN_EXE_bridle"), &copy).unwrap();
+                std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+                copy
+            })
+            .clone(),
+    }
+}
+
+/// A workspace, a data dir, canaries and a fake home with a secret, outside `/tmp` (a private
+/// `/tmp` must not be what makes an attempt fail), owned by whoever runs `bridle`.
+struct Setup {
+    root: tempfile::TempDir,
+    user: User,
+    dirs: Dirs,
     canaries: PathBuf,
     home: PathBuf,
 }
 
-impl Targets {
-    fn new() -> Targets {
-        let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+impl Setup {
+    fn new(user: User, config: &str) -> Setup {
+        let root = tempfile::tempdir_in("/var/tmp").unwrap();
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut dirs = Dirs::new();
+        dirs.workspace = root.path().join("ws");
+        dirs.data = root.path().join("data");
         let canaries = root.path().join("canaries");
         let home = root.path().join("home");
-        std::fs::create_dir_all(&canaries).unwrap();
-        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        for d in [&dirs.workspace, &dirs.data, &canaries, &home.join(".ssh")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
         std::fs::write(canaries.join("canary"), "untouched\n").unwrap();
         std::fs::write(home.join(".ssh/id_rsa"), "SECRET-KEY-MATERIAL\n").unwrap();
-        Targets { canaries, home, _root: root }
+        std::fs::write(dirs.data.join("config.toml"), config).unwrap();
+        let setup = Setup { root, user, dirs, canaries, home };
+        setup.hide("canaries", &setup.canaries.display().to_string());
+        setup.hide("home", &setup.home.display().to_string());
+        setup.hide("data", &setup.dirs.data.display().to_string());
+        setup
     }
-}
 
-async fn run_bash(dirs: &Dirs, home: &Path, command: &str) -> Value {
-    let args = json!({ "command": command }).to_string();
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
-        .args(["tool", "bash", "--mode", "auto", "--approve", "--args", &args])
-        .arg("--data-dir")
-        .arg(&dirs.data)
-        .arg("--workspace")
-        .arg(&dirs.workspace)
-        .env("HOME", home)
-        .env_remove("BRIDLE_CONFIG")
-        .env_remove("BRIDLE_DATA_DIR")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    let report: Value = serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", stdout(&out), stderr(&out)));
-    assert_eq!(report["executed"], true, "`{command}` did not run: {report}");
-    report["result"].clone()
+    /// Writes a target where a command can read it (`.t/NAME`).
+    fn hide(&self, name: &str, value: &str) {
+        std::fs::create_dir_all(self.dirs.workspace.join(".t")).unwrap();
+        std::fs::write(self.dirs.workspace.join(".t").join(name), value).unwrap();
+        self.own();
+    }
+
+    /// Hands everything made so far to the user `bridle` runs as.
+    fn own(&self) {
+        if self.user == User::Nobody {
+            let ok = std::process::Command::new("chown")
+                .args(["-R", &format!("{NOBODY}:{NOBODY}")])
+                .arg(self.root.path())
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        }
+    }
+
+    fn canary(&self) -> String {
+        std::fs::read_to_string(self.canaries.join("canary")).unwrap()
+    }
+
+    /// `bridle tool bash` with `command`, approved; the result the model would get.
+    async fn bash(&self, command: &str) -> Value {
+        let args = json!({ "command": command }).to_string();
+        let mut cmd = match self.user {
+            User::Invoking => tokio::process::Command::new(binary_for(self.user)),
+            User::Nobody => {
+                let mut c = tokio::process::Command::new("setpriv");
+                c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", "--"])
+                    .arg(binary_for(self.user));
+                c
+            }
+        };
+        let out = cmd
+            .args(["tool", "bash", "--mode", "auto", "--approve", "--args", &args])
+            .arg("--data-dir")
+            .arg(&self.dirs.data)
+            .arg("--workspace")
+            .arg(&self.dirs.workspace)
+            .env_clear()
+            .env("HOME", &self.home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("LANG", "C.UTF-8")
+            // A secret in Bridle's own environment, which no command may read.
+            .env("OPENAI_API_KEY", CANARY)
+            .current_dir(&self.dirs.workspace)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .unwrap();
+        let report: Value = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", stdout(&out), stderr(&out)));
+        assert_eq!(report["executed"], true, "`{command}` did not run: {report}");
+        report["result"].clone()
+    }
 }
 
 fn output(result: &Value) -> &str {
     result["output"].as_str().unwrap()
 }
 
-/// Every attempt, then ordinary work; `expected` is the sandbox the results must name.
-async fn escapes_fail_and_work_goes_on(config: &str, expected: &str) {
-    let mut dirs = Dirs::new();
-    let t = Targets::new();
-    // Where a user's data dir is: not under /tmp (a masked folder inside a writable one keeps
-    // Landlock from granting new files at that folder's top).
-    dirs.data = t.canaries.with_file_name("data");
-    std::fs::create_dir_all(&dirs.data).unwrap();
-    let config_file = dirs.data.join("config.toml");
-    std::fs::write(&config_file, config).unwrap();
-    let canary = t.canaries.join("canary");
-    let hide = |name: &str, value: &str| {
-        std::fs::create_dir_all(dirs.workspace.join(".t")).unwrap();
-        std::fs::write(dirs.workspace.join(".t").join(name), value).unwrap();
-    };
-    hide("canaries", &t.canaries.display().to_string());
-    hide("data", &dirs.data.display().to_string());
+/// Runs `check` as the invoking user and, when that is root, as `nobody` too.
+fn users() -> Vec<User> {
+    if is_root() {
+        vec![User::Invoking, User::Nobody]
+    } else {
+        eprintln!("not root: the escapes run as this user only (CI runs them as root and as nobody)");
+        vec![User::Invoking]
+    }
+}
+
+/// Every escape class, then ordinary work; `expected` is the sandbox the results must name.
+async fn escapes_fail_and_work_goes_on(backend: &str, expected: &str, user: User) {
+    let config =
+        format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\nmax_processes = 200\ntmp_size = \"64M\"\n");
+    let t = Setup::new(user, &config);
+    let config_file = t.dirs.data.join("config.toml");
 
     // Writes outside the workspace, through a variable and through brace expansion.
-    let r = run_bash(&dirs, &t.home, "D=$(cat .t/canaries); echo pwned > $D/canary").await;
+    let r = t.bash("D=$(cat .t/canaries); echo pwned > $D/canary").await;
     assert_eq!(r["data"]["sandbox"], expected, "{r}");
-    let r2 = run_bash(&dirs, &t.home, "{cp,/etc/hostname,$(cat .t/canaries)/brace}").await;
-    assert_eq!(std::fs::read_to_string(&canary).unwrap(), "untouched\n", "{r}");
+    let r2 = t.bash("{cp,/etc/hostname,$(cat .t/canaries)/brace}").await;
+    assert_eq!(t.canary(), "untouched\n", "{r}");
     assert!(!t.canaries.join("brace").exists(), "{r2}");
 
-    // A secret under the (fake) home, read through a variable.
-    hide("home", &t.home.display().to_string());
-    let r = run_bash(&dirs, &t.home, "H=$(cat .t/home); cat $H/.ssh/id_rsa").await;
+    // Privilege: remount / read-write and write outside; unmount the mask over a secret.
+    let r = t.bash("mount -o remount,rw / ; D=$(cat .t/canaries); echo pwned > $D/canary; echo done").await;
+    assert_eq!(t.canary(), "untouched\n", "{r}");
+    let r = t.bash("H=$(cat .t/home); umount -l $H/.ssh; umount $H/.ssh; cat $H/.ssh/id_rsa").await;
     assert!(!output(&r).contains("SECRET-KEY-MATERIAL"), "{r}");
+    let r = t.bash("H=$(cat .t/home); cat $H/.ssh/id_rsa").await;
+    assert!(!output(&r).contains("SECRET-KEY-MATERIAL"), "{r}");
+
+    // Bridle's own environment: unmount /proc to see the host's, then read every process's.
+    let r = t
+        .bash("umount -l /proc 2>/dev/null; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done 2>/dev/null | grep -c sk-canary")
+        .await;
+    assert!(!output(&r).contains(CANARY), "{r}");
+    assert!(output(&r).contains("\n0\n") || output(&r).contains("\n0"), "a process's environment held the key: {r}");
 
     // A connection to a listener the test runs on loopback.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
-    let port = listener.local_addr().unwrap().port();
-    hide("port", &port.to_string());
-    let r = run_bash(&dirs, &t.home, "P=$(cat .t/port); exec 3<>/dev/tcp/127.0.0.1/$P && echo connected").await;
+    t.hide("port", &listener.local_addr().unwrap().port().to_string());
+    let r = t.bash("P=$(cat .t/port); exec 3<>/dev/tcp/127.0.0.1/$P && echo connected").await;
     assert!(listener.accept().is_err(), "the command connected: {r}");
+    assert!(!output(&r).contains("connected\n"), "{r}");
+
+    // A Unix socket the test listens on, at a path no mask covers.
+    let socket = t.canaries.join("door.sock");
+    let unix = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    unix.set_nonblocking(true).unwrap();
+    t.hide("sock", &socket.display().to_string());
+    let r = t
+        .bash("/usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"connected\")' $(cat .t/sock)")
+        .await;
+    assert!(unix.accept().is_err(), "the command connected to the socket: {r}");
     assert!(!output(&r).contains("connected\n"), "{r}");
 
     // A signal to a process the test started.
     let mut victim = std::process::Command::new("sleep").arg("300").spawn().unwrap();
-    hide("victim", &victim.id().to_string());
-    let r = run_bash(&dirs, &t.home, "V=$(cat .t/victim); kill -9 $V").await;
+    t.hide("victim", &victim.id().to_string());
+    let r = t.bash("V=$(cat .t/victim); kill -9 $V").await;
     std::thread::sleep(std::time::Duration::from_millis(100));
     assert!(victim.try_wait().unwrap().is_none(), "the test's process was killed: {r}");
     victim.kill().unwrap();
     let _ = victim.wait();
 
     // Bridle's own config, rewritten to turn the guard off.
-    let r = run_bash(&dirs, &t.home, "C=$(cat .t/data); echo 'mode = \"bypass\"' > $C/config.toml").await;
+    let r = t.bash("C=$(cat .t/data); echo 'mode = \"bypass\"' > $C/config.toml").await;
     assert_eq!(std::fs::read_to_string(&config_file).unwrap(), config, "{r}");
 
-    // Persistence through git (bubblewrap only: see shell_sandbox/landlock.rs for why).
-    let git = std::process::Command::new("git").args(["init", "-q"]).current_dir(&dirs.workspace).status().unwrap();
-    assert!(git.success());
-    let git_config = std::fs::read_to_string(dirs.workspace.join(".git/config")).unwrap();
-    if expected == "bwrap" {
-        let r = run_bash(
-            &dirs,
-            &t.home,
-            "G=.git; printf '[core]\\n\\thooksPath = /x\\n' >> $G/config; touch $G/hooks/pre-commit",
+    // Bounded: 2,000 background sleeps stop at the limit (200 here).
+    let r = t
+        .bash(
+            "/usr/bin/python3 -c '
+import subprocess
+started = []
+try:
+    for _ in range(2000):
+        started.append(subprocess.Popen([\"sleep\", \"30\"]))
+except OSError as e:
+    print(\"refused:\", e)
+print(len(started))'",
         )
         .await;
-        assert_eq!(std::fs::read_to_string(dirs.workspace.join(".git/config")).unwrap(), git_config, "{r}");
-        assert!(!dirs.workspace.join(".git/hooks/pre-commit").exists(), "{r}");
-        // Swapping in a writable copy of .git.
-        let r =
-            run_bash(&dirs, &t.home, "mv .git .git2 && mkdir .git && cp -r .git2/. .git/; echo x >> .git/config").await;
-        assert!(!dirs.workspace.join(".git.2").exists(), "{r}");
-        assert_eq!(std::fs::read_to_string(dirs.workspace.join(".git/config")).unwrap(), git_config, "{r}");
+    let started: usize = output(&r).lines().filter_map(|l| l.trim().parse().ok()).last().unwrap_or(usize::MAX);
+    assert!(started < 200, "{started} processes started: {r}");
+
+    // Persistence through git, and the private /tmp's size (bubblewrap only: Landlock leaves
+    // .git/ to the guard and shares /tmp, as every Landlock result says).
+    let git = std::process::Command::new("git").args(["init", "-q"]).current_dir(&t.dirs.workspace).status().unwrap();
+    assert!(git.success());
+    t.own();
+    let git_config = std::fs::read_to_string(t.dirs.workspace.join(".git/config")).unwrap();
+    if expected == "bwrap" {
+        let r = t.bash("G=.git; printf '[core]\\n\\thooksPath = /x\\n' >> $G/config; touch $G/hooks/pre-commit").await;
+        assert_eq!(std::fs::read_to_string(t.dirs.workspace.join(".git/config")).unwrap(), git_config, "{r}");
+        assert!(!t.dirs.workspace.join(".git/hooks/pre-commit").exists(), "{r}");
+        let r = t.bash("mv .git .git2 && mkdir .git && cp -r .git2/. .git/; echo x >> .git/config").await;
+        assert_eq!(std::fs::read_to_string(t.dirs.workspace.join(".git/config")).unwrap(), git_config, "{r}");
+        let r = t.bash("head -c 100M /dev/zero > /tmp/big; stat -c %s /tmp/big").await;
+        let size: u64 = output(&r).lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(u64::MAX);
+        assert!(size <= 64 << 20, "/tmp took {size} bytes: {r}");
+    } else {
+        assert!(r["data"]["sandboxGaps"].as_str().unwrap_or_default().contains("/tmp"), "{r}");
     }
 
-    // Ordinary work still works: a build, a test, writes inside the workspace and in /tmp.
+    // Ordinary work still works: a build, a test, a commit, writes to the workspace and /tmp.
     std::fs::write(
-        dirs.workspace.join("Makefile"),
+        t.dirs.workspace.join("Makefile"),
         "all:\n\techo built > out.txt\ntest: all\n\tgrep -q built out.txt\n",
     )
     .unwrap();
-    let r = run_bash(&dirs, &t.home, "make -s && make -s test && echo scratch > /tmp/bridle-scratch && cat /tmp/bridle-scratch && git status --short | wc -l").await;
+    t.own();
+    let r = t
+        .bash(
+            "make -s && make -s test && S=/tmp/bridle-scratch-$$; echo scratch > $S && cat $S && rm $S && \
+             git add -A && git -c user.name=t -c user.email=t@t commit -qm work && git log --oneline | wc -l",
+        )
+        .await;
     assert_eq!(r["data"]["exitCode"], 0, "{r}");
     assert!(output(&r).contains("scratch"), "{r}");
-    assert_eq!(std::fs::read_to_string(dirs.workspace.join("out.txt")).unwrap(), "built\n");
+    assert_eq!(std::fs::read_to_string(t.dirs.workspace.join("out.txt")).unwrap(), "built\n");
 
     // How each command ran is on the record.
-    let audit = bridle(&dirs, &["audit", "--kind", "tool_completed", "--json"]).await;
+    let audit = bridle(&t.dirs, &["audit", "--kind", "tool_completed", "--json"]).await;
     let rows = json_lines(&audit);
-    assert!(rows.len() >= 7, "{}", stdout(&audit));
+    assert!(rows.len() >= 12, "{}", stdout(&audit));
     assert!(rows.iter().all(|r| r["payload"]["sandbox"] == expected), "{}", stdout(&audit));
 }
 
 #[tokio::test]
-async fn bubblewrap_contains_every_escape_class() {
-    escapes_fail_and_work_goes_on("mode = \"auto\"\n", "bwrap").await;
+async fn bubblewrap_contains_every_escape_class_for_root_and_for_a_user() {
+    for user in users() {
+        escapes_fail_and_work_goes_on("bwrap", "bwrap", user).await;
+    }
 }
 
 #[tokio::test]
-async fn landlock_contains_them_when_bubblewrap_is_not_used() {
-    escapes_fail_and_work_goes_on("mode = \"auto\"\n[sandbox]\nbackend = \"landlock\"\n", "landlock").await;
+async fn landlock_contains_them_when_bubblewrap_is_not_used_for_root_and_for_a_user() {
+    for user in users() {
+        escapes_fail_and_work_goes_on("landlock", "landlock", user).await;
+    }
 }
 
 #[tokio::test]
@@ -180,6 +314,39 @@ async fn without_a_sandbox_auto_asks_for_every_command_and_results_say_so() {
     .unwrap();
     let out = bridle(&dirs, &["guard", "bash", "--args", r#"{"command":"ls"}"#]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+/// Canaries outside `/tmp` for the tests below.
+struct Targets {
+    _root: tempfile::TempDir,
+    canaries: PathBuf,
+    home: PathBuf,
+}
+
+impl Targets {
+    fn new() -> Targets {
+        let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let canaries = root.path().join("canaries");
+        let home = root.path().join("home");
+        std::fs::create_dir_all(&canaries).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        Targets { canaries, home, _root: root }
+    }
+}
+
+async fn run_bash(dirs: &Dirs, home: &Path, command: &str) -> Value {
+    let args = json!({ "command": command }).to_string();
+    let out = bridle_with_env(
+        &dirs.data,
+        &dirs.workspace,
+        &["tool", "bash", "--mode", "auto", "--approve", "--args", &args],
+        &[("HOME", &home.display().to_string())],
+    )
+    .await;
+    let report: Value = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", stdout(&out), stderr(&out)));
+    assert_eq!(report["executed"], true, "`{command}` did not run: {report}");
+    report["result"].clone()
 }
 
 #[tokio::test]

@@ -260,6 +260,9 @@ pub struct SandboxConfig {
     pub max_processes: u64,
     /// Size of a command's private `/tmp`: bytes, or a number with `K`, `M` or `G` (`"1G"`).
     pub tmp_size: ByteSize,
+    /// Whether commands may make Unix-domain sockets (off: a socket file outside the masks would
+    /// be a door out; `socketpair` works either way).
+    pub unix_sockets: bool,
 }
 
 impl Default for SandboxConfig {
@@ -272,6 +275,7 @@ impl Default for SandboxConfig {
             env: Vec::new(),
             max_processes: 1024,
             tmp_size: ByteSize(1 << 30),
+            unix_sockets: false,
         }
     }
 }

@@ -1,5 +1,6 @@
-//! What a sandboxed command's process gets between fork and exec: its process limit, and the one
-//! file descriptor it must inherit (the seccomp filter bwrap reads).
+//! What a sandboxed command's process gets between fork and exec: its process limit (a pids
+//! cgroup it joins, else `RLIMIT_NPROC`), and the one file descriptor it must inherit (the
+//! seccomp filter bwrap reads).
 //!
 //! Rule: only async-signal-safe system calls run in the forked child (no allocation, no lock),
 //! and no descriptor is made inheritable in Bridle itself, where a process spawned at the same
@@ -22,17 +23,31 @@ pub(super) fn raw(fd: &OwnedFd) -> RawFd {
     fd.as_raw_fd()
 }
 
-/// Sets, in the child only, at most `max_processes` processes (`RLIMIT_NPROC`, soft and hard;
-/// 0 leaves it) and makes `inherit` survive the exec.
-///
-/// `RLIMIT_NPROC` counts the processes of the user, and the kernel does not apply it to root:
-/// the caller bounds root's commands another way.
+/// How a child's processes are counted.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum ProcessLimit {
+    /// Join the pids cgroup whose `cgroup.procs` is open as this descriptor.
+    Cgroup(RawFd),
+    /// `RLIMIT_NPROC`, soft and hard (0: none): it counts every process of the user, and the
+    /// kernel does not apply it to root.
+    Rlimit(u64),
+}
+
+/// Sets, in the child only, its process limit and makes `inherit` survive the exec.
 #[allow(unsafe_code)]
-pub(super) fn prepare(command: &mut tokio::process::Command, max_processes: u64, inherit: Option<RawFd>) {
-    let limit = rustix::process::Rlimit { current: Some(max_processes), maximum: Some(max_processes) };
+pub(super) fn prepare(command: &mut tokio::process::Command, limit: ProcessLimit, inherit: Option<RawFd>) {
     let hook = move || {
-        if max_processes > 0 {
-            rustix::process::setrlimit(rustix::process::Resource::Nproc, limit)?;
+        match limit {
+            ProcessLimit::Cgroup(procs) => {
+                // SAFETY: open in the parent until the spawn returns, so open in this copy of it.
+                let procs = unsafe { std::os::fd::BorrowedFd::borrow_raw(procs) };
+                rustix::io::write(procs, b"0")?;
+            }
+            ProcessLimit::Rlimit(0) => {}
+            ProcessLimit::Rlimit(max) => {
+                let limit = rustix::process::Rlimit { current: Some(max), maximum: Some(max) };
+                rustix::process::setrlimit(rustix::process::Resource::Nproc, limit)?;
+            }
         }
         if let Some(fd) = inherit {
             // SAFETY: `fd` is open in the parent until the spawn returns, so it is open in this
@@ -42,7 +57,7 @@ pub(super) fn prepare(command: &mut tokio::process::Command, max_processes: u64,
         }
         Ok(())
     };
-    // SAFETY: the hook makes only system calls (setrlimit, fcntl), which are async-signal-safe;
+    // SAFETY: the hook makes only system calls (write, setrlimit, fcntl), async-signal-safe;
     // it allocates nothing and takes no lock.
     unsafe {
         command.pre_exec(hook);

@@ -41,7 +41,7 @@ pub(super) fn available() -> Result<(), String> {
 
 fn probe() -> Result<(), String> {
     // A throwaway thread takes a ruleset that allows everything: enforced means it works.
-    let everything = Rules { read: Vec::new(), write: vec![PathBuf::from("/")], network: true };
+    let everything = Rules { read: Vec::new(), write: vec![PathBuf::from("/")], network: true, unix_sockets: true };
     std::thread::spawn(move || everything.restrict_this_thread().map_err(|e| e.to_string()))
         .join()
         .map_err(|_| "the Landlock probe failed".to_string())?
@@ -79,6 +79,7 @@ struct Rules {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     network: bool,
+    unix_sockets: bool,
 }
 
 impl Rules {
@@ -101,13 +102,13 @@ impl Rules {
             write.extend(cover(w, &keep));
         }
         write.extend(DEVICES.iter().map(PathBuf::from).filter(|p| p.exists()));
-        Self { read, write, network: c.network }
+        Self { read, write, network: c.network, unix_sockets: c.unix_sockets }
     }
 
     /// Landlock, the seccomp filter and no capability, on this thread (for good).
     fn restrict_this_thread_wholly(&self) -> std::io::Result<()> {
         self.restrict_this_thread()?;
-        super::seccomp::apply_to_this_thread(super::seccomp::Policy::landlock(self.network))?;
+        super::seccomp::apply_to_this_thread(super::seccomp::Policy::landlock(self.unix_sockets, self.network))?;
         drop_capabilities()
     }
 

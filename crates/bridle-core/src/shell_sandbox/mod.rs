@@ -18,6 +18,7 @@ mod bwrap;
 mod child;
 mod env;
 mod landlock;
+mod pids;
 mod seccomp;
 
 pub use env::{allows_name, child_environment};
@@ -25,6 +26,7 @@ pub use env::{allows_name, child_environment};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::{Arc, OnceLock};
 
 use crate::config::{SandboxBackend, SandboxConfig};
 
@@ -69,6 +71,8 @@ pub(crate) struct Confinement {
     pub tmp_size: u64,
     /// Most processes the command may run at once.
     pub max_processes: u64,
+    /// Whether new Unix-domain sockets may be made.
+    pub unix_sockets: bool,
 }
 
 /// The shell sandbox of one session: which mechanism, and what it allows.
@@ -79,6 +83,8 @@ pub struct ShellSandbox {
     confinement: Confinement,
     /// The config's names passed to children beyond the built-in list.
     extra_env: Vec<String>,
+    /// The session's pids cgroup, made at the first command (none where it cannot be made).
+    pids: Arc<OnceLock<Option<pids::PidsCgroup>>>,
 }
 
 impl ShellSandbox {
@@ -95,6 +101,7 @@ impl ShellSandbox {
             network: settings.network,
             tmp_size: settings.tmp_size.bytes(),
             max_processes: settings.max_processes,
+            unix_sockets: settings.unix_sockets,
         };
         let (kind, unsandboxed_because) = if !settings.enabled {
             (SandboxKind::None, Some("the sandbox is disabled in the config ([sandbox] enabled = false)".to_string()))
@@ -104,7 +111,7 @@ impl ShellSandbox {
         if let Some(why) = &unsandboxed_because {
             tracing::warn!("bash runs without an OS sandbox: {why}");
         }
-        Self { kind, unsandboxed_because, confinement, extra_env: settings.env.clone() }
+        Self { kind, unsandboxed_because, confinement, extra_env: settings.env.clone(), pids: Arc::default() }
     }
 
     /// A sandbox that confines nothing, saying why.
@@ -118,8 +125,15 @@ impl ShellSandbox {
             network: true,
             tmp_size: 0,
             max_processes: 0,
+            unix_sockets: true,
         };
-        Self { kind: SandboxKind::None, unsandboxed_because: Some(why.into()), confinement, extra_env: Vec::new() }
+        Self {
+            kind: SandboxKind::None,
+            unsandboxed_because: Some(why.into()),
+            confinement,
+            extra_env: Vec::new(),
+            pids: Arc::default(),
+        }
     }
 
     /// The same sandbox, passing also the variables `names` to what it starts.
@@ -150,14 +164,28 @@ impl ShellSandbox {
 
     /// What this sandbox's backend does not hold, for results and the window (`None`: it holds
     /// every promise of DESIGN §5.1).
-    pub fn gaps(&self) -> Option<&'static str> {
+    pub fn gaps(&self) -> Option<String> {
+        let mut gaps: Vec<&str> = Vec::new();
         match self.kind {
-            SandboxKind::Bwrap => None,
-            SandboxKind::Landlock => Some(
-                "Landlock shares /tmp and /dev/shm with the host, lets commands see (not signal) the host's processes, \
-                 and leaves .git/config and .git/hooks/ to the guard",
+            SandboxKind::Bwrap => {}
+            SandboxKind::Landlock => gaps.push(
+                "Landlock shares /tmp and /dev/shm with the host, lets commands see (not signal) the host's \
+                 processes, and leaves .git/config and .git/hooks/ to the guard",
             ),
-            SandboxKind::None => Some("nothing is confined"),
+            SandboxKind::None => return Some("nothing is confined".into()),
+        }
+        if matches!(self.process_limit(), child::ProcessLimit::Rlimit(_)) && rustix::process::getuid().is_root() {
+            gaps.push("the process limit is not enforced (root, and no pids cgroup could be made)");
+        }
+        (!gaps.is_empty()).then(|| gaps.join("; "))
+    }
+
+    /// How this sandbox's commands are held to `max_processes`.
+    fn process_limit(&self) -> child::ProcessLimit {
+        let max = self.confinement.max_processes;
+        match self.pids.get_or_init(|| (max > 0).then(|| pids::PidsCgroup::create(max)).flatten()) {
+            Some(cgroup) => child::ProcessLimit::Cgroup(cgroup.procs()),
+            None => child::ProcessLimit::Rlimit(max),
         }
     }
 
@@ -207,7 +235,8 @@ impl ShellSandbox {
         let mut command = match kind {
             SandboxKind::Bwrap => {
                 let mut command = tokio::process::Command::new(bwrap::program().map_err(std::io::Error::other)?);
-                let program = seccomp::program(seccomp::Policy::BWRAP).map_err(std::io::Error::other)?;
+                let program = seccomp::program(seccomp::Policy::bwrap(self.confinement.unix_sockets))
+                    .map_err(std::io::Error::other)?;
                 let fd = child::memory_file(&seccomp::bytes(&program))?;
                 let arguments = bwrap::arguments(&self.confinement, Some(child::raw(&fd)));
                 seccomp_fd = Some(fd);
@@ -229,7 +258,7 @@ impl ShellSandbox {
             .process_group(0)
             .kill_on_drop(true);
         if kind != SandboxKind::None {
-            child::prepare(&mut command, self.confinement.max_processes, seccomp_fd.as_ref().map(child::raw));
+            child::prepare(&mut command, self.process_limit(), seccomp_fd.as_ref().map(child::raw));
         }
         Ok((command, seccomp_fd))
     }

@@ -6,8 +6,8 @@
 //! libc falls back to `clone`), `ptrace` and `process_vm_*`, the kernel keyring, `bpf`,
 //! `perf_event_open`, kernel modules, `kexec`, `open_by_handle_at`, `io_uring` (its operations
 //! bypass this filter), `reboot`, swap, and the terminal ioctls that type into another program
-//! (`TIOCSTI`, `TIOCLINUX`). Under Landlock, which confines neither, it also refuses new
-//! Unix-domain sockets and, without network, UDP ones.
+//! (`TIOCSTI`, `TIOCLINUX`), and new Unix-domain sockets (unless `[sandbox] unix_sockets = true`).
+//! Under Landlock, which cannot filter UDP, it also refuses UDP sockets without network.
 //!
 //! Rule: the filter is built once per policy, refuses on an unknown architecture (the arch check
 //! kills the process rather than let a 32-bit call table in), and on x86_64 refuses every x32
@@ -23,19 +23,24 @@ use seccompiler::{
 /// What a filter holds beyond the common refusals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Policy {
-    /// Refuse new Unix-domain sockets (Landlock cannot stop a connect to a socket path).
+    /// Refuse new Unix-domain sockets: nothing in either backend stops a `connect` to a socket
+    /// file it can see (a read-only mount does not), so any socket outside the masks (a
+    /// container engine's, a bus at an unusual path, an X server's) would be a door.
+    /// `socketpair` stays allowed: it reaches nothing outside.
     pub no_unix_sockets: bool,
     /// Refuse new UDP sockets (Landlock before ABI 8 cannot filter UDP).
     pub no_udp: bool,
 }
 
 impl Policy {
-    /// bubblewrap: its namespaces hold sockets and the network.
-    pub const BWRAP: Policy = Policy { no_unix_sockets: false, no_udp: false };
+    /// bubblewrap: its network namespace holds UDP.
+    pub fn bwrap(unix_sockets: bool) -> Policy {
+        Policy { no_unix_sockets: !unix_sockets, no_udp: false }
+    }
 
     /// Landlock: sockets are the filter's to refuse.
-    pub fn landlock(network: bool) -> Policy {
-        Policy { no_unix_sockets: true, no_udp: !network }
+    pub fn landlock(unix_sockets: bool, network: bool) -> Policy {
+        Policy { no_unix_sockets: !unix_sockets, no_udp: !network }
     }
 }
 

@@ -15,6 +15,7 @@ fn confinement(root: &Path) -> Confinement {
         network: false,
         tmp_size: 1 << 30,
         max_processes: 1024,
+        unix_sockets: false,
     }
 }
 
@@ -99,7 +100,9 @@ fn the_doors_to_the_desktop_are_masked() {
 
 #[test]
 fn the_seccomp_filter_compiles_and_starts_with_the_architecture_check() {
-    for policy in [seccomp::Policy::BWRAP, seccomp::Policy::landlock(false), seccomp::Policy::landlock(true)] {
+    for policy in
+        [seccomp::Policy::bwrap(false), seccomp::Policy::landlock(false, false), seccomp::Policy::landlock(true, true)]
+    {
         let program = seccomp::program(policy).unwrap();
         assert!(program.len() > 40, "{}", program.len());
         assert_eq!(seccomp::bytes(&program).len(), program.len() * 8);

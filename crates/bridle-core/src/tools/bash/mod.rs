@@ -176,7 +176,11 @@ impl TypedTool for Bash {
                 "\n[note: ran without an OS sandbox: {}]",
                 shell.unsandboxed_because().unwrap_or("no sandbox")
             )),
-            _ => {}
+            (kind, _) => {
+                if let Some(gaps) = shell.gaps() {
+                    text.push_str(&format!("\n[note: the {} sandbox does not hold everything: {gaps}]", kind.as_str()));
+                }
+            }
         }
         Ok(ToolOutput {
             output: text,
@@ -188,6 +192,7 @@ impl TypedTool for Bash {
                 "outputFile": saved,
                 "stoppedBackground": left_running,
                 "sandbox": sandbox.as_str(),
+                "sandboxGaps": if sandbox == SandboxKind::None { None } else { shell.gaps() },
                 "escalated": args.escalate,
                 "network": args.escalate || sandbox == SandboxKind::None || shell.network(),
                 // What a command changes is not checkpointed: undo cannot restore it.
