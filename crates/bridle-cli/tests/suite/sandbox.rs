@@ -231,7 +231,7 @@ except OSError as e:
 print(len(started))'",
         )
         .await;
-    let started: usize = output(&r).lines().filter_map(|l| l.trim().parse().ok()).last().unwrap_or(usize::MAX);
+    let started: usize = output(&r).lines().rev().find_map(|l| l.trim().parse().ok()).unwrap_or(usize::MAX);
     assert!(started < 200, "{started} processes started: {r}");
 
     // Persistence through git, and the private /tmp's size (bubblewrap only: Landlock leaves
