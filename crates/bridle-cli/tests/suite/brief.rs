@@ -209,3 +209,46 @@ async fn a_hook_that_times_out_makes_the_call_ask_in_bridle_tool_and_in_bridle_r
     let failed = audit_hook_rows(&audit).iter().filter(|r| r["status"] == "failed").count();
     assert_eq!(failed, 2, "one per front end: {}", stdout(&audit));
 }
+
+#[tokio::test]
+async fn bridle_never_runs_outside_the_sandbox_what_a_command_planted_in_the_workspace() {
+    let (mock, _f) = model("look around", "bash", json!({"command": "echo hi"}), "Looked.").await;
+    // Outside the workspace and outside /tmp (the sandbox's own /tmp is private).
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let canary = outside.path().join("ran");
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    git(ws, &["init", "-q", "-b", "trunk"]);
+    // What a command could have written: a git dir of its own whose config names a program, and
+    // `.git/commondir` pointing at it (git reads the config from there); a `json` package that
+    // `python3 -m json.tool` would import from the workspace; a module an MCP server would run.
+    let planted = format!("open({:?}, 'a').write('ran\\n')\n", canary.display().to_string());
+    let copy = std::process::Command::new("cp").arg("-r").arg(ws.join(".git")).arg(ws.join("planted-git")).status();
+    assert!(copy.unwrap().success());
+    let fsmonitor = format!("echo pwned >> {}; false", canary.display());
+    git(ws, &["config", "--file", "planted-git/config", "core.fsmonitor", &fsmonitor]);
+    std::fs::write(ws.join(".git/commondir"), "../planted-git\n").unwrap();
+    std::fs::create_dir_all(ws.join("json")).unwrap();
+    std::fs::write(ws.join("json/__init__.py"), &planted).unwrap();
+    std::fs::write(ws.join("json/tool.py"), &planted).unwrap();
+    std::fs::write(ws.join("planted_server.py"), &planted).unwrap();
+    config(
+        &dirs,
+        &mock,
+        "mode = \"auto\"\n\
+         [[hooks.post_tool_use]]\nmatcher = \"bash\"\ncommand = \"python3 -m json.tool\"\n\
+         [mcp.servers.planted]\ncommand = \"python3\"\nargs = [\"-m\", \"planted_server\"]\n",
+    );
+
+    // A session opens (the brief reads the repository), the model runs a command (the hook
+    // runs), the MCP server starts.
+    let out = bridle(&dirs, &["run", "look around", "--json"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let servers = bridle(&dirs, &["mcp", "list", "--json"]).await;
+    assert!(stdout(&servers).contains("failed"), "the planted module was found: {}", stdout(&servers));
+    assert!(!canary.exists(), "planted code ran outside the sandbox: {:?}", std::fs::read_to_string(&canary));
+
+    // The plants are live: run by hand, unsandboxed, in the workspace, they do run.
+    let status = std::process::Command::new("git").args(["status", "--short"]).current_dir(ws).output().unwrap();
+    assert!(canary.exists(), "git status did not run the planted fsmonitor: {status:?}");
+}

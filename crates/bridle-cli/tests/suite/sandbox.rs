@@ -388,3 +388,72 @@ async fn git_works_in_a_workspace_that_is_a_sub_folder_of_a_repository() {
     assert_eq!(r["data"]["exitCode"], 0, "{r}");
     assert!(output(&r).contains("?? ./"), "{r}");
 }
+
+/// Starts `program` as the user `bridle` runs as, and returns it with the first line it prints.
+fn serve(user: User, program: &str, args: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut command = match user {
+        User::Invoking => std::process::Command::new(program),
+        User::Nobody => {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", "--", program]);
+            c
+        }
+    };
+    let mut child =
+        command.args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (child, line.trim().to_string())
+}
+
+/// With the network on, a command still reaches no door to the desktop: an abstract socket, an
+/// X server (XTEST could type into it) and a session bus (the keychain), each started by the
+/// test as the user `bridle` runs as.
+async fn the_desktop_stays_out_of_reach(backend: &str, user: User) {
+    let t = Setup::new(user, &format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\nnetwork = true\n"));
+
+    let name = format!("bridle-door-{}-{backend}-{user:?}", std::process::id());
+    let address =
+        <std::os::unix::net::SocketAddr as std::os::linux::net::SocketAddrExt>::from_abstract_name(name.as_bytes())
+            .unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&address).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    t.hide("abstract", &name);
+    let r = t
+        .bash("/usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(\"\\0\"+sys.argv[1]); print(\"connected\")' $(cat .t/abstract)")
+        .await;
+    assert!(listener.accept().is_err(), "the command reached the abstract socket: {r}");
+    assert!(!output(&r).contains("connected\n"), "{r}");
+
+    let (mut x, display) = serve(user, "Xvfb", &["-displayfd", "1", "-nolisten", "tcp"]);
+    let reachable = std::process::Command::new("xdpyinfo").args(["-display", &format!(":{display}")]).output().unwrap();
+    assert!(reachable.status.success(), "the test's own X server is not reachable");
+    t.hide("display", &display);
+    let r = t.bash("DISPLAY=:$(cat .t/display) xdpyinfo >/dev/null && echo reached-x").await;
+    assert!(!output(&r).contains("reached-x"), "{r}");
+    let _ = x.kill();
+    let _ = x.wait();
+
+    let bus_path = t.canaries.join("bus");
+    let (mut bus, address) = serve(
+        user,
+        "dbus-daemon",
+        &["--session", "--nofork", "--print-address=1", &format!("--address=unix:path={}", bus_path.display())],
+    );
+    t.hide("bus", &address);
+    let r = t
+        .bash("dbus-send --bus=$(cat .t/bus) --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames && echo reached-bus")
+        .await;
+    assert!(!output(&r).contains("reached-bus"), "{r}");
+    let _ = bus.kill();
+    let _ = bus.wait();
+}
+
+#[tokio::test]
+async fn with_the_network_on_no_door_to_the_desktop_opens_under_bubblewrap_or_landlock() {
+    for user in users() {
+        the_desktop_stays_out_of_reach("bwrap", user).await;
+        the_desktop_stays_out_of_reach("landlock", user).await;
+    }
+}
