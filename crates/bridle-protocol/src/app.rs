@@ -22,7 +22,8 @@ pub struct SessionSummary {
     pub context_window: Option<u64>,
     /// How `bash` runs: `bwrap`, `landlock` or `none`.
     pub sandbox: String,
-    /// Why `bash` runs unconfined, when it does.
+    /// Why `bash` runs unconfined, when it does; when confined, what its sandbox does not hold
+    /// (Landlock's gaps), if anything.
     pub unsandboxed_because: Option<String>,
     /// What the model's tokens cost, when the config's `[pricing]` has it.
     #[serde(default)]

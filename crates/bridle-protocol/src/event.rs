@@ -247,7 +247,8 @@ pub enum Event {
         mode: Mode,
         /// How `bash` runs: `bwrap`, `landlock` or `none`.
         sandbox: String,
-        /// Why `bash` runs unconfined, when it does.
+        /// Why `bash` runs unconfined, when it does; when confined, what its sandbox does not hold
+        /// (Landlock's gaps), if anything.
         unsandboxed_because: Option<String>,
     },
     /// Something the user must see.

@@ -72,7 +72,7 @@ impl Session {
             use crate::brief;
             let shell = &pipeline.workspace().shell;
             let environment =
-                brief::Environment::detect(&config.workspace, deps.clock.now_ms(), shell, config.sandbox.network);
+                brief::Environment::detect(&config.workspace, deps.clock.now_ms(), shell, shell.network());
             let config_dir = config.config_file.as_deref().and_then(std::path::Path::parent);
             brief::assemble(
                 &config.system_prompt,
@@ -231,11 +231,12 @@ impl Session {
         }
     }
 
-    /// How `bash` runs in this session now, and why it is unconfined when it is.
+    /// How `bash` runs in this session now, and why it is unconfined when it is (or what its
+    /// sandbox does not hold when confined).
     pub(crate) fn sandbox(&self) -> (&'static str, Option<String>) {
         let pipeline = self.pipeline();
         let shell = &pipeline.workspace().shell;
-        (shell.kind().as_str(), shell.unsandboxed_because().map(String::from))
+        (shell.kind().as_str(), shell.unsandboxed_because().map(String::from).or_else(|| shell.gaps()))
     }
 
     /// Tells the window which mode is in force and how commands run.

@@ -158,8 +158,15 @@ impl ShellSandbox {
     }
 
     /// Whether commands may reach the network.
+    ///
+    /// Under bubblewrap, never: a command's network namespace is never the host's, and until
+    /// commands reach hosts through Bridle's proxy (DESIGN §5.2) `network = true` gives them none.
+    /// Under Landlock the host's network is shared (its loopback too), without UDP or sockets.
     pub fn network(&self) -> bool {
-        self.confinement.network
+        match self.kind {
+            SandboxKind::Bwrap => false,
+            SandboxKind::Landlock | SandboxKind::None => self.confinement.network,
+        }
     }
 
     /// What this sandbox's backend does not hold, for results and the window (`None`: it holds
@@ -173,6 +180,9 @@ impl ShellSandbox {
                  processes, and leaves .git/config and .git/hooks/ to the guard",
             ),
             SandboxKind::None => return Some("nothing is confined".into()),
+        }
+        if self.kind == SandboxKind::Bwrap && self.confinement.network {
+            gaps.push("`network = true` gives commands no network under bubblewrap until per-host access through Bridle's proxy exists: the host's network namespace is never shared");
         }
         if matches!(self.process_limit(), child::ProcessLimit::Rlimit(_)) && rustix::process::getuid().is_root() {
             gaps.push("the process limit is not enforced (root, and no pids cgroup could be made)");

@@ -277,7 +277,8 @@ mode: Mode,
  */
 sandbox: string, 
 /**
- * Why `bash` runs unconfined, when it does.
+ * Why `bash` runs unconfined, when it does; when confined, what its sandbox does not hold
+ * (Landlock's gaps), if anything.
  */
 unsandboxedBecause: string | null, } | { "type": "error", 
 /**

@@ -347,6 +347,19 @@ describe("Chat view", () => {
     expect(status.className).toContain("unsandboxed");
   });
 
+  it("says when the sandbox does not hold everything, and what it leaves open", async () => {
+    engine.sessionInfo.mockResolvedValueOnce({
+      ...SUMMARY,
+      sandbox: "landlock",
+      unsandboxedBecause: "Landlock shares /tmp and /dev/shm with the host",
+    });
+    render(<App />);
+    const status = await screen.findByTestId("sandbox-status");
+    expect(status.dataset.partial).toBe("true");
+    expect(status.textContent).toBe("bash: sandboxed (landlock) · partial");
+    expect(status.title).toContain("Landlock shares /tmp");
+  });
+
   it("says on each bash card how the command ran", async () => {
     await renderApp();
     const call = (id: string, escalate: boolean) => ({
