@@ -158,3 +158,37 @@ async fn list_glob_and_grep_honour_gitignore() {
     assert_eq!(code, Some(1), "an invalid regex is an error result: {r}");
     assert!(output(&r).contains("needle("), "{}", output(&r));
 }
+
+/// Regression: `read_file` or `write_file` of a FIFO a shell command made hung forever. Now each
+/// file tool answers at once, exit 1, with an error naming the path and what it is; the FIFO is
+/// left as it was and a search of the folder still finds the regular file beside it.
+#[tokio::test]
+async fn a_fifo_is_refused_by_name_and_nothing_blocks() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    let made = std::process::Command::new("mkfifo").arg(ws.join("fifo")).status().unwrap();
+    assert!(made.success());
+    std::fs::write(ws.join("notes.txt"), "a needle\n").unwrap();
+    let attempts = [
+        ("read_file", json!({"path": "fifo"})),
+        ("write_file", json!({"path": "fifo", "content": "x\n"})),
+        ("append_file", json!({"path": "fifo", "content": "x\n"})),
+        ("edit_file", json!({"path": "fifo", "old_text": "a", "new_text": "b"})),
+        ("grep_search", json!({"pattern": "needle", "path": "fifo"})),
+    ];
+    for (name, args) in attempts {
+        // The hang detector: a blocked open would never return.
+        let (code, r) = tokio::time::timeout(std::time::Duration::from_secs(30), tool(&dirs, name, args))
+            .await
+            .unwrap_or_else(|_| panic!("`bridle tool {name}` on a FIFO did not return within 30 s"));
+        assert_eq!(code, Some(1), "{name}: {r}");
+        assert_eq!(r["executed"], true, "{name}: {r}");
+        assert_eq!(r["result"]["isError"], true, "{name}: {r}");
+        assert!(output(&r).contains("`fifo` is a FIFO (named pipe)"), "{name}: {}", output(&r));
+    }
+    let fifo = std::fs::symlink_metadata(ws.join("fifo")).unwrap();
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&fifo.file_type()), "the FIFO is left as it was");
+
+    let (code, r) = tool(&dirs, "grep_search", json!({"pattern": "needle"})).await;
+    assert_eq!((code, output(&r)), (Some(0), "notes.txt:1:a needle"), "{r}");
+}

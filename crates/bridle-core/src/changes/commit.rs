@@ -1,10 +1,12 @@
 //! Committing a plan: the only place a tool's file change reaches the disk.
 //!
 //! Rules: every file of the plan is locked (in path order, so two commits never deadlock) and
-//! must still hold what the plan was computed from, and what the session last saw of it; the
-//! content before is kept as a blob and recorded as the call's checkpoint before anything is
-//! written; the files are written atomically one by one and, if one fails, those already
-//! written are put back and the checkpoint rows forgotten — all files or none.
+//! must still hold what the plan was computed from, and what the session last saw of it; the content before is
+//! kept as a blob and recorded as the call's checkpoint before anything is written; the files
+//! are written atomically one by one and, if one fails, those already written are put back and
+//! the checkpoint rows forgotten — all files or none. The disk work runs on a blocking thread
+//! that holds the locks: a stuck disk holds that thread, never the call, so the pipeline's
+//! timeout still ends the call (and the locks stay held until the thread is done).
 
 use std::path::Path;
 
@@ -16,8 +18,7 @@ use crate::tools::{ToolContext, ToolError};
 
 /// Writes `plan`; returns what changed, in path order.
 pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
-    let fs = &ctx.workspace.fs;
-    let changed: Vec<&PlannedFile> = plan.changed().collect();
+    let changed: Vec<PlannedFile> = plan.changed().cloned().collect();
     let mut absolute: Vec<_> = changed.iter().map(|f| ctx.workspace.root().join(&f.rel)).collect();
     absolute.sort();
     absolute.dedup();
@@ -25,8 +26,20 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
     for path in &absolute {
         guards.push(ctx.workspace.locks.write(path).await);
     }
+    let ctx = ctx.clone();
+    tokio::task::spawn_blocking(move || {
+        let written = write_locked(&changed, &ctx);
+        drop(guards);
+        written
+    })
+    .await
+    .map_err(|e| ToolError::new(format!("the write was interrupted ({e}); read the files again to see their state")))?
+}
 
-    for f in &changed {
+/// [`commit`]'s work once every file is locked.
+fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
+    let fs = &ctx.workspace.fs;
+    for f in changed {
         let now = fs.read_if_exists(&f.rel).map_err(fs_error)?;
         if now != f.before {
             return Err(ToolError::new(format!(
@@ -42,7 +55,7 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
     // The checkpoint first: the content before is safe on disk before the file changes.
     let mut rows = Vec::new();
     if let Some(files) = &ctx.files {
-        for f in &changed {
+        for f in changed {
             // Undo puts a file back as it was before the turn: only the turn's first change of
             // it needs its content kept; every row names its content by hash.
             let first = files.first_change_in_turn(&ctx.turn_id, &f.shown());
@@ -68,7 +81,7 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
     }
 
     let mut done: Vec<&PlannedFile> = Vec::new();
-    for f in &changed {
+    for f in changed {
         if let Err(e) = put(fs, &f.rel, f.after.as_deref()) {
             let restored = done.iter().all(|d| put(fs, &d.rel, d.before.as_deref()).is_ok());
             if let Some(files) = &ctx.files {
@@ -86,12 +99,11 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
 
     if let Some(files) = &ctx.files {
         // The session has now seen what it wrote: its next change of the file is not stale.
-        for f in &changed {
+        for f in changed {
             files.saw(&f.rel, fs.stamp(&f.rel).ok().flatten());
         }
     }
-    drop(guards);
-    Ok(changed.iter().map(|f| file_change(f)).collect())
+    Ok(changed.iter().map(file_change).collect())
 }
 
 /// Leaves `rel` holding `content`, or absent.

@@ -2,15 +2,22 @@
 //! workspace root (cap-std: `openat2` with `RESOLVE_BENEATH` where the kernel has it).
 //!
 //! Rules: no path is ever opened by its absolute name, so a symlink swapped in after the
-//! sandbox's check still cannot lead outside; writes are atomic (a temp file in the same
-//! directory, written, fsynced, renamed over the target, then the directory fsynced), so a crash
-//! leaves the old file or the new one, never a torn one; modes are set on the open file, never by
-//! path; a file with several hard links is not replaced (one of its names may be outside).
+//! sandbox's check still cannot lead outside; only regular files are read or replaced — a FIFO, a
+//! socket or a device is refused by name without ever blocking on it ([`open`]); writes are
+//! atomic (a temp file in the same directory, written, fsynced, renamed over the target, then the
+//! directory fsynced), so a crash leaves the old file or the new one, never a torn one; modes are
+//! set on the open file, never by path; a file with several hard links is not replaced (one of its
+//! names may be outside).
+
+mod open;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::{Dir, File, MetadataExt, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
+
+pub(crate) use open::{no_follow_flag, no_wait_flags};
+pub use open::{regular_file, special_kind};
 
 /// Why a workspace file operation failed; messages are written for the model.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +42,14 @@ pub enum FsError {
         path: String,
         /// Link count.
         links: u64,
+    },
+    /// The path is a FIFO, a socket or a device: only regular files are read or written.
+    #[error("`{path}` is {kind}; file tools read and write only regular files, so Bridle did not open it")]
+    NotRegular {
+        /// Workspace-relative path.
+        path: String,
+        /// What it is ("a FIFO (named pipe)", "a socket", "a device").
+        kind: &'static str,
     },
     /// The final component turned into a symlink after the sandbox checked it.
     #[error("`{0}` changed into a symlink while being written; nothing was written")]
@@ -122,18 +137,35 @@ impl WorkspaceFs {
         &self.root_path
     }
 
-    /// Opens `rel` for reading (symlinks followed only while they stay beneath the root).
+    /// Opens `rel` for reading (symlinks followed only while they stay beneath the root); only a
+    /// regular file with one link is opened for good, and nothing here ever waits on a FIFO.
     pub fn open_read(&self, rel: &Path) -> Result<std::fs::File, FsError> {
-        let file = self.root.open(non_empty(rel)).map_err(|e| FsError::from_io(rel, e))?;
-        let meta = file.metadata().map_err(|e| FsError::from_io(rel, e))?;
-        if meta.is_dir() {
-            return Err(FsError::IsDirectory(rel.display().to_string()));
+        let rel = non_empty(rel);
+        // A look first, so a device is refused without being opened at all (opening one can
+        // have effects of its own); the check that counts is on the open handle below.
+        let looked = self.root.metadata(rel).map_err(|e| FsError::from_io(rel, e))?;
+        if let Some(kind) = special_kind(looked.mode()) {
+            return Err(FsError::NotRegular { path: rel.display().to_string(), kind });
         }
+        let mut options = OpenOptions::new();
+        options.read(true).custom_flags(no_wait_flags());
+        let file = self.root.open_with(rel, &options).map_err(|e| self.open_error(rel, e))?;
+        let (file, meta) = regular_file(file.into_std(), rel)?;
+        let links = std::os::unix::fs::MetadataExt::nlink(&meta);
         // Another name of the same file may be outside the workspace (a door to a secret).
-        if meta.is_file() && meta.nlink() > 1 {
-            return Err(FsError::HardLinkedRead { path: rel.display().to_string(), links: meta.nlink() });
+        if links > 1 {
+            return Err(FsError::HardLinkedRead { path: rel.display().to_string(), links });
         }
-        Ok(file.into_std())
+        Ok(file)
+    }
+
+    /// An open's error, naming what the path is when `ENXIO` (a socket) hides it.
+    fn open_error(&self, rel: &Path, e: io::Error) -> FsError {
+        if open::is_no_device(&e) {
+            let kind = self.root.metadata(rel).ok().and_then(|m| special_kind(m.mode()));
+            return FsError::NotRegular { path: rel.display().to_string(), kind: kind.unwrap_or("not a regular file") };
+        }
+        FsError::from_io(rel, e)
     }
 
     /// The whole file as bytes, or `None` when it does not exist.
@@ -196,6 +228,9 @@ impl WorkspaceFs {
                 // The sandbox resolved symlinks before we got here: one now means a swap.
                 return Err(FsError::BecameSymlink(rel.display().to_string()));
             }
+            if let Some(kind) = special_kind(meta.mode()) {
+                return Err(FsError::NotRegular { path: rel.display().to_string(), kind });
+            }
             if meta.nlink() > 1 {
                 return Err(FsError::HardLinked { path: rel.display().to_string(), links: meta.nlink() });
             }
@@ -220,6 +255,9 @@ impl WorkspaceFs {
         let meta = parent.symlink_metadata(name).map_err(|e| FsError::from_io(rel, e))?;
         if meta.is_dir() {
             return Err(FsError::IsDirectory(rel.display().to_string()));
+        }
+        if let Some(kind) = special_kind(meta.mode()) {
+            return Err(FsError::NotRegular { path: rel.display().to_string(), kind });
         }
         parent.remove_file(name).map_err(|e| FsError::from_io(rel, e))?;
         sync_dir(&parent).map_err(|e| FsError::from_io(rel, e))

@@ -1,5 +1,6 @@
-//! WorkspaceFs on real directories: atomic writes, modes, hard links, escapes at open time.
-#![allow(clippy::unwrap_used)]
+//! WorkspaceFs on real directories: atomic writes, modes, hard links, escapes at open time,
+//! FIFOs, sockets and devices refused without blocking.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::os::unix::fs::{symlink, PermissionsExt as _};
 
@@ -71,4 +72,56 @@ fn reads_and_stamps() {
     assert!(matches!(fs.open_read(Path::new("")), Err(FsError::IsDirectory(_))));
     fs.remove_file(Path::new("x")).unwrap();
     assert!(!root.join("x").exists());
+}
+
+/// Runs `work` on its own thread and fails the test if it has not finished within 10 s: a
+/// blocking open of a FIFO would otherwise hang the test run.
+fn within_10s<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(work());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(10)).expect("a file operation blocked for 10 s")
+}
+
+#[test]
+fn fifos_sockets_and_devices_are_refused_by_name_without_blocking() {
+    let (_tmp, root, fs) = setup();
+    rustix::fs::mkfifoat(rustix::fs::CWD, root.join("fifo"), rustix::fs::Mode::from_raw_mode(0o644)).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
+    let mut special = vec![("fifo", "a FIFO (named pipe)"), ("sock", "a socket")];
+    // A copy of /dev/zero: mknod needs root (CAP_MKNOD).
+    let device = rustix::fs::mknodat(
+        rustix::fs::CWD,
+        root.join("zero"),
+        rustix::fs::FileType::CharacterDevice,
+        rustix::fs::Mode::from_raw_mode(0o666),
+        rustix::fs::makedev(1, 5),
+    );
+    match device {
+        Ok(()) => special.push(("zero", "a device")),
+        Err(e) => eprintln!("skipping the device case: mknod needs root ({e})"),
+    }
+    let fs = std::sync::Arc::new(fs);
+    for (name, kind) in special {
+        let fs = fs.clone();
+        let errors = within_10s(move || {
+            let rel = Path::new(name);
+            [
+                fs.open_read(rel).map(|_| ()).unwrap_err(),
+                fs.read_if_exists(rel).map(|_| ()).unwrap_err(),
+                fs.write_atomic(rel, b"x").map(|_| ()).unwrap_err(),
+                fs.remove_file(rel).unwrap_err(),
+            ]
+        });
+        for err in errors {
+            assert!(matches!(&err, FsError::NotRegular { kind: k, .. } if *k == kind), "{name}: {err:?}");
+            assert_eq!(
+                err.to_string(),
+                format!("`{name}` is {kind}; file tools read and write only regular files, so Bridle did not open it")
+            );
+        }
+    }
+    let kept = std::fs::symlink_metadata(root.join("fifo")).unwrap();
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&kept.file_type()), "the FIFO is still there, not replaced");
 }

@@ -36,6 +36,6 @@ impl FileTool for AppendFile {
         if args.content.is_empty() {
             return Err(ToolError::new("content is empty; there is nothing to append"));
         }
-        plan_file(ctx, &args.path, |old| Ok(format!("{}{}", old.unwrap_or(""), args.content)))
+        plan_file(ctx, &args.path, |old| Ok(format!("{}{}", old.unwrap_or(""), args.content))).await
     }
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::files::{fs_error, resolve, shown, text_for_edit, workspace_path};
+use super::files::{read_workspace_file, resolve, shown, text_for_edit, workspace_path};
 use super::text_edit::{apply_file_patch, parse_patch, PatchResult};
 use super::{FileTool, ToolContext, ToolError};
 use crate::changes::{ChangePlan, PlannedFile};
@@ -66,10 +66,10 @@ impl FileTool for ApplyPatch {
             let source = patch.old_path.as_deref().map(by_rel).transpose()?;
             let target = patch.new_path.as_deref().map(by_rel).transpose()?;
             let current = match &source {
-                Some(rel) => current_text(ctx, &mut plan, rel)?,
+                Some(rel) => current_text(ctx, &mut plan, rel).await?,
                 None => {
                     if let Some(rel) = &target {
-                        current_text(ctx, &mut plan, rel)?;
+                        current_text(ctx, &mut plan, rel).await?;
                     }
                     None
                 }
@@ -84,7 +84,7 @@ impl FileTool for ApplyPatch {
                         set_result(&mut plan, src, None);
                     }
                     if !plan.contains_key(dst) {
-                        current_text(ctx, &mut plan, dst)?;
+                        current_text(ctx, &mut plan, dst).await?;
                     }
                     set_result(&mut plan, dst, Some(content));
                 }
@@ -109,7 +109,7 @@ impl FileTool for ApplyPatch {
 }
 
 /// The text of `rel` as the patch has left it so far (loaded from disk on first use).
-fn current_text(
+async fn current_text(
     ctx: &ToolContext,
     plan: &mut BTreeMap<PathBuf, Planned>,
     rel: &PathBuf,
@@ -117,7 +117,7 @@ fn current_text(
     if let Some(planned) = plan.get(rel) {
         return Ok(planned.result.clone());
     }
-    let original = match ctx.workspace.fs.read_if_exists(rel).map_err(fs_error)? {
+    let original = match read_workspace_file(ctx, rel).await? {
         Some(bytes) => Some(text_for_edit(bytes, &shown(rel))?),
         None => None,
     };

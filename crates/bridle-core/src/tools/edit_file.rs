@@ -103,7 +103,8 @@ impl FileTool for EditFile {
                 apply_edits(old, &edits, hint).map_err(|e| ToolError::new(format!("{e} The file was not changed.")))?;
             levels = outcome.levels;
             Ok(outcome.content)
-        })?;
+        })
+        .await?;
         let fuzzy: Vec<String> = levels
             .iter()
             .enumerate()

@@ -1,6 +1,11 @@
-//! What the file tools share: resolving the model's path through the sandbox, turning I/O
-//! failures into messages the model can act on, planning a one-file change, rendering the diff
-//! of a change and telling the model what a committed plan did.
+//! What the file tools share: resolving the model's path through the sandbox, reading a file off
+//! the async threads, turning I/O failures into messages the model can act on, planning a
+//! one-file change, rendering the diff of a change and telling the model what a committed plan
+//! did.
+//!
+//! Rule: a file tool's disk I/O runs on a blocking thread ([`on_blocking_thread`]), never on the
+//! async threads: a read that hangs (a stuck network mount) holds that thread, not the call, so
+//! the pipeline's timeout still ends the call.
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +37,23 @@ pub(crate) fn fs_error(error: FsError) -> ToolError {
     ToolError::new(error.to_string())
 }
 
+/// Runs `work` (disk I/O) on a blocking thread and waits for it; see the module's rule.
+pub(crate) async fn on_blocking_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ToolError::new(format!("the file operation was interrupted: {e}")))?
+}
+
+/// The bytes of the workspace file `rel`, or `None` when it does not exist; read off the async
+/// threads. A FIFO, a socket or a device is refused by name (see [`crate::fs`]).
+pub(crate) async fn read_workspace_file(ctx: &ToolContext, rel: &Path) -> Result<Option<Vec<u8>>, ToolError> {
+    let workspace = ctx.workspace.clone();
+    let rel = rel.to_path_buf();
+    on_blocking_thread(move || workspace.fs.read_if_exists(&rel).map_err(fs_error)).await
+}
+
 /// The text of a file that is about to be edited: UTF-8 and not binary.
 pub(crate) fn text_for_edit(bytes: Vec<u8>, shown: &str) -> Result<String, ToolError> {
     if bytes.iter().take(8192).any(|b| *b == 0) {
@@ -60,14 +82,14 @@ pub(crate) fn unified_diff(rel: &Path, old: Option<&str>, new: Option<&str>) -> 
 /// The plan of a change to one file: `change` receives the current text (`None` when the file
 /// does not exist) and returns the new text. Nothing is written here; [`crate::changes::commit`]
 /// does that, after checking the file still holds what `change` saw.
-pub(crate) fn plan_file(
+pub(crate) async fn plan_file(
     ctx: &ToolContext,
     path: &str,
     change: impl FnOnce(Option<&str>) -> Result<String, ToolError>,
 ) -> Result<ChangePlan, ToolError> {
     let resolved = resolve(ctx, path, Access::Write)?;
     let rel = workspace_path(&resolved)?;
-    let old = match ctx.workspace.fs.read_if_exists(&rel).map_err(fs_error)? {
+    let old = match read_workspace_file(ctx, &rel).await? {
         Some(bytes) => Some(text_for_edit(bytes, &shown(&rel))?),
         None => None,
     };

@@ -3,7 +3,9 @@
 //! Rules: raw text, no line numbers added; a page is at most 50 KB and ends at a whole line
 //! (a single longer line is cut at a character boundary and says so); the result names the next
 //! `start_line` when there is more; binary files are described, not dumped; UTF-8, UTF-16 with a
-//! BOM, else lossy UTF-8. The session's own saved tool outputs are readable too.
+//! BOM, else lossy UTF-8. The session's own saved tool outputs are readable too. Only a regular
+//! file is read: a FIFO, a socket or a device is refused by name without blocking, and the open
+//! happens on the blocking thread that reads, so nothing here holds the call past its timeout.
 
 use std::io::{BufRead, BufReader, Read};
 
@@ -11,7 +13,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::files::{fs_error, resolve};
+use super::files::{fs_error, on_blocking_thread, resolve};
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
 use crate::sandbox::{Access, Place};
 
@@ -60,25 +62,40 @@ impl TypedTool for ReadFile {
         }
         let resolved = resolve(ctx, &args.path, Access::Read)?;
         let shown = resolved.display();
-        let _lock = ctx.workspace.locks.read(&resolved.absolute).await;
-        let file = match &resolved.place {
-            Place::Workspace(rel) => {
-                let file = ctx.workspace.fs.open_read(rel).map_err(fs_error)?;
-                // What the session saw, stamped from the open file: a later change of it on disk
-                // makes the session's next edit of it stale.
-                if let (Some(files), Ok(meta)) = (&ctx.files, file.metadata()) {
-                    files.saw(rel, Some(crate::fs::Stamp::of(&meta)));
+        let lock = ctx.workspace.locks.read(&resolved.absolute).await;
+        let (workspace, files) = (ctx.workspace.clone(), ctx.files.clone());
+        on_blocking_thread(move || {
+            let file = match &resolved.place {
+                Place::Workspace(rel) => {
+                    let file = workspace.fs.open_read(rel).map_err(fs_error)?;
+                    // What the session saw, stamped from the open file: a later change of it on
+                    // disk makes the session's next edit of it stale.
+                    if let (Some(files), Ok(meta)) = (&files, file.metadata()) {
+                        files.saw(rel, Some(crate::fs::Stamp::of(&meta)));
+                    }
+                    file
                 }
-                file
-            }
-            Place::ToolOutput(_) => std::fs::File::open(&resolved.absolute)
-                .map_err(|e| ToolError::new(format!("cannot read {shown}: {e}")))?,
-        };
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        tokio::task::spawn_blocking(move || read_page(file, size, start, args.end_line, &shown))
-            .await
-            .map_err(|e| ToolError::new(format!("the read was interrupted: {e}")))?
+                Place::ToolOutput(_) => open_tool_output(&resolved.absolute, &shown)?,
+            };
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+            let page = read_page(file, size, start, args.end_line, &shown);
+            drop(lock);
+            page
+        })
+        .await
     }
+}
+
+/// A saved tool output (outside the workspace, so not beneath its handle), opened as a
+/// workspace file is: never following a link, never waiting on a FIFO, regular files only.
+fn open_tool_output(absolute: &std::path::Path, shown: &str) -> Result<std::fs::File, ToolError> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(crate::fs::no_wait_flags() | crate::fs::no_follow_flag())
+        .open(absolute)
+        .map_err(|e| ToolError::new(format!("cannot read {shown}: {e}")))?;
+    crate::fs::regular_file(file, std::path::Path::new(shown)).map(|(file, _)| file).map_err(fs_error)
 }
 
 fn read_page(

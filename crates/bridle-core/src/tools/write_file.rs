@@ -33,6 +33,6 @@ impl FileTool for WriteFile {
     }
 
     async fn plan(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ChangePlan, ToolError> {
-        plan_file(ctx, &args.path, |_| Ok(args.content.clone()))
+        plan_file(ctx, &args.path, |_| Ok(args.content.clone())).await
     }
 }

@@ -14,4 +14,5 @@ mod mcp;
 mod modes;
 mod provider_failures;
 mod sandbox;
+mod special_files;
 mod undo;

@@ -186,10 +186,10 @@ impl ParallelVisitor for Visitor<'_> {
 
 impl Visitor<'_> {
     fn search(&mut self, entry: &DirEntry) {
-        // The size is taken from the opened file (one fstat), so it is the size of what
-        // would be read, and the walk itself needs no extra stat per file.
-        let Ok((file, meta)) = File::open(entry.path()).and_then(|file| file.metadata().map(|meta| (file, meta)))
-        else {
+        // The size is taken from the opened file (one fstat, which also refuses a file swapped
+        // for a FIFO or a device since the walk saw it), so it is the size of what would be
+        // read, and the walk itself needs no extra stat per file.
+        let Some((file, meta)) = open_regular(entry.path()) else {
             self.results.unreadable += 1;
             return;
         };
@@ -241,6 +241,18 @@ impl Visitor<'_> {
             }
         }
     }
+}
+
+/// `path` opened as the module's rule says: without following a link or waiting on a FIFO, and
+/// kept only when it is a regular file.
+fn open_regular(path: &Path) -> Option<(File, std::fs::Metadata)> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(crate::fs::no_wait_flags() | crate::fs::no_follow_flag())
+        .open(path)
+        .ok()?;
+    crate::fs::regular_file(file, path).ok()
 }
 
 impl Drop for Visitor<'_> {

@@ -13,12 +13,16 @@
 //! - returns paths relative to the workspace root, with `/` separators, in path order
 //!   (component by component, so a directory's contents stay together);
 //! - never yields nor enters a protected path ([`Tree::hidden`]: credentials, Bridle's data),
-//!   so a secret inside the workspace is neither listed nor searched, as read_file refuses it.
+//!   so a secret inside the workspace is neither listed nor searched, as read_file refuses it;
+//! - reads only regular files: a FIFO, a socket or a device may be listed, but is never opened
+//!   by the walk (a file swapped for one after the walk saw it is opened without blocking and
+//!   left unread), and one named as the path to search is refused by name.
 //!
 //! The functions take paths the caller's path sandbox has already resolved and confined;
-//! they only re-check that the searched directory lies under the root. A file swapped for a
-//! symlink between the walk and the open is a residual race: the sandbox's handle-based I/O
-//! is what closes it for the tools that write. Results bound what they keep (`limit`,
+//! they only re-check that the searched directory lies under the root. A file is opened with
+//! `O_NOFOLLOW`, so one swapped for a symlink after the walk is not followed; a folder swapped
+//! for a symlink between the walk and the open is a residual race: the sandbox's handle-based
+//! I/O is what closes it for the tools that write. Results bound what they keep (`limit`,
 //! `max_results`, `max_line_chars`); spilling a long rendering to the session's tool-output
 //! folder is the caller's job (design section 4, "Large outputs").
 
@@ -68,6 +72,14 @@ pub enum SearchError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// The path is a FIFO, a socket or a device, which is never read.
+    #[error("`{path}` is {kind}; only regular files are searched, so Bridle did not open it")]
+    NotRegular {
+        /// The path, relative to the workspace root.
+        path: String,
+        /// What it is ("a FIFO (named pipe)", "a socket", "a device").
+        kind: &'static str,
+    },
     /// A directory was needed but the path is something else.
     #[error("`{path}` is not a directory")]
     NotADirectory {
@@ -104,8 +116,10 @@ impl<'a> From<&'a PathBuf> for Tree<'a> {
     }
 }
 
-/// Checks that `path` lies under `root` and exists; says whether it is a directory.
+/// Checks that `path` lies under `root`, exists and is a folder or a regular file; says whether
+/// it is a directory.
 fn check_under_root(root: &Path, path: &Path) -> Result<bool, SearchError> {
+    use std::os::unix::fs::MetadataExt as _;
     if path.strip_prefix(root).is_err() {
         return Err(SearchError::OutsideRoot { path: path.to_path_buf() });
     }
@@ -113,6 +127,9 @@ fn check_under_root(root: &Path, path: &Path) -> Result<bool, SearchError> {
     // to follow.
     let meta = std::fs::symlink_metadata(path)
         .map_err(|source| SearchError::Unreadable { path: display_rel(root, path), source })?;
+    if let Some(kind) = crate::fs::special_kind(meta.mode()) {
+        return Err(SearchError::NotRegular { path: display_rel(root, path), kind });
+    }
     Ok(meta.is_dir())
 }
 
