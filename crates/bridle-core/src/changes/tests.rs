@@ -225,6 +225,13 @@ fn a_session_open_in_another_process_is_not_deleted() {
     assert!(refused.contains("open in another Bridle process"), "{refused}");
     assert!(w.store.session("test-session").is_ok(), "the session is still there");
     drop(lease);
+    // Its saved tool outputs go with it; another session's stay.
+    let outputs = w.data.join("tool-output");
+    std::fs::create_dir_all(outputs.join("test-session")).unwrap();
+    std::fs::create_dir_all(outputs.join("other")).unwrap();
+    std::fs::write(outputs.join("test-session/call.txt"), "x".repeat(1000)).unwrap();
     super::delete_session(&w.store, &w.data, "test-session").unwrap();
     assert!(w.store.session("test-session").is_err());
+    assert!(!outputs.join("test-session").exists());
+    assert!(outputs.join("other").exists());
 }

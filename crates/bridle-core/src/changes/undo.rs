@@ -142,13 +142,25 @@ pub fn undo_stored(
     undo(store, &BlobStore::new(data_dir), &fs, session_id, turn_id, paths, now_ms)
 }
 
-/// Deletes a session and the checkpoint blobs no other session keeps; returns how many blobs
-/// went. A session another process has open (a running `bridle run`, the app) is refused.
+/// Deletes a session, its saved tool outputs and the checkpoint blobs no other session keeps;
+/// returns how many blobs went. A session another process has open (a running `bridle run`, the
+/// app) is refused.
 pub fn delete_session(store: &Store, data_dir: &Path, session_id: &str) -> Result<usize, String> {
     let _lease = crate::store::SessionLease::try_acquire(data_dir, session_id)
         .map_err(|e| format!("cannot take the session's lease: {e}"))?
         .ok_or("the session is open in another Bridle process; close it there first")?;
     store.delete_session(session_id).map_err(|e| e.to_string())?;
+    // The id came from the store; still, only a plain name is joined to a path.
+    let plain = Path::new(session_id).components().count() == 1
+        && matches!(Path::new(session_id).components().next(), Some(std::path::Component::Normal(_)));
+    if plain {
+        let outputs = data_dir.join("tool-output").join(session_id);
+        if let Err(e) = std::fs::remove_dir_all(&outputs) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!("cannot remove {}: {e}", outputs.display());
+            }
+        }
+    }
     let referenced = store.referenced_blobs().map_err(|e| e.to_string())?;
     BlobStore::new(data_dir)
         .collect(&referenced)

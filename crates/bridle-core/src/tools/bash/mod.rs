@@ -1,7 +1,8 @@
 //! `bash`: one shell command in the workspace, with every process it starts accounted for.
 //!
-//! Rules: the command runs in its own process group, its output goes to a size-capped file (not
-//! a pipe, so a backgrounded child cannot hang the call); on timeout, interrupt or a full output
+//! Rules: the command runs in its own process group, its output goes through a pipe Bridle drains
+//! into a file that never grows past the cap (the call never waits on the pipe's end: a
+//! backgrounded child cannot hang it); on timeout, interrupt or a full output
 //! file the group gets SIGTERM, then SIGKILL after a grace period, and a sweep kills descendants
 //! that left the group (found by a marker in their environment; Bridle is their subreaper so
 //! they cannot be lost to init); nothing the command started outlives the call. A non-zero exit
@@ -10,6 +11,7 @@
 //! ([`crate::shell_sandbox`]) unless the call escalates (which the guard always has a human
 //! approve, but in `bypass`); every result's `data.sandbox` says how it ran.
 
+mod capture;
 mod processes;
 
 use std::path::PathBuf;
@@ -105,13 +107,16 @@ impl TypedTool for Bash {
         let shell = &ctx.workspace.shell;
         let mut env = shell.environment(std::env::vars_os());
         env.push((processes::MARKER.into(), ctx.call_id.clone().into()));
-        let errors = out_file.try_clone().map_err(|e| ToolError::new(format!("cannot open the output file: {e}")))?;
+        let (writer, mut drain) = capture::start(out_file, OUTPUT_CAP_BYTES)
+            .map_err(|e| ToolError::new(format!("cannot set up the command's output: {e}")))?;
+        let errors =
+            writer.try_clone().map_err(|e| ToolError::new(format!("cannot set up the command's output: {e}")))?;
         let launch = Launch {
             script: &args.command,
             cwd: ctx.workspace.root(),
             env,
             stdin: std::process::Stdio::null(),
-            stdout: out_file.into(),
+            stdout: writer.into(),
             stderr: errors.into(),
         };
         let started = std::time::Instant::now();
@@ -123,7 +128,7 @@ impl TypedTool for Bash {
         let ending = tokio::select! {
             status = child.wait() => Ending::Exited(status.ok().and_then(|s| s.code())),
             _ = tokio::time::sleep(timeout) => Ending::TimedOut,
-            _ = watch_size(out_path.clone()) => Ending::OutputTooLarge,
+            _ = drain.full() => Ending::OutputTooLarge,
         };
         let mut left_running = 0;
         let code = match ending {
@@ -141,6 +146,7 @@ impl TypedTool for Bash {
             }
         };
         drop(group);
+        drain.finish(GRACE).await;
         let elapsed = started.elapsed();
         let (shown, cut) = output::head_and_tail_of_file(&out_path, output::DEFAULT_MAX_CHARS)
             .map_err(|e| ToolError::new(format!("cannot read the command's output: {e}")))?;
@@ -200,16 +206,6 @@ impl TypedTool for Bash {
             })),
             changes: Vec::new(),
         })
-    }
-}
-
-/// Resolves when the output file grows past the cap.
-async fn watch_size(path: PathBuf) {
-    loop {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        if std::fs::metadata(&path).map(|m| m.len() > OUTPUT_CAP_BYTES).unwrap_or(false) {
-            return;
-        }
     }
 }
 

@@ -160,3 +160,24 @@ async fn every_result_says_how_it_ran() {
     assert_eq!(out.data.unwrap()["sandbox"], "none");
     assert!(out.output.contains("[note: ran without an OS sandbox: no shell sandbox was set up"), "{}", out.output);
 }
+
+#[tokio::test]
+async fn a_fast_writer_stops_at_the_cap_and_the_saved_output_is_exactly_the_cap() {
+    let (_t, ctx) = setup();
+    // Three times the cap, as fast as the kernel can copy it.
+    let out = bash(&ctx, &format!("head -c {} /dev/zero; echo never", OUTPUT_CAP_BYTES * 3), Some(60)).await;
+    let data = out.data.as_ref().unwrap();
+    assert_eq!(data["outputTooLarge"], true, "{}", out.output);
+    let saved = data["outputFile"].as_str().unwrap();
+    assert_eq!(std::fs::metadata(saved).unwrap().len(), OUTPUT_CAP_BYTES);
+    assert!(out.output.starts_with(&format!("stopped: its output passed {} MB", OUTPUT_CAP_BYTES >> 20)));
+}
+
+#[tokio::test]
+async fn a_background_child_holding_the_output_open_does_not_hold_the_call() {
+    let (_t, ctx) = setup();
+    let started = Instant::now();
+    let out = bash(&ctx, "(sleep 30; echo late) & echo now", Some(60)).await;
+    assert!(started.elapsed() < Duration::from_secs(20), "the call waited for the background child");
+    assert!(out.output.contains("now\n") && !out.output.contains("late"), "{}", out.output);
+}
