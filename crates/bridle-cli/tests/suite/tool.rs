@@ -138,3 +138,24 @@ async fn read_only_mode_denies_writes_and_commands_but_not_reads() {
     let out = bridle(&dirs, &["tool", "list_files", "--mode", "read-only"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// A 324-byte line that doubles a variable 40 times once held 24 GB before the OOM killer
+/// ended it: the guard now stops following it at a fixed multiple of its length and asks (3),
+/// even in `auto`, where a plain command is allowed.
+#[tokio::test]
+async fn guard_asks_at_once_for_a_line_that_doubles_a_value_forty_times() {
+    let dirs = Dirs::new();
+    let line = format!("a=x;{}", " a=$a$a;".repeat(40));
+    let args = serde_json::json!({ "command": line }).to_string();
+    let argv = ["guard", "bash", "--args", &args, "--mode", "auto"];
+    // A hang detector, not a timing check: the run takes well under a second.
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), bridle(&dirs, &argv)).await.expect("it ended");
+    assert_eq!(out.status.code(), Some(3), "{}{}", stdout(&out), stderr(&out));
+    let report = one_object(&out);
+    assert_eq!(report["decision"], "ask");
+    let rules: Vec<&str> = report["findings"].as_array().unwrap().iter().filter_map(|f| f["rule"].as_str()).collect();
+    assert!(rules.contains(&"too-large"), "{report}");
+
+    let plain = bridle(&dirs, &["guard", "bash", "--args", r#"{"command":"a=x; a=$a$a; echo $a"}"#, "--mode", "auto"]);
+    assert_eq!(plain.await.status.code(), Some(0), "a value doubled once is followed and allowed");
+}

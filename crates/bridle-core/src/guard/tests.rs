@@ -1,6 +1,7 @@
 //! The guard end to end: real prepared calls, a real workspace sandbox in a temp dir.
 #![allow(clippy::unwrap_used)]
 
+mod bounds;
 mod corpus;
 mod differential;
 

@@ -32,7 +32,7 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
     // (`make -j$(nproc)`, a commit message from a heredoc) is no reason to ask. What its output
     // can do is judged where it lands: a program name only known at run time, a path a
     // variable hides.
-    let read_whole = !view.script.signals.contains(&Signal::TooDeep);
+    let read_whole = !view.script.signals.iter().any(|s| matches!(s, Signal::TooDeep | Signal::TooLarge));
     for signal in &view.script.signals {
         if read_whole && matches!(signal, Signal::CommandSubstitution { .. } | Signal::Backtick) {
             continue;
@@ -82,6 +82,12 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
                     .to_string(),
             ),
             Signal::TooDeep => ("too-deep", "nests commands too deeply to be read to the end".to_string()),
+            Signal::TooLarge => (
+                "too-large",
+                "grows past what the guard follows (a value doubled again and again, a huge brace product, \
+                 too many repeats), so what it runs is not fully known"
+                    .to_string(),
+            ),
         };
         add(rule, message);
     }

@@ -11,7 +11,14 @@
 //! earlier in the same line and then used as a program name). What a human would not see at a
 //! glance — ANSI-C quotes, escaped operators, invisible characters — is kept as a [`Signal`] for
 //! the shell-evasion guardian.
+//!
+//! Reading is bounded in memory and time whatever the line: nesting stops at [`MAX_DEPTH`] and
+//! the text made while following bash (values, brace products, replayed loops and calls) at a
+//! fixed multiple of the line's length ([`budget`]). What a bound leaves unread is said with
+//! [`Signal::TooDeep`] or [`Signal::TooLarge`], which ask: the guard never allows a line it
+//! stopped reading.
 
+pub mod budget;
 mod command;
 mod lexer;
 pub(crate) mod operands;
@@ -23,6 +30,8 @@ mod words;
 
 pub use command::{is_shell_or_interpreter, INTERPRETERS, SHELLS};
 pub use split::parse;
+#[cfg(test)]
+pub(crate) use split::parse_measured;
 
 /// How deep commands may nest (`$(...)` inside `sh -c` inside `eval` ...) before the rest is
 /// left unread and a [`Signal::TooDeep`] raised.
@@ -198,6 +207,10 @@ pub enum Signal {
     Unbalanced,
     /// Nesting deeper than [`MAX_DEPTH`]; the rest was not read.
     TooDeep,
+    /// Following the line would make more text than [`budget`] allows (a variable doubled
+    /// again and again, a huge brace product, too many loop or call repeats); from there on
+    /// words were left as written.
+    TooLarge,
 }
 
 /// Where a simple command came from.

@@ -6,8 +6,10 @@
 //! wrapper runs as shell code (`sh -c '...'`, `eval`, `su -c`, `watch`, `flock -c`) is handed
 //! back to be read as a script of its own; a wrapper left with nothing to run is the program
 //! itself (`env` prints the environment, `sudo -i` is a root shell). `find -exec` clauses come
-//! back as commands of their own with `{}` replaced by find's start paths.
+//! back as commands of their own with `{}` replaced by find's start paths, each one charged to
+//! the line's [`Budget`] (start paths times clauses can be many).
 
+use super::budget::{command_weight, word_weight, Budget};
 use super::{basename, is_assignment, lexer, Word};
 
 /// What unwrapping a simple command's words gave.
@@ -49,7 +51,7 @@ fn skip_options(words: &[Word], mut i: usize, with_value: &[&str]) -> usize {
     i
 }
 
-pub(super) fn unwrap(words: Vec<Word>) -> Unwrapped {
+pub(super) fn unwrap(words: Vec<Word>, budget: &mut Budget) -> Unwrapped {
     let mut out = Unwrapped::default();
     let mut words = words;
     let mut i = 0;
@@ -347,7 +349,7 @@ pub(super) fn unwrap(words: Vec<Word>) -> Unwrapped {
         }
     }
     out.words = words.get(i..).map(<[Word]>::to_vec).unwrap_or_default();
-    out.commands = exec_clauses(&out.words);
+    out.commands = exec_clauses(&out.words, budget);
     out
 }
 
@@ -389,7 +391,7 @@ fn names_only_children(args: &[Word]) -> bool {
     })
 }
 
-fn exec_clauses(words: &[Word]) -> Vec<Vec<Word>> {
+fn exec_clauses(words: &[Word], budget: &mut Budget) -> Vec<Vec<Word>> {
     let Some(program) = words.first().map(|w| basename(&w.value)) else { return Vec::new() };
     let mut clauses = Vec::new();
     match program {
@@ -398,6 +400,11 @@ fn exec_clauses(words: &[Word]) -> Vec<Vec<Word>> {
                 .iter()
                 .take_while(|w| !w.value.starts_with('-') && w.value != "(" && w.value != "!")
                 .collect();
+            // With a name test that the start folder cannot pass (`-name __pycache__`), `{}` is
+            // something beneath it, never the folder itself.
+            let beneath = names_only_children(&words[1..]);
+            // What one start path (or `path/…`) weighs in place of a `{}`.
+            let path = roots.iter().map(|r| word_weight(r) + 2 * '\u{2026}'.len_utf8() + 2).max().unwrap_or(0);
             let mut i = 1;
             while i < words.len() {
                 if matches!(words[i].value.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
@@ -406,12 +413,15 @@ fn exec_clauses(words: &[Word]) -> Vec<Vec<Word>> {
                         .position(|w| w.value == ";" || w.value == "+")
                         .map_or(words.len(), |p| i + 1 + p);
                     let clause = &words[i + 1..end];
+                    // One copy per start path, each with the path for every `{}`.
+                    let holes = clause.iter().filter(|w| w.value == "{}").count();
+                    let copy = command_weight(clause, &[]).saturating_add(holes.saturating_mul(path));
+                    if !budget.take(roots.len().max(1).saturating_mul(copy)) {
+                        break;
+                    }
                     if roots.is_empty() {
                         clauses.push(clause.to_vec());
                     }
-                    // With a name test that the start folder cannot pass (`-name __pycache__`),
-                    // `{}` is something beneath it, never the folder itself.
-                    let beneath = names_only_children(&words[1..]);
                     for root in &roots {
                         let replaced = clause
                             .iter()

@@ -3,87 +3,124 @@
 //! (`D=$HOME; rm -rf $D` deletes the home folder).
 //!
 //! Rule: only what is certain is expanded — unquoted braces with a comma, variables whose value
-//! the line itself set — and the number of words one word may become is bounded; anything else
-//! stays as written (and unknown, for the guardians).
+//! the line itself set — and every byte made is charged to the line's [`Budget`]; what would
+//! pass it (or the number of words one brace expression may become) stays as written, unknown
+//! for the guardians, and spends the budget so the line asks.
 
 use std::collections::HashMap;
+use std::mem::size_of;
 
+use super::budget::Budget;
 use super::Word;
 
 /// Words one brace expression may produce before the rest is left unexpanded.
 const MAX_EXPANSION: usize = 256;
 
 /// `word` after brace expansion: itself, or the words bash would make of it.
-pub(super) fn brace_expand(word: &Word) -> Vec<Word> {
+pub(super) fn brace_expand(word: Word, budget: &mut Budget) -> Vec<Word> {
     // Quoted or escaped braces are literal; an expansion's text is not known yet (a `~` is
     // expanded after braces, so it does not stop them).
     let unknown = word.expands && (word.value.contains('$') || !word.nested.is_empty());
-    if word.quoted || unknown || word.raw != word.value {
-        return vec![word.clone()];
+    if word.quoted || unknown || word.raw != word.value || !word.value.contains('{') {
+        return vec![word];
     }
-    let mut out = Vec::new();
-    expand(&word.value, &mut out);
-    if out.len() <= 1 || out.len() > MAX_EXPANSION {
-        return vec![word.clone()];
+    // Each product is kept twice (as written and as read).
+    let Some(out) = expand(&word.value, budget.left() / 2) else {
+        // `{rm,-rf,~}{,}{,}...`: left as written, the word is not what runs.
+        budget.give_up();
+        return vec![word];
+    };
+    let weight: usize = out.iter().map(|v| size_of::<Word>() + 2 * v.len()).sum();
+    if out.len() <= 1 || !budget.take(weight) {
+        return vec![word];
     }
     out.into_iter().filter(|v| !v.is_empty()).map(|v| Word { raw: v.clone(), value: v, ..word.clone() }).collect()
 }
 
-fn expand(text: &str, out: &mut Vec<String>) {
-    if out.len() > MAX_EXPANSION {
-        return;
-    }
-    let Some((open, close, parts)) = first_brace(text) else {
-        out.push(text.to_string());
-        return;
-    };
-    let (prefix, suffix) = (&text[..open], &text[close + 1..]);
-    for part in parts {
-        expand(&format!("{prefix}{part}{suffix}"), out);
+/// The words `text` expands to, in bash's order, or `None` past [`MAX_EXPANSION`] words or
+/// `max_bytes` bytes. Expanded a level at a time (the first brace of every word), so neither
+/// the stack nor the work grows with the number of braces: a level costs at most `max_bytes`,
+/// and every level adds a word.
+fn expand(text: &str, max_bytes: usize) -> Option<Vec<String>> {
+    let mut level: Vec<(String, bool)> = vec![(text.to_string(), false)];
+    loop {
+        let mut next: Vec<(String, bool)> = Vec::with_capacity(level.len());
+        let mut bytes = 0usize;
+        let mut changed = false;
+        for (text, done) in level {
+            let brace = if done { None } else { first_brace(&text) };
+            let Some((open, close, parts)) = brace else {
+                bytes += text.len();
+                next.push((text, true));
+                continue;
+            };
+            changed = true;
+            let (prefix, suffix) = (&text[..open], &text[close + 1..]);
+            for part in parts {
+                bytes += prefix.len() + part.len() + suffix.len();
+                if next.len() >= MAX_EXPANSION || bytes > max_bytes {
+                    return None;
+                }
+                next.push((format!("{prefix}{part}{suffix}"), false));
+            }
+        }
+        if bytes > max_bytes {
+            return None;
+        }
+        if !changed {
+            return Some(next.into_iter().map(|(text, _)| text).collect());
+        }
+        level = next;
     }
 }
 
 /// The first `{...}` with a comma at its own level: where it opens and closes, and its parts.
+/// One pass pairs every brace (a stack of the open ones), so a word of many braces costs its
+/// length, not its length squared.
 fn first_brace(text: &str) -> Option<(usize, usize, Vec<&str>)> {
     let bytes = text.as_bytes();
-    for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{') {
-        let mut depth = 0;
-        let mut commas = Vec::new();
-        for (i, &b) in bytes.iter().enumerate().skip(open) {
-            match b {
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        if commas.is_empty() {
-                            break;
-                        }
-                        let mut parts = Vec::new();
-                        let mut start = open + 1;
-                        for &c in &commas {
-                            parts.push(&text[start..c]);
-                            start = c + 1;
-                        }
-                        parts.push(&text[start..i]);
-                        return Some((open, i, parts));
-                    }
+    // Open braces with the commas at their own level.
+    let mut open: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut first: Option<(usize, usize, Vec<usize>)> = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'{' => open.push((i, Vec::new())),
+            b',' => {
+                if let Some((_, commas)) = open.last_mut() {
+                    commas.push(i);
                 }
-                b',' if depth == 1 => commas.push(i),
-                _ => {}
             }
+            b'}' => {
+                let Some((at, commas)) = open.pop() else { continue };
+                if !commas.is_empty() && first.as_ref().is_none_or(|(f, _, _)| at < *f) {
+                    first = Some((at, i, commas));
+                }
+            }
+            _ => {}
         }
     }
-    None
+    let (at, close, commas) = first?;
+    let mut parts = Vec::with_capacity(commas.len() + 1);
+    let mut start = at + 1;
+    for c in commas {
+        parts.push(&text[start..c]);
+        start = c + 1;
+    }
+    parts.push(&text[start..close]);
+    Some((at, close, parts))
 }
 
 /// `word` with `$NAME` and `${NAME}` replaced where the line set NAME earlier; still
-/// `expands` if anything unknown remains.
-pub(super) fn substitute(word: &Word, vars: &HashMap<String, String>) -> Word {
+/// `expands` if anything unknown remains. A value that would pass what is left of the budget
+/// is not made: the word stays as written.
+pub(super) fn substitute(word: Word, vars: &HashMap<String, String>, budget: &mut Budget) -> Word {
     if !word.expands || vars.is_empty() || !word.value.contains('$') {
-        return word.clone();
+        return word;
     }
-    let mut value = String::with_capacity(word.value.len());
+    let limit = budget.left();
+    let mut value = String::with_capacity(word.value.len().min(limit));
     let mut rest = word.value.as_str();
+    let mut replaced = false;
     while let Some(at) = rest.find('$') {
         value.push_str(&rest[..at]);
         let after = &rest[at + 1..];
@@ -98,14 +135,27 @@ pub(super) fn substitute(word: &Word, vars: &HashMap<String, String>) -> Word {
             }
         };
         match vars.get(name).filter(|_| is_name(name)) {
-            Some(known) => value.push_str(known),
+            Some(known) => {
+                if value.len() + known.len() > limit {
+                    budget.give_up();
+                    return word;
+                }
+                value.push_str(known);
+                replaced = true;
+            }
             None => value.push('$'),
         }
         rest = if vars.contains_key(name) && is_name(name) { &after[used..] } else { after };
     }
     value.push_str(rest);
+    if !replaced {
+        return word;
+    }
+    if !budget.take(value.len()) {
+        return word;
+    }
     let expands = value.contains('$') || !word.nested.is_empty();
-    Word { quoted: word.quoted && !tilde_value(&word.value, &value), value, expands, ..word.clone() }
+    Word { quoted: word.quoted && !tilde_value(&word.value, &value), value, expands, ..word }
 }
 
 /// `"$D"` whose value is `~/x`: bash expanded the tilde where the value was set (an assignment,
@@ -115,47 +165,92 @@ fn tilde_value(written: &str, value: &str) -> bool {
 }
 
 /// A function body's words with the call's arguments in place of `$1` ... `$9`, `$@` and `$*`;
-/// a word that is only `$@` or `$*` becomes one word per argument, as `"$@"` does.
-pub(super) fn bind_parameters(words: &[Word], args: &[String]) -> Vec<Word> {
+/// a word that is only `$@` or `$*` becomes one word per argument, as `"$@"` does. What would
+/// pass the budget is left as written.
+pub(super) fn bind_parameters(words: &[Word], args: &[String], budget: &mut Budget) -> Vec<Word> {
     let mut out = Vec::with_capacity(words.len() + args.len());
+    let all = args.join(" ");
     for word in words {
         if !word.expands || !word.value.contains('$') {
             out.push(word.clone());
             continue;
         }
         if matches!(word.value.as_str(), "$@" | "${@}" | "$*" | "${*}") && word.nested.is_empty() {
+            if !budget.take(args.len() * size_of::<Word>() + 2 * all.len()) {
+                out.push(word.clone());
+                continue;
+            }
             out.extend(args.iter().map(|a| Word { raw: a.clone(), value: a.clone(), expands: false, ..word.clone() }));
             continue;
         }
-        let all = args.join(" ");
-        let mut value = word.value.clone();
-        for (name, arg) in [("@", all.as_str()), ("*", all.as_str())] {
-            value = value.replace(&format!("${{{name}}}"), arg).replace(&format!("${name}"), arg);
-        }
-        for n in (1..=9).rev() {
-            let arg = args.get(n - 1).map_or("", String::as_str);
-            value = value.replace(&format!("${{{n}}}"), arg).replace(&format!("${n}"), arg);
-        }
+        let value = match bind_once(&word.value, args, &all, budget.left()) {
+            Some(value) if budget.take(value.len()) => value,
+            _ => {
+                budget.give_up();
+                out.push(word.clone());
+                continue;
+            }
+        };
         let expands = value.contains('$') || !word.nested.is_empty();
         out.push(Word { quoted: word.quoted && !tilde_value(&word.value, &value), value, expands, ..word.clone() });
     }
     out
 }
 
+/// `text` with `$1`..`$9`, `$@`, `$*` (and their `${...}` forms) replaced in one pass; `None`
+/// past `limit` bytes.
+fn bind_once(text: &str, args: &[String], all: &str, limit: usize) -> Option<String> {
+    let mut value = String::with_capacity(text.len().min(limit));
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        value.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (param, used) = match after.as_bytes() {
+            [b'{', p, b'}', ..] => (Some(*p), 3),
+            [p, ..] => (Some(*p), 1),
+            [] => (None, 0),
+        };
+        let arg = match param {
+            Some(b'@' | b'*') => Some(all),
+            Some(d @ b'1'..=b'9') => Some(args.get(usize::from(d - b'1')).map_or("", String::as_str)),
+            _ => None,
+        };
+        match arg {
+            Some(arg) => {
+                value.push_str(arg);
+                rest = &after[used..];
+            }
+            None => {
+                value.push('$');
+                rest = after;
+            }
+        }
+        if value.len() > limit {
+            return None;
+        }
+    }
+    value.push_str(rest);
+    (value.len() <= limit).then_some(value)
+}
+
 /// What `echo` or `printf` prints for these arguments, escapes decoded (`printf '\x72\x6d'`
-/// prints `rm`), so text piped into a shell is read as the script bash will run.
-pub(super) fn printed(program: &str, args: &[&str]) -> String {
+/// prints `rm`), so text piped into a shell is read as the script bash will run; `None` when
+/// that is more than `limit` bytes.
+pub(super) fn printed(program: &str, args: &[&str], limit: usize) -> Option<String> {
     if program == "printf" {
-        let Some((format, mut rest)) = args.split_first() else { return String::new() };
+        let Some((format, mut rest)) = args.split_first() else { return Some(String::new()) };
         let mut out = String::new();
         // bash reuses the format while arguments remain; a few rounds are plenty to read.
         for _ in 0..16 {
             rest = format_once(format, rest, &mut out);
+            if out.len() > limit {
+                return None;
+            }
             if rest.is_empty() {
                 break;
             }
         }
-        return out;
+        return Some(out);
     }
     let mut escapes = false;
     let mut at = 0;
@@ -167,11 +262,8 @@ pub(super) fn printed(program: &str, args: &[&str]) -> String {
         at += 1;
     }
     let text = args[at..].join(" ");
-    if escapes {
-        unescape(&text, true)
-    } else {
-        text
-    }
+    let text = if escapes { unescape(&text, true) } else { text };
+    (text.len() <= limit).then_some(text)
 }
 
 /// One pass of a printf format; returns the arguments it did not use.
@@ -281,10 +373,23 @@ fn is_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use super::super::budget;
     use super::*;
 
     fn values(words: Vec<Word>) -> Vec<String> {
         words.into_iter().map(|w| w.value).collect()
+    }
+
+    fn brace_expand(word: &Word) -> Vec<Word> {
+        super::brace_expand(word.clone(), &mut Budget::for_len(0))
+    }
+
+    fn printed(program: &str, args: &[&str]) -> String {
+        super::printed(program, args, usize::MAX).unwrap()
+    }
+
+    fn substitute(word: &Word, vars: &HashMap<String, String>) -> Word {
+        super::substitute(word.clone(), vars, &mut Budget::for_len(0))
     }
 
     #[test]
@@ -297,8 +402,30 @@ mod tests {
         }
         let quoted = Word { quoted: true, ..Word::plain("{rm,-rf}") };
         assert_eq!(values(brace_expand(&quoted)), ["{rm,-rf}"]);
+        assert_eq!(values(brace_expand(&Word::plain("{x,{a,b}}y"))), ["xy", "ay", "by"]);
+        assert_eq!(values(brace_expand(&Word::plain("{{a,b}"))), ["{a", "{b"]);
+        assert_eq!(values(brace_expand(&Word::plain("}{a,b}{"))), ["}a{", "}b{"]);
         let huge = "{a,b}".repeat(12);
-        assert_eq!(brace_expand(&Word::plain(&huge)).len(), 1, "past the bound, left as written");
+        let mut budget = Budget::for_len(0);
+        assert_eq!(super::brace_expand(Word::plain(&huge), &mut budget).len(), 1, "past the bound, left as written");
+        assert!(budget.exhausted(), "and said");
+    }
+
+    #[test]
+    fn what_would_pass_the_budget_is_left_as_written() {
+        let big = "x".repeat(budget::FLOOR / 2 + 1);
+        let vars = HashMap::from([("a".to_string(), big.clone())]);
+        let word = Word { expands: true, ..Word::plain("$a$a") };
+        let mut budget = Budget::for_len(0);
+        let kept = super::substitute(word.clone(), &vars, &mut budget);
+        assert_eq!((kept.value.as_str(), kept.expands, budget.exhausted()), ("$a$a", true, true));
+        let once = Word { expands: true, ..Word::plain("$a") };
+        let mut budget = Budget::for_len(0);
+        assert_eq!(super::substitute(once, &vars, &mut budget).value, big, "one copy fits");
+        let mut budget = Budget::for_len(0);
+        let bound = super::bind_parameters(&[Word { expands: true, ..Word::plain("$1$1$1") }], &[big], &mut budget);
+        assert_eq!((bound[0].value.as_str(), budget.exhausted()), ("$1$1$1", true));
+        assert_eq!(super::printed("printf", &["%s-%s", "a", "b"], 2), None, "3 bytes");
     }
 
     #[test]

@@ -8,31 +8,58 @@
 //! (`if`, `then`, `do`, `{` ...) are stripped so the command after them is seen. A function
 //! body's commands are read where they are defined (they may run later) and again at each call
 //! with its arguments; a loop's body is read once per value of its variable.
+//!
+//! What is read again or made (values, brace products, replays, `find -exec` per start path,
+//! text printed into a shell) is charged to the line's [`Budget`]; nested reading stops at
+//! [`MAX_DEPTH`]. Past either bound the rest stays as written and the script says so.
 
 use std::collections::{HashMap, HashSet};
 
 mod replay;
 
+use super::budget::Budget;
 use super::lexer::{self, Op, Token};
 use super::unwrap::unwrap;
 use super::words;
 use super::{basename, is_assignment, Origin, Redirect, Script, Signal, SimpleCommand, Word, MAX_DEPTH};
-use replay::mentions;
+use replay::loop_variables;
 
 /// Reads a command line.
 pub fn parse(command: &str) -> Script {
-    let mut splitter = Splitter::default();
+    parse_measured(command).0
+}
+
+/// Reads a command line; also returns the bytes it made while reading (for the tests of the
+/// bounds).
+pub(crate) fn parse_measured(command: &str) -> (Script, usize) {
+    let mut splitter = Splitter {
+        commands: Vec::new(),
+        pipelines: Vec::new(),
+        functions: Vec::new(),
+        signals: Vec::new(),
+        vars: HashMap::new(),
+        seen: HashSet::new(),
+        loops: HashMap::new(),
+        bodies: HashMap::new(),
+        replays: 0,
+        replaying: 0,
+        called: HashSet::new(),
+        budget: Budget::for_len(command.len()),
+    };
     splitter.parse_into(command, 0, Origin::TopLevel, &[]);
     splitter.drop_called_definitions();
-    Script {
+    if splitter.budget.exhausted() {
+        splitter.signal(Signal::TooLarge);
+    }
+    let script = Script {
         commands: splitter.commands,
         pipelines: splitter.pipelines,
         functions: splitter.functions,
         signals: splitter.signals,
-    }
+    };
+    (script, splitter.budget.spent())
 }
 
-#[derive(Default)]
 struct Splitter {
     commands: Vec<SimpleCommand>,
     pipelines: Vec<Vec<usize>>,
@@ -53,6 +80,8 @@ struct Splitter {
     replaying: usize,
     /// Functions called by name somewhere in the line.
     called: HashSet<String>,
+    /// What the line may still make.
+    budget: Budget,
 }
 
 /// Values of one loop variable judged one by one before the rest is left unknown.
@@ -150,6 +179,9 @@ impl Splitter {
                 }
             }
         }
+        // The last command often holds the rest of the text (`eval ...`, `sh -c ...`): free the
+        // tokens before it is read again one level down, so a level holds what it still needs.
+        drop(tokens);
         self.finish(&mut walk, false);
         self.end_pipeline(&mut walk);
     }
@@ -174,7 +206,11 @@ impl Splitter {
                 && matches!(left.program.as_deref(), Some("echo" | "printf"))
             {
                 let args: Vec<&str> = left.args().iter().map(|w| w.value.as_str()).collect();
-                let text = words::printed(left.program.as_deref().unwrap_or_default(), &args);
+                let printed = words::printed(left.program.as_deref().unwrap_or_default(), &args, self.budget.left());
+                let Some(text) = printed.filter(|text| self.budget.take(text.len())) else {
+                    self.budget.give_up();
+                    continue;
+                };
                 let depth = left.depth + 1;
                 let inherited = right.wrappers.clone();
                 self.parse_into(&text, depth, Origin::Stdin, &inherited);
@@ -202,12 +238,16 @@ impl Splitter {
             self.functions.push(name);
         }
         if let Some((name, values)) = stripped.loop_values {
-            let values = values
-                .iter()
-                .flat_map(|w| words::brace_expand(&words::substitute(w, &self.vars)))
-                .map(|w| w.value)
-                .take(MAX_LOOP_VALUES)
-                .collect();
+            let mut kept = Vec::new();
+            for w in values {
+                let known = words::substitute(w, &self.vars, &mut self.budget);
+                kept.extend(words::brace_expand(known, &mut self.budget).into_iter().map(|w| w.value));
+                if kept.len() >= MAX_LOOP_VALUES {
+                    kept.truncate(MAX_LOOP_VALUES);
+                    break;
+                }
+            }
+            let values = kept;
             self.loops.insert(name, values);
         }
         if words.is_empty() && redirects.is_empty() {
@@ -216,8 +256,18 @@ impl Splitter {
         let function = walk.function_stack.last().map(|(name, _)| name.clone());
         let end = walk.end;
         let at = Position { chars: walk.chars, end, depth: walk.depth, origin: walk.origin, inherited: walk.inherited };
-        let loops: Vec<String> = self.loops.keys().filter(|name| mentions(&words, &redirects, name)).cloned().collect();
-        let first = self.emit_each_value(&loops, &words, &redirects, &at, background, function.as_deref());
+        let mut loops = loop_variables(&words, &redirects, &self.loops);
+        // One level of replay per loop variable the command reads: bounded like nesting.
+        if loops.len() > MAX_DEPTH {
+            self.signal(Signal::TooDeep);
+            loops.truncate(MAX_DEPTH);
+        }
+        let first = if loops.is_empty() {
+            // Read once: the words move on (no copy held while what they run is read).
+            self.emit(words, redirects, &at, background, function)
+        } else {
+            self.emit_each_value(&loops, &words, &redirects, &at, background, function.as_deref())
+        };
         if let Some(index) = first {
             walk.pipeline.push(index);
         }
@@ -234,6 +284,11 @@ impl Splitter {
         function: Option<String>,
     ) -> Option<usize> {
         let (chars, end, depth, origin) = (at.chars, at.end, at.depth, at.origin);
+        // `find . -exec find . -exec ...` nests through here without a text to read.
+        if depth > MAX_DEPTH {
+            self.signal(Signal::TooDeep);
+            return None;
+        }
         // What bash does to the words before running them: braces expanded, variables the
         // line set replaced by their values.
         // Once the line sets IFS, an unquoted expansion splits where bash says, not at spaces:
@@ -242,13 +297,12 @@ impl Splitter {
         if ifs_set && words.iter().any(|w| w.expands && !w.quoted) {
             self.signal(Signal::IfsExpansion);
         }
-        let words: Vec<Word> = words
-            .iter()
-            .flat_map(|w| {
-                let known = if ifs_set && !w.quoted { w.clone() } else { words::substitute(w, &self.vars) };
-                words::brace_expand(&known)
-            })
-            .collect();
+        let mut expanded = Vec::with_capacity(words.len());
+        for w in words {
+            let known = if ifs_set && !w.quoted { w } else { words::substitute(w, &self.vars, &mut self.budget) };
+            expanded.extend(words::brace_expand(known, &mut self.budget));
+        }
+        let words = expanded;
         // `$SHELL -c '...'`: the user's shell, whatever it is, runs the string as a script.
         let mut words = words;
         if let Some(first) = words.first_mut() {
@@ -259,7 +313,7 @@ impl Splitter {
                 first.expands = false;
             }
         }
-        let unwrapped = unwrap(words);
+        let unwrapped = unwrap(words, &mut self.budget);
         let mut wrappers = at.inherited.to_vec();
         wrappers.extend(unwrapped.wrappers);
         for script in &unwrapped.scripts {

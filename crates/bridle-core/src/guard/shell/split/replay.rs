@@ -1,16 +1,22 @@
 //! What bash runs again: a loop's body once per value of its variable, a function's body at
 //! each call with its arguments bound — read by the splitter as bash would run them.
 //!
-//! Rule: every replay counts against one budget per line ([`MAX_REPLAYS`]) and a call nests
-//! at most [`MAX_DEPTH`] deep, so a recursive function ends and nested loops stay bounded; what
-//! is left out is said ([`Signal::TooDeep`]), never silently allowed.
+//! Rule: every replay counts against one count per line ([`MAX_REPLAYS`]) and what it copies
+//! against the line's [`Budget`](super::Budget), and a call nests at most [`MAX_DEPTH`] deep, so
+//! a recursive function ends and nested loops stay bounded; what is left out is said
+//! ([`Signal::TooDeep`], [`Signal::TooLarge`]), never silently allowed.
 
+use std::collections::HashMap;
+
+use super::super::budget::command_weight;
 use super::super::{words, Origin, Redirect, Signal, Word, MAX_DEPTH};
 use super::{Position, Splitter, MAX_REPLAYS};
 
 impl Splitter {
     /// Emits the command once per value of each loop variable it mentions (bash runs the body
-    /// once per value); returns the first command's index.
+    /// once per value); returns the first command's index. When a bound stops it before any
+    /// value, the command is still emitted once, as written (its variable unknown), so what it
+    /// does in every case is judged.
     pub(super) fn emit_each_value(
         &mut self,
         loops: &[String],
@@ -26,15 +32,25 @@ impl Splitter {
         let values = self.loops.get(name).cloned().unwrap_or_default();
         let before = self.vars.remove(name);
         let mut first = None;
+        let mut stopped = false;
+        let weight = command_weight(words, redirects);
         for value in values {
             if self.replays >= MAX_REPLAYS {
                 self.signal(Signal::TooDeep);
+                stopped = true;
+                break;
+            }
+            if !self.budget.take(weight + value.len()) {
+                stopped = true;
                 break;
             }
             self.replays += 1;
             self.vars.insert(name.clone(), value);
             let index = self.emit_each_value(rest, words, redirects, at, background, function);
             first = first.or(index);
+        }
+        if stopped && first.is_none() {
+            first = self.emit(words.to_vec(), redirects.to_vec(), at, background, function.map(str::to_string));
         }
         self.vars.remove(name);
         if let Some(before) = before {
@@ -46,8 +62,10 @@ impl Splitter {
     /// A function's body as defined (with `$1`, `$@` unknown) is only judged when no call was
     /// seen: every call reads it again with its arguments, and nothing else can call it unless
     /// a program name is only known at run time (`$cmd`, which keeps the definition).
+    /// A call a bound kept from being read in full keeps the definition too.
     pub(super) fn drop_called_definitions(&mut self) {
-        if self.called.is_empty() || self.commands.iter().any(|c| c.dynamic) {
+        let cut_short = self.budget.exhausted() || self.signals.contains(&Signal::TooDeep);
+        if self.called.is_empty() || cut_short || self.commands.iter().any(|c| c.dynamic) {
             return;
         }
         let mut drop = vec![false; self.commands.len()];
@@ -91,9 +109,12 @@ impl Splitter {
                 self.signal(Signal::TooDeep);
                 break;
             }
-            self.replays += 1;
             let cmd = &self.commands[index];
-            let words = words::bind_parameters(&cmd.words, &params);
+            if !self.budget.take(command_weight(&cmd.words, &cmd.redirects) + cmd.raw.len()) {
+                break;
+            }
+            self.replays += 1;
+            let words = words::bind_parameters(&cmd.words, &params, &mut self.budget);
             let redirects = cmd.redirects.clone();
             let (background, pipeline) = (cmd.background, cmd.pipeline);
             let mut wrappers = inherited.to_vec();
@@ -118,15 +139,29 @@ impl Splitter {
     }
 }
 
-/// Whether a command's words or redirections read `$name` or `${name}`.
-pub(super) fn mentions(words: &[Word], redirects: &[Redirect], name: &str) -> bool {
-    let (short, long) = (format!("${name}"), format!("${{{name}}}"));
-    let reads = |w: &Word| {
-        w.expands
-            && (w.value.contains(&long)
-                || w.value.match_indices(&short).any(|(at, _)| {
-                    !w.value[at + short.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-                }))
-    };
-    words.iter().any(reads) || redirects.iter().any(|r| reads(&r.target))
+/// The loop variables a command's words or redirections read (`$name` or `${name}`), in the
+/// order they are first read. One pass over the words, whatever the number of loops.
+pub(super) fn loop_variables(
+    words: &[Word],
+    redirects: &[Redirect],
+    loops: &HashMap<String, Vec<String>>,
+) -> Vec<String> {
+    let mut read: Vec<String> = Vec::new();
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for w in words.iter().chain(redirects.iter().map(|r| &r.target)).filter(|w| w.expands) {
+        let mut rest = w.value.as_str();
+        while let Some(at) = rest.find('$') {
+            rest = &rest[at + 1..];
+            let (braced, after) = match rest.strip_prefix('{') {
+                Some(inner) => (true, inner),
+                None => (false, rest),
+            };
+            let name = &after[..after.find(|c: char| !is_name(c)).unwrap_or(after.len())];
+            let whole = !braced || after[name.len()..].starts_with('}');
+            if whole && loops.contains_key(name) && !read.iter().any(|r| r == name) {
+                read.push(name.to_string());
+            }
+        }
+    }
+    read
 }
