@@ -2,7 +2,9 @@
 # The shell sandbox's cost per bash call, side by side in one hyperfine run: the same
 # `bridle tool bash` call under bubblewrap, under Landlock and unsandboxed, for `true` and for
 # `git status` on a 10,000-file repository. The difference between rows is the overhead (every
-# row pays the same process start, config, store and audit).
+# row pays the same process start, config, store and audit). With BEFORE=<git revision>, the
+# same call under bwrap by that revision's bridle is a row too (built once in a worktree), e.g.
+# BEFORE=bdfccf5 for bwrap before the user namespace, capability drop and seccomp filter.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -11,6 +13,15 @@ OUT="${OUT:-$ROOT/test-output/bench}"
 mkdir -p "$OUT"
 cargo build --locked --release -q -p bridle-cli
 BRIDLE="$CARGO_TARGET_DIR/release/bridle"
+if [ -n "${BEFORE:-}" ]; then
+  OLD="$(mktemp -d)"
+  git worktree add -q --detach "$OLD/src" "$BEFORE"
+  (cd "$OLD/src" && cargo build --locked --release -q -p bridle-cli)
+  cp "$CARGO_TARGET_DIR/release/bridle" "$OLD/bridle-before"
+  git worktree remove --force "$OLD/src"
+  # The build above replaced the current binary: build it back.
+  cargo build --locked --release -q -p bridle-cli
+fi
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -33,12 +44,17 @@ for variant in bwrap landlock none; do
     *) printf '[sandbox]\nbackend = "%s"\n' "$variant" ;;
   esac > "$WORK/data-$variant/config.toml"
 done
-call() { # variant command
+call() { # variant command [binary]
   printf "%s --data-dir %s --workspace %s tool bash --mode auto --approve --args '{\"command\":\"%s\"}'" \
-    "$BRIDLE" "$WORK/data-$1" "$REPO" "$2"
+    "${3:-$BRIDLE}" "$WORK/data-$1" "$REPO" "$2"
 }
 for command in "true" "git status"; do
+  BEFORE_ROWS=()
+  if [ -n "${BEFORE:-}" ]; then
+    BEFORE_ROWS=(-n "$command, bwrap before ($BEFORE)" "$(call bwrap "$command" "$OLD/bridle-before")")
+  fi
   hyperfine -N --warmup 5 --min-runs 30 --export-markdown "$OUT/sandbox-${command// /-}.md" \
+    "${BEFORE_ROWS[@]}" \
     -n "$command, bwrap" "$(call bwrap "$command")" \
     -n "$command, landlock" "$(call landlock "$command")" \
     -n "$command, unsandboxed" "$(call none "$command")"

@@ -101,9 +101,14 @@ async fn a_plan_with_two_steps_in_progress_is_refused_with_a_reason() {
 }
 
 /// A hook script written into the data dir (as a user keeps one beside the config).
+/// A hook script where a user keeps one: outside the data dir (masked in the sandbox hooks run
+/// in) and outside /tmp (private there), here under the build's own temp folder.
 fn hook_script(dirs: &Dirs, name: &str, body: &str) -> String {
     std::fs::create_dir_all(&dirs.data).unwrap();
-    let path = dirs.data.join(name);
+    let unique = dirs.workspace.parent().and_then(|p| p.file_name()).unwrap().to_string_lossy().into_owned();
+    let folder = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hooks").join(unique);
+    std::fs::create_dir_all(&folder).unwrap();
+    let path = folder.join(name);
     std::fs::write(&path, format!("#!/usr/bin/env bash\n{body}\n")).unwrap();
     path.display().to_string()
 }
@@ -122,7 +127,7 @@ fn audit_hook_rows(out: &std::process::Output) -> Vec<Value> {
 async fn a_pre_hook_that_exits_2_blocks_the_call_and_the_model_reads_its_reason() {
     let (mock, _f) = model("clean up", "bash", json!({"command": "touch cleaned.txt"}), "Cleaned.").await;
     let dirs = Dirs::new();
-    let seen = dirs.data.join("hook-input.json");
+    let seen = dirs.workspace.join(".hook-input.json");
     let script = hook_script(
         &dirs,
         "no-touch.sh",
@@ -160,7 +165,8 @@ async fn a_pre_hook_that_exits_0_lets_the_call_run_and_a_post_hook_gets_the_resp
         model("clean up", "bash", json!({"command": "echo swept > cleaned.txt && echo done-sweeping"}), "Cleaned.")
             .await;
     let dirs = Dirs::new();
-    let seen = dirs.data.join("post.json");
+    // The hook runs in the sandbox: it writes where a command may, in the workspace.
+    let seen = dirs.workspace.join(".post.json");
     let pre = hook_script(&dirs, "pre.sh", "cat >/dev/null; exit 0");
     let post = hook_script(&dirs, "post.sh", &format!("cat > {}", seen.display()));
     config(

@@ -18,16 +18,19 @@ fn config(dirs: &Dirs, extra: &str) {
     std::fs::create_dir_all(&dirs.data).unwrap();
     let body = format!(
         "mode = \"auto\"\n{extra}\n[mcp.servers.everything]\ncommand = \"node\"\nargs = [\"{}\", \"stdio\"]\n\
-         [mcp.servers.silent]\ncommand = \"sleep\"\nargs = [\"30\"]\nstartup_timeout_secs = 1\n\
+         [mcp.servers.silent]\ncommand = \"bash\"\n\
+         args = [\"-c\", \"echo \\\"$PWD $BRIDLE_WORKSPACE\\\" > started-here.txt; exec sleep 30\"]\n\
+         startup_timeout_secs = 1\n\
          [mcp.servers.off]\ncommand = \"true\"\nenabled = false\n",
         everything()
     );
     std::fs::write(dirs.data.join("config.toml"), body).unwrap();
 }
 
-/// Processes whose working folder is `dir` (the servers a test started there).
+/// Processes whose working folder is `dir` (stdio servers start in `<data-dir>/mcp`).
 fn processes_in(dir: &std::path::Path) -> Vec<String> {
-    let dir = dir.canonicalize().unwrap();
+    // Not made yet: nothing can run there.
+    let Ok(dir) = dir.canonicalize() else { return Vec::new() };
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let pid = entry.file_name().to_string_lossy().into_owned();
@@ -61,7 +64,15 @@ async fn servers_are_listed_with_their_status_and_a_silent_one_holds_up_nobody()
     assert_eq!(silent["status"], "failed");
     assert!(silent["error"].as_str().unwrap().contains("did not answer `initialize` within 1 s"), "{silent}");
     assert_eq!(server("off")["status"], "disabled");
-    assert!(processes_in(&dirs.workspace).is_empty(), "no server left: {:?}", processes_in(&dirs.workspace));
+    // Stdio servers start in the data dir, not the workspace, and are told where it is.
+    let mcp_dir = dirs.data.join("mcp").canonicalize().unwrap();
+    let started = std::fs::read_to_string(mcp_dir.join("started-here.txt")).unwrap();
+    assert_eq!(started, format!("{} {}\n", mcp_dir.display(), dirs.workspace.canonicalize().unwrap().display()));
+    assert!(
+        processes_in(&dirs.data.join("mcp")).is_empty(),
+        "no server left: {:?}",
+        processes_in(&dirs.data.join("mcp"))
+    );
 }
 
 #[tokio::test]
@@ -93,7 +104,11 @@ async fn an_mcp_tool_runs_through_the_whole_pipeline_in_bridle_tool() {
     assert!(whole.contains("line00000") && whole.contains("line07999") && whole.contains("line04000"));
     let audit = bridle(&dirs, &["audit", "--tool", "mcp__everything__get-sum", "--json"]).await;
     assert!(stdout(&audit).contains("tool_completed"), "{}", stdout(&audit));
-    assert!(processes_in(&dirs.workspace).is_empty(), "no server left: {:?}", processes_in(&dirs.workspace));
+    assert!(
+        processes_in(&dirs.data.join("mcp")).is_empty(),
+        "no server left: {:?}",
+        processes_in(&dirs.data.join("mcp"))
+    );
 }
 
 #[tokio::test]
@@ -122,7 +137,7 @@ async fn the_model_calls_an_mcp_tool_in_bridle_run_and_reads_its_answer() {
     let last = journal.last().unwrap();
     let result = last["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "tool").unwrap();
     assert!(result["content"].as_str().unwrap().contains("Echo: from the model"), "{result}");
-    assert!(processes_in(&dirs.workspace).is_empty(), "no server left after the run");
+    assert!(processes_in(&dirs.data.join("mcp")).is_empty(), "no server left after the run");
 }
 
 /// A free loopback port (bound, read, released).
@@ -191,7 +206,8 @@ async fn a_server_killed_mid_session_fails_its_calls_clearly_and_built_ins_go_on
     let body = format!(
         "mode = \"auto\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n\
          [mcp.servers.everything]\ncommand = \"bash\"\nargs = [\"-c\", \"exec -a {marker} node {} stdio\"]\n\
-         [[hooks.pre_tool_use]]\nmatcher = \"mcp__everything__echo\"\ncommand = \"pkill -KILL -f '{pattern}'; sleep 0.3\"\n",
+         [[hooks.pre_tool_use]]\nmatcher = \"mcp__everything__echo\"\ncommand = \"pkill -KILL -f '{pattern}'; sleep 0.3\"\n\
+         sandbox = false\n",
         mock.url,
         everything()
     );
@@ -274,7 +290,11 @@ async fn the_pypi_time_and_git_servers_and_the_npm_filesystem_server_answer_thro
     let own = bridle(&dirs, &["tool", "read_file", "--args", r#"{"path": "note.txt"}"#]).await;
     let own: Value = serde_json::from_str(&stdout(&own)).unwrap();
     assert_eq!(own["result"]["output"].as_str().unwrap(), "filesystem says hi\n", "{own}");
-    assert!(processes_in(&dirs.workspace).is_empty(), "no server left: {:?}", processes_in(&dirs.workspace));
+    assert!(
+        processes_in(&dirs.data.join("mcp")).is_empty(),
+        "no server left: {:?}",
+        processes_in(&dirs.data.join("mcp"))
+    );
 }
 
 #[tokio::test]
@@ -303,7 +323,7 @@ async fn a_bridle_killed_outright_leaves_no_server_behind() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let running = || processes_in(&dirs.workspace).iter().any(|p| p.contains(&marker));
+    let running = || processes_in(&dirs.data.join("mcp")).iter().any(|p| p.contains(&marker));
     // Guards against a hung start or exit, not timing assertions.
     for _ in 0..400 {
         if running() {
@@ -320,5 +340,5 @@ async fn a_bridle_killed_outright_leaves_no_server_behind() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert!(!running(), "left behind: {:?}", processes_in(&dirs.workspace));
+    assert!(!running(), "left behind: {:?}", processes_in(&dirs.data.join("mcp")));
 }

@@ -137,9 +137,9 @@ async fn no_secret_reaches_the_audit_log_but_the_conversation_keeps_them() {
     assert!(shown.contains(&text_of("github")) && shown.contains(&text_of("slack")));
 }
 
-/// The user's shell holds credentials; the agent's commands never see them, by name
-/// (`DB_PASS`, `MYSQL_PWD`, `GITHUB_PAT`) or by value (a URL with a password, a vendor key
-/// under an innocent name), while ordinary variables pass through.
+/// The user's shell holds credentials; the agent's commands never see them: the environment is
+/// an allow-list (`PATH`, `HOME`, `LANG`, ... and the config's `[sandbox] env`), and even a
+/// listed name stays behind when its value looks secret (a URL with a password).
 #[tokio::test]
 async fn the_shell_environment_keeps_no_secret() {
     let dirs = Dirs::new();
@@ -162,6 +162,11 @@ async fn the_shell_environment_keeps_no_secret() {
     ];
     let mut env: Vec<(&str, &str)> = secrets.iter().map(|(n, v)| (*n, v.as_str())).collect();
     env.push(("BRIDLE_TEST_PLAIN", "visible-value"));
+    env.push(("BRIDLE_TEST_UNLISTED", "unlisted-value"));
+    env.push(("LANG", "C.UTF-8"));
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    std::fs::write(dirs.data.join("config.toml"), "[sandbox]\nenv = [\"BRIDLE_TEST_PLAIN\", \"DATABASE_URL\"]\n")
+        .unwrap();
     let base = format!("{}/v1", mock.url);
     let args =
         ["run", "show env", "--mode", "bypass", "--json", "--provider", "openai", "--base-url", &base, "--model", "m"];
@@ -170,6 +175,8 @@ async fn the_shell_environment_keeps_no_secret() {
     let end = json_lines(&out).into_iter().find(|e| e["type"] == "toolCallEnd").expect("the bash call ended");
     let output = end["result"]["output"].as_str().unwrap_or_default().to_string();
     assert!(output.contains("BRIDLE_TEST_PLAIN=visible-value"), "{output}");
+    assert!(output.contains("LANG="), "{output}");
+    assert!(!output.contains("BRIDLE_TEST_UNLISTED"), "a name not on the allow-list reached the command:\n{output}");
     for (name, value) in &secrets {
         assert!(!output.contains(&format!("{name}=")), "{name} reached the command:\n{output}");
         assert!(!output.contains(&value[2..]), "the value of {name} reached the command");

@@ -95,7 +95,10 @@ impl Rules {
         if c.read_only {
             keep.push(c.root.clone());
         } else {
-            write.extend(cover(&c.root, &keep));
+            // A masked folder that holds the workspace (`/run/media/...`) masks what is around it,
+            // not the workspace itself (as under bubblewrap, where the workspace is bound back).
+            let around: Vec<PathBuf> = keep.iter().filter(|k| !c.root.starts_with(k)).cloned().collect();
+            write.extend(cover(&c.root, &around));
         }
         write.extend(cover(Path::new("/tmp"), &keep));
         for w in &c.writable {

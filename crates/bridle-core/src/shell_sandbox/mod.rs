@@ -69,7 +69,8 @@ pub(crate) struct Confinement {
     pub network: bool,
     /// Size of the private `/tmp`, in bytes.
     pub tmp_size: u64,
-    /// Most processes the command may run at once.
+    /// Most processes the session's commands may run at once (each command's own count where only
+    /// `RLIMIT_NPROC` is available).
     pub max_processes: u64,
     /// Whether new Unix-domain sockets may be made.
     pub unix_sockets: bool,
