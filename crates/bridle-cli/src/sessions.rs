@@ -60,14 +60,25 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
             eprintln!("deleted session {id}");
         }
         SessionsAction::Undo { id, turn, paths } => {
-            let report =
-                match changes::undo_stored(&store, &setup.data_dir, id, turn.as_deref(), paths, SystemClock.now_ms()) {
-                    Ok(report) => report,
-                    Err(e) => {
-                        eprintln!("bridle sessions undo: {}", safe(&e));
-                        return Ok(EXIT_ERROR);
-                    }
-                };
+            // The session's workspace is judged by the same sandbox a session would have.
+            let engine = setup.engine_config();
+            let open = |root: &std::path::Path| {
+                bridle_core::workspace::Workspace::open(
+                    root,
+                    engine.home.clone(),
+                    &engine.data_dir,
+                    &engine.extra_sensitive,
+                )
+            };
+            let undone =
+                changes::undo_stored(&store, &setup.data_dir, open, id, turn.as_deref(), paths, SystemClock.now_ms());
+            let report = match undone {
+                Ok(report) => report,
+                Err(e) => {
+                    eprintln!("bridle sessions undo: {}", safe(&e));
+                    return Ok(EXIT_ERROR);
+                }
+            };
             writeln!(out, "{}", serde_json::to_string(&report)?)?;
             if !report.refused.is_empty() {
                 return Ok(EXIT_ERROR);

@@ -188,8 +188,8 @@ async fn main() {
         w.call(w.ctx("t100", true), "write_file", args).await;
     }
     let start = Instant::now();
-    let fs = bridle_core::fs::WorkspaceFs::open(&w.root).unwrap();
-    let report = changes::undo(&w.store, &BlobStore::new(&w.data), &fs, "bench", Some("t100"), &[], 0).unwrap();
+    let report =
+        changes::undo(&w.store, &BlobStore::new(&w.data), &w.workspace, "bench", Some("t100"), &[], 0).unwrap();
     println!(
         "undo of a {files}-file turn: {:.1} ms ({} restored)",
         start.elapsed().as_secs_f64() * 1e3,

@@ -169,3 +169,43 @@ async fn a_file_the_user_edited_after_the_agent_read_it_is_not_overwritten() {
     assert!(outs[2].starts_with("Updated notes.txt"), "{}", outs[2]);
     assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "alpha\nBETA\ngamma, added by the user\n");
 }
+
+/// Regression: undo wrote into `.git/config` after the folder a turn edited in was swapped for a
+/// symlink to `.git` (`rm -rf sub && ln -s .git sub`): the turn's `sub/config` then resolved to
+/// `.git/config`. The undo is now judged as a write on the path as it resolves when it is made:
+/// refused by name with the reason, exit 1, and `.git/config` keeps every byte.
+#[tokio::test]
+async fn undo_through_a_folder_swapped_for_a_symlink_to_git_is_refused_by_name() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    let git_config = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n";
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    std::fs::write(ws.join(".git/config"), git_config).unwrap();
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    // What the folder held before the turn: a config that runs code once git reads it as its own.
+    std::fs::write(ws.join("sub/config"), "[core]\n\tfsmonitor = ./evil.sh\n").unwrap();
+    // The turn leaves `sub/config` holding what `.git/config` holds, so after the swap the path
+    // still looks exactly as the turn left it.
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "tidy the config", "hasToolResult": false},
+         "response": {"toolCalls": [
+            {"id": "w1", "name": "write_file", "arguments": {"path": "sub/config", "content": git_config}}
+         ]}},
+        {"match": {"userMessage": "tidy the config", "hasToolResult": true}, "response": {"content": "done"}}
+    ]))
+    .await;
+    let (events, session) = run(&dirs, &mock, "tidy the config", None).await;
+    assert!(outputs(&events).iter().all(|o| o.starts_with("Updated sub/config")), "{:?}", outputs(&events));
+
+    // A later shell command swaps the folder for a link to `.git`.
+    std::fs::remove_dir_all(ws.join("sub")).unwrap();
+    std::os::unix::fs::symlink(".git", ws.join("sub")).unwrap();
+
+    let (code, report) = undo(&dirs, &[&session]).await;
+    assert_eq!(code, Some(1), "a refusal exits 1: {report}");
+    assert_eq!(report["restored"], json!([]), "{report}");
+    assert_eq!(report["refused"][0]["path"], "sub/config", "{report}");
+    let reason = report["refused"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("now leads to `.git/config` through a symlink"), "{reason}");
+    assert_eq!(std::fs::read(ws.join(".git/config")).unwrap(), git_config.as_bytes(), "byte for byte");
+}

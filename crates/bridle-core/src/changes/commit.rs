@@ -1,12 +1,16 @@
 //! Committing a plan: the only place a tool's file change reaches the disk.
 //!
-//! Rules: every file of the plan is locked (in path order, so two commits never deadlock) and
-//! must still hold what the plan was computed from, and what the session last saw of it; the content before is
+//! Rules: every file of the plan is locked (in path order, so two commits never deadlock), is
+//! judged again as a write on the path as it resolves now ([`PathSandbox::judge_write`]: a
+//! folder swapped for a symlink since the plan was made is refused by name), and must still hold
+//! what the plan was computed from, and what the session last saw of it; the content before is
 //! kept as a blob and recorded as the call's checkpoint before anything is written; the files
 //! are written atomically one by one and, if one fails, those already written are put back and
 //! the checkpoint rows forgotten — all files or none. The disk work runs on a blocking thread
 //! that holds the locks: a stuck disk holds that thread, never the call, so the pipeline's
 //! timeout still ends the call (and the locks stay held until the thread is done).
+//!
+//! [`PathSandbox::judge_write`]: crate::sandbox::PathSandbox::judge_write
 
 use std::path::Path;
 
@@ -40,6 +44,10 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
 fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
     let fs = &ctx.workspace.fs;
     for f in changed {
+        ctx.workspace
+            .sandbox
+            .judge_write(&f.rel, &ctx.session_id)
+            .map_err(|e| ToolError::new(format!("{e}. Nothing was changed.")))?;
         let now = fs.read_if_exists(&f.rel).map_err(fs_error)?;
         if now != f.before {
             return Err(ToolError::new(format!(

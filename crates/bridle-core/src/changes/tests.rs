@@ -46,8 +46,8 @@ impl World {
 
     fn undo(&self, turn: Option<&str>, paths: &[&str]) -> Result<UndoReport, String> {
         let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
-        let fs = crate::fs::WorkspaceFs::open(&self.root).unwrap();
-        undo(&self.store, &BlobStore::new(&self.data), &fs, "test-session", turn, &paths, 2_000)
+        let workspace = crate::workspace::Workspace::open(&self.root, None, &self.data, &[]).unwrap();
+        undo(&self.store, &BlobStore::new(&self.data), &workspace, "test-session", turn, &paths, 2_000)
     }
 
     fn read(&self, rel: &str) -> Option<Vec<u8>> {
@@ -183,6 +183,62 @@ async fn a_plan_is_not_committed_over_a_file_that_changed_after_it_was_made() {
     let err = commit(&plan, &ctx).await.unwrap_err().to_string();
     assert!(err.contains("changed on disk while this change was being prepared"), "{err}");
     assert_eq!(w.read("a.txt").unwrap(), b"one, edited\n");
+    assert!(w.store.changes("test-session").unwrap().is_empty(), "no checkpoint for a change not made");
+}
+
+/// Regression: undo wrote into `.git/config` after a later command swapped a folder the turn had
+/// edited in for a symlink to `.git` (the turn's `sub/config` then resolved to `.git/config`).
+#[tokio::test]
+async fn undo_refuses_by_name_a_path_whose_folder_became_a_symlink_to_git() {
+    let w = world();
+    let git_config = "[core]\n\trepositoryformatversion = 0\n";
+    let git_head = "ref: refs/heads/main\n";
+    write(&w.root, ".git/config", git_config.as_bytes(), 0o644);
+    write(&w.root, ".git/HEAD", git_head.as_bytes(), 0o644);
+    // Before the turn the folder held a config that runs code if git ever reads it as its own.
+    write(&w.root, "sub/config", b"[core]\n\tfsmonitor = ./evil.sh\n", 0o644);
+    // The turn leaves `sub/config` and a new `sub/HEAD` holding what `.git` holds, so after the
+    // swap each path still looks exactly as the turn left it.
+    w.call("t1", "write_file", serde_json::json!({"path": "sub/config", "content": git_config})).await.unwrap();
+    w.call("t1", "write_file", serde_json::json!({"path": "sub/HEAD", "content": git_head})).await.unwrap();
+    std::fs::remove_dir_all(w.root.join("sub")).unwrap();
+    std::os::unix::fs::symlink(".git", w.root.join("sub")).unwrap();
+
+    let report = w.undo(None, &[]).unwrap();
+    assert_eq!((report.restored.len(), report.removed.len()), (0, 0), "{report:?}");
+    let refused: Vec<(&str, &str)> = report.refused.iter().map(|r| (r.path.as_str(), r.reason.as_str())).collect();
+    assert_eq!(
+        refused,
+        [
+            ("sub/HEAD", "`sub/HEAD` now leads to `.git/HEAD` through a symlink; Bridle writes only to the path it names, never through a symlinked folder; it was left as it is"),
+            ("sub/config", "`sub/config` now leads to `.git/config` through a symlink; Bridle writes only to the path it names, never through a symlinked folder; it was left as it is"),
+        ]
+    );
+    assert_eq!(w.read(".git/config").unwrap(), git_config.as_bytes(), "byte for byte");
+    assert_eq!(w.read(".git/HEAD").unwrap(), git_head.as_bytes());
+    assert!(w.store.changes("test-session").unwrap().iter().all(|r| r.undone_at.is_none()), "nothing marked undone");
+}
+
+/// A plan waiting for approval is judged again when committed: a folder swapped for a link to
+/// `.git` meanwhile is refused by name, and nothing lands in `.git/`.
+#[tokio::test]
+async fn a_commit_is_refused_when_a_folder_became_a_symlink_since_the_plan() {
+    let w = world();
+    write(&w.root, ".git/config", b"[core]\n", 0o644);
+    std::fs::create_dir_all(w.root.join("sub/hooks")).unwrap();
+    let args = r#"{"path":"sub/hooks/post-checkout","content":"echo hi\n"}"#;
+    let call = w.registry.prepare("write_file", args).unwrap();
+    let ctx = w.ctx("t1");
+    let plan = call.tool.plan(&call.args, &ctx).await.unwrap().unwrap();
+    std::fs::remove_dir_all(w.root.join("sub")).unwrap();
+    std::os::unix::fs::symlink(".git", w.root.join("sub")).unwrap();
+    let err = commit(&plan, &ctx).await.unwrap_err().to_string();
+    assert!(
+        err.starts_with("`sub/hooks/post-checkout` now leads to `.git/hooks/post-checkout` through a symlink")
+            && err.ends_with("Nothing was changed."),
+        "{err}"
+    );
+    assert!(!w.root.join(".git/hooks").exists());
     assert!(w.store.changes("test-session").unwrap().is_empty(), "no checkpoint for a change not made");
 }
 

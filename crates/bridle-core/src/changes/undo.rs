@@ -1,8 +1,12 @@
 //! Undoing a turn's file changes, whole or for chosen paths.
 //!
-//! Rule: a file is put back only when it still holds exactly what the turn left in it; a file
+//! Rules: a file is put back only when it still holds exactly what the turn left in it; a file
 //! a later turn changed again, or that the user or a command changed since, is refused by name
-//! and left alone — an undo never overwrites work it did not make. Files the turn created are
+//! and left alone — an undo never overwrites work it did not make. An undo is a write Bridle
+//! makes for the user, so each path is judged as a file tool's write on the path as it resolves
+//! now ([`PathSandbox::judge_write`](crate::sandbox::PathSandbox::judge_write)): `.git/`
+//! internals, protected paths and a path through a symlinked folder (one swapped for a link to
+//! `.git/` since the turn) are refused by name, never written. Files the turn created are
 //! removed; files it deleted come back, with their permissions.
 
 use std::collections::BTreeMap;
@@ -11,8 +15,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{blob_name, BlobStore};
-use crate::fs::WorkspaceFs;
 use crate::store::{ChangeRow, Store};
+use crate::workspace::Workspace;
 
 /// A file an undo left alone, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,11 +42,12 @@ pub struct UndoReport {
 }
 
 /// Undoes `turn_id` of `session_id` (its last turn with changes when `None`), for `paths`
-/// only when given. An error when there is nothing to undo or the store cannot be read.
+/// only when given, in `workspace` (whose sandbox judges every write). An error when there is
+/// nothing to undo or the store cannot be read.
 pub fn undo(
     store: &Store,
     blobs: &BlobStore,
-    fs: &WorkspaceFs,
+    workspace: &Workspace,
     session_id: &str,
     turn_id: Option<&str>,
     paths: &[String],
@@ -67,6 +72,7 @@ pub fn undo(
             format!("turn {turn} changed none of {} (or they were undone already)", paths.join(", "))
         });
     }
+    let fs = &workspace.fs;
     let mut report = UndoReport { turn_id: turn.clone(), ..UndoReport::default() };
     let mut undone = Vec::new();
     for (path, changes) in by_path {
@@ -79,6 +85,10 @@ pub fn undo(
             continue;
         }
         let rel = PathBuf::from(path);
+        if let Err(e) = workspace.sandbox.judge_write(&rel, session_id) {
+            report.refused.push(refuse(format!("{e}; it was left as it is")));
+            continue;
+        }
         let now = match fs.read_if_exists(&rel) {
             Ok(now) => now,
             Err(e) => {
@@ -125,9 +135,12 @@ pub fn undo(
 
 /// Undoes from outside a running session (`bridle sessions undo`): the session's own workspace,
 /// under its lease, so the engine of another process is never undone under its feet.
+/// `open_workspace` opens a workspace root with the user's sandbox (home, protected paths), as
+/// a session would.
 pub fn undo_stored(
     store: &Store,
     data_dir: &Path,
+    open_workspace: impl FnOnce(&Path) -> std::io::Result<Workspace>,
     session_id: &str,
     turn_id: Option<&str>,
     paths: &[String],
@@ -137,9 +150,9 @@ pub fn undo_stored(
     let _lease = crate::store::SessionLease::try_acquire(data_dir, session_id)
         .map_err(|e| format!("cannot take the session's lease: {e}"))?
         .ok_or("the session is open in another process (the app?); undo it there")?;
-    let fs = WorkspaceFs::open(Path::new(&info.workspace))
+    let workspace = open_workspace(Path::new(&info.workspace))
         .map_err(|e| format!("cannot open the session's workspace {}: {e}", info.workspace))?;
-    undo(store, &BlobStore::new(data_dir), &fs, session_id, turn_id, paths, now_ms)
+    undo(store, &BlobStore::new(data_dir), &workspace, session_id, turn_id, paths, now_ms)
 }
 
 /// Deletes a session, its saved tool outputs and the checkpoint blobs no other session keeps;

@@ -362,8 +362,7 @@ impl Session {
         let workspace = self.pipeline().workspace().clone();
         let blobs = crate::changes::BlobStore::new(&self.config.data_dir);
         let now = self.deps.clock.now_ms();
-        let report = match crate::changes::undo(&self.deps.store, &blobs, &workspace.fs, &self.id, turn_id, paths, now)
-        {
+        let report = match crate::changes::undo(&self.deps.store, &blobs, &workspace, &self.id, turn_id, paths, now) {
             Ok(report) => report,
             Err(e) => return self.error("undo_failed", e, false).await,
         };

@@ -3,11 +3,13 @@
 //!
 //! Rules: no path is ever opened by its absolute name, so a symlink swapped in after the
 //! sandbox's check still cannot lead outside; only regular files are read or replaced — a FIFO, a
-//! socket or a device is refused by name without ever blocking on it ([`open`]); writes are
-//! atomic (a temp file in the same directory, written, fsynced, renamed over the target, then the
-//! directory fsynced), so a crash leaves the old file or the new one, never a torn one; modes are
-//! set on the open file, never by path; a file with several hard links is not replaced (one of its
-//! names may be outside).
+//! socket or a device is refused by name without ever blocking on it ([`open`]); a write never
+//! goes through a symlinked folder (each folder on its way is opened without following links, so
+//! a folder swapped for a link to `.git/` is refused, not written through); writes are atomic (a
+//! temp file in the same directory, written, fsynced, renamed over the target, then the directory
+//! fsynced), so a crash leaves the old file or the new one, never a torn one; modes are set on the
+//! open file, never by path; a file with several hard links is not replaced (one of its names may
+//! be outside).
 
 mod open;
 
@@ -50,6 +52,14 @@ pub enum FsError {
         path: String,
         /// What it is ("a FIFO (named pipe)", "a socket", "a device").
         kind: &'static str,
+    },
+    /// A folder on the way to a write is a symlink (swapped in after the sandbox checked it).
+    #[error("`{path}`: the folder `{folder}` on its way is a symlink; Bridle does not write through symlinked folders, so nothing was written")]
+    SymlinkedFolder {
+        /// Workspace-relative path of the file.
+        path: String,
+        /// The folder that is a symlink.
+        folder: String,
     },
     /// The final component turned into a symlink after the sandbox checked it.
     #[error("`{0}` changed into a symlink while being written; nothing was written")]
@@ -264,15 +274,7 @@ impl WorkspaceFs {
     }
 
     fn parent_dir(&self, rel: &Path, create: bool) -> Result<Dir, FsError> {
-        match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
-            None => self.root.try_clone().map_err(|e| FsError::from_io(rel, e)),
-            Some(parent) => {
-                if create {
-                    self.root.create_dir_all(parent).map_err(|e| FsError::from_io(rel, e))?;
-                }
-                self.root.open_dir(parent).map_err(|e| FsError::from_io(rel, e))
-            }
-        }
+        open::parent_dir(&self.root, rel, create)
     }
 }
 

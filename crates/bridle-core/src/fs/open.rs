@@ -1,14 +1,19 @@
-//! How a file tool's I/O opens a file to read: it must turn out to be a regular file.
+//! The two ways a file tool's I/O may open something: a file to read, which must turn out to be
+//! a regular file, and a folder on the way to a write, which must not be a symlink.
 //!
 //! Rules: a file is opened with `O_NONBLOCK` and `O_NOCTTY` — opening a FIFO for reading waits
 //! for a writer, and a terminal could become the process's controlling one — and judged by
-//! `fstat` on the open handle, never by a look at the path before (a FIFO swapped in after a look
-//! would still be opened); `O_NONBLOCK` is cleared again before a regular file is read.
+//! `fstat` on the open handle: a look at the path before proves nothing (a FIFO swapped in after
+//! the look would still be opened); `O_NONBLOCK` is cleared again before a regular file is read.
+//! A folder on the way to a write is opened one name at a time with `O_NOFOLLOW`, so a folder
+//! swapped for a symlink (to `.git/`, or anywhere) is refused by name rather than written through.
 
+use std::ffi::OsStr;
 use std::io;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
-use rustix::fs::{FileType, OFlags};
+use cap_std::fs::Dir;
+use rustix::fs::{FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use super::FsError;
@@ -58,4 +63,52 @@ pub fn regular_file(file: std::fs::File, shown: &Path) -> Result<(std::fs::File,
 /// reader): `ENXIO`, which names neither.
 pub(crate) fn is_no_device(e: &io::Error) -> bool {
     e.raw_os_error() == Some(Errno::NXIO.raw_os_error())
+}
+
+/// The folder holding `rel` beneath `root`, opened one name at a time without following a
+/// symlink, and made where missing when `create`. `rel` names a file: its last name is not
+/// opened.
+pub(crate) fn parent_dir(root: &Dir, rel: &Path, create: bool) -> Result<Dir, FsError> {
+    let mut dir = root.try_clone().map_err(|e| FsError::from_io(rel, e))?;
+    let Some(parent) = rel.parent() else { return Ok(dir) };
+    let mut walked = PathBuf::new();
+    for component in parent.components() {
+        let name = match component {
+            Component::CurDir => continue,
+            Component::Normal(name) => name,
+            // The paths handed here are resolved and workspace-relative: `..` or `/` in one
+            // means something upstream went wrong; do not guess where it leads.
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(FsError::Escaped(rel.display().to_string()))
+            }
+        };
+        walked.push(name);
+        let opened = match open_dir_no_follow(&dir, name) {
+            Err(e) if create && e.kind() == io::ErrorKind::NotFound => {
+                match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
+                    Ok(()) | Err(Errno::EXIST) => open_dir_no_follow(&dir, name),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            other => other,
+        };
+        dir = match opened {
+            Ok(next) => next,
+            Err(_) if dir.symlink_metadata(name).is_ok_and(|m| m.file_type().is_symlink()) => {
+                return Err(FsError::SymlinkedFolder { path: rel.display().to_string(), folder: shown(&walked) });
+            }
+            Err(e) => return Err(FsError::from_io(rel, e)),
+        };
+    }
+    Ok(dir)
+}
+
+fn open_dir_no_follow(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
+    Ok(Dir::from_std_file(std::fs::File::from(fd)))
+}
+
+fn shown(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
 }

@@ -1,5 +1,5 @@
 //! WorkspaceFs on real directories: atomic writes, modes, hard links, escapes at open time,
-//! FIFOs, sockets and devices refused without blocking.
+//! FIFOs, sockets and devices refused without blocking, symlinked folders never written through.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::os::unix::fs::{symlink, PermissionsExt as _};
@@ -124,4 +124,34 @@ fn fifos_sockets_and_devices_are_refused_by_name_without_blocking() {
     }
     let kept = std::fs::symlink_metadata(root.join("fifo")).unwrap();
     assert!(std::os::unix::fs::FileTypeExt::is_fifo(&kept.file_type()), "the FIFO is still there, not replaced");
+}
+
+#[test]
+fn a_write_never_goes_through_a_symlinked_folder_even_inside_the_root() {
+    let (_tmp, root, fs) = setup();
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+    std::fs::create_dir_all(root.join("a")).unwrap();
+    // `sub` was a folder the agent edited in; it is now a link to `.git`.
+    symlink(".git", root.join("sub")).unwrap();
+    symlink("../.git", root.join("a/b")).unwrap();
+    let refused = [
+        fs.write_atomic(Path::new("sub/config"), b"[core]\n\tfsmonitor = evil\n").unwrap_err(),
+        fs.write_atomic(Path::new("sub/hooks/pre-commit"), b"evil").unwrap_err(),
+        fs.write_atomic(Path::new("a/b/new/file"), b"evil").unwrap_err(),
+        fs.remove_file(Path::new("sub/config")).unwrap_err(),
+    ];
+    let folders: Vec<String> = refused
+        .iter()
+        .map(|e| match e {
+            FsError::SymlinkedFolder { folder, .. } => folder.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(folders, ["sub", "sub", "a/b", "sub"]);
+    assert!(refused[0].to_string().contains("the folder `sub` on its way is a symlink"), "{}", refused[0]);
+    assert_eq!(std::fs::read_to_string(root.join(".git/config")).unwrap(), "[core]\n");
+    assert!(!root.join(".git/hooks/pre-commit").exists() && !root.join(".git/new").exists());
+    // Reading through a link inside the root is still allowed (only writes are judged so).
+    assert_eq!(fs.read_if_exists(Path::new("sub/config")).unwrap().unwrap(), b"[core]\n");
 }

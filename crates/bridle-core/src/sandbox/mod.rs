@@ -4,10 +4,14 @@
 //! handling and symlink resolution (a new file through its nearest existing ancestor); it must be
 //! the workspace root or lie beneath `root + separator`; sensitive paths (credentials, Bridle's
 //! own data) are refused even inside the workspace; `.git/` internals are read-only; the one
-//! exception to the boundary is reading the session's own tool-output folder. This check is the
-//! first line; the second is that every open happens beneath a handle on the root
+//! exception to the boundary is reading the session's own tool-output folder. Every write Bridle
+//! makes for the user (a tool's commit, an undo) is judged again when it is made, on the path as
+//! it resolves then ([`PathSandbox::judge_write`]): a path with a symlink on its way is refused by
+//! name, since it would land elsewhere than the path named (a folder swapped for a link to
+//! `.git/`). This check is the first line; the second is that every open happens beneath a
+//! handle on the root, and no write follows a symlinked folder
 //! ([`WorkspaceFs`](crate::fs::WorkspaceFs)), so a symlink swapped in after the check still
-//! cannot lead outside.
+//! cannot lead outside or into `.git/`.
 
 mod resolve;
 mod sensitive;
@@ -102,6 +106,15 @@ pub enum SandboxError {
         /// The path as given.
         given: String,
     },
+    /// A write whose path has a symlink on its way (a folder swapped for a link since the change
+    /// was made): it would land elsewhere than the path named.
+    #[error("`{given}` now leads to `{leads_to}` through a symlink; Bridle writes only to the path it names, never through a symlinked folder")]
+    ThroughSymlink {
+        /// The path as given.
+        given: String,
+        /// Where it leads now (workspace-relative, or absolute when outside).
+        leads_to: String,
+    },
     /// A write into the tool-output folder.
     #[error("`{given}` is a saved tool output, which is read-only")]
     ToolOutputReadOnly {
@@ -125,6 +138,7 @@ impl SandboxError {
             SandboxError::Sensitive { .. } => ("sensitive-path", Severity::Critical),
             SandboxError::Outside { .. } => ("outside-workspace", Severity::High),
             SandboxError::GitInternals { .. } => ("git-internals", Severity::High),
+            SandboxError::ThroughSymlink { .. } => ("symlinked-path", Severity::High),
             SandboxError::ToolOutputReadOnly { .. } => ("tool-output-read-only", Severity::High),
             SandboxError::Empty | SandboxError::NulByte | SandboxError::Unresolvable { .. } => {
                 ("invalid-path", Severity::High)
@@ -204,6 +218,26 @@ impl PathSandbox {
             Ok(rel) => PathClass::Inside(rel.to_path_buf()),
             Err(_) => PathClass::Outside(absolute),
         }
+    }
+
+    /// Judges a write Bridle makes for the user to the workspace path `rel` (a tool's commit, an
+    /// undo), as the path resolves now: refused when a name on its way, the last included, is a
+    /// symlink ([`SandboxError::ThroughSymlink`]), and otherwise judged as a file tool's write
+    /// ([`Self::resolve`] with [`Access::Write`]: outside, protected, `.git/` internals).
+    pub fn judge_write(&self, rel: &Path, session_id: &str) -> Result<(), SandboxError> {
+        let posix = |p: &Path| p.to_string_lossy().replace('\\', "/");
+        let given = posix(rel);
+        let lexical = lexical_normalise(&self.root.join(rel));
+        // A path that leaves the root lexically is [`Self::resolve`]'s to refuse, as outside.
+        if lexical.starts_with(&self.root) && !self.without_symlinks_below_root(&lexical) {
+            let leads_to = resolve::resolve_existing_prefix(&lexical).unwrap_or_else(|_| lexical.clone());
+            let leads_to = match leads_to.strip_prefix(&self.root) {
+                Ok(inside) => posix(inside),
+                Err(_) => leads_to.display().to_string(),
+            };
+            return Err(SandboxError::ThroughSymlink { given, leads_to });
+        }
+        self.resolve(&given, Access::Write, session_id).map(|_| ())
     }
 
     /// True when `lexical` is beneath the root and none of its existing components below the

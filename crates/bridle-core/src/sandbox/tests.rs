@@ -119,6 +119,31 @@ fn git_internals_are_read_only() {
     assert_eq!(inside(&w, ".gitignore", Access::Write), Path::new(".gitignore"));
 }
 
+/// A write Bridle makes for the user (a commit, an undo) is judged on the path as it resolves
+/// when it is made: a folder swapped for a link to `.git` is refused by name, with where it leads.
+#[test]
+fn a_write_for_the_user_through_a_symlink_is_refused_by_name() {
+    let w = world();
+    symlink(".git", w.root.join("sub")).unwrap();
+    let judge = |rel: &str| w.sandbox.judge_write(Path::new(rel), "s1");
+    let through = |given: &str, leads_to: &str| {
+        Err(SandboxError::ThroughSymlink { given: given.into(), leads_to: leads_to.into() })
+    };
+    assert_eq!(judge("src/lib.rs"), Ok(()));
+    assert_eq!(judge("src/new/deeper/file.rs"), Ok(()), "a file to create, in folders to create");
+    assert_eq!(judge("sub/config"), through("sub/config", ".git/config"));
+    assert_eq!(judge("inner-link/lib.rs"), through("inner-link/lib.rs", "src/lib.rs"));
+    assert_eq!(judge("link-file"), through("link-file", &w.evil.join("secret.txt").display().to_string()));
+    assert!(matches!(judge(".git/config"), Err(SandboxError::GitInternals { .. })));
+    assert!(matches!(judge("../project-evil/secret.txt"), Err(SandboxError::Outside { .. })));
+    let err = judge("sub/config").unwrap_err();
+    assert_eq!(err.rule(), ("symlinked-path", Severity::High));
+    assert_eq!(
+        err.to_string(),
+        "`sub/config` now leads to `.git/config` through a symlink; Bridle writes only to the path it names, never through a symlinked folder"
+    );
+}
+
 #[test]
 fn the_sessions_own_tool_outputs_are_readable_and_nothing_else_of_the_data_dir() {
     let w = world();
