@@ -17,7 +17,7 @@ pub(crate) mod path;
 pub(crate) mod shell_rules;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bridle_protocol::{Finding, Severity};
@@ -26,6 +26,7 @@ use super::places::{Cwd, Located, Places};
 use super::shell::budget::Budget;
 use super::shell::operands::{operands, Operand};
 use super::shell::{self, Script, Signal, SimpleCommand};
+use crate::sandbox::PathSandbox;
 
 /// A path one simple command touches, located.
 #[derive(Debug, Clone)]
@@ -97,8 +98,8 @@ impl ShellView {
     }
 }
 
-/// Looks paths up for one line, charging its [`Budget`] for the working directory each lookup
-/// rereads. A line that goes one folder deeper with every `cd` makes every later lookup longer,
+/// Looks paths up for one line, charging its [`Budget`] for the part of the working directory
+/// the line made, which each lookup from there rereads. A line that goes one folder deeper with every `cd` makes every later lookup longer,
 /// so without the charge `cd a; ` said 20,000 times costs the square of the line's length. A
 /// refused lookup is made from [`Cwd::Unknown`], and the line carries [`Signal::TooLarge`]: it
 /// asks, as every line the guard stopped following does.
@@ -110,10 +111,18 @@ struct Lookup<'p> {
 impl Lookup<'_> {
     fn locate(&mut self, text: &str, cwd: &Cwd, certain: bool) -> Option<Located> {
         let cwd = match cwd {
-            Cwd::At(dir) if reads_cwd(text) && !self.budget.take(dir.as_os_str().len()) => &Cwd::Unknown,
+            Cwd::At(dir) if reads_cwd(text) && !self.budget.take(self.made_by_line(dir)) => &Cwd::Unknown,
             other => other,
         };
         self.places.locate(text, cwd, certain)
+    }
+
+    /// The part of a working directory the line made: below the workspace root, all of it
+    /// elsewhere. The root itself is reread by every lookup, `cd` or not, and its length is the
+    /// user's, not the line's.
+    fn made_by_line(&self, dir: &Path) -> usize {
+        let root = self.places.sandbox().map(PathSandbox::root);
+        root.and_then(|root| dir.strip_prefix(root).ok()).unwrap_or(dir).as_os_str().len()
     }
 
     /// Where `cd`/`pushd` leads: `-` is the previous folder, a target only known at run time

@@ -13,9 +13,9 @@
 //!
 //! What the reader leaves of the allowance goes to the guardians' reading of the same line
 //! (`ShellView`): each path looked up from a working directory the line moved into rereads that
-//! directory's path, so the lookup is charged its length (`cd a; ` said 20,000 times would
-//! otherwise cost the square of the line's length); a refused lookup is made from an unknown
-//! folder and the line carries the same signal.
+//! directory's path, so the lookup is charged the length the line gave it (below the workspace
+//! root; `cd a; ` said 20,000 times would otherwise cost the square of the line's length); a
+//! refused lookup is made from an unknown folder and the line carries the same signal.
 
 use std::mem::size_of;
 
