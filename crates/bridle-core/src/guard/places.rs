@@ -11,6 +11,7 @@
 //! workspace known, relative paths are inside and absolute ones outside.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use crate::sandbox::{lexical_normalise, PathClass, PathSandbox, SECRET_NAMES};
 
@@ -19,8 +20,8 @@ use crate::sandbox::{lexical_normalise, PathClass, PathSandbox, SECRET_NAMES};
 pub(crate) enum Cwd {
     /// The workspace root (where `bash` starts).
     Workspace,
-    /// After a `cd` to a known place.
-    At(PathBuf),
+    /// After a `cd` to a known place (shared: every command after the `cd` runs there).
+    At(Arc<Path>),
     /// After a `cd` to a place only known at run time: relative paths lead somewhere outside.
     Unknown,
 }
@@ -156,7 +157,7 @@ impl Places {
 
     fn base(&self, cwd: &Cwd) -> PathBuf {
         match cwd {
-            Cwd::At(dir) => dir.clone(),
+            Cwd::At(dir) => dir.to_path_buf(),
             Cwd::Unknown => PathBuf::from(UNKNOWN_CWD),
             Cwd::Workspace => self.sandbox.as_ref().map_or_else(|| PathBuf::from("."), |s| s.root().to_path_buf()),
         }

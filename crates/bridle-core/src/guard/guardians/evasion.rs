@@ -91,6 +91,7 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
         };
         add(rule, message);
     }
+    let shell_later = shell_later_in_pipeline(view);
     for cmd in &view.script.commands {
         if let Some(word) = cmd.words.iter().find(|w| w.escaped_operator && !find_syntax(cmd, &w.value)) {
             add("escaped-operator", format!("escapes an operator with a backslash (`{}`)", word.raw));
@@ -111,7 +112,7 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
                 ),
             );
         }
-        if encodes_for_a_shell(view, cmd) {
+        if encodes_for_a_shell(&shell_later, cmd) {
             add("encoded-command", "feeds hex or octal escapes to a shell, hiding the command they spell".to_string());
         }
     }
@@ -133,14 +134,32 @@ fn find_syntax(cmd: &SimpleCommand, value: &str) -> bool {
 }
 
 /// `printf '\x72\x6d ...' | sh`, `$(echo -e '\162\155')`.
-fn encodes_for_a_shell(view: &ShellView, cmd: &SimpleCommand) -> bool {
+fn encodes_for_a_shell(shell_later: &[Vec<bool>], cmd: &SimpleCommand) -> bool {
     if !matches!(cmd.program.as_deref(), Some("echo" | "printf")) || !cmd.args().iter().any(|w| has_escape(&w.value)) {
         return false;
     }
-    let piped_to_shell = view.script.pipelines.get(cmd.pipeline).is_some_and(|stages| {
-        stages.iter().skip(cmd.stage + 1).any(|&i| view.script.commands[i].reads_code_from_stdin())
-    });
+    let piped_to_shell =
+        shell_later.get(cmd.pipeline).and_then(|stages| stages.get(cmd.stage)).copied().unwrap_or(false);
     piped_to_shell || cmd.origin == Origin::Substitution
+}
+
+/// For each pipeline and stage: whether a later stage reads code from its standard input.
+/// Computed once from the end, so a pipeline of N `echo`s costs N, not N squared.
+fn shell_later_in_pipeline(view: &ShellView) -> Vec<Vec<bool>> {
+    let commands = &view.script.commands;
+    view.script
+        .pipelines
+        .iter()
+        .map(|stages| {
+            let mut later = vec![false; stages.len()];
+            let mut shell = false;
+            for (stage, &i) in stages.iter().enumerate().rev() {
+                later[stage] = shell;
+                shell = shell || commands.get(i).is_some_and(SimpleCommand::reads_code_from_stdin);
+            }
+            later
+        })
+        .collect()
 }
 
 fn has_escape(text: &str) -> bool {

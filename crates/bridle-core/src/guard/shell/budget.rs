@@ -1,4 +1,4 @@
-//! How much text the reader may make, beyond the text it reads.
+//! How much text the reader may make, beyond the text it reads — and the guardians after it.
 //!
 //! Rule: reading a line costs work in proportion to its length (nesting is bounded by
 //! [`MAX_DEPTH`](super::MAX_DEPTH)), but following what bash does *makes* text — a variable's
@@ -10,6 +10,12 @@
 //! spent for good: from there on nothing more is made, words stay as written (unknown), and the
 //! line carries [`Signal::TooLarge`](super::Signal::TooLarge), a finding that asks — a line
 //! can never be allowed because the guard stopped following it.
+//!
+//! What the reader leaves of the allowance goes to the guardians' reading of the same line
+//! (`ShellView`): each path looked up from a working directory the line moved into rereads that
+//! directory's path, so the lookup is charged the length the line gave it (below the workspace
+//! root; `cd a; ` said 20,000 times would otherwise cost the square of the line's length); a
+//! refused lookup is made from an unknown folder and the line carries the same signal.
 
 use std::mem::size_of;
 
@@ -23,7 +29,7 @@ pub const FLOOR: usize = 256 * 1024;
 
 /// The allowance of one line.
 #[derive(Debug)]
-pub(super) struct Budget {
+pub(crate) struct Budget {
     left: usize,
     spent: usize,
     exhausted: bool,
@@ -68,6 +74,7 @@ impl Budget {
     }
 
     /// Bytes made so far.
+    #[cfg(test)]
     pub fn spent(&self) -> usize {
         self.spent
     }

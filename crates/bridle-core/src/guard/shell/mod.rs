@@ -30,6 +30,7 @@ mod words;
 
 pub use command::{is_shell_or_interpreter, INTERPRETERS, SHELLS};
 pub use split::parse;
+pub(crate) use split::parse_budgeted;
 #[cfg(test)]
 pub(crate) use split::parse_measured;
 

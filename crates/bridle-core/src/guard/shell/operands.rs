@@ -6,6 +6,8 @@
 //! be read, judged when it looks like a path. When unsure whether a program writes an operand,
 //! it is counted as a read: a read outside the workspace is low, a wrong write would be high.
 
+use std::collections::HashSet;
+
 use super::{SimpleCommand, Word};
 
 /// A path a command touches.
@@ -106,7 +108,8 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<Operand<'_>> {
             let script_given = args.iter().any(|w| matches!(w.value.as_str(), "-e" | "-f" | "--expression" | "--file"))
                 || (program == "perl" && args.iter().any(|w| w.value.starts_with('-') && w.value.contains('e')));
             let skip = usize::from(!script_given);
-            let files = positionals.iter().skip(skip).filter(|w| !is_script_value(args, w));
+            let scripts = script_values(args);
+            let files = positionals.iter().skip(skip).filter(|w| !scripts.contains(&(**w as *const Word)));
             known.extend(files.map(|w| operand(w, &w.value, in_place, in_place)));
         }
         "find" | "gfind" => {
@@ -137,7 +140,7 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<Operand<'_>> {
             if let Some(archive) = archive {
                 known.push(operand(archive, &archive.value, create, true));
             }
-            let skip: Vec<*const Word> = known.iter().map(|o| o.word as *const Word).collect();
+            let skip: HashSet<*const Word> = known.iter().map(|o| o.word as *const Word).collect();
             let rest = positionals.iter().filter(|w| !skip.contains(&(**w as *const Word)));
             known.extend(
                 rest.skip(usize::from(letters.is_some_and(|l| !l.starts_with('-'))))
@@ -184,13 +187,15 @@ pub(crate) fn operands(cmd: &SimpleCommand) -> Vec<Operand<'_>> {
             known.push(operand(w, path, false, true));
         }
     }
-    // `--manifest-path=/x`, `-d @file`, `file=@path`: values that name files are read.
+    // `--manifest-path=/x`, `-d @file`, `file=@path`: values that name files are read. (Each
+    // word is visited once, so what this loop adds never needs looking up again.)
+    let judged: HashSet<*const Word> = known.iter().map(|o| o.word as *const Word).collect();
     for w in args {
         let v = w.value.as_str();
         if let Some(path) = v.strip_prefix('@').or_else(|| v.split_once("=@").map(|(_, p)| p)) {
             known.push(operand(w, path, false, true));
         } else if let Some((flag, path)) = v.split_once('=').filter(|(f, _)| f.starts_with('-')) {
-            if !flag.is_empty() && !known.iter().any(|o| std::ptr::eq(o.word, w)) {
+            if !flag.is_empty() && !judged.contains(&(w as *const Word)) {
                 known.push(operand(w, path, false, false));
             }
         }
@@ -338,7 +343,10 @@ fn option_values<'a>(args: &'a [Word], flags: &[&str]) -> Vec<(&'a Word, &'a str
     out
 }
 
-/// Whether `word` is the value of a `-e`/`-f` option (sed/perl script text, not a file).
-fn is_script_value(args: &[Word], word: &Word) -> bool {
-    args.windows(2).any(|p| std::ptr::eq(&p[1], word) && matches!(p[0].value.as_str(), "-e" | "--expression"))
+/// The words that are the value of a `-e` option (sed/perl script text, not a file).
+fn script_values(args: &[Word]) -> HashSet<*const Word> {
+    args.windows(2)
+        .filter(|p| matches!(p[0].value.as_str(), "-e" | "--expression"))
+        .map(|p| &p[1] as *const Word)
+        .collect()
 }

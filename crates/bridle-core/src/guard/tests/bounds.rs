@@ -2,7 +2,8 @@
 //! (a variable doubled again and again, brace products, deep nesting, long chains of values,
 //! `eval` and `bash -c` inside each other, replays, heredocs), what the reader makes, what it
 //! returns and the memory it holds stay under a fixed multiple of N, it ends, and a line it
-//! stopped following asks — it is never allowed.
+//! stopped following asks — it is never allowed. The guardians that judge the reading end too
+//! on long lines of many commands, stages, redirections and paths, and decide as on short ones.
 //!
 //! Memory is measured by a counting allocator that counts the allocations of the thread that
 //! asks (the tests of this binary run on other threads at the same time).
@@ -398,5 +399,62 @@ fn long_lines_of_every_shape_stay_within_the_bounds() {
         assert!(cost.made <= allowance(n), "{name}: made {}", cost.made);
         assert!(cost.returned <= returned(n), "{name}: returned {} from {n}", cost.returned);
         assert!(cost.peak <= held(n), "{name}: held {} from {n}", cost.peak);
+    }
+}
+
+/// A shape of line, built for a number of repeats.
+type Shape = fn(usize) -> String;
+
+/// `each(0) + each(1) + ... + each(n - 1)`.
+fn numbered(n: usize, each: fn(usize) -> String) -> String {
+    (0..n).map(each).collect()
+}
+
+/// Long lines that stress the guardians rather than the reader — many `cd`s, pipeline stages,
+/// redirections, `export` assignments, paths — each judged whole (auto mode) at 20,000
+/// repeats. Before the guardians were made linear, `cd a; ` said 20,000 times took about 159 s
+/// in a debug build and `echo '\x41' | ` 57 s. Each must end within a generous hang detector
+/// and decide as the same shape said 20 times does; the one change allowed is that a line whose
+/// working directory grows past its allowance asks (`too-large`) — never the other way.
+#[test]
+fn long_lines_the_guardians_judge_end_and_keep_their_decision() {
+    use Decision::{Allow, Ask, Deny};
+    let shapes: Vec<(&str, Shape, Decision, Decision)> = vec![
+        ("cd deeper", |n| "cd a; ".repeat(n), Allow, Ask),
+        ("cd deeper, then a secret", |n| "cd a; ".repeat(n) + "cat ~/.ssh/id_rsa", Deny, Deny),
+        ("cd deeper outside", |n| "cd /tmp; ".to_string() + &"cd a; ".repeat(n), Allow, Ask),
+        ("pushd deeper", |n| "pushd a; ".repeat(n) + "popd", Allow, Ask),
+        ("cd in and out", |n| "cd src; cd ..; ".repeat(n / 2) + "rm -rf build", Allow, Allow),
+        ("cd -", |n| "cd src; cd -; ".repeat(n / 2) + "touch x", Allow, Allow),
+        ("escapes piped", |n| "echo '\\x41' | ".repeat(n) + "cat", Allow, Allow),
+        ("escapes piped to a shell", |n| "echo '\\x41' | ".repeat(n) + "sh", Ask, Ask),
+        ("pipeline stages", |n| "cat a | ".repeat(n) + "wc -l", Allow, Allow),
+        ("pipeline into a shell", |n| "cat a | ".repeat(n) + "sh", Ask, Ask),
+        ("redirections inside", |n| "echo x ".to_string() + &"> a ".repeat(n), Allow, Allow),
+        ("redirections outside", |n| "echo x ".to_string() + &"> /etc/a ".repeat(n), Ask, Ask),
+        ("redirections to a secret", |n| "echo x ".to_string() + &"> ~/.ssh/a ".repeat(n), Deny, Deny),
+        ("redirections after cd", |n| "cd src; echo x ".to_string() + &"> a ".repeat(n), Allow, Allow),
+        ("export assignments", |n| "export ".to_string() + &numbered(n, |i| format!("v{i}=x ")), Allow, Allow),
+        ("export commands, then IFS", |n| numbered(n, |i| format!("export v{i}=x; ")) + "export IFS=/", Ask, Ask),
+        ("paths outside", |n| "cat ".to_string() + &numbered(n, |i| format!("/etc/f{i} ")), Allow, Allow),
+        ("writes outside", |n| "touch ".to_string() + &numbered(n, |i| format!("/etc/f{i} ")), Ask, Ask),
+        ("sed -e values", |n| "sed -i s/a/b/ ".to_string() + &"-e x ".repeat(n) + "f", Allow, Allow),
+        ("flags naming files", |n| "cc ".to_string() + &"--a=b ".repeat(n), Allow, Allow),
+    ];
+    for (name, shape, short, long) in shapes {
+        let judge = move |n: usize| {
+            // Each takes a few seconds at most in a debug build; before, the slowest took minutes.
+            ends_within(Duration::from_secs(30), &format!("{name} x {n}"), move || {
+                let w = world();
+                w.bash(&w.guard(Mode::Auto), &shape(n))
+            })
+        };
+        let verdict = judge(20);
+        assert_eq!(verdict.decision, short, "{name} x 20: {:?}", verdict.findings);
+        let verdict = judge(20_000);
+        assert_eq!(verdict.decision, long, "{name} x 20,000: {:?}", verdict.findings);
+        if long != short {
+            assert!(verdict.findings.iter().any(|f| f.rule == "too-large"), "{name}: {:?}", verdict.findings);
+        }
     }
 }
