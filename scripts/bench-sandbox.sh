@@ -14,17 +14,18 @@ mkdir -p "$OUT"
 cargo build --locked --release -q -p bridle-cli
 BRIDLE="$CARGO_TARGET_DIR/release/bridle"
 if [ -n "${BEFORE:-}" ]; then
+  # Both binaries are copied out: building the other revision writes the same target path.
   OLD="$(mktemp -d)"
+  cp "$BRIDLE" "$OLD/bridle-now"
+  BRIDLE="$OLD/bridle-now"
   git worktree add -q --detach "$OLD/src" "$BEFORE"
   (cd "$OLD/src" && cargo build --locked --release -q -p bridle-cli)
   cp "$CARGO_TARGET_DIR/release/bridle" "$OLD/bridle-before"
   git worktree remove --force "$OLD/src"
-  # The build above replaced the current binary: build it back.
-  cargo build --locked --release -q -p bridle-cli
 fi
 
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK" ${OLD:+"$OLD"}' EXIT
 REPO="$WORK/repo"
 mkdir -p "$REPO"
 (

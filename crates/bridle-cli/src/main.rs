@@ -51,6 +51,9 @@ fn main() -> ExitCode {
             Command::Mcp(args) => mcp::mcp(&cli.global, args).await,
         }
     });
+    // A file tool whose I/O outlived its timeout still holds a blocking thread; the answer is
+    // out, so the process does not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
