@@ -3,7 +3,7 @@
 //! [`super::seccomp`]), in namespaces of its own for every kind bwrap knows (PID: it sees and
 //! signals only its own processes; network: never the host's, so neither its abstract sockets nor
 //! its loopback services are reachable), and sees the machine read-only, the workspace writable, a
-//! private `/tmp` of bounded size, and empty in place of every masked path.
+//! private `/tmp` and `/dev/shm` of bounded size, a read-only `/dev`, and empty in place of every masked path.
 //!
 //! Rule: bwrap is found at a fixed system path (never through `PATH`, which the workspace could
 //! prepend to) and proven, once per process, to run a command with every one of these options
@@ -56,8 +56,16 @@ pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>) -> Vec<OsString> 
     let mut push = |parts: &[&std::ffi::OsStr]| args.extend(parts.iter().map(|p| p.to_os_string()));
     let tmp_size = c.tmp_size.to_string();
     push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
+    // `/dev` is a tmpfs of half the memory: read-only but for its devices, and its shared
+    // memory folder bounded like `/tmp`.
     push(&[
         "--dev".as_ref(),
+        "/dev".as_ref(),
+        "--size".as_ref(),
+        tmp_size.as_ref(),
+        "--tmpfs".as_ref(),
+        "/dev/shm".as_ref(),
+        "--remount-ro".as_ref(),
         "/dev".as_ref(),
         "--proc".as_ref(),
         "/proc".as_ref(),

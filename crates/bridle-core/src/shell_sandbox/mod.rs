@@ -191,10 +191,14 @@ impl ShellSandbox {
         (!gaps.is_empty()).then(|| gaps.join("; "))
     }
 
-    /// How this sandbox's commands are held to `max_processes`.
+    /// How this sandbox's commands are held to `max_processes`: `RLIMIT_NPROC`, which costs
+    /// nothing, except for root, which the kernel exempts from it: root's commands join a pids
+    /// cgroup (moving a process into a cgroup costs some milliseconds: the kernel waits for an
+    /// RCU grace period).
     fn process_limit(&self) -> child::ProcessLimit {
         let max = self.confinement.max_processes;
-        match self.pids.get_or_init(|| (max > 0).then(|| pids::PidsCgroup::create(max)).flatten()) {
+        let root = rustix::process::getuid().is_root();
+        match self.pids.get_or_init(|| (max > 0 && root).then(|| pids::PidsCgroup::create(max)).flatten()) {
             Some(cgroup) => child::ProcessLimit::Cgroup(cgroup.procs()),
             None => child::ProcessLimit::Rlimit(max),
         }

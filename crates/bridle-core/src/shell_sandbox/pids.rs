@@ -1,7 +1,7 @@
 //! The process limit of a session's sandboxed commands, where `RLIMIT_NPROC` cannot hold it: the
-//! kernel never applies that limit to root (CI and containers run as root), so when Bridle can
-//! make a cgroup with the `pids` controller (root on most machines, or a user whose cgroup is
-//! delegated), every sandboxed command of the session joins one, whose `pids.max` is the limit.
+//! kernel never applies that limit to root (CI and containers run as root), so when Bridle runs
+//! as root and can make a cgroup with the `pids` controller, every sandboxed command of the
+//! session joins one, whose `pids.max` is the limit.
 //!
 //! Rule: a command joins the cgroup before it runs anything (between fork and exec, by a write
 //! to a descriptor opened here), so nothing it starts escapes the count; the cgroup is removed
