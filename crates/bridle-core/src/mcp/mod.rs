@@ -108,10 +108,10 @@ pub struct McpHub {
 
 impl McpHub {
     /// Starts every enabled server in parallel, each within its start-up timeout; stdio ones in
-    /// `cwd` with exactly `env` plus their own `env` (the caller builds it: [`crate::wiring`]
-    /// starts them in a folder of the data dir with the allow-listed environment). Returns at once, every enabled
-    /// server `starting`: nothing waits for a slow server but what needs its tools
-    /// ([`McpHub::settled`]).
+    /// `cwd` with exactly `env` plus their own `env` (the caller builds both: [`crate::wiring`]
+    /// starts them in a folder of the data dir with the allow-listed environment). Returns at
+    /// once, every enabled server `starting`: nothing waits for a slow server but what needs its
+    /// tools ([`McpHub::settled`]).
     pub fn launch(config: &McpConfig, cwd: &Path, env: impl Iterator<Item = (OsString, OsString)>) -> Arc<McpHub> {
         let hub = Arc::new(McpHub {
             cwd: cwd.to_path_buf(),
