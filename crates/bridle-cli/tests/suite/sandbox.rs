@@ -462,6 +462,21 @@ async fn the_desktop_stays_out_of_reach(backend: &str, user: User) {
         .bash("dbus-send --bus=$(cat .t/bus) --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames && echo reached-bus")
         .await;
     assert!(!output(&r).contains("reached-bus"), "{r}");
+    // The bus was there to be reached: the same call from outside, as the same user, gets through.
+    let mut outside = match user {
+        User::Invoking => std::process::Command::new("dbus-send"),
+        User::Nobody => {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", "--", "dbus-send"]);
+            c
+        }
+    };
+    let reached = outside
+        .args([&format!("--bus={address}"), "--print-reply", "--dest=org.freedesktop.DBus", "/"])
+        .arg("org.freedesktop.DBus.ListNames")
+        .output()
+        .unwrap();
+    assert!(reached.status.success(), "the test's own bus is not reachable: {reached:?}");
     let _ = bus.kill();
     let _ = bus.wait();
 }
