@@ -9,10 +9,19 @@
 //! the sandbox's sensitive list applies to shell commands too. Credentials are also recognised
 //! by name anywhere outside the workspace (`/root/.ssh`, another user's `.aws`). With no
 //! workspace known, relative paths are inside and absolute ones outside.
+//!
+//! A glob outside the workspace is matched against where secrets live (`~/.ss*/id_*` is SSH
+//! keys). Compiling a matcher costs about a millisecond in a debug build, so a glob whose literal
+//! start and end no secret's path has is decided without one (`/etc/*/x`), each distinct glob is
+//! compiled once per line ([`GlobChecks`]), and each compilation is charged to the line's
+//! [`Budget`]: a glob the budget cannot pay for is judged as its cut path, and the spent budget
+//! makes the line ask (`too-large`), as every line the guard stopped following does.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use super::shell::budget::Budget;
 use crate::sandbox::{lexical_normalise, PathClass, PathSandbox, SECRET_NAMES};
 
 /// The working directory a command runs in.
@@ -136,6 +145,26 @@ const DEVICES: &[&str] = &[
 /// directories themselves are system directories (`rm -rf /tmp` is not scratch work).
 const SCRATCH: &[&str] = &["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm"];
 
+/// Files inside a secret folder a glob is also tried against (`~/.ss?/id_*` names no folder).
+const SECRET_FILES: &[&str] = &["id_rsa", "id_ed25519", "config", "credentials", "authorized_keys", "hosts.yml"];
+
+/// What compiling one glob's matcher is charged, beyond its text (kept for the line's other
+/// mentions of the glob). Its cost is time: about a millisecond in a debug build, much the same
+/// for a long glob (what it allocates, some 15 KB plus 230 bytes per byte of glob, is freed at
+/// once). Priced so [`FLOOR`](super::shell::budget::FLOOR) pays for 64 compilations, and a long
+/// line for one per 256 of its bytes.
+pub(crate) const GLOB_WEIGHT: usize = 4 * 1024;
+
+/// The globs of one line already matched against where secrets live, and those places.
+#[derive(Debug, Default)]
+pub(crate) struct GlobChecks {
+    /// Each glob compiled (expanded and absolute) and the secret it reaches.
+    reached: HashMap<String, Option<&'static str>>,
+    /// Where the secrets of this home and of a typical other one live, with what they hold;
+    /// listed at the first glob that needs them.
+    secrets: Vec<(PathBuf, &'static str)>,
+}
+
 /// Locates paths for one guard.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Places {
@@ -165,7 +194,16 @@ impl Places {
 
     /// Where `text` leads from `cwd`; `None` when it depends on a variable this guard cannot
     /// know and `certain` is false (a guess not worth judging).
-    pub(crate) fn locate(&self, text: &str, cwd: &Cwd, certain: bool) -> Option<Located> {
+    ///
+    /// A glob is matched against secrets through `globs`, its matcher charged to `budget`.
+    pub(crate) fn locate(
+        &self,
+        text: &str,
+        cwd: &Cwd,
+        certain: bool,
+        globs: &mut GlobChecks,
+        budget: &mut Budget,
+    ) -> Option<Located> {
         let cut = cut_glob(text);
         let (expanded, via_empty_variable) = self.expand(&cut, cwd)?;
         if via_empty_variable && !certain {
@@ -176,7 +214,7 @@ impl Places {
         let mut place = self.place(&absolute);
         if cut != text && matches!(place, Place::Outside | Place::Scratch) {
             // `/home/*/.ssh/id_rsa`, `~/.ss?/*`: the glob may reach a secret the cut path hides.
-            if let Some(why) = self.glob_reaches_secret(text, cwd) {
+            if let Some(why) = self.glob_reaches_secret(text, cwd, globs, budget) {
                 place = Place::Sensitive(why.to_string());
             }
         }
@@ -185,27 +223,56 @@ impl Places {
     }
 
     /// Whether a globbed path could name a credential: matched against where the secrets of
-    /// this home (and of a typical other one) live.
-    fn glob_reaches_secret(&self, text: &str, cwd: &Cwd) -> Option<&'static str> {
+    /// this home (and of a typical other one) live. `None` too when the budget cannot pay for the
+    /// matcher (the budget then says so).
+    fn glob_reaches_secret(
+        &self,
+        text: &str,
+        cwd: &Cwd,
+        globs: &mut GlobChecks,
+        budget: &mut Budget,
+    ) -> Option<&'static str> {
         let (expanded, _) = self.expand(text, cwd)?;
         let joined = if expanded.is_absolute() { expanded } else { self.base(cwd).join(expanded) };
-        let pattern = lexical_normalise(&joined);
-        let glob = globset::GlobBuilder::new(&pattern.to_string_lossy())
-            .literal_separator(true)
-            .build()
-            .ok()?
-            .compile_matcher();
+        let pattern = lexical_normalise(&joined).to_string_lossy().into_owned();
+        if let Some(known) = globs.reached.get(&pattern) {
+            return *known;
+        }
+        if globs.secrets.is_empty() {
+            globs.secrets = self.secrets();
+        }
+        let (start, end) = literal_ends(&pattern);
+        let could = |secret: &Path| {
+            // A path that is not text is left to the matcher.
+            secret.to_str().is_none_or(|s| s.starts_with(start) && s.ends_with(end))
+        };
+        if !globs.secrets.iter().any(|(secret, _)| could(secret)) {
+            return None;
+        }
+        if !budget.take(GLOB_WEIGHT + pattern.len()) {
+            return None;
+        }
+        let reached = globset::GlobBuilder::new(&pattern).literal_separator(true).build().ok().and_then(|glob| {
+            let glob = glob.compile_matcher();
+            globs.secrets.iter().find(|(secret, _)| glob.is_match(secret)).map(|(_, why)| *why)
+        });
+        globs.reached.insert(pattern, reached);
+        reached
+    }
+
+    /// Where secrets live, in [`SECRET_NAMES`] order: each folder and the usual files in it, in
+    /// this home, `/home/user` and `/root`.
+    fn secrets(&self) -> Vec<(PathBuf, &'static str)> {
         let homes = [self.home(), PathBuf::from("/home/user"), PathBuf::from("/root")];
-        SECRET_NAMES.iter().find_map(|(name, why)| {
-            let hit = homes.iter().any(|home| {
+        let mut secrets = Vec::new();
+        for (name, why) in SECRET_NAMES {
+            for home in &homes {
                 let secret = home.join(name);
-                glob.is_match(&secret)
-                    || ["id_rsa", "id_ed25519", "config", "credentials", "authorized_keys", "hosts.yml"]
-                        .iter()
-                        .any(|file| glob.is_match(secret.join(file)))
-            });
-            hit.then_some(*why)
-        })
+                secrets.extend(SECRET_FILES.iter().map(|file| (secret.join(file), *why)));
+                secrets.push((secret, *why));
+            }
+        }
+        secrets
     }
 
     /// `~`, `~user`, `$HOME`, `$PWD`, `$TMPDIR` expanded; any other variable read as empty (and
@@ -333,6 +400,17 @@ fn cut_glob(text: &str) -> String {
     }
 }
 
+/// Text every match of a glob starts with, and text every match ends with: what comes before
+/// its first special character and after its last (an escape is special too), less the slash
+/// beside a `**` (`/a/**/b` matches `/a/b`, `**/b` matches `b`).
+fn literal_ends(glob: &str) -> (&str, &str) {
+    let special = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
+    match (glob.find(special), glob.rfind(special)) {
+        (Some(first), Some(last)) => (glob[..first].trim_end_matches('/'), glob[last + 1..].trim_start_matches('/')),
+        _ => (glob, ""),
+    }
+}
+
 fn secret_by_name(path: &Path) -> Option<&'static str> {
     let parts: Vec<&std::ffi::OsStr> = path.components().map(|c| c.as_os_str()).collect();
     SECRET_NAMES.iter().find_map(|(name, why)| {
@@ -351,4 +429,75 @@ pub(crate) fn posix(path: &Path) -> String {
         })
         .collect::<Vec<_>>()
         .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// The cheap test may only rule out what the matcher would not match: every path a glob
+    /// matches starts and ends with the glob's literal ends.
+    #[test]
+    fn literal_ends_never_rule_out_a_match() {
+        let globs = [
+            "/home/*/.ssh",
+            "/home/user/.ss?/id_*",
+            "/home/user/.ss[h]",
+            "/home/user/.{ssh,aws}/config",
+            "/home/**/.ssh",
+            "/home/user/**",
+            "/**/credentials",
+            "**/.ssh",
+            "/root/.ssh/id_\\rsa",
+            "/root/.ssh/*",
+            "/r*/.*/*",
+            "/home/user/*1*",
+            "/etc/*/x",
+        ];
+        let secrets = Places::default().secrets();
+        let mut matched = 0;
+        for glob in globs {
+            let matcher = globset::GlobBuilder::new(glob).literal_separator(true).build().unwrap().compile_matcher();
+            let (start, end) = literal_ends(glob);
+            for (secret, _) in &secrets {
+                let text = secret.to_str().unwrap();
+                if matcher.is_match(secret) {
+                    matched += 1;
+                    assert!(text.starts_with(start) && text.ends_with(end), "{glob} matches {text}: {start:?} {end:?}");
+                }
+            }
+        }
+        assert!(matched > 20, "the globs reach secrets: {matched}");
+        assert_eq!(literal_ends("/etc/*/x"), ("/etc", "x"));
+        assert_eq!(literal_ends("/a/**/b"), ("/a", "b"));
+    }
+
+    #[test]
+    fn each_distinct_glob_is_compiled_once_and_charged() {
+        let places = Places::default();
+        let mut globs = GlobChecks::default();
+        let mut budget = Budget::for_len(0);
+        let left = budget.left();
+        let locate = |text: &str, globs: &mut GlobChecks, budget: &mut Budget| {
+            places.locate(text, &Cwd::Workspace, true, globs, budget).unwrap().place
+        };
+        // Ruled out by its literal ends: no matcher, no charge.
+        assert_eq!(locate("/etc/*/x", &mut globs, &mut budget), Place::Outside);
+        assert_eq!(budget.left(), left);
+        // Compiled once, found, and charged once.
+        let ssh = Place::Sensitive("SSH keys".into());
+        assert_eq!(locate("/root/.ss*/id_*", &mut globs, &mut budget), ssh);
+        let charged = left - budget.left();
+        assert!(charged >= GLOB_WEIGHT, "{charged}");
+        assert_eq!(locate("/root/.ss*/id_*", &mut globs, &mut budget), ssh);
+        assert_eq!(left - budget.left(), charged);
+        // Past the budget a glob that could reach a secret is its cut path, and the budget says
+        // so; one already compiled is still known.
+        budget.give_up();
+        assert_eq!(locate("/root/.aw?", &mut globs, &mut budget), Place::Outside);
+        assert!(budget.exhausted());
+        assert_eq!(locate("/root/.ss*/id_*", &mut globs, &mut budget), ssh);
+    }
 }

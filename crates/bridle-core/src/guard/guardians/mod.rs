@@ -7,9 +7,9 @@
 //! paths each touches — so no guardian can be fooled by a form another one understood.
 //!
 //! Judging stays linear in the line: the working directory is shared by the commands that run
-//! in it, each lookup from it is charged to the line's budget (a refused one asks, like
-//! everything the guard stopped following), and no guardian compares every command, stage or
-//! path with every other.
+//! in it, each lookup from it and each glob's matcher is charged to the line's budget (a
+//! refused one asks, like everything the guard stopped following), and no guardian compares
+//! every command, stage or path with every other.
 
 pub(crate) mod config;
 pub(crate) mod evasion;
@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use bridle_protocol::{Finding, Severity};
 
-use super::places::{Cwd, Located, Places};
+use super::places::{Cwd, GlobChecks, Located, Places};
 use super::shell::budget::Budget;
 use super::shell::operands::{operands, Operand};
 use super::shell::{self, Script, Signal, SimpleCommand};
@@ -53,7 +53,7 @@ pub(crate) struct ShellView {
 impl ShellView {
     pub(crate) fn new(command: &str, places: &Places) -> Self {
         let (mut script, budget) = shell::parse_budgeted(command);
-        let mut lookup = Lookup { places, budget };
+        let mut lookup = Lookup { places, budget, globs: GlobChecks::default() };
         let mut cwds = Vec::with_capacity(script.commands.len());
         let mut paths = Vec::with_capacity(script.commands.len());
         let mut cwd = Cwd::Workspace;
@@ -102,10 +102,12 @@ impl ShellView {
 /// the line made, which each lookup from there rereads. A line that goes one folder deeper with every `cd` makes every later lookup longer,
 /// so without the charge `cd a; ` said 20,000 times costs the square of the line's length. A
 /// refused lookup is made from [`Cwd::Unknown`], and the line carries [`Signal::TooLarge`]: it
-/// asks, as every line the guard stopped following does.
+/// asks, as every line the guard stopped following does. A glob's matcher is charged the same
+/// way, once per distinct glob ([`GlobChecks`]).
 struct Lookup<'p> {
     places: &'p Places,
     budget: Budget,
+    globs: GlobChecks,
 }
 
 impl Lookup<'_> {
@@ -114,7 +116,7 @@ impl Lookup<'_> {
             Cwd::At(dir) if reads_cwd(text) && !self.budget.take(self.made_by_line(dir)) => &Cwd::Unknown,
             other => other,
         };
-        self.places.locate(text, cwd, certain)
+        self.places.locate(text, cwd, certain, &mut self.globs, &mut self.budget)
     }
 
     /// The part of a working directory the line made: below the workspace root, all of it

@@ -15,7 +15,9 @@
 //! (`ShellView`): each path looked up from a working directory the line moved into rereads that
 //! directory's path, so the lookup is charged the length the line gave it (below the workspace
 //! root; `cd a; ` said 20,000 times would otherwise cost the square of the line's length); a
-//! refused lookup is made from an unknown folder and the line carries the same signal.
+//! refused lookup is made from an unknown folder and the line carries the same signal. So is
+//! each glob's matcher, compiled to see whether the glob reaches a secret (once per distinct glob,
+//! and only when its literal ends could): one the budget refuses is judged as its cut path.
 
 use std::mem::size_of;
 

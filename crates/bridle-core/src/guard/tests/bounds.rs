@@ -444,6 +444,57 @@ fn long_lines_the_guardians_judge_end_and_keep_their_decision() {
     for (name, shape, short, long) in shapes {
         let judge = move |n: usize| {
             // Each takes a few seconds at most in a debug build; before, the slowest took minutes.
+            // About a second each in a debug build; before, 15 to 26 s.
+            ends_within(Duration::from_secs(30), &format!("{name} x {n}"), move || {
+                let w = world();
+                w.bash(&w.guard(Mode::Auto), &shape(n))
+            })
+        };
+        let verdict = judge(20);
+        assert_eq!(verdict.decision, short, "{name} x 20: {:?}", verdict.findings);
+        let verdict = judge(20_000);
+        assert_eq!(verdict.decision, long, "{name} x 20,000: {:?}", verdict.findings);
+        if long != short {
+            assert!(verdict.findings.iter().any(|f| f.rule == "too-large"), "{name}: {:?}", verdict.findings);
+        }
+    }
+}
+
+/// Long lines of globs outside the workspace, each judged whole (auto mode) at 20,000 repeats.
+/// Each globbed path outside compiled a matcher of its own to see whether it could reach a
+/// secret, about 1 ms in a debug build: `cat /etc/*/x; ` said 20,000 times took about 22 s.
+/// Each must end within a generous hang detector and decide as the same shape said 20 times
+/// does; a line of more distinct globs than its budget pays matchers for asks (`too-large`), and
+/// a glob that reaches a secret is still found — ask and deny never become allow.
+#[test]
+fn long_lines_of_globs_end_and_keep_their_decision() {
+    use Decision::{Allow, Ask, Deny};
+    let shapes: Vec<(&str, Shape, Decision, Decision)> = vec![
+        ("one glob outside", |n| "cat /etc/*/x; ".repeat(n), Allow, Allow),
+        ("distinct globs outside", |n| numbered(n, |i| format!("cat /etc/*/x{i}; ")), Allow, Allow),
+        ("one glob by the secrets", |n| "cat ~/*1*; ".repeat(n), Allow, Allow),
+        ("distinct globs by the secrets", |n| numbered(n, |i| format!("cat ~/*{i}*; ")), Allow, Ask),
+        ("one glob inside", |n| "cat src/*.rs; ".repeat(n), Allow, Allow),
+        ("distinct globs inside", |n| numbered(n, |i| format!("cat src/*{i}.rs; ")), Allow, Allow),
+        ("one glob reaching a secret", |n| "cat ~/.ss*/id_*; ".repeat(n), Deny, Deny),
+        ("a secret after one glob", |n| "cat /etc/*/x; ".repeat(n) + "cat ~/.ss*/id_*", Deny, Deny),
+        (
+            "a secret after distinct globs",
+            |n| numbered(n, |i| format!("cat /etc/*/x{i}; ")) + "cat ~/.ss*/id_*",
+            Deny,
+            Deny,
+        ),
+        (
+            "a secret after distinct globs by the secrets",
+            |n| numbered(n, |i| format!("cat ~/*{i}*; ")) + "cat ~/.ss*/id_*",
+            Deny,
+            Ask,
+        ),
+        ("writes through a glob to a secret", |n| "cp x /etc/*/x; ".repeat(n) + "cp k ~/.ss?/", Deny, Deny),
+    ];
+    for (name, shape, short, long) in shapes {
+        let judge = move |n: usize| {
+            // About a second each in a debug build; before, 15 to 26 s.
             ends_within(Duration::from_secs(30), &format!("{name} x {n}"), move || {
                 let w = world();
                 w.bash(&w.guard(Mode::Auto), &shape(n))
