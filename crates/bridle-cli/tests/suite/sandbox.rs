@@ -32,19 +32,22 @@ fn is_root() -> bool {
     std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false)
 }
 
-/// `nobody` cannot reach the build's folder (under root's home): a copy of the binary it can.
+/// `nobody` cannot reach the build's folder (under root's home): a copy of the binary it can,
+/// at one place that each run replaces (renamed into place, so a run still using it is not hurt).
 fn binary_for(user: User) -> PathBuf {
     static COPY: OnceLock<PathBuf> = OnceLock::new();
     match user {
         User::Invoking => PathBuf::from(env!("CARGO_BIN_EXE_bridle")),
         User::Nobody => COPY
             .get_or_init(|| {
-                let dir = PathBuf::from(format!("/var/tmp/bridle-test-bin-{}", std::process::id()));
+                let dir = PathBuf::from("/var/tmp/bridle-test-bin");
                 std::fs::create_dir_all(&dir).unwrap();
                 std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+                let fresh = dir.join(format!("bridle.{}", std::process::id()));
+                std::fs::copy(env!("CARGO_BIN_EXE_bridle"), &fresh).unwrap();
+                std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o755)).unwrap();
                 let copy = dir.join("bridle");
-                std::fs::copy(env!("CARGO_BIN_EXE_bridle"), &copy).unwrap();
-                std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+                std::fs::rename(&fresh, &copy).unwrap();
                 copy
             })
             .clone(),
@@ -156,8 +159,13 @@ fn users() -> Vec<User> {
     }
 }
 
+/// `RLIMIT_NPROC`, a user's process limit, counts every process of that user: the escape runs
+/// (each starts processes up to its limit, as `nobody` among others) take turns.
+static ONE_NOBODY_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Every escape class, then ordinary work; `expected` is the sandbox the results must name.
 async fn escapes_fail_and_work_goes_on(backend: &str, expected: &str, user: User) {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
     let config =
         format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\nmax_processes = 200\ntmp_size = \"64M\"\n");
     let t = Setup::new(user, &config);
