@@ -7,7 +7,7 @@
 //! moment on another thread would inherit it too.
 
 use std::io::{Seek, Write};
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{OwnedFd, RawFd};
 
 /// `bytes` in an anonymous memory file (close-on-exec), read from its start.
 pub(super) fn memory_file(bytes: &[u8]) -> std::io::Result<OwnedFd> {
@@ -16,11 +16,6 @@ pub(super) fn memory_file(bytes: &[u8]) -> std::io::Result<OwnedFd> {
     file.write_all(bytes)?;
     file.rewind()?;
     Ok(OwnedFd::from(file))
-}
-
-/// The number a child knows `fd` by.
-pub(super) fn raw(fd: &OwnedFd) -> RawFd {
-    fd.as_raw_fd()
 }
 
 /// How a child's processes are counted.

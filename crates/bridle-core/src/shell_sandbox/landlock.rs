@@ -19,12 +19,14 @@
 //! reads for them).
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
     RulesetStatus, Scope, ABI,
 };
+
+use seccompiler::BpfProgram;
 
 use super::Confinement;
 
@@ -41,23 +43,24 @@ pub(super) fn available() -> Result<(), String> {
 
 fn probe() -> Result<(), String> {
     // A throwaway thread takes a ruleset that allows everything: enforced means it works.
-    let everything = Rules { read: Vec::new(), write: vec![PathBuf::from("/")], network: true, unix_sockets: true };
+    let everything = Rules { read: Vec::new(), write: vec![PathBuf::from("/")], network: true };
     std::thread::spawn(move || everything.restrict_this_thread().map_err(|e| e.to_string()))
         .join()
         .map_err(|_| "the Landlock probe failed".to_string())?
 }
 
-/// Spawns `command` on a fresh thread restricted by `c`'s rules.
+/// Spawns `command` on a fresh thread restricted by `c`'s rules and `filter`.
 pub(super) async fn spawn(
     mut command: tokio::process::Command,
     c: &Confinement,
+    filter: Arc<BpfProgram>,
 ) -> std::io::Result<tokio::process::Child> {
     let rules = Rules::for_confinement(c);
     let runtime = tokio::runtime::Handle::current();
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::spawn(move || {
         let _runtime = runtime.enter();
-        let spawned = rules.restrict_this_thread_wholly().and_then(|()| command.spawn());
+        let spawned = rules.restrict_this_thread_wholly(&filter).and_then(|()| command.spawn());
         let _ = tx.send(spawned);
     });
     rx.await.map_err(|_| std::io::Error::other("the sandboxing thread ended without starting the command"))?
@@ -67,9 +70,10 @@ pub(super) async fn spawn(
 pub(super) fn spawn_blocking(
     mut command: tokio::process::Command,
     c: &Confinement,
+    filter: Arc<BpfProgram>,
 ) -> std::io::Result<std::process::Child> {
     let rules = Rules::for_confinement(c);
-    std::thread::spawn(move || rules.restrict_this_thread_wholly().and_then(|()| command.as_std_mut().spawn()))
+    std::thread::spawn(move || rules.restrict_this_thread_wholly(&filter).and_then(|()| command.as_std_mut().spawn()))
         .join()
         .map_err(|_| std::io::Error::other("the sandboxing thread ended without starting the command"))?
 }
@@ -79,7 +83,6 @@ struct Rules {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     network: bool,
-    unix_sockets: bool,
 }
 
 impl Rules {
@@ -105,13 +108,13 @@ impl Rules {
             write.extend(cover(w, &keep));
         }
         write.extend(DEVICES.iter().map(PathBuf::from).filter(|p| p.exists()));
-        Self { read, write, network: c.network, unix_sockets: c.unix_sockets }
+        Self { read, write, network: c.network }
     }
 
-    /// Landlock, the seccomp filter and no capability, on this thread (for good).
-    fn restrict_this_thread_wholly(&self) -> std::io::Result<()> {
+    /// Landlock, the seccomp `filter` and no capability, on this thread (for good).
+    fn restrict_this_thread_wholly(&self, filter: &[seccompiler::sock_filter]) -> std::io::Result<()> {
         self.restrict_this_thread()?;
-        super::seccomp::apply_to_this_thread(super::seccomp::Policy::landlock(self.unix_sockets, self.network))?;
+        super::seccomp::apply_to_this_thread(filter)?;
         drop_capabilities()
     }
 

@@ -24,6 +24,7 @@ mod seccomp;
 pub use env::{allows_name, child_environment};
 
 use std::ffi::OsString;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
@@ -72,8 +73,6 @@ pub(crate) struct Confinement {
     /// Most processes the session's commands may run at once (each command's own count where only
     /// `RLIMIT_NPROC` is available).
     pub max_processes: u64,
-    /// Whether new Unix-domain sockets may be made.
-    pub unix_sockets: bool,
 }
 
 /// The shell sandbox of one session: which mechanism, and what it allows.
@@ -86,6 +85,8 @@ pub struct ShellSandbox {
     extra_env: Vec<String>,
     /// The session's pids cgroup, made at the first command (none where it cannot be made).
     pids: Arc<OnceLock<Option<pids::PidsCgroup>>>,
+    /// The seccomp filter for `kind`, built once (none when nothing is confined).
+    filter: Option<Arc<seccompiler::BpfProgram>>,
 }
 
 impl ShellSandbox {
@@ -102,17 +103,26 @@ impl ShellSandbox {
             network: settings.network,
             tmp_size: settings.tmp_size.bytes(),
             max_processes: settings.max_processes,
-            unix_sockets: settings.unix_sockets,
         };
-        let (kind, unsandboxed_because) = if !settings.enabled {
+        let (mut kind, mut unsandboxed_because) = if !settings.enabled {
             (SandboxKind::None, Some("the sandbox is disabled in the config ([sandbox] enabled = false)".to_string()))
         } else {
             choose(settings.backend)
         };
+        // Without its filter no backend keeps its promises: then nothing is confined, and says so.
+        let policy = seccomp::Policy::for_backend(kind, settings.unix_sockets, settings.network);
+        let filter = match policy.map(seccomp::program).transpose() {
+            Ok(program) => program.map(Arc::new),
+            Err(e) => {
+                (kind, unsandboxed_because) = (SandboxKind::None, Some(e.to_string()));
+                None
+            }
+        };
         if let Some(why) = &unsandboxed_because {
             tracing::warn!("bash runs without an OS sandbox: {why}");
         }
-        Self { kind, unsandboxed_because, confinement, extra_env: settings.env.clone(), pids: Arc::default() }
+        let extra_env = settings.env.clone();
+        Self { kind, unsandboxed_because, confinement, extra_env, pids: Arc::default(), filter }
     }
 
     /// A sandbox that confines nothing, saying why.
@@ -126,7 +136,6 @@ impl ShellSandbox {
             network: true,
             tmp_size: 0,
             max_processes: 0,
-            unix_sockets: true,
         };
         Self {
             kind: SandboxKind::None,
@@ -134,6 +143,7 @@ impl ShellSandbox {
             confinement,
             extra_env: Vec::new(),
             pids: Arc::default(),
+            filter: None,
         }
     }
 
@@ -212,13 +222,10 @@ impl ShellSandbox {
         escalated: bool,
     ) -> std::io::Result<(tokio::process::Child, SandboxKind)> {
         let kind = if escalated { SandboxKind::None } else { self.kind };
-        let (command, seccomp_fd) = self.command(launch, kind)?;
+        let (mut command, seccomp_fd) = self.command(launch, kind)?;
         let child = match kind {
-            SandboxKind::Landlock => landlock::spawn(command, &self.confinement).await?,
-            SandboxKind::Bwrap | SandboxKind::None => {
-                let mut command = command;
-                command.spawn()?
-            }
+            SandboxKind::Landlock => landlock::spawn(command, &self.confinement, self.filter()?).await?,
+            SandboxKind::Bwrap | SandboxKind::None => command.spawn()?,
         };
         drop(seccomp_fd);
         Ok((child, kind))
@@ -227,16 +234,18 @@ impl ShellSandbox {
     /// [`ShellSandbox::spawn`] for a caller outside the async runtime (always confined as far as
     /// this sandbox goes): a `std` child.
     pub(crate) fn spawn_blocking(&self, launch: Launch<'_>) -> std::io::Result<std::process::Child> {
-        let (command, seccomp_fd) = self.command(launch, self.kind)?;
+        let (mut command, seccomp_fd) = self.command(launch, self.kind)?;
         let child = match self.kind {
-            SandboxKind::Landlock => landlock::spawn_blocking(command, &self.confinement)?,
-            SandboxKind::Bwrap | SandboxKind::None => {
-                let mut command = command;
-                command.as_std_mut().spawn()?
-            }
+            SandboxKind::Landlock => landlock::spawn_blocking(command, &self.confinement, self.filter()?)?,
+            SandboxKind::Bwrap | SandboxKind::None => command.as_std_mut().spawn()?,
         };
         drop(seccomp_fd);
         Ok(child)
+    }
+
+    /// The seccomp filter of a confining sandbox.
+    fn filter(&self) -> std::io::Result<Arc<seccompiler::BpfProgram>> {
+        self.filter.clone().ok_or_else(|| std::io::Error::other("no seccomp filter was built for this sandbox"))
     }
 
     /// The command for `launch` under `kind`, and the descriptor it must hold open until it is
@@ -250,10 +259,8 @@ impl ShellSandbox {
         let mut command = match kind {
             SandboxKind::Bwrap => {
                 let mut command = tokio::process::Command::new(bwrap::program().map_err(std::io::Error::other)?);
-                let program = seccomp::program(seccomp::Policy::bwrap(self.confinement.unix_sockets))
-                    .map_err(std::io::Error::other)?;
-                let fd = child::memory_file(&seccomp::bytes(&program))?;
-                let arguments = bwrap::arguments(&self.confinement, Some(child::raw(&fd)));
+                let fd = child::memory_file(&seccomp::bytes(&self.filter()?))?;
+                let arguments = bwrap::arguments(&self.confinement, Some(fd.as_raw_fd()));
                 seccomp_fd = Some(fd);
                 tracing::debug!(?arguments, "bash under bwrap");
                 command.args(arguments).arg("--").arg("bash");
@@ -273,7 +280,7 @@ impl ShellSandbox {
             .process_group(0)
             .kill_on_drop(true);
         if kind != SandboxKind::None {
-            child::prepare(&mut command, self.process_limit(), seccomp_fd.as_ref().map(child::raw));
+            child::prepare(&mut command, self.process_limit(), seccomp_fd.as_ref().map(AsRawFd::as_raw_fd));
         }
         Ok((command, seccomp_fd))
     }

@@ -9,9 +9,10 @@
 //! (`TIOCSTI`, `TIOCLINUX`), and new Unix-domain sockets (unless `[sandbox] unix_sockets = true`).
 //! Under Landlock, which cannot filter UDP, it also refuses UDP sockets without network.
 //!
-//! Rule: the filter is built once per policy, refuses on an unknown architecture (the arch check
-//! kills the process rather than let a 32-bit call table in), and on x86_64 refuses every x32
-//! call, whose numbers would otherwise slip past the rules.
+//! Rule: the filter is built once per sandbox (a session's, when it starts; a sandbox whose filter
+//! cannot be built confines nothing and says so), refuses on an unknown architecture (the arch
+//! check kills the process rather than let a 32-bit call table in), and on x86_64 refuses every
+//! x32 call, whose numbers would otherwise slip past the rules.
 
 use std::collections::BTreeMap;
 
@@ -33,6 +34,15 @@ pub(super) struct Policy {
 }
 
 impl Policy {
+    /// The policy for a backend: `None` where nothing is confined.
+    pub fn for_backend(kind: super::SandboxKind, unix_sockets: bool, network: bool) -> Option<Policy> {
+        match kind {
+            super::SandboxKind::Bwrap => Some(Policy::bwrap(unix_sockets)),
+            super::SandboxKind::Landlock => Some(Policy::landlock(unix_sockets, network)),
+            super::SandboxKind::None => None,
+        }
+    }
+
     /// bubblewrap: its network namespace holds UDP.
     pub fn bwrap(unix_sockets: bool) -> Policy {
         Policy { no_unix_sockets: !unix_sockets, no_udp: false }
@@ -179,10 +189,9 @@ pub(super) fn bytes(program: &[sock_filter]) -> Vec<u8> {
     out
 }
 
-/// Applies the filter for `policy` to the calling thread (and sets no-new-privileges): what it
-/// starts from now on inherits it.
-pub(super) fn apply_to_this_thread(policy: Policy) -> std::io::Result<()> {
-    let program = program(policy).map_err(std::io::Error::other)?;
-    seccompiler::apply_filter(&program)
+/// Applies `program` to the calling thread (and sets no-new-privileges): what it starts from now
+/// on inherits it.
+pub(super) fn apply_to_this_thread(program: &[sock_filter]) -> std::io::Result<()> {
+    seccompiler::apply_filter(program)
         .map_err(|e| std::io::Error::other(format!("cannot apply the seccomp filter: {e}")))
 }

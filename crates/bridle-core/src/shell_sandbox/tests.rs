@@ -15,7 +15,6 @@ fn confinement(root: &Path) -> Confinement {
         network: false,
         tmp_size: 1 << 30,
         max_processes: 1024,
-        unix_sockets: false,
     }
 }
 

@@ -176,17 +176,18 @@ impl TypedTool for Bash {
             text.push('\n');
             text.push_str(&output::saved_note(path));
         }
-        match (sandbox, args.escalate) {
-            (SandboxKind::None, true) => text.push_str("\n[note: ran outside the sandbox, as approved]"),
-            (SandboxKind::None, false) => text.push_str(&format!(
+        // What a confining sandbox does not hold (none for an unconfined run: its note says more).
+        let gaps = if sandbox == SandboxKind::None { None } else { shell.gaps() };
+        match (sandbox, args.escalate, &gaps) {
+            (SandboxKind::None, true, _) => text.push_str("\n[note: ran outside the sandbox, as approved]"),
+            (SandboxKind::None, false, _) => text.push_str(&format!(
                 "\n[note: ran without an OS sandbox: {}]",
                 shell.unsandboxed_because().unwrap_or("no sandbox")
             )),
-            (kind, _) => {
-                if let Some(gaps) = shell.gaps() {
-                    text.push_str(&format!("\n[note: the {} sandbox does not hold everything: {gaps}]", kind.as_str()));
-                }
+            (kind, _, Some(gaps)) => {
+                text.push_str(&format!("\n[note: the {} sandbox does not hold everything: {gaps}]", kind.as_str()))
             }
+            (_, _, None) => {}
         }
         Ok(ToolOutput {
             output: text,
@@ -198,7 +199,7 @@ impl TypedTool for Bash {
                 "outputFile": saved,
                 "stoppedBackground": left_running,
                 "sandbox": sandbox.as_str(),
-                "sandboxGaps": if sandbox == SandboxKind::None { None } else { shell.gaps() },
+                "sandboxGaps": gaps,
                 "escalated": args.escalate,
                 "network": args.escalate || sandbox == SandboxKind::None || shell.network(),
                 // What a command changes is not checkpointed: undo cannot restore it.
