@@ -410,6 +410,27 @@ fn numbered(n: usize, each: fn(usize) -> String) -> String {
     (0..n).map(each).collect()
 }
 
+/// Judges each shape whole (auto mode) at 20 and at 20,000 repeats, each within a generous hang
+/// detector (the slowest takes a few seconds in a debug build; before, minutes): the decision at
+/// 20 is `short`, at 20,000 `long`, and a decision that changed carries the `too-large` finding.
+fn each_keeps_its_decision(shapes: Vec<(&'static str, Shape, Decision, Decision)>) {
+    for (name, shape, short, long) in shapes {
+        let judge = move |n: usize| {
+            ends_within(Duration::from_secs(30), &format!("{name} x {n}"), move || {
+                let w = world();
+                w.bash(&w.guard(Mode::Auto), &shape(n))
+            })
+        };
+        let verdict = judge(20);
+        assert_eq!(verdict.decision, short, "{name} x 20: {:?}", verdict.findings);
+        let verdict = judge(20_000);
+        assert_eq!(verdict.decision, long, "{name} x 20,000: {:?}", verdict.findings);
+        if long != short {
+            assert!(verdict.findings.iter().any(|f| f.rule == "too-large"), "{name}: {:?}", verdict.findings);
+        }
+    }
+}
+
 /// Long lines that stress the guardians rather than the reader — many `cd`s, pipeline stages,
 /// redirections, `export` assignments, paths — each judged whole (auto mode) at 20,000
 /// repeats. Before the guardians were made linear, `cd a; ` said 20,000 times took about 159 s
@@ -441,23 +462,7 @@ fn long_lines_the_guardians_judge_end_and_keep_their_decision() {
         ("sed -e values", |n| "sed -i s/a/b/ ".to_string() + &"-e x ".repeat(n) + "f", Allow, Allow),
         ("flags naming files", |n| "cc ".to_string() + &"--a=b ".repeat(n), Allow, Allow),
     ];
-    for (name, shape, short, long) in shapes {
-        let judge = move |n: usize| {
-            // Each takes a few seconds at most in a debug build; before, the slowest took minutes.
-            // About a second each in a debug build; before, 15 to 26 s.
-            ends_within(Duration::from_secs(30), &format!("{name} x {n}"), move || {
-                let w = world();
-                w.bash(&w.guard(Mode::Auto), &shape(n))
-            })
-        };
-        let verdict = judge(20);
-        assert_eq!(verdict.decision, short, "{name} x 20: {:?}", verdict.findings);
-        let verdict = judge(20_000);
-        assert_eq!(verdict.decision, long, "{name} x 20,000: {:?}", verdict.findings);
-        if long != short {
-            assert!(verdict.findings.iter().any(|f| f.rule == "too-large"), "{name}: {:?}", verdict.findings);
-        }
-    }
+    each_keeps_its_decision(shapes);
 }
 
 /// Long lines of globs outside the workspace, each judged whole (auto mode) at 20,000 repeats.
@@ -492,20 +497,5 @@ fn long_lines_of_globs_end_and_keep_their_decision() {
         ),
         ("writes through a glob to a secret", |n| "cp x /etc/*/x; ".repeat(n) + "cp k ~/.ss?/", Deny, Deny),
     ];
-    for (name, shape, short, long) in shapes {
-        let judge = move |n: usize| {
-            // About a second each in a debug build; before, 15 to 26 s.
-            ends_within(Duration::from_secs(30), &format!("{name} x {n}"), move || {
-                let w = world();
-                w.bash(&w.guard(Mode::Auto), &shape(n))
-            })
-        };
-        let verdict = judge(20);
-        assert_eq!(verdict.decision, short, "{name} x 20: {:?}", verdict.findings);
-        let verdict = judge(20_000);
-        assert_eq!(verdict.decision, long, "{name} x 20,000: {:?}", verdict.findings);
-        if long != short {
-            assert!(verdict.findings.iter().any(|f| f.rule == "too-large"), "{name}: {:?}", verdict.findings);
-        }
-    }
+    each_keeps_its_decision(shapes);
 }
