@@ -339,3 +339,41 @@ pub fn kinds(events: &[Event]) -> Vec<String> {
 pub fn last(events: &[Event]) -> &Event {
     events.last().unwrap()
 }
+
+/// A pipeline over the workspace `ws` (data dir `data`) whose guard allows every call (`bypass`):
+/// for tests of what the tools and the path sandbox hold by themselves.
+pub fn bypass_pipeline(ws: &std::path::Path, data: &std::path::Path) -> bridle_core::pipeline::CallPipeline {
+    let workspace = Arc::new(bridle_core::workspace::Workspace::open(ws, None, data, &[]).unwrap());
+    bridle_core::pipeline::CallPipeline::new(
+        Arc::new(builtin_registry().unwrap()),
+        Arc::new(bridle_core::guard::Guard::new(bridle_protocol::Mode::Bypass)),
+        workspace,
+        Duration::from_secs(60),
+    )
+}
+
+/// A model's call of `name` with `args`, under a fresh id.
+pub fn tool_call(name: &str, args: Value) -> bridle_protocol::ToolCall {
+    bridle_protocol::ToolCall {
+        id: uuid::Uuid::new_v4().to_string(),
+        provider_id: String::new(),
+        name: name.into(),
+        arguments: args.to_string(),
+    }
+}
+
+/// What `call` runs with in session `session-1` of `pipeline`, its data dir `data`.
+pub fn tool_context(
+    pipeline: &bridle_core::pipeline::CallPipeline,
+    call: &bridle_protocol::ToolCall,
+    data: &std::path::Path,
+) -> bridle_core::tools::ToolContext {
+    bridle_core::tools::ToolContext::new(
+        "session-1",
+        call.id.clone(),
+        pipeline.workspace().clone(),
+        data.to_path_buf(),
+        Arc::new(SystemClock),
+        Duration::from_secs(60),
+    )
+}

@@ -2,17 +2,14 @@
 //! and the one exception to the boundary (the session's saved outputs) works end to end.
 
 use std::os::unix::fs::symlink;
-use std::sync::Arc;
-use std::time::Duration;
 
-use bridle_core::clock::SystemClock;
-use bridle_core::guard::Guard;
 use bridle_core::pipeline::CallPipeline;
-use bridle_core::tools::{builtin_registry, ToolContext};
-use bridle_core::workspace::Workspace;
-use bridle_protocol::{Decision, Mode, ToolCall};
+use bridle_core::tools::ToolContext;
+use bridle_protocol::{Decision, ToolCall};
 use pretty_assertions::assert_eq;
 use serde_json::json;
+
+use super::harness::{bypass_pipeline, tool_call, tool_context};
 
 struct Setup {
     _tmp: tempfile::TempDir,
@@ -30,45 +27,23 @@ fn setup() -> Setup {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(ws.join("swap/file.txt"), "inside\n").unwrap();
     std::fs::write(outside.join("file.txt"), "outside secret\n").unwrap();
-    let workspace = Arc::new(Workspace::open(&ws, None, &top.join("data"), &[]).unwrap());
-    let pipeline = CallPipeline::new(
-        Arc::new(builtin_registry().unwrap()),
-        Arc::new(Guard::new(Mode::Bypass)),
-        workspace,
-        Duration::from_secs(60),
-    );
+    let pipeline = bypass_pipeline(&ws, &top.join("data"));
     Setup { _tmp: tmp, ws, outside, pipeline }
 }
 
 fn ctx(s: &Setup, call: &ToolCall) -> ToolContext {
-    ToolContext::new(
-        "session-1",
-        call.id.clone(),
-        s.pipeline.workspace().clone(),
-        s.ws.parent().unwrap().join("data"),
-        Arc::new(SystemClock),
-        Duration::from_secs(60),
-    )
-}
-
-fn call(name: &str, args: serde_json::Value) -> ToolCall {
-    ToolCall {
-        id: uuid::Uuid::new_v4().to_string(),
-        provider_id: String::new(),
-        name: name.into(),
-        arguments: args.to_string(),
-    }
+    tool_context(&s.pipeline, call, &s.ws.parent().unwrap().join("data"))
 }
 
 #[tokio::test]
 async fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
     let attempts = [
-        call("read_file", json!({"path": "swap/file.txt"})),
-        call("write_file", json!({"path": "swap/file.txt", "content": "pwned\n"})),
-        call("write_file", json!({"path": "swap/new.txt", "content": "pwned\n"})),
-        call("append_file", json!({"path": "swap/file.txt", "content": "pwned\n"})),
-        call("edit_file", json!({"path": "swap/file.txt", "old_text": "outside secret", "new_text": "pwned"})),
-        call(
+        tool_call("read_file", json!({"path": "swap/file.txt"})),
+        tool_call("write_file", json!({"path": "swap/file.txt", "content": "pwned\n"})),
+        tool_call("write_file", json!({"path": "swap/new.txt", "content": "pwned\n"})),
+        tool_call("append_file", json!({"path": "swap/file.txt", "content": "pwned\n"})),
+        tool_call("edit_file", json!({"path": "swap/file.txt", "old_text": "outside secret", "new_text": "pwned"})),
+        tool_call(
             "apply_patch",
             json!({"patch": "--- a/swap/file.txt\n+++ b/swap/file.txt\n@@ -1 +1 @@\n-outside secret\n+pwned\n"}),
         ),
@@ -106,16 +81,16 @@ async fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
 #[tokio::test]
 async fn a_saved_output_can_be_paged_with_read_file_and_is_read_only() {
     let s = setup();
-    let big = call("bash", json!({"command": "seq 1 200000"}));
+    let big = tool_call("bash", json!({"command": "seq 1 200000"}));
     let outcome = s.pipeline.run(&big, ctx(&s, &big)).await;
     let saved = outcome.result.data.as_ref().unwrap()["outputFile"].as_str().unwrap().to_string();
     assert!(outcome.result.output.contains(&saved));
 
-    let page = call("read_file", json!({"path": saved, "start_line": 150000, "end_line": 150002}));
+    let page = tool_call("read_file", json!({"path": saved, "start_line": 150000, "end_line": 150002}));
     let read = s.pipeline.run(&page, ctx(&s, &page)).await;
     assert_eq!(read.result.output, "150000\n150001\n150002\n", "{:?}", read.result);
 
-    let overwrite = call("write_file", json!({"path": saved, "content": "x"}));
+    let overwrite = tool_call("write_file", json!({"path": saved, "content": "x"}));
     let denied = s.pipeline.run(&overwrite, ctx(&s, &overwrite)).await;
     assert_eq!(denied.verdict.decision, Decision::Deny);
     assert_eq!(denied.verdict.findings[0].rule, "tool-output-read-only");

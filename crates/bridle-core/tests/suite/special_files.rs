@@ -7,16 +7,13 @@
 
 use std::os::unix::fs::{symlink, FileTypeExt};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use bridle_core::clock::SystemClock;
-use bridle_core::guard::Guard;
 use bridle_core::pipeline::{CallOutcome, CallPipeline};
-use bridle_core::tools::{builtin_registry, ToolContext};
-use bridle_core::workspace::Workspace;
-use bridle_protocol::{Decision, Mode, ToolCall};
+use bridle_protocol::Decision;
 use serde_json::{json, Value};
+
+use super::harness::{bypass_pipeline, tool_call, tool_context};
 
 struct Setup {
     _tmp: tempfile::TempDir,
@@ -49,33 +46,15 @@ fn setup() -> Setup {
         Ok(()) => special.push(("zero", "a device")),
         Err(e) => eprintln!("skipping the device node: mknod needs root ({e})"),
     }
-    let workspace = Arc::new(Workspace::open(&ws, None, &top.join("data"), &[]).unwrap());
-    let pipeline = CallPipeline::new(
-        Arc::new(builtin_registry().unwrap()),
-        Arc::new(Guard::new(Mode::Bypass)),
-        workspace,
-        Duration::from_secs(60),
-    );
+    let pipeline = bypass_pipeline(&ws, &top.join("data"));
     Setup { _tmp: tmp, ws, pipeline, _listener: listener, special }
 }
 
 /// Runs `name(args)` through the whole pipeline on its own task; a call still running after 10 s
 /// fails the test (the hang detector: the pipeline's own timeout is 60 s here).
 async fn run(s: &Setup, name: &str, args: Value) -> CallOutcome {
-    let call = ToolCall {
-        id: uuid::Uuid::new_v4().to_string(),
-        provider_id: String::new(),
-        name: name.into(),
-        arguments: args.to_string(),
-    };
-    let ctx = ToolContext::new(
-        "session-1",
-        call.id.clone(),
-        s.pipeline.workspace().clone(),
-        s.ws.parent().unwrap().join("data"),
-        Arc::new(SystemClock),
-        Duration::from_secs(60),
-    );
+    let call = tool_call(name, args.clone());
+    let ctx = tool_context(&s.pipeline, &call, &s.ws.parent().unwrap().join("data"));
     let pipeline = s.pipeline.clone();
     let task = tokio::spawn(async move { pipeline.run(&call, ctx).await });
     tokio::time::timeout(Duration::from_secs(10), task)
