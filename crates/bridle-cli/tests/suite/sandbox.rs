@@ -112,16 +112,7 @@ impl Setup {
     /// `bridle tool bash` with `command`, approved; the result the model would get.
     async fn bash(&self, command: &str) -> Value {
         let args = json!({ "command": command }).to_string();
-        let mut cmd = match self.user {
-            User::Invoking => tokio::process::Command::new(binary_for(self.user)),
-            User::Nobody => {
-                let mut c = tokio::process::Command::new("setpriv");
-                c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", "--"])
-                    .arg(binary_for(self.user));
-                c
-            }
-        };
-        let out = cmd
+        let out = tokio::process::Command::from(as_user(self.user, binary_for(self.user)))
             .args(["tool", "bash", "--mode", "auto", "--approve", "--args", &args])
             .arg("--data-dir")
             .arg(&self.dirs.data)
@@ -149,7 +140,19 @@ fn output(result: &Value) -> &str {
     result["output"].as_str().unwrap()
 }
 
-/// Runs `check` as the invoking user and, when that is root, as `nobody` too.
+/// `program`, to be run as `user` (through `setpriv` for `nobody`).
+fn as_user(user: User, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    match user {
+        User::Invoking => std::process::Command::new(program),
+        User::Nobody => {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", "--"]).arg(program);
+            c
+        }
+    }
+}
+
+/// Who the escapes run as: the invoking user and, when that is root, `nobody` too.
 fn users() -> Vec<User> {
     if is_root() {
         vec![User::Invoking, User::Nobody]
@@ -416,16 +419,12 @@ async fn git_works_in_a_workspace_that_is_a_sub_folder_of_a_repository() {
 /// Starts `program` as the user `bridle` runs as, and returns it with the first line it prints.
 fn serve(user: User, program: &str, args: &[&str]) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let mut command = match user {
-        User::Invoking => std::process::Command::new(program),
-        User::Nobody => {
-            let mut c = std::process::Command::new("setpriv");
-            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", "--", program]);
-            c
-        }
-    };
-    let mut child =
-        command.args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut child = as_user(user, program)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     (child, line.trim().to_string())
@@ -471,15 +470,7 @@ async fn the_desktop_stays_out_of_reach(backend: &str, user: User) {
         .await;
     assert!(!output(&r).contains("reached-bus"), "{r}");
     // The bus was there to be reached: the same call from outside, as the same user, gets through.
-    let mut outside = match user {
-        User::Invoking => std::process::Command::new("dbus-send"),
-        User::Nobody => {
-            let mut c = std::process::Command::new("setpriv");
-            c.args([&format!("--reuid={NOBODY}"), &format!("--regid={NOBODY}"), "--clear-groups", "--", "dbus-send"]);
-            c
-        }
-    };
-    let reached = outside
+    let reached = as_user(user, "dbus-send")
         .args([&format!("--bus={address}"), "--print-reply", "--dest=org.freedesktop.DBus", "/"])
         .arg("org.freedesktop.DBus.ListNames")
         .output()
