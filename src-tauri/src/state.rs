@@ -153,7 +153,7 @@ impl AppState {
             model: provider_config.map(|p| p.model.clone()),
             context_window: provider_config.and_then(|p| p.context_window),
             sandbox: engine.sandbox().0.to_string(),
-            unsandboxed_because: engine.sandbox().1.map(String::from),
+            unsandboxed_because: engine.sandbox().1,
             price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
             instructions: engine
                 .instruction_files()
@@ -189,7 +189,13 @@ impl AppState {
     /// The open session's header.
     pub async fn summary(&self) -> Result<SessionSummary, ErrorInfo> {
         match &*self.0.live.lock().await {
-            Some(live) => Ok(live.summary.clone()),
+            // The mode and the sandbox as they are now: a mode changed since the session opened
+            // shows in a reloaded window too.
+            Some(live) => {
+                let (sandbox, unsandboxed_because) = live.engine.sandbox();
+                let mode = live.engine.mode();
+                Ok(SessionSummary { mode, sandbox: sandbox.into(), unsandboxed_because, ..live.summary.clone() })
+            }
             None => Err(failure("no_session", "no session is open")),
         }
     }

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use bridle_core::approvals::{Answer, ApprovalQueue};
+use bridle_core::calls::{Answer, ApprovalQueue};
 use bridle_core::clock::SystemClock;
 use bridle_core::engine::SessionSpec;
 use bridle_core::store::SessionLease;

@@ -1,16 +1,14 @@
-//! `bridle tool` and `bridle guard`: one call through the pipeline, as JSON.
+//! `bridle tool` and `bridle guard`: one call through the call path, as JSON.
 
 use std::sync::Arc;
 
-use bridle_core::audit::{AuditKind, AuditRecord, AuditSink, CallRows};
+use async_trait::async_trait;
+use bridle_core::audit::{AuditRecord, AuditSink};
+use bridle_core::calls::{audit_rows, CallEvent, CallFailure, CallOutcome, Calls, Checked, Recorder};
 use bridle_core::clock::{Clock, SystemClock};
-use bridle_core::guard::Verdict;
-use bridle_core::hooks::HookRun;
-use bridle_core::pipeline::{CallFailure, CallOutcome, CallPipeline};
 use bridle_core::tools::{builtin_registry, ToolContext, ToolRegistry};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
 use serde::Serialize;
-use serde_json::json;
 
 use crate::cli::{Global, GuardArgs, ToolArgs, EXIT_ASK, EXIT_DENY, EXIT_ERROR, EXIT_USAGE};
 use crate::setup;
@@ -32,16 +30,12 @@ struct GuardReport<'a> {
     findings: &'a [Finding],
 }
 
-/// The engine's own pipeline for these settings, with `--mode` over the config's, over
+/// The engine's own calls for these settings, with `--mode` over the config's, over
 /// `registry` (the built-ins, with an MCP server's tools when one is called).
-fn pipeline(
-    setup: &Wiring,
-    mode: Option<bridle_protocol::Mode>,
-    registry: ToolRegistry,
-) -> anyhow::Result<CallPipeline> {
+fn calls(setup: &Wiring, mode: Option<bridle_protocol::Mode>, registry: ToolRegistry) -> anyhow::Result<Calls> {
     let mut config = setup.engine_config();
     config.mode = mode.unwrap_or(config.mode);
-    Ok(config.pipeline(Arc::new(registry))?)
+    Ok(config.calls_outside_a_session(Arc::new(registry))?)
 }
 
 fn call(name: &str, args: &str) -> ToolCall {
@@ -83,9 +77,9 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
         Some(hub) => hub.registry()?,
         None => builtin_registry()?,
     };
-    let pipeline = pipeline(&setup, args.mode, registry)?;
+    let calls = calls(&setup, args.mode, registry)?;
     let audit = setup.audit()?;
-    let code = tool_call(&setup, &pipeline, &audit, args).await;
+    let code = tool_call(&setup, &calls, &audit, args).await;
     if let Err(e) = audit.flush() {
         eprintln!("bridle tool: the audit log could not be written: {e}");
     }
@@ -95,47 +89,24 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
     code
 }
 
-/// Audit rows of one `bridle tool` call: no session, the call's own id.
-struct CallAudit<'a> {
+/// A `bridle tool` call's events: audit rows with no session, under the call's own id.
+struct CliRecorder<'a> {
     sink: &'a AuditSink,
-    rows: CallRows<'a>,
 }
 
-impl CallAudit<'_> {
-    fn record(&self, kind: AuditKind, fill: impl FnOnce(AuditRecord) -> AuditRecord) {
-        self.sink.record(fill(AuditRecord::new(kind, SystemClock.now_ms())));
-    }
-
-    fn checked(&self, verdict: &Verdict, hooks: &[HookRun]) {
-        self.record(AuditKind::ToolCall, |r| self.rows.proposed(r));
-        for run in hooks {
-            self.record(AuditKind::GuardDecision, |r| self.rows.hooked(r, run));
+#[async_trait]
+impl Recorder for CliRecorder<'_> {
+    async fn record(&self, call: &ToolCall, event: CallEvent<'_>) {
+        for row in audit_rows(call, &event, |kind| AuditRecord::new(kind, SystemClock.now_ms())) {
+            self.sink.record(row);
         }
-        self.record(AuditKind::GuardDecision, |r| self.rows.judged(r, verdict));
-    }
-
-    fn answered(&self, approved: bool) {
-        let decision = if approved { Decision::Allow } else { Decision::Deny };
-        self.record(AuditKind::ApprovalResolved, |r| {
-            self.rows
-                .named(r)
-                .decision(decision, DecisionSource::User)
-                .payload(json!({"answer": if approved { "--approve" } else { "--deny" }}))
-        });
-    }
-
-    fn ended(&self, outcome: &CallOutcome) {
-        self.record(CallRows::end_kind(outcome), |r| self.rows.ended(r, outcome));
-        for run in &outcome.hooks {
-            self.record(AuditKind::GuardDecision, |r| self.rows.hooked(r, run));
-        }
-        for change in &outcome.changes {
-            self.record(AuditKind::FileChanged, |r| self.rows.changed(r, change));
+        if let CallEvent::Trouble(problem) = event {
+            eprintln!("bridle tool: {}", problem.message);
         }
     }
 }
 
-async fn tool_call(setup: &Wiring, pipeline: &CallPipeline, audit: &AuditSink, args: &ToolArgs) -> anyhow::Result<u8> {
+async fn tool_call(setup: &Wiring, calls: &Calls, audit: &AuditSink, args: &ToolArgs) -> anyhow::Result<u8> {
     let raw = match read_args(&args.args) {
         Ok(raw) => raw,
         Err(e) => {
@@ -144,16 +115,18 @@ async fn tool_call(setup: &Wiring, pipeline: &CallPipeline, audit: &AuditSink, a
         }
     };
     let call = call(&args.name, &raw);
-    let session_id = format!("cli-{}", call.id);
-    let record = CallAudit { sink: audit, rows: CallRows::new(&call) };
-    let (checked, hooks) = pipeline.check_with_hooks(&call, &session_id).await;
-    let checked = match checked {
-        Ok(checked) => {
-            record.checked(&checked.verdict, &hooks);
-            checked
-        }
-        Err(outcome) => {
-            record.checked(&outcome.verdict, &hooks);
+    let recorder = CliRecorder { sink: audit };
+    let ctx = ToolContext::new(
+        format!("cli-{}", call.id),
+        call.id.clone(),
+        calls.workspace().clone(),
+        setup.data_dir.clone(),
+        Arc::new(SystemClock),
+        setup.config.limits.tool_timeout(),
+    );
+    let checked = match calls.check(&call, &ctx, None, &recorder).await {
+        Checked::Ready(checked) => *checked,
+        Checked::Done(outcome) => {
             if usage_error(&outcome) {
                 eprintln!("bridle tool: {}", outcome.result.output.trim_start_matches("Error: "));
                 return Ok(EXIT_USAGE);
@@ -170,11 +143,11 @@ async fn tool_call(setup: &Wiring, pipeline: &CallPipeline, audit: &AuditSink, a
             return Ok(code);
         }
     };
-    let verdict: Verdict = checked.verdict.clone();
+    let verdict = checked.verdict.clone();
     if args.deny {
-        record.answered(false);
+        recorder.record(&call, CallEvent::AnsweredHere { approved: false, flag: "--deny" }).await;
     } else if verdict.decision == Decision::Ask && args.approve {
-        record.answered(true);
+        recorder.record(&call, CallEvent::AnsweredHere { approved: true, flag: "--approve" }).await;
     }
     if args.deny || (verdict.decision == Decision::Ask && !args.approve) {
         let (result, code) = if args.deny {
@@ -192,17 +165,7 @@ async fn tool_call(setup: &Wiring, pipeline: &CallPipeline, audit: &AuditSink, a
         print_json(&report)?;
         return Ok(code);
     }
-    let ctx = ToolContext::new(
-        session_id,
-        call.id.clone(),
-        pipeline.workspace().clone(),
-        setup.data_dir.clone(),
-        Arc::new(SystemClock),
-        setup.config.limits.tool_timeout(),
-    );
-    record.record(AuditKind::ToolStarted, |r| record.rows.named(r));
-    let outcome = pipeline.execute(checked, ctx).await;
-    record.ended(&outcome);
+    let outcome = calls.run(&call, checked, ctx, &recorder).await;
     let report = ToolReport {
         decision: verdict.decision,
         source: if verdict.decision == Decision::Ask { DecisionSource::User } else { verdict.source },
@@ -216,13 +179,13 @@ async fn tool_call(setup: &Wiring, pipeline: &CallPipeline, audit: &AuditSink, a
 
 pub fn guard(global: &Global, args: &GuardArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
-    let pipeline = pipeline(&setup, args.mode, builtin_registry()?)?;
+    let calls = calls(&setup, args.mode, builtin_registry()?)?;
     let Ok(raw) = read_args(&args.args) else {
         eprintln!("bridle guard: cannot read the arguments from stdin");
         return Ok(EXIT_USAGE);
     };
     let call = call(&args.name, &raw);
-    let verdict = match pipeline.check(&call, &format!("cli-{}", call.id)) {
+    let verdict = match calls.judge(&call, &format!("cli-{}", call.id)) {
         Ok(checked) => checked.verdict,
         Err(outcome) if usage_error(&outcome) => {
             eprintln!("bridle guard: {}", outcome.result.output.trim_start_matches("Error: "));

@@ -60,7 +60,7 @@ impl World {
 
     async fn call(&self, ctx: ToolContext, tool: &str, args: serde_json::Value) {
         let call = self.registry.prepare(tool, &args.to_string()).unwrap();
-        call.tool.call(call.args.clone(), ctx).await.unwrap();
+        call.call.run(&ctx).await.unwrap();
     }
 }
 

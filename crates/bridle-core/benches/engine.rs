@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use bridle_core::audit::{AuditLog, AuditSink};
+use bridle_core::calls::{Calls, Permit};
 use bridle_core::clock::SystemClock;
 use bridle_core::engine::{Engine, EngineConfig, EngineDeps, SessionSpec};
-use bridle_core::guard::Guard;
-use bridle_core::pipeline::CallPipeline;
+use bridle_core::guard::{Guard, Policy};
 use bridle_core::provider::{ModelEvent, ModelProvider, ModelRequest, ModelStream, OpenAiProvider, ProviderError};
 use bridle_core::store::Store;
 use bridle_core::tools::{builtin_registry, ToolContext};
@@ -154,10 +154,12 @@ fn dispatch(c: &mut Criterion) {
     let root = dir.path().join("ws");
     std::fs::create_dir_all(&root).unwrap();
     let workspace = Arc::new(Workspace::open(&root, None, &dir.path().join("data"), &[]).unwrap());
-    let pipeline = CallPipeline::new(
+    let permit = Arc::new(Permit::new(Mode::Auto, Policy::empty()));
+    let calls = Calls::new(
         Arc::new(builtin_registry().unwrap()),
         Arc::new(Guard::new(Mode::Auto)),
         workspace.clone(),
+        permit,
         std::time::Duration::from_secs(60),
     );
     let ctx = ToolContext::new(
@@ -180,7 +182,7 @@ fn dispatch(c: &mut Criterion) {
             arguments: args.into(),
         };
         group.bench_function(format!("pipeline (repair, validate, guard, execute), {name}"), |b| {
-            b.to_async(&rt).iter(|| pipeline.run(&call, ctx.clone()))
+            b.to_async(&rt).iter(|| calls.check_and_run(&call, ctx.clone()))
         });
     }
     group.finish();

@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
             let call = registry.prepare("bash", &serde_json::json!({ "command": command }).to_string()).unwrap();
             group.bench_function(name, |b| {
                 b.to_async(&runtime).iter(|| async {
-                    let out = call.tool.call(call.args.clone(), ctx.clone()).await.unwrap();
+                    let out = call.call.run(&ctx).await.unwrap();
                     assert_eq!(out.data.as_ref().unwrap()["exitCode"], 0, "{}", out.output);
                 })
             });

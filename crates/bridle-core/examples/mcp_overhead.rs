@@ -62,7 +62,7 @@ async fn main() {
         mode: Mode::Bypass,
         ..EngineConfig::default()
     };
-    let pipeline = config.pipeline(Arc::new(hub.registry().unwrap())).unwrap();
+    let pipeline = config.calls_outside_a_session(Arc::new(hub.registry().unwrap())).unwrap();
     let time = |name: &'static str, arguments: &'static str| {
         let pipeline = pipeline.clone();
         let root = dir.path().to_path_buf();
@@ -84,7 +84,7 @@ async fn main() {
                     Duration::from_secs(30),
                 );
                 let started = Instant::now();
-                let outcome = pipeline.run(&call, ctx).await;
+                let outcome = pipeline.check_and_run(&call, ctx).await;
                 runs.push(started.elapsed());
                 assert!(!outcome.result.is_error, "{name}: {}", outcome.result.output);
             }

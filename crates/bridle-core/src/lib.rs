@@ -19,9 +19,9 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod approvals;
 pub mod audit;
 pub mod brief;
+pub mod calls;
 pub mod changes;
 pub mod clock;
 pub mod compaction;
@@ -32,7 +32,6 @@ pub mod guard;
 pub mod hooks;
 pub mod locks;
 pub mod mcp;
-pub mod pipeline;
 pub mod provider;
 pub mod sandbox;
 pub mod secrets;

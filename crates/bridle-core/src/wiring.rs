@@ -2,8 +2,8 @@
 //! config they hold, and the engine settings, store, audit log and provider built from them.
 //!
 //! The rule this module keeps: `bridle run`, `tool`, `guard`, `approvals` and the app all start
-//! here, and the engine's guard and pipeline are built in one place from what this produces
-//! ([`EngineConfig::pipeline`]), so the user's mode, rules, disabled tools, sensitive paths,
+//! here, and the calls of every front end are built in one place from what this produces
+//! ([`EngineConfig::calls`]), so the user's mode, rules, disabled tools, sensitive paths,
 //! sandbox and limits apply identically whichever front end runs the call. The environment is
 //! read through the function the front end passes in, never directly.
 

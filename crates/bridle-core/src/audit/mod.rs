@@ -25,7 +25,6 @@
 //! # Ok(()) }
 //! ```
 
-mod call;
 mod chain;
 mod head;
 mod log;
@@ -43,7 +42,6 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-pub use call::CallRows;
 pub use chain::GENESIS;
 pub use head::{Head, HEAD_FILE, LOCK_FILE};
 pub use log::{AuditLog, DB_FILE};

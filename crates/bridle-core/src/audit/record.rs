@@ -39,11 +39,21 @@ pub enum AuditKind {
     Compaction,
     /// Something went wrong outside a tool.
     Error,
+    /// Something the user should know, which stopped nothing.
+    Warning,
+    /// The session's mode changed.
+    ModeChanged,
+    /// An undo put a file back (or removed one a turn created).
+    Undone,
+    /// A command's connection through the network proxy.
+    Network,
+    /// A process that outlives its call started, stopped or exited.
+    Process,
 }
 
 impl AuditKind {
     /// Every kind, in DESIGN order.
-    pub const ALL: [AuditKind; 13] = [
+    pub const ALL: [AuditKind; 18] = [
         AuditKind::SessionStarted,
         AuditKind::UserMessage,
         AuditKind::ModelRequest,
@@ -57,6 +67,11 @@ impl AuditKind {
         AuditKind::FileChanged,
         AuditKind::Compaction,
         AuditKind::Error,
+        AuditKind::Warning,
+        AuditKind::ModeChanged,
+        AuditKind::Undone,
+        AuditKind::Network,
+        AuditKind::Process,
     ];
 
     /// The stored name, snake_case (`tool_call`).
@@ -75,6 +90,11 @@ impl AuditKind {
             AuditKind::FileChanged => "file_changed",
             AuditKind::Compaction => "compaction",
             AuditKind::Error => "error",
+            AuditKind::Warning => "warning",
+            AuditKind::ModeChanged => "mode_changed",
+            AuditKind::Undone => "undone",
+            AuditKind::Network => "network",
+            AuditKind::Process => "process",
         }
     }
 }

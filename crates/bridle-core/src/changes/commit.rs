@@ -7,8 +7,8 @@
 //! kept as a blob and recorded as the call's checkpoint before anything is written; the files
 //! are written atomically one by one and, if one fails, those already written are put back and
 //! the checkpoint rows forgotten — all files or none. The disk work runs on a blocking thread
-//! that holds the locks: a stuck disk holds that thread, never the call, so the pipeline's
-//! timeout still ends the call (and the locks stay held until the thread is done).
+//! that holds the locks: a stuck disk holds that thread, never the call, so its
+//! timeout still ends it (and the locks stay held until the thread is done).
 //!
 //! [`PathSandbox::judge_write`]: crate::sandbox::PathSandbox::judge_write
 

@@ -80,6 +80,12 @@ impl ChangePlan {
         self.files.iter().filter(|f| f.changes())
     }
 
+    /// Whether every file it changes still holds what the plan was made from (the plan would
+    /// be made the same way again). A file that cannot be read is not current.
+    pub fn is_current(&self, fs: &crate::fs::WorkspaceFs) -> bool {
+        self.changed().all(|f| fs.read_if_exists(&f.rel).is_ok_and(|now| now == f.before))
+    }
+
     /// The preview a human approves: the diffs of every changed file.
     pub fn diff(&self) -> String {
         self.changed().map(PlannedFile::diff).collect()

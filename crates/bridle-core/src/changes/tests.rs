@@ -41,7 +41,7 @@ impl World {
 
     async fn call(&self, turn: &str, tool: &str, args: serde_json::Value) -> Result<crate::tools::ToolOutput, String> {
         let call = self.registry.prepare(tool, &args.to_string()).unwrap();
-        call.tool.call(call.args.clone(), self.ctx(turn)).await.map_err(|e| e.to_string())
+        call.call.run(&self.ctx(turn)).await.map_err(|e| e.to_string())
     }
 
     fn undo(&self, turn: Option<&str>, paths: &[&str]) -> Result<UndoReport, String> {
@@ -176,7 +176,7 @@ async fn a_plan_is_not_committed_over_a_file_that_changed_after_it_was_made() {
     write(&w.root, "a.txt", b"one\n", 0o644);
     let call = w.registry.prepare("edit_file", r#"{"path":"a.txt","old_text":"one","new_text":"two"}"#).unwrap();
     let ctx = w.ctx("t1");
-    let plan = call.tool.plan(&call.args, &ctx).await.unwrap().unwrap();
+    let plan = call.call.plan(&ctx).await.unwrap().unwrap();
     assert!(plan.diff().contains("-one\n+two\n"));
     assert_eq!(w.read("a.txt").unwrap(), b"one\n", "planning writes nothing");
     std::fs::write(w.root.join("a.txt"), "one, edited\n").unwrap();
@@ -229,7 +229,7 @@ async fn a_commit_is_refused_when_a_folder_became_a_symlink_since_the_plan() {
     let args = r#"{"path":"sub/hooks/post-checkout","content":"echo hi\n"}"#;
     let call = w.registry.prepare("write_file", args).unwrap();
     let ctx = w.ctx("t1");
-    let plan = call.tool.plan(&call.args, &ctx).await.unwrap().unwrap();
+    let plan = call.call.plan(&ctx).await.unwrap().unwrap();
     std::fs::remove_dir_all(w.root.join("sub")).unwrap();
     std::os::unix::fs::symlink(".git", w.root.join("sub")).unwrap();
     let err = commit(&plan, &ctx).await.unwrap_err().to_string();

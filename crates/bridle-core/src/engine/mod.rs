@@ -8,10 +8,8 @@
 //! user as `Error` events, never as a panic; the session is persisted as it goes; a turn left
 //! waiting on approvals by an earlier process resumes as soon as the session is opened again.
 
-mod approve;
 mod dispatch;
 mod events;
-mod loop_guard;
 mod prompt;
 mod session;
 mod step;
@@ -26,12 +24,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::approvals::Answer;
 use crate::audit::{AuditKind, AuditSink};
+use crate::calls::{Answer, Calls, Permit};
 use crate::clock::Clock;
 use crate::config::{Config, Limits, Rules, SandboxConfig};
 use crate::guard::{validate_builtin_rules, Guard, Policy, RuleError, ShellRuleError};
-use crate::pipeline::CallPipeline;
 use crate::provider::{ModelProvider, RetryPolicy};
 use crate::shell_sandbox::ShellSandbox;
 use crate::store::{SessionLease, Store, StoreError, StoredApproval};
@@ -129,15 +126,22 @@ impl EngineConfig {
         }
     }
 
-    /// The one way a guard and a pipeline are built from settings: the workspace with its path
-    /// and shell sandboxes, the user's policy, the mode. The engine and `bridle tool`/`guard`
-    /// both use it. Fails on a broken shipped rule file, an invalid user rule or a missing
-    /// workspace.
-    pub fn pipeline(&self, tools: Arc<ToolRegistry>) -> Result<CallPipeline, EngineError> {
+    /// The permit these settings start a session with: the mode, the user's rules, the config
+    /// file "always" writes to (a session adds its grants).
+    pub fn permit(&self) -> Result<Permit, RuleError> {
+        Ok(Permit::new(self.mode, self.policy()?).with_config_file(self.config_file.clone()))
+    }
+
+    /// The one way calls are built from settings, under `permit` (whose mode is in force): the
+    /// workspace with its path sandbox and the shell sandbox of that mode, the guard, the user's
+    /// hooks. The engine and `bridle tool`/`guard` all use it. Fails on a broken shipped rule
+    /// file or a missing workspace.
+    pub fn calls(&self, tools: Arc<ToolRegistry>, permit: Arc<Permit>) -> Result<Calls, EngineError> {
         validate_builtin_rules()?;
         let workspace = Workspace::open(&self.workspace, self.home.clone(), &self.data_dir, &self.extra_sensitive)
             .map_err(|source| EngineError::Workspace { path: self.workspace.display().to_string(), source })?;
-        let shell = match self.mode {
+        let mode = permit.mode();
+        let shell = match mode {
             Mode::Bypass => ShellSandbox::unsandboxed(workspace.root(), "bypass mode runs commands unsandboxed")
                 .with_env(&self.sandbox.env),
             mode => {
@@ -147,15 +151,19 @@ impl EngineConfig {
             }
         };
         let workspace = workspace.with_shell(shell);
-        let guard = Guard::new(self.mode)
-            .with_policy(self.policy()?)
-            .with_sandbox(workspace.sandbox.clone())
-            .with_shell(&workspace.shell);
+        // The guard judges under the permit's mode and rules, never its own.
+        let guard = Guard::new(mode).with_sandbox(workspace.sandbox.clone()).with_shell(&workspace.shell);
         // Hooks run in the shell's sandbox with the environment `bash` gets (read here, as `bash`
         // reads it).
         let hooks = crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), std::env::vars_os())?;
-        Ok(CallPipeline::new(tools, Arc::new(guard), Arc::new(workspace), self.limits.tool_timeout())
+        Ok(Calls::new(tools, Arc::new(guard), Arc::new(workspace), permit, self.limits.tool_timeout())
             .with_hooks(Arc::new(hooks)))
+    }
+
+    /// Calls outside a session (`bridle tool`, `bridle guard`): [`Self::calls`] under the
+    /// settings' own permit, which remembers no approvals.
+    pub fn calls_outside_a_session(&self, tools: Arc<ToolRegistry>) -> Result<Calls, EngineError> {
+        self.calls(tools, Arc::new(self.permit()?))
     }
 
     /// The user's rules and disabled tools, compiled.
@@ -241,7 +249,7 @@ pub struct Engine {
     ops: mpsc::Sender<Op>,
     session_id: String,
     resumed_turn: Option<String>,
-    sandbox: (&'static str, Option<String>),
+    calls: session::SharedCalls,
     events_sent: EventCount,
     closing: CancellationToken,
     instruction_files: Vec<(String, u64)>,
@@ -255,12 +263,13 @@ impl Engine {
         spec: SessionSpec,
     ) -> Result<(Engine, mpsc::Receiver<Event>), EngineError> {
         let (tools_seen, tools) = session::offered_tools(&deps);
-        let pipeline = config.pipeline(tools)?;
         let now = deps.clock.now_ms();
         let session_id = match &spec {
             SessionSpec::New => new_id(),
             SessionSpec::Resume(id) => id.clone(),
         };
+        let permit = config.permit()?.with_grants(deps.store.clone(), session_id.clone());
+        let calls = Arc::new(std::sync::RwLock::new(config.calls(tools, Arc::new(permit))?));
         let lease = match SessionLease::try_acquire(&config.data_dir, &session_id) {
             Ok(Some(lease)) => lease,
             Ok(None) => return Err(EngineError::SessionBusy(session_id)),
@@ -281,25 +290,28 @@ impl Engine {
             Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),
             _ => None,
         };
-        let session =
-            Arc::new(Session::new(session_id.clone(), config, deps, (tools_seen, pipeline), history, event_tx, lease));
+        let session = Arc::new(Session::new(
+            session_id.clone(),
+            config,
+            deps,
+            (tools_seen, calls.clone()),
+            history,
+            event_tx,
+            lease,
+        ));
         let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
                 "workspace": session.config.workspace.display().to_string(),
-                "mode": session.config.mode.as_str(),
+                "mode": session.calls().permit().mode().as_str(),
                 "resumed": resumed_turn.is_some(),
-                "sandbox": session.pipeline().workspace().shell.kind().as_str(),
+                "sandbox": session.sandbox().0,
             }))
         });
-        let sandbox = session.sandbox();
         let closing = CancellationToken::new();
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
-        Ok((
-            Engine { ops: op_tx, session_id, resumed_turn, sandbox, events_sent, closing, instruction_files },
-            event_rx,
-        ))
+        Ok((Engine { ops: op_tx, session_id, resumed_turn, calls, events_sent, closing, instruction_files }, event_rx))
     }
 
     /// Queues an op.
@@ -312,10 +324,19 @@ impl Engine {
         &self.session_id
     }
 
-    /// How `bash` runs in this session as it started (`bwrap`, `landlock` or `none`), and why
-    /// it is unconfined when it is.
-    pub fn sandbox(&self) -> (&'static str, Option<&str>) {
-        (self.sandbox.0, self.sandbox.1.as_deref())
+    /// How `bash` runs in this session now (`bwrap`, `landlock` or `none`), and why it is
+    /// unconfined when it is (or what its sandbox does not hold).
+    pub fn sandbox(&self) -> (&'static str, Option<String>) {
+        session::sandbox_of(&self.current_calls())
+    }
+
+    /// The mode in force now (a `SetMode` takes effect between turns).
+    pub fn mode(&self) -> Mode {
+        self.current_calls().permit().mode()
+    }
+
+    fn current_calls(&self) -> Calls {
+        self.calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The turn an earlier process left waiting on approvals, which this engine resumed at once

@@ -3,28 +3,27 @@
 
 use std::sync::Arc;
 
-use bridle_protocol::{ApprovalAnswer, ErrorInfo, Event, HistoryItem};
+use bridle_protocol::{ErrorInfo, Event, HistoryItem};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::{EngineConfig, EngineDeps};
-use crate::approvals::{self, ApprovalQueue, COMMAND_GRANT};
 use crate::audit::{AuditKind, AuditRecord};
+use crate::calls::{ApprovalQueue, Calls, Desk};
 use crate::changes::SessionFiles;
 use crate::compaction::{self, Estimator, Fit, View};
-use crate::config::edit::RuleList;
-use crate::pipeline::CallPipeline;
 use crate::provider::ModelRequest;
 use crate::store::SessionLease;
-use crate::tools::{PreparedCall, ToolContext, UsageMeter, UsageSnapshot};
+use crate::tools::{ToolContext, UsageMeter, UsageSnapshot};
 
 pub(crate) struct Session {
     pub id: String,
     pub config: EngineConfig,
     pub deps: EngineDeps,
     /// Replaced whole when the mode or the MCP servers change (between turns); read through
-    /// [`Session::pipeline`].
-    pipeline: std::sync::RwLock<CallPipeline>,
+    /// [`Session::calls`]. Shared with the [`super::Engine`], which reports the mode and the
+    /// sandbox in force from it.
+    calls: SharedCalls,
     /// The MCP hub's generation the offered tools were read at, and the servers ready then.
     tools_seen: std::sync::Mutex<(u64, std::collections::BTreeSet<String>)>,
     pub usage: UsageMeter,
@@ -53,7 +52,7 @@ impl Session {
         id: String,
         config: EngineConfig,
         deps: EngineDeps,
-        (tools_seen, pipeline): (u64, CallPipeline),
+        (tools_seen, calls): (u64, SharedCalls),
         history: Vec<HistoryItem>,
         events: super::events::EventSender,
         lease: SessionLease,
@@ -70,7 +69,8 @@ impl Session {
         let view = deps.store.view(&id).ok().flatten().and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
         let brief = {
             use crate::brief;
-            let shell = &pipeline.workspace().shell;
+            let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+            let shell = &current.workspace().shell;
             let environment =
                 brief::Environment::detect(&config.workspace, deps.clock.now_ms(), shell, shell.network());
             let config_dir = config.config_file.as_deref().and_then(std::path::Path::parent);
@@ -80,13 +80,12 @@ impl Session {
                 brief::load_instructions(config_dir, &config.workspace),
             )
         };
-        let pipeline = std::sync::RwLock::new(pipeline);
         let ready = ready_servers(&deps);
         Self {
             id,
             config,
             deps,
-            pipeline,
+            calls,
             tools_seen: std::sync::Mutex::new((tools_seen, ready)),
             usage,
             approvals,
@@ -134,7 +133,7 @@ impl Session {
 
     /// A warning for the window (and the audit), which stops nothing.
     pub(crate) async fn warn(&self, code: &str, message: String) {
-        self.audit(AuditKind::Error, None, |r| r.status(code).payload(serde_json::json!({"warning": message})));
+        self.audit(AuditKind::Warning, None, |r| r.status(code).payload(serde_json::json!({"message": message})));
         self.emit(Event::Warning { session_id: self.id.clone(), code: code.into(), message }).await;
     }
 
@@ -164,34 +163,51 @@ impl Session {
         let report = move |paths: Vec<String>| {
             events.try_send(Event::FilesChangedOnDisk { session_id: session_id.clone(), paths });
         };
-        match crate::changes::watch(self.pipeline().workspace().clone(), self.files.clone(), report) {
+        match crate::changes::watch(self.calls().workspace().clone(), self.files.clone(), report) {
             Ok(watch) => *self.watch.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(watch),
             Err(e) => tracing::warn!("session {}: the workspace is not watched: {e}", self.id),
         }
     }
 
-    /// The pipeline calls go through now (cheap: every part is shared).
-    pub(crate) fn pipeline(&self) -> CallPipeline {
-        self.pipeline.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    /// What calls go through now (cheap: every part is shared).
+    pub(crate) fn calls(&self) -> Calls {
+        self.calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
-    /// Switches to `mode`: a pipeline built the one way ([`super::EngineConfig::pipeline`]) for
-    /// it, keeping the rules in force now (an "always" rule added meanwhile included). Called
-    /// only between turns, so no call straddles two pipelines.
+    /// Where this session's approvals are asked and answered.
+    pub(crate) fn desk(&self) -> Desk {
+        Desk {
+            queue: self.approvals.clone(),
+            store: self.deps.store.clone(),
+            clock: self.deps.clock.clone(),
+            timeout: self.config.limits.approval_timeout(),
+            defer: self.config.defer_approvals,
+        }
+    }
+
+    /// Switches to `mode`: the permit's mode changes, and the calls are built again the one way
+    /// ([`super::EngineConfig::calls`]) for the shell sandbox of that mode, under the same
+    /// permit (so its rules, an "always" rule added meanwhile included, and its grants hold).
+    /// Called only between turns, so no call straddles two.
     pub(crate) async fn set_mode(&self, mode: bridle_protocol::Mode) {
-        let config = super::EngineConfig { mode, ..self.config.clone() };
-        let next = match config.pipeline(self.pipeline().registry().clone()) {
+        let current = self.calls();
+        let permit = current.permit().clone();
+        let previous = permit.mode();
+        permit.set_mode(mode);
+        let next = match self.config.calls(current.registry().clone(), permit.clone()) {
             Ok(next) => next,
             Err(e) => {
+                permit.set_mode(previous);
                 return self
                     .error("mode_change_failed", format!("cannot switch to {}: {e}", mode.as_str()), false)
-                    .await
+                    .await;
             }
         };
-        next.guard().set_policy((*self.pipeline().guard().policy()).clone());
-        *self.pipeline.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
-        self.audit(AuditKind::SessionStarted, None, |r| {
-            r.status("mode_changed").payload(serde_json::json!({"mode": mode.as_str(), "sandbox": self.sandbox().0}))
+        *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
+        self.audit(AuditKind::ModeChanged, None, |r| {
+            r.payload(
+                serde_json::json!({"mode": mode.as_str(), "from": previous.as_str(), "sandbox": self.sandbox().0}),
+            )
         });
         self.announce_mode(mode).await;
     }
@@ -216,8 +232,8 @@ impl Session {
             (generation, ready),
         )
         .1;
-        let next = self.pipeline().with_registry(tools);
-        *self.pipeline.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
+        let next = self.calls().with_registry(tools);
+        *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
         for report in hub.reports() {
             if report.status == bridle_protocol::McpStatus::Failed && was_ready.contains(&report.name) {
                 let why = report.error.unwrap_or_default();
@@ -234,9 +250,7 @@ impl Session {
     /// How `bash` runs in this session now, and why it is unconfined when it is (or what its
     /// sandbox does not hold when confined).
     pub(crate) fn sandbox(&self) -> (&'static str, Option<String>) {
-        let pipeline = self.pipeline();
-        let shell = &pipeline.workspace().shell;
-        (shell.kind().as_str(), shell.unsandboxed_because().map(String::from).or_else(|| shell.gaps()))
+        sandbox_of(&self.calls())
     }
 
     /// Tells the window which mode is in force and how commands run.
@@ -293,65 +307,11 @@ impl Session {
         history.extend(results.into_iter().map(|result| HistoryItem::ToolResult { result }));
     }
 
-    /// Whether the session remembers an approval for every one of `keys`.
-    pub(crate) fn granted(&self, keys: &[String]) -> bool {
-        !keys.is_empty() && keys.iter().all(|k| self.deps.store.has_grant(&self.id, k).unwrap_or(false))
-    }
-
-    /// Remembers an approval for the session ("session" and "always" answers); "always" also
-    /// writes a visible allow rule to the config file.
-    pub(crate) async fn remember(&self, call: &PreparedCall, decision: ApprovalAnswer) {
-        if !matches!(decision, ApprovalAnswer::ApproveSession | ApprovalAnswer::ApproveAlways) {
-            return;
-        }
-        let now = self.deps.clock.now_ms();
-        for key in approvals::grant_keys(call, self.pipeline().workspace(), &self.id) {
-            if let Err(e) = self.deps.store.add_grant(&self.id, &key, now) {
-                self.error("store_write_failed", format!("cannot remember the approval: {e}"), true).await;
-            }
-        }
-        if decision == ApprovalAnswer::ApproveAlways {
-            self.write_allow_rule(call).await;
-        }
-    }
-
-    async fn write_allow_rule(&self, call: &PreparedCall) {
-        let Some(file) = &self.config.config_file else {
-            self.error(
-                "config_write_failed",
-                "no config file to write the rule to; approved for this session".into(),
-                false,
-            )
-            .await;
-            return;
-        };
-        let pattern = self.pipeline().guard().rule_for(call);
-        if let Err(e) = crate::config::edit::append_rule(file, RuleList::Allow, &pattern) {
-            self.error("config_write_failed", format!("cannot write the rule `{pattern}`: {e}"), true).await;
-            return;
-        }
-        // In force from the next call on: the rules are read back from the file just written,
-        // with whatever else the user changed there meanwhile.
-        let reloaded = crate::config::Config::load(file)
-            .map_err(|e| e.to_string())
-            .and_then(|config| crate::guard::Policy::from_config(&config).map_err(|e| e.to_string()));
-        match reloaded {
-            Ok(policy) => self.pipeline().guard().set_policy(policy),
-            Err(e) => {
-                let message = format!("the rule `{pattern}` was written but the config cannot be read back: {e}");
-                self.error("config_read_failed", message, false).await;
-            }
-        }
-    }
-
-    /// A file tool changed `paths`: a changed exec-config file makes every command approval of the
-    /// session void, so an approved `npm test` cannot be turned into something else silently.
+    /// Files changed at `paths` (a tool's change, or an undo): the permit forgets what a
+    /// changed exec-config file voids.
     pub(crate) async fn files_changed<'a>(&self, paths: impl Iterator<Item = &'a str>) {
-        let touched_config = paths.into_iter().any(crate::guard::is_exec_config);
-        if touched_config {
-            if let Err(e) = self.deps.store.forget_grants(&self.id, COMMAND_GRANT) {
-                self.error("store_write_failed", format!("cannot forget command approvals: {e}"), true).await;
-            }
+        if let Some(problem) = self.calls().permit().files_changed(paths) {
+            self.error(problem.code, problem.message, problem.retryable).await;
         }
     }
 
@@ -359,7 +319,7 @@ impl Session {
     /// called between turns. Every file put back or removed is audited; the window hears
     /// [`Event::Undone`].
     pub(crate) async fn undo(&self, turn_id: Option<&str>, paths: &[String]) {
-        let workspace = self.pipeline().workspace().clone();
+        let workspace = self.calls().workspace().clone();
         let blobs = crate::changes::BlobStore::new(&self.config.data_dir);
         let now = self.deps.clock.now_ms();
         let report = match crate::changes::undo(&self.deps.store, &blobs, &workspace, &self.id, turn_id, paths, now) {
@@ -369,8 +329,8 @@ impl Session {
         for (path, status) in
             report.restored.iter().map(|p| (p, "restored")).chain(report.removed.iter().map(|p| (p, "removed")))
         {
-            self.audit(AuditKind::FileChanged, Some(&report.turn_id), |r| {
-                r.status("undone").payload(serde_json::json!({"path": path, "undo": status}))
+            self.audit(AuditKind::Undone, Some(&report.turn_id), |r| {
+                r.status(status).payload(serde_json::json!({"path": path}))
             });
         }
         self.files_changed(report.restored.iter().chain(&report.removed).map(String::as_str)).await;
@@ -394,11 +354,27 @@ impl Session {
         if !self.deps.audit.is_enabled() {
             return;
         }
-        let mut record = AuditRecord::new(kind, self.deps.clock.now_ms()).session(self.id.clone());
-        if let Some(turn_id) = turn_id.filter(|t| !t.is_empty()) {
-            record = record.turn(turn_id);
+        self.deps.audit.record(fill(self.audit_record(kind, turn_id)));
+        self.report_audit_failure();
+    }
+
+    /// An audit row of `kind` opened for this session (and `turn_id`), to be filled.
+    pub(crate) fn audit_record(&self, kind: AuditKind, turn_id: Option<&str>) -> AuditRecord {
+        let record = AuditRecord::new(kind, self.deps.clock.now_ms()).session(self.id.clone());
+        match turn_id.filter(|t| !t.is_empty()) {
+            Some(turn_id) => record.turn(turn_id),
+            None => record,
         }
-        self.deps.audit.record(fill(record));
+    }
+
+    /// Records rows already filled ([`crate::calls::audit_rows`]).
+    pub(crate) fn audit_rows(&self, rows: Vec<AuditRecord>) {
+        if !self.deps.audit.is_enabled() || rows.is_empty() {
+            return;
+        }
+        for row in rows {
+            self.deps.audit.record(row);
+        }
         self.report_audit_failure();
     }
 
@@ -433,7 +409,7 @@ impl Session {
     /// tools sorted by name.
     pub(crate) async fn request(&self) -> ModelRequest {
         let history = self.history.lock().await;
-        self.current_view().apply(&self.brief.text, &history, self.pipeline().registry().definitions())
+        self.current_view().apply(&self.brief.text, &history, self.calls().registry().definitions())
     }
 
     fn current_view(&self) -> View {
@@ -466,7 +442,7 @@ impl Session {
             return;
         };
         let history = self.history_snapshot().await;
-        let tools = self.pipeline().registry().definitions();
+        let tools = self.calls().registry().definitions();
         let fit = Fit {
             system: &self.brief.text,
             history: &history,
@@ -527,7 +503,7 @@ impl Session {
             ..ToolContext::new(
                 self.id.clone(),
                 call_id,
-                self.pipeline().workspace().clone(),
+                self.calls().workspace().clone(),
                 self.config.data_dir.clone(),
                 self.deps.clock.clone(),
                 self.config.limits.tool_timeout(),
@@ -546,6 +522,16 @@ pub(crate) fn offered_tools(deps: &EngineDeps) -> (u64, Arc<crate::tools::ToolRe
         }
         None => (0, deps.tools.clone()),
     }
+}
+
+/// The calls of a session, shared between its loop and its [`super::Engine`].
+pub(crate) type SharedCalls = Arc<std::sync::RwLock<Calls>>;
+
+/// How `bash` runs under `calls`, and why it is unconfined when it is (or what its sandbox does
+/// not hold when confined).
+pub(crate) fn sandbox_of(calls: &Calls) -> (&'static str, Option<String>) {
+    let shell = &calls.workspace().shell;
+    (shell.kind().as_str(), shell.unsandboxed_because().map(String::from).or_else(|| shell.gaps()))
 }
 
 /// The MCP servers ready now, by name.

@@ -11,10 +11,10 @@ use bridle_protocol::{AbortReason, Event, HistoryItem, ToolCall, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch;
-use super::loop_guard::LoopGuard;
 use super::session::Session;
 use super::step::{self, StepError};
 use crate::audit::AuditKind;
+use crate::calls::LoopGuard;
 use crate::store::StoredApproval;
 use serde_json::json;
 

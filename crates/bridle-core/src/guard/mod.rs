@@ -13,8 +13,9 @@
 //! call that would run outside the OS sandbox (none works here, or it escalates) is never
 //! allowed by `auto` or `plan` alone; an escalation asks in every mode but `bypass`.
 //!
-//! The policy can be replaced while the guard is in use ([`Guard::set_policy`]): an "always"
-//! answer is in force for the very next call.
+//! A guard holds no state that changes: the mode and the rules in force belong to the call's
+//! owner ([`crate::calls::Permit`]), which hands them to [`Guard::judge_under`] for each call; a
+//! guard of its own mode and rules ([`Guard::judge`]) is for `bridle guard` and tests.
 //!
 //! ```
 //! use bridle_core::guard::{Guard, Policy};
@@ -39,7 +40,7 @@ pub mod shell;
 #[cfg(test)]
 mod tests;
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use bridle_protocol::{Decision, DecisionSource, Finding, Mode, Severity};
 
@@ -79,7 +80,7 @@ impl Verdict {
 #[derive(Debug, Clone)]
 pub struct Guard {
     mode: Mode,
-    policy: Arc<RwLock<Arc<Policy>>>,
+    policy: Arc<Policy>,
     places: Places,
     /// Why shell commands run unconfined; `None` when the OS sandbox confines them.
     unsandboxed: Option<String>,
@@ -89,17 +90,12 @@ impl Guard {
     /// A guard for `mode` with no user rules, no workspace (shell paths are then judged with
     /// relative paths inside and absolute ones outside) and shell commands confined.
     pub fn new(mode: Mode) -> Self {
-        Self {
-            mode,
-            policy: Arc::new(RwLock::new(Arc::new(Policy::empty()))),
-            places: Places::default(),
-            unsandboxed: None,
-        }
+        Self { mode, policy: Arc::new(Policy::empty()), places: Places::default(), unsandboxed: None }
     }
 
     /// The user's rules and disabled tools.
     pub fn with_policy(self, policy: Policy) -> Self {
-        Self { policy: Arc::new(RwLock::new(Arc::new(policy))), ..self }
+        Self { policy: Arc::new(policy), ..self }
     }
 
     /// The OS sandbox shell commands run in.
@@ -111,15 +107,9 @@ impl Guard {
         Self { unsandboxed, ..self }
     }
 
-    /// Replaces the user's rules for every later call (of every clone of this guard).
-    pub fn set_policy(&self, policy: Policy) {
-        let mut slot = self.policy.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        *slot = Arc::new(policy);
-    }
-
-    /// The rules in force now.
-    pub(crate) fn policy(&self) -> Arc<Policy> {
-        self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    /// The guard's own rules.
+    pub fn policy(&self) -> &Arc<Policy> {
+        &self.policy
     }
 
     /// The workspace's sandbox: its root, the home folder and the sensitive paths, for judging
@@ -133,13 +123,18 @@ impl Guard {
         self.mode
     }
 
-    /// Judges one prepared call: policy, guardians, decision table.
+    /// Judges one prepared call under the guard's own mode and rules.
     pub fn judge(&self, call: &PreparedCall) -> Verdict {
+        self.judge_under(call, self.mode, &self.policy)
+    }
+
+    /// Judges one prepared call under `mode` and `policy`: policy, guardians, decision table.
+    pub fn judge_under(&self, call: &PreparedCall, mode: Mode, policy: &Policy) -> Verdict {
         let view = shell_command(call).map(|command| ShellView::new(command, &self.places));
         // File paths made workspace-relative once, for the rules and the config guardian.
         let files: Vec<(Access, Option<String>)> = match view {
             Some(_) => Vec::new(),
-            None => call.tool.paths(&call.args).into_iter().map(|(p, access)| (access, self.relative(&p))).collect(),
+            None => call.call.paths().into_iter().map(|(p, access)| (access, self.relative(&p))).collect(),
         };
         let subject = match (&view, shell_command(call)) {
             (Some(view), Some(command)) => Subject::Command {
@@ -149,7 +144,7 @@ impl Guard {
             _ if files.is_empty() => Subject::Nothing,
             _ => Subject::Paths(files.iter().map(|(_, rel)| rel.clone()).collect()),
         };
-        let rule = self.policy().judge(&call.name, &subject);
+        let rule = policy.judge(&call.name, &subject);
         let effect = match &rule {
             Some(RuleOutcome::Disabled) => {
                 let message = format!("`{}` is disabled in the configuration", call.name);
@@ -168,17 +163,14 @@ impl Guard {
             ToolKind::Exec => self.shell_confinement(call, &mut findings),
             _ => true,
         };
-        let (decision, source) = decide::decide(self.mode, call.kind, &findings, effect, confined);
+        let (decision, source) = decide::decide(mode, call.kind, &findings, effect, confined);
         Verdict { decision, source, findings }
     }
 
     /// Whether a shell call runs inside the OS sandbox; an escalation (a high finding, so no
     /// allow rule lifts it) and a missing sandbox are findings the person approving reads.
     fn shell_confinement(&self, call: &PreparedCall, findings: &mut Vec<Finding>) -> bool {
-        let escalates = call.args.get("escalate").and_then(|e| e.as_bool()).unwrap_or(false);
-        if escalates {
-            let why = call.args.get("justification").and_then(|j| j.as_str()).map(str::trim).unwrap_or_default();
-            let why = if why.is_empty() { "no justification given" } else { why };
+        if let Some(why) = call.call.shell().and_then(|line| line.escalate) {
             let message = format!("asks to run outside the sandbox: {why}");
             findings.insert(0, sandbox_finding("escalate", Severity::High, message));
             return false;
@@ -236,10 +228,7 @@ impl Guard {
 
 /// The command line of a shell tool call.
 fn shell_command(call: &PreparedCall) -> Option<&str> {
-    if call.kind != ToolKind::Exec {
-        return None;
-    }
-    call.args.get("command").and_then(|c| c.as_str())
+    call.call.shell().map(|line| line.command)
 }
 
 fn sandbox_finding(rule: &str, severity: Severity, message: String) -> Finding {

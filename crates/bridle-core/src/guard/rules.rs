@@ -352,12 +352,12 @@ pub fn rule_for(call: &PreparedCall) -> String {
 
 pub(crate) fn rule_with_paths(call: &PreparedCall, relative: impl Fn(&str) -> Option<String>) -> String {
     if call.kind == ToolKind::Exec {
-        if let Some(command) = call.args.get("command").and_then(|c| c.as_str()) {
-            return format!("{}({})", call.name, escape_glob(command.trim()));
+        if let Some(line) = call.call.shell() {
+            return format!("{}({})", call.name, escape_glob(line.command.trim()));
         }
     }
     let mut paths: Vec<String> = Vec::new();
-    for (path, _) in call.tool.paths(&call.args) {
+    for (path, _) in call.call.paths() {
         // Outside the workspace (the sandbox will refuse it anyway): keep it as given, never
         // widen the rule to the bare tool.
         let rel = relative(&path).unwrap_or(path);

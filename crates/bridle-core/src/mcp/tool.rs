@@ -11,7 +11,11 @@ use serde_json::{json, Map, Value};
 use rmcp::service::{Peer, ServiceError};
 use rmcp::RoleClient;
 
-use crate::tools::{output, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use std::sync::Arc;
+
+use crate::changes::ChangePlan;
+use crate::sandbox::Access;
+use crate::tools::{output, Bound, Covers, DynTool, Effect, ShellLine, ToolContext, ToolError, ToolKind, ToolOutput};
 
 /// A remote tool.
 pub struct McpTool {
@@ -74,8 +78,7 @@ fn flatten(mut schema: Value) -> Value {
     schema
 }
 
-#[async_trait]
-impl Tool for McpTool {
+impl DynTool for McpTool {
     fn definition(&self) -> ToolDefinition {
         self.definition.clone()
     }
@@ -84,12 +87,55 @@ impl Tool for McpTool {
         ToolKind::Mcp
     }
 
-    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    fn effect(&self) -> Effect {
+        Effect::None
+    }
+
+    fn bind(self: Arc<Self>, args: &Value) -> Result<Arc<dyn Bound>, ToolError> {
         let arguments = match args {
-            Value::Object(map) => map,
+            Value::Object(map) => map.clone(),
             Value::Null => Map::new(),
             other => return Err(ToolError::new(format!("arguments must be an object, got {other}"))),
         };
+        Ok(Arc::new(McpCall { tool: self, arguments }))
+    }
+}
+
+/// One call of a remote tool, with its arguments.
+struct McpCall {
+    tool: Arc<McpTool>,
+    arguments: Map<String, Value>,
+}
+
+#[async_trait]
+impl Bound for McpCall {
+    fn paths(&self) -> Vec<(String, Access)> {
+        Vec::new()
+    }
+
+    fn timeout(&self, default: std::time::Duration) -> std::time::Duration {
+        default
+    }
+
+    fn shell(&self) -> Option<ShellLine<'_>> {
+        None
+    }
+
+    fn covers(&self) -> Covers {
+        Covers::Tool
+    }
+
+    async fn plan(&self, _ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
+        None
+    }
+
+    async fn run(&self, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.tool.call_remote(self.arguments.clone(), ctx).await
+    }
+}
+
+impl McpTool {
+    async fn call_remote(&self, arguments: Map<String, Value>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let request = CallToolRequestParams::new(self.remote.clone()).with_arguments(arguments);
         let answer = tokio::select! {
             answer = self.peer.call_tool(request) => answer,

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 
 use super::files::plan_file;
-use super::{FileTool, ToolContext, ToolError};
+use super::{Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
@@ -24,9 +24,10 @@ pub struct AppendFileArgs {
 pub struct AppendFile;
 
 #[async_trait]
-impl FileTool for AppendFile {
+impl Tool for AppendFile {
     type Args = AppendFileArgs;
     const NAME: &'static str = "append_file";
+    const KIND: ToolKind = ToolKind::Write;
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::files::{read_workspace_file, resolve, shown, text_for_edit, workspace_path};
 use super::text_edit::{apply_file_patch, parse_patch, PatchResult};
-use super::{FileTool, ToolContext, ToolError};
+use super::{Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::{ChangePlan, PlannedFile};
 use crate::sandbox::Access;
 
@@ -39,9 +39,10 @@ struct Planned {
 }
 
 #[async_trait]
-impl FileTool for ApplyPatch {
+impl Tool for ApplyPatch {
     type Args = ApplyPatchArgs;
     const NAME: &'static str = "apply_patch";
+    const KIND: ToolKind = ToolKind::Write;
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         parse_patch(&args.patch)

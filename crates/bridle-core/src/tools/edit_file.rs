@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::files::plan_file;
 use super::text_edit::{apply_edits, Edit, MatchLevel};
-use super::{FileTool, ToolContext, ToolError};
+use super::{Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
@@ -83,9 +83,10 @@ fn edits_of(args: &EditFileArgs) -> Result<(Vec<Edit>, Option<usize>), ToolError
 }
 
 #[async_trait]
-impl FileTool for EditFile {
+impl Tool for EditFile {
     type Args = EditFileArgs;
     const NAME: &'static str = "edit_file";
+    const KIND: ToolKind = ToolKind::Write;
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]

@@ -5,7 +5,7 @@
 //!
 //! Rule: a file tool's disk I/O runs on a blocking thread ([`on_blocking_thread`]), never on the
 //! async threads: a read that hangs (a stuck network mount) holds that thread, not the call, so
-//! the pipeline's timeout still ends the call.
+//! the call's timeout still ends it.
 
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@ use chrono::SecondsFormat;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 /// Returns the current date and time. Without a time zone the answer is in UTC.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -20,12 +20,12 @@ pub struct GetCurrentTimeArgs {
 pub struct GetCurrentTime;
 
 #[async_trait]
-impl TypedTool for GetCurrentTime {
+impl Tool for GetCurrentTime {
     type Args = GetCurrentTimeArgs;
     const NAME: &'static str = "get_current_time";
     const KIND: ToolKind = ToolKind::Read;
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let now = ctx.clock.now();
         let zone_name = args.timezone.as_deref().map(str::trim).filter(|z| !z.is_empty()).unwrap_or("UTC");
         let zone: chrono_tz::Tz = zone_name.parse().map_err(|_| {
@@ -54,17 +54,20 @@ mod tests {
 
     #[tokio::test]
     async fn answers_in_the_asked_zone() {
-        let out = GetCurrentTime.run(GetCurrentTimeArgs { timezone: Some("Asia/Tokyo".into()) }, &ctx()).await.unwrap();
+        let out =
+            GetCurrentTime.run(&GetCurrentTimeArgs { timezone: Some("Asia/Tokyo".into()) }, &ctx()).await.unwrap();
         assert_eq!(out.output, "Saturday 2026-11-21 21:00:00 +09:00 (Asia/Tokyo)");
         assert_eq!(out.data.unwrap()["iso"], "2026-11-21T21:00:00+09:00");
     }
 
     #[tokio::test]
     async fn defaults_to_utc_and_rejects_unknown_zones() {
-        let out = GetCurrentTime.run(GetCurrentTimeArgs { timezone: None }, &ctx()).await.unwrap();
+        let out = GetCurrentTime.run(&GetCurrentTimeArgs { timezone: None }, &ctx()).await.unwrap();
         assert_eq!(out.output, "Saturday 2026-11-21 12:00:00 +00:00 (UTC)");
-        let err =
-            GetCurrentTime.run(GetCurrentTimeArgs { timezone: Some("Mars/Olympus".into()) }, &ctx()).await.unwrap_err();
+        let err = GetCurrentTime
+            .run(&GetCurrentTimeArgs { timezone: Some("Mars/Olympus".into()) }, &ctx())
+            .await
+            .unwrap_err();
         assert!(err.0.contains("Mars/Olympus"));
     }
 }

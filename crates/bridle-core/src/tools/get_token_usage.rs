@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 /// Returns this session's token totals and how much of the model's context window the last
 /// request used.
@@ -16,12 +16,12 @@ pub struct GetTokenUsageArgs {}
 pub struct GetTokenUsage;
 
 #[async_trait]
-impl TypedTool for GetTokenUsage {
+impl Tool for GetTokenUsage {
     type Args = GetTokenUsageArgs;
     const NAME: &'static str = "get_token_usage";
     const KIND: ToolKind = ToolKind::Read;
 
-    async fn run(&self, _args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, _args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let snapshot = ctx.usage.lock().map_err(|_| ToolError::new("usage figures are unavailable"))?.clone();
         let total = snapshot.total;
         let window = match snapshot.context_window {

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::search::glob_search;
 use super::search_tool::{run_search, search_root};
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::sandbox::Access;
 
 /// Files listed at most.
@@ -28,7 +28,7 @@ pub struct GlobSearchArgs {
 pub struct GlobSearch;
 
 #[async_trait]
-impl TypedTool for GlobSearch {
+impl Tool for GlobSearch {
     type Args = GlobSearchArgs;
     const NAME: &'static str = "glob_search";
     const KIND: ToolKind = ToolKind::Read;
@@ -37,8 +37,9 @@ impl TypedTool for GlobSearch {
         vec![(args.path.clone().unwrap_or_else(|| ".".into()), Access::Read)]
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let at = search_root(ctx, args.path.as_deref())?;
-        run_search(ctx, move || glob_search(at.tree(), &at.base, &args.pattern, LIMIT), |h| h.render()).await
+        let pattern = args.pattern.clone();
+        run_search(ctx, move || glob_search(at.tree(), &at.base, &pattern, LIMIT), |h| h.render()).await
     }
 }

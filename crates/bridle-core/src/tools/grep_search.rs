@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::search::{grep_search, GrepOptions};
 use super::search_tool::{run_search, search_root};
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::sandbox::Access;
 
 /// Most matches a call may ask for.
@@ -38,7 +38,7 @@ pub struct GrepSearchArgs {
 pub struct GrepSearch;
 
 #[async_trait]
-impl TypedTool for GrepSearch {
+impl Tool for GrepSearch {
     type Args = GrepSearchArgs;
     const NAME: &'static str = "grep_search";
     const KIND: ToolKind = ToolKind::Read;
@@ -47,10 +47,10 @@ impl TypedTool for GrepSearch {
         vec![(args.path.clone().unwrap_or_else(|| ".".into()), Access::Read)]
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let at = search_root(ctx, args.path.as_deref())?;
-        let mut opts = GrepOptions::new(args.pattern);
-        opts.glob = args.glob;
+        let mut opts = GrepOptions::new(args.pattern.clone());
+        opts.glob = args.glob.clone();
         opts.case_insensitive = args.case_insensitive.unwrap_or(false);
         opts.max_results = args.max_results.map(|n| n as usize).unwrap_or(opts.max_results).clamp(1, MAX_RESULTS_CAP);
         run_search(ctx, move || grep_search(at.tree(), &at.base, &opts), |h| h.render()).await

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::search::list_files;
 use super::search_tool::{run_search, search_root};
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::sandbox::Access;
 
 /// Entries listed at most.
@@ -28,7 +28,7 @@ pub struct ListFilesArgs {
 pub struct ListFiles;
 
 #[async_trait]
-impl TypedTool for ListFiles {
+impl Tool for ListFiles {
     type Args = ListFilesArgs;
     const NAME: &'static str = "list_files";
     const KIND: ToolKind = ToolKind::Read;
@@ -37,7 +37,7 @@ impl TypedTool for ListFiles {
         vec![(args.path.clone().unwrap_or_else(|| ".".into()), Access::Read)]
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let at = search_root(ctx, args.path.as_deref())?;
         let depth = Some(args.depth.unwrap_or(2).max(1) as usize);
         run_search(ctx, move || list_files(at.tree(), &at.base, depth, LIMIT), |l| l.render()).await

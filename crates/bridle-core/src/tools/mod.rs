@@ -1,9 +1,12 @@
 //! The tool registry and the built-in tools, one per file.
 //!
-//! A tool's arguments are a struct deriving `JsonSchema`: its doc comment is the description the
-//! model reads and its fields are the schema, so the two cannot drift. The registry repairs and
-//! validates arguments before any tool runs; a tool only ever sees arguments that match its
-//! schema. Errors a tool returns are for the model to act on, never a crash of the harness.
+//! A tool implements one typed trait, [`Tool`]: its arguments are a struct deriving `JsonSchema`
+//! (its doc comment is the description the model reads and its fields are the schema, so the two
+//! cannot drift), and it says what it may do, what it touches, what an approval of it covers
+//! and what else its success does. The registry repairs and validates arguments, then parses them
+//! once into a [`Bound`] call — the one erased form every caller works with; a tool only ever
+//! sees arguments that match its schema. Errors a tool returns are for the model to act on,
+//! never a crash of the harness.
 
 mod append_file;
 mod apply_patch;
@@ -33,6 +36,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use bridle_protocol::{TokenUsage, ToolDefinition};
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -164,105 +168,114 @@ impl ToolError {
     }
 }
 
-/// A tool as the registry holds it.
+/// What else a tool's success does, beyond its result and its file changes; the engine acts on
+/// it (no caller asks for a tool by name).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Effect {
+    /// Nothing else.
+    #[default]
+    None,
+    /// Sets the session's plan (`data.plan` of its result).
+    SetsPlan,
+}
+
+/// A shell command a call would run, as the guard reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShellLine<'a> {
+    /// The command line.
+    pub command: &'a str,
+    /// Whether it asks to run outside the OS sandbox, and why.
+    pub escalate: Option<&'a str>,
+}
+
+/// What an "approve for this session" of a call covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Covers {
+    /// Nothing: every such call is approved once (an escalation out of the sandbox).
+    Nothing,
+    /// This exact command line.
+    Command(String),
+    /// The tool on each path the call touches.
+    Paths,
+    /// The tool, whatever its arguments.
+    Tool,
+}
+
+/// A tool: typed arguments, what it may do, and how it runs. Implement this and the registry
+/// derives the rest ([`DynTool`]). A tool that changes files (`KIND` is [`ToolKind::Write`])
+/// only plans: the call's owner commits the plan through [`crate::changes::commit`], so no
+/// write tool can write any other way.
 #[async_trait]
 pub trait Tool: Send + Sync + 'static {
-    /// Name, description and argument schema.
-    fn definition(&self) -> ToolDefinition;
-    /// What the tool may do.
-    fn kind(&self) -> ToolKind;
-    /// The paths the call would touch, judged by the sandbox before it runs.
-    fn paths(&self, _args: &Value) -> Vec<(String, Access)> {
-        Vec::new()
-    }
-    /// How long the call may run; most tools take the session's default.
-    fn timeout(&self, _args: &Value, default: Duration) -> Duration {
-        default
-    }
-    /// The change a call would make, computed without touching the disk (write tools only):
-    /// the approval preview, and part of the call hash.
-    async fn plan(&self, _args: &Value, _ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
-        None
-    }
-    /// Runs with arguments already repaired and validated against the schema.
-    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
-}
-
-/// A tool that changes files: it only plans, and [`Planned`] commits the plan — so no write
-/// tool can write any other way than through [`crate::changes::commit`].
-#[async_trait]
-pub trait FileTool: Send + Sync + 'static {
     /// The arguments; the doc comment is the tool's description.
-    type Args: DeserializeOwned + schemars::JsonSchema + Send + Sync;
-    /// The tool's name.
-    const NAME: &'static str;
-    /// The paths a call would change.
-    fn paths(args: &Self::Args) -> Vec<(String, Access)>;
-    /// The change, without touching the disk.
-    async fn plan(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ChangePlan, ToolError>;
-}
-
-/// A [`FileTool`] as the registry holds it: `call` is plan, then commit.
-pub struct Planned<T>(pub T);
-
-impl<T: FileTool> Planned<T> {
-    fn args(args: &Value) -> Result<T::Args, ToolError> {
-        serde_json::from_value(args.clone())
-            .map_err(|e| ToolError::new(format!("invalid arguments for {}: {e}", T::NAME)))
-    }
-}
-
-#[async_trait]
-impl<T: FileTool> Tool for Planned<T> {
-    fn definition(&self) -> ToolDefinition {
-        schema::definition_for::<T::Args>(T::NAME)
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Write
-    }
-
-    fn paths(&self, args: &Value) -> Vec<(String, Access)> {
-        Self::args(args).map(|a| T::paths(&a)).unwrap_or_default()
-    }
-
-    async fn plan(&self, args: &Value, ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
-        Some(match Self::args(args) {
-            Ok(args) => self.0.plan(&args, ctx).await,
-            Err(e) => Err(e),
-        })
-    }
-
-    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let plan = self.0.plan(&Self::args(&args)?, &ctx).await?;
-        let changes = crate::changes::commit(&plan, &ctx).await?;
-        Ok(files::committed(&plan, changes))
-    }
-}
-
-/// A tool with typed arguments; implement this and the registry derives the rest.
-#[async_trait]
-pub trait TypedTool: Send + Sync + 'static {
-    /// The arguments; the doc comment is the tool's description.
-    type Args: DeserializeOwned + schemars::JsonSchema + Send;
+    type Args: DeserializeOwned + schemars::JsonSchema + Send + Sync + 'static;
     /// The tool's name.
     const NAME: &'static str;
     /// What it may do.
     const KIND: ToolKind;
-    /// The paths a call would touch (file tools).
+    /// What else its success does.
+    const EFFECT: Effect = Effect::None;
+    /// The paths a call would touch, judged by the sandbox before it runs.
     fn paths(_args: &Self::Args) -> Vec<(String, Access)> {
         Vec::new()
     }
-    /// How long a call may run.
+    /// How long a call may run; most tools take the session's default.
     fn timeout(_args: &Self::Args, default: Duration) -> Duration {
         default
     }
-    /// Runs the tool.
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+    /// The shell command a call runs (shell tools).
+    fn shell(_args: &Self::Args) -> Option<ShellLine<'_>> {
+        None
+    }
+    /// What an approval for the session covers: the tool on its paths, or the tool.
+    fn covers(args: &Self::Args) -> Covers {
+        if Self::paths(args).is_empty() {
+            Covers::Tool
+        } else {
+            Covers::Paths
+        }
+    }
+    /// The change a call would make, computed without touching the disk (write tools).
+    async fn plan(&self, _args: &Self::Args, _ctx: &ToolContext) -> Result<ChangePlan, ToolError> {
+        Err(ToolError::new(format!("`{}` changes no files", Self::NAME)))
+    }
+    /// Runs the tool (every kind but [`ToolKind::Write`]).
+    async fn run(&self, _args: &Self::Args, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Err(ToolError::new(format!("`{}` changes files only through its plan", Self::NAME)))
+    }
 }
 
+/// One call of a tool, bound to its arguments, parsed once when the call was prepared: the
+/// erased form every caller works with.
 #[async_trait]
-impl<T: TypedTool> Tool for T {
+pub trait Bound: Send + Sync {
+    /// The paths it would touch.
+    fn paths(&self) -> Vec<(String, Access)>;
+    /// How long it may run.
+    fn timeout(&self, default: Duration) -> Duration;
+    /// The shell command it runs.
+    fn shell(&self) -> Option<ShellLine<'_>>;
+    /// What an approval for the session covers.
+    fn covers(&self) -> Covers;
+    /// The change it would make (write tools), without touching the disk.
+    async fn plan(&self, ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>>;
+    /// Runs it; a write tool plans and commits.
+    async fn run(&self, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// A tool as the registry holds it.
+pub trait DynTool: Send + Sync + 'static {
+    /// Name, description and argument schema.
+    fn definition(&self) -> ToolDefinition;
+    /// What the tool may do.
+    fn kind(&self) -> ToolKind;
+    /// What else its success does.
+    fn effect(&self) -> Effect;
+    /// Parses `args` (already valid against the schema) into a call.
+    fn bind(self: Arc<Self>, args: &Value) -> Result<Arc<dyn Bound>, ToolError>;
+}
+
+impl<T: Tool> DynTool for T {
     fn definition(&self) -> ToolDefinition {
         schema::definition_for::<T::Args>(T::NAME)
     }
@@ -271,31 +284,70 @@ impl<T: TypedTool> Tool for T {
         T::KIND
     }
 
-    fn paths(&self, args: &Value) -> Vec<(String, Access)> {
-        serde_json::from_value::<T::Args>(args.clone()).map(|a| T::paths(&a)).unwrap_or_default()
+    fn effect(&self) -> Effect {
+        T::EFFECT
     }
 
-    fn timeout(&self, args: &Value, default: Duration) -> Duration {
-        serde_json::from_value::<T::Args>(args.clone()).map(|a| T::timeout(&a, default)).unwrap_or(default)
-    }
-
-    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+    fn bind(self: Arc<Self>, args: &Value) -> Result<Arc<dyn Bound>, ToolError> {
         // The registry validated `args` against this very schema, so a failure here means the
         // schema and the struct disagree (e.g. a custom deserializer); report it, do not panic.
-        let args: T::Args = serde_json::from_value(args)
+        let args = T::Args::deserialize(args)
             .map_err(|e| ToolError::new(format!("invalid arguments for {}: {e}", T::NAME)))?;
-        self.run(args, &ctx).await
+        Ok(Arc::new(Typed { tool: self, args }))
     }
+}
+
+/// A typed tool with its parsed arguments.
+struct Typed<T: Tool> {
+    tool: Arc<T>,
+    args: T::Args,
+}
+
+#[async_trait]
+impl<T: Tool> Bound for Typed<T> {
+    fn paths(&self) -> Vec<(String, Access)> {
+        T::paths(&self.args)
+    }
+
+    fn timeout(&self, default: Duration) -> Duration {
+        T::timeout(&self.args, default)
+    }
+
+    fn shell(&self) -> Option<ShellLine<'_>> {
+        T::shell(&self.args)
+    }
+
+    fn covers(&self) -> Covers {
+        T::covers(&self.args)
+    }
+
+    async fn plan(&self, ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
+        (T::KIND == ToolKind::Write).then_some(self.tool.plan(&self.args, ctx).await)
+    }
+
+    async fn run(&self, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        if T::KIND == ToolKind::Write {
+            let plan = self.tool.plan(&self.args, ctx).await?;
+            return commit_plan(&plan, ctx).await;
+        }
+        self.tool.run(&self.args, ctx).await
+    }
+}
+
+/// Commits `plan` and tells the model what it did: the one way a planned change is written.
+pub async fn commit_plan(plan: &ChangePlan, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let changes = crate::changes::commit(plan, ctx).await?;
+    Ok(files::committed(plan, changes))
 }
 
 /// The registry with every built-in tool of this version.
 pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     let mut registry = ToolRegistry::new();
     registry.register(Arc::new(ReadFile))?;
-    registry.register(Arc::new(Planned(WriteFile)))?;
-    registry.register(Arc::new(Planned(EditFile)))?;
-    registry.register(Arc::new(Planned(AppendFile)))?;
-    registry.register(Arc::new(Planned(ApplyPatch)))?;
+    registry.register(Arc::new(WriteFile))?;
+    registry.register(Arc::new(EditFile))?;
+    registry.register(Arc::new(AppendFile))?;
+    registry.register(Arc::new(ApplyPatch))?;
     registry.register(Arc::new(ListFiles))?;
     registry.register(Arc::new(GlobSearch))?;
     registry.register(Arc::new(GrepSearch))?;

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::files::{fs_error, on_blocking_thread, resolve};
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::sandbox::{Access, Place};
 
 /// Most bytes of text in one page.
@@ -44,7 +44,7 @@ pub struct ReadFileArgs {
 pub struct ReadFile;
 
 #[async_trait]
-impl TypedTool for ReadFile {
+impl Tool for ReadFile {
     type Args = ReadFileArgs;
     const NAME: &'static str = "read_file";
     const KIND: ToolKind = ToolKind::Read;
@@ -53,8 +53,8 @@ impl TypedTool for ReadFile {
         vec![(args.path.clone(), Access::Read)]
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let start = args.start_line.unwrap_or(1).max(1);
+    async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let (start, end_line) = (args.start_line.unwrap_or(1).max(1), args.end_line);
         if let Some(end) = args.end_line {
             if end < start {
                 return Err(ToolError::new(format!("end_line {end} is before start_line {start}")));
@@ -78,7 +78,7 @@ impl TypedTool for ReadFile {
                 Place::ToolOutput(_) => open_tool_output(&resolved.absolute, &shown)?,
             };
             let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-            let page = read_page(file, size, start, args.end_line, &shown);
+            let page = read_page(file, size, start, end_line, &shown);
             drop(lock);
             page
         })

@@ -11,7 +11,7 @@ use bridle_protocol::{ToolCall, ToolDefinition};
 use serde_json::Value;
 
 use super::repair::{canonical_json, repair_arguments};
-use super::{Tool, ToolKind};
+use super::{Bound, DynTool, Effect, ToolKind};
 
 /// Why a tool could not be registered.
 #[derive(Debug, thiserror::Error)]
@@ -63,21 +63,23 @@ pub enum CallError {
 
 #[derive(Clone)]
 struct Entry {
-    tool: Arc<dyn Tool>,
+    tool: Arc<dyn DynTool>,
     definition: ToolDefinition,
     validator: Arc<jsonschema::Validator>,
 }
 
-/// A call whose tool exists and whose arguments are repaired and valid.
+/// A call whose tool exists and whose arguments are repaired, valid and parsed.
 #[derive(Clone)]
 pub struct PreparedCall {
-    /// The tool.
-    pub tool: Arc<dyn Tool>,
+    /// The tool bound to its parsed arguments.
+    pub call: Arc<dyn Bound>,
     /// Its name.
     pub name: String,
     /// What it may do.
     pub kind: ToolKind,
-    /// The repaired, validated arguments.
+    /// What else its success does.
+    pub effect: Effect,
+    /// The repaired, validated arguments (for hooks and the record).
     pub args: Value,
     /// `args` as canonical JSON (sorted keys): the identity of the call.
     pub canonical_args: String,
@@ -114,7 +116,7 @@ impl ToolRegistry {
     }
 
     /// Adds a tool; a name already taken is refused and the first tool kept.
-    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+    pub fn register(&mut self, tool: Arc<dyn DynTool>) -> Result<(), RegistryError> {
         let definition = tool.definition();
         let name = definition.name.clone();
         if !valid_name(&name) {
@@ -162,10 +164,16 @@ impl ToolRegistry {
         if !problems.is_empty() {
             return Err(CallError::Invalid { tool: name.to_string(), problems: problems.join("; ") });
         }
+        let call = entry
+            .tool
+            .clone()
+            .bind(&repaired.value)
+            .map_err(|e| CallError::Invalid { tool: name.to_string(), problems: e.to_string() })?;
         Ok(PreparedCall {
-            tool: entry.tool.clone(),
+            call,
             name: name.to_string(),
             kind: entry.tool.kind(),
+            effect: entry.tool.effect(),
             canonical_args: canonical_json(&repaired.value),
             args: repaired.value,
             repairs: repaired.notes,
@@ -182,7 +190,7 @@ impl ToolRegistry {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+    use crate::tools::{Tool, ToolContext, ToolError, ToolOutput};
     use async_trait::async_trait;
     use serde::Deserialize;
 
@@ -201,11 +209,11 @@ mod tests {
     struct Add;
 
     #[async_trait]
-    impl TypedTool for Add {
+    impl Tool for Add {
         type Args = AddArgs;
         const NAME: &'static str = "add";
         const KIND: ToolKind = ToolKind::Read;
-        async fn run(&self, args: AddArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        async fn run(&self, args: &AddArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
             let sum = args.a + args.b;
             Ok(ToolOutput::text(if args.loud == Some(true) { format!("{sum}!") } else { sum.to_string() }))
         }
@@ -213,8 +221,7 @@ mod tests {
 
     struct Named(&'static str);
 
-    #[async_trait]
-    impl Tool for Named {
+    impl DynTool for Named {
         fn definition(&self) -> ToolDefinition {
             ToolDefinition {
                 name: self.0.into(),
@@ -225,8 +232,11 @@ mod tests {
         fn kind(&self) -> ToolKind {
             ToolKind::Read
         }
-        async fn call(&self, _: Value, _: ToolContext) -> Result<ToolOutput, ToolError> {
-            Ok(ToolOutput::text(self.0))
+        fn effect(&self) -> Effect {
+            Effect::None
+        }
+        fn bind(self: Arc<Self>, _: &Value) -> Result<Arc<dyn Bound>, ToolError> {
+            Err(ToolError::new("never called"))
         }
     }
 

@@ -9,7 +9,7 @@ use bridle_protocol::{PlanItem, PlanStatus};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{Effect, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 /// Replaces the task's plan: every step with its status (`pending`, `in_progress`, `done`); at
 /// most one step in progress. Send the whole list each time.
@@ -59,12 +59,13 @@ const MOST_STEPS: usize = 50;
 pub struct UpdatePlan;
 
 #[async_trait]
-impl TypedTool for UpdatePlan {
+impl Tool for UpdatePlan {
     type Args = UpdatePlanArgs;
     const NAME: &'static str = "update_plan";
     const KIND: ToolKind = ToolKind::Read;
+    const EFFECT: Effect = Effect::SetsPlan;
 
-    async fn run(&self, args: Self::Args, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, args: &Self::Args, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         if args.items.is_empty() {
             return Err(ToolError::new("a plan needs at least one step"));
         }
@@ -78,11 +79,8 @@ impl TypedTool for UpdatePlan {
         if running > 1 {
             return Err(ToolError::new(format!("{running} steps are in_progress; at most one may be")));
         }
-        let items: Vec<PlanItem> = args
-            .items
-            .into_iter()
-            .map(|i| PlanItem { step: i.step.trim().to_string(), status: i.status.into() })
-            .collect();
+        let items: Vec<PlanItem> =
+            args.items.iter().map(|i| PlanItem { step: i.step.trim().to_string(), status: i.status.into() }).collect();
         let done = items.iter().filter(|i| i.status == PlanStatus::Done).count();
         Ok(ToolOutput {
             output: format!("Plan updated: {done} of {} steps done.", items.len()),

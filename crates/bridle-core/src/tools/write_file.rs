@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 
 use super::files::plan_file;
-use super::{FileTool, ToolContext, ToolError};
+use super::{Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
@@ -24,9 +24,10 @@ pub struct WriteFileArgs {
 pub struct WriteFile;
 
 #[async_trait]
-impl FileTool for WriteFile {
+impl Tool for WriteFile {
     type Args = WriteFileArgs;
     const NAME: &'static str = "write_file";
+    const KIND: ToolKind = ToolKind::Write;
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]

@@ -299,6 +299,15 @@ pub fn engine_with_mcp(
 }
 
 impl TestEngine {
+    /// Every audit row written so far, oldest first, as (kind, status, payload).
+    pub fn audit_rows(&self) -> Vec<(String, Option<String>, Value)> {
+        self.audit.flush().unwrap();
+        let log = bridle_core::audit::AuditLog::open(&self.dir.path().join("data")).unwrap();
+        let mut rows = log.query(&bridle_core::audit::AuditFilter::default()).unwrap();
+        rows.reverse();
+        rows.into_iter().map(|r| (r.kind, r.status, r.payload)).collect()
+    }
+
     pub async fn say(&self, text: &str) {
         self.engine.submit(bridle_protocol::Op::UserMessage { text: text.into() }).await.unwrap();
     }
@@ -340,14 +349,16 @@ pub fn last(events: &[Event]) -> &Event {
     events.last().unwrap()
 }
 
-/// A pipeline over the workspace `ws` (data dir `data`) whose guard allows every call (`bypass`):
+/// Calls over the workspace `ws` (data dir `data`) whose guard allows every call (`bypass`):
 /// for tests of what the tools and the path sandbox hold by themselves.
-pub fn bypass_pipeline(ws: &std::path::Path, data: &std::path::Path) -> bridle_core::pipeline::CallPipeline {
+pub fn bypass_calls(ws: &std::path::Path, data: &std::path::Path) -> bridle_core::calls::Calls {
     let workspace = Arc::new(bridle_core::workspace::Workspace::open(ws, None, data, &[]).unwrap());
-    bridle_core::pipeline::CallPipeline::new(
+    let mode = bridle_protocol::Mode::Bypass;
+    bridle_core::calls::Calls::new(
         Arc::new(builtin_registry().unwrap()),
-        Arc::new(bridle_core::guard::Guard::new(bridle_protocol::Mode::Bypass)),
+        Arc::new(bridle_core::guard::Guard::new(mode)),
         workspace,
+        Arc::new(bridle_core::calls::Permit::new(mode, bridle_core::guard::Policy::empty())),
         Duration::from_secs(60),
     )
 }
@@ -362,16 +373,16 @@ pub fn tool_call(name: &str, args: Value) -> bridle_protocol::ToolCall {
     }
 }
 
-/// What `call` runs with in session `session-1` of `pipeline`, its data dir `data`.
+/// What `call` runs with in session `session-1` of `calls`, its data dir `data`.
 pub fn tool_context(
-    pipeline: &bridle_core::pipeline::CallPipeline,
+    calls: &bridle_core::calls::Calls,
     call: &bridle_protocol::ToolCall,
     data: &std::path::Path,
 ) -> bridle_core::tools::ToolContext {
     bridle_core::tools::ToolContext::new(
         "session-1",
         call.id.clone(),
-        pipeline.workspace().clone(),
+        calls.workspace().clone(),
         data.to_path_buf(),
         Arc::new(SystemClock),
         Duration::from_secs(60),

@@ -36,6 +36,9 @@ async fn the_window_the_server_serves_wins_over_a_larger_config() {
     let Event::Warning { code, message, .. } = warned else { unreachable!() };
     assert_eq!(code, "context_window_corrected");
     assert!(message.contains("32768") && message.contains("8192"), "{message}");
+    let warnings: Vec<_> = t.audit_rows().into_iter().filter(|(kind, ..)| kind != "session_started").collect();
+    assert_eq!(warnings.len(), 1, "a warning is audited as one, not as an error: {warnings:?}");
+    assert_eq!((warnings[0].0.as_str(), warnings[0].1.as_deref()), ("warning", Some("context_window_corrected")));
     t.say("hi").await;
     let events = t.turn().await;
     let window = events.iter().find_map(|e| match e {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use bridle_core::engine::SessionSpec;
 use bridle_core::mcp::{McpConfig, McpHub, McpServerConfig};
-use bridle_core::tools::{Tool, ToolContext};
+use bridle_core::tools::{DynTool, ToolContext};
 use bridle_protocol::{Event, McpStatus};
 
 use super::harness::*;
@@ -201,7 +201,7 @@ async fn a_streamable_http_server_that_goes_away_is_reported_failed() {
         std::sync::Arc::new(bridle_core::workspace::Workspace::open(ws.path(), None, ws.path(), &[]).unwrap());
     let clock = std::sync::Arc::new(bridle_core::clock::SystemClock);
     let ctx = ToolContext::new("s", "c", workspace, ws.path().to_path_buf(), clock, Duration::from_secs(30));
-    let err = tool.call(serde_json::json!({"a": 1, "b": 2}), ctx).await.unwrap_err();
+    let err = tool.bind(&serde_json::json!({"a": 1, "b": 2})).unwrap().run(&ctx).await.unwrap_err();
     assert!(err.to_string().contains("did not answer `get-sum`"), "{err}");
     while status(&hub, "web").0 != McpStatus::Failed {
         // A guard against a hung watch, not a timing assertion.

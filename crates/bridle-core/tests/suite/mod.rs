@@ -4,6 +4,7 @@ mod harness;
 mod raw_server;
 mod tools;
 
+mod approval_table;
 mod approvals;
 mod calls;
 mod compaction;

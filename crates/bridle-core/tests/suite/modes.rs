@@ -31,6 +31,10 @@ async fn plan_mode_set_in_a_running_session_writes_nothing() {
     let changed = t.next_matching(|e| matches!(e, Event::ModeChanged { .. })).await;
     let Event::ModeChanged { mode, sandbox, .. } = changed else { unreachable!() };
     assert_eq!((mode, sandbox.as_str()), (Mode::Plan, "bwrap"));
+    assert_eq!(t.engine.mode(), Mode::Plan, "the engine reports the mode in force, not the launch one");
+    let changes: Vec<_> = t.audit_rows().into_iter().filter(|(kind, ..)| kind == "mode_changed").collect();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!((changes[0].2["mode"].as_str(), changes[0].2["from"].as_str()), (Some("plan"), Some("auto")));
 
     t.say("make two files").await;
     let events = t.turn().await;

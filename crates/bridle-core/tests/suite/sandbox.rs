@@ -3,19 +3,19 @@
 
 use std::os::unix::fs::symlink;
 
-use bridle_core::pipeline::CallPipeline;
+use bridle_core::calls::{Calls, Unrecorded};
 use bridle_core::tools::ToolContext;
 use bridle_protocol::{Decision, ToolCall};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use super::harness::{bypass_pipeline, tool_call, tool_context};
+use super::harness::{bypass_calls, tool_call, tool_context};
 
 struct Setup {
     _tmp: tempfile::TempDir,
     ws: std::path::PathBuf,
     outside: std::path::PathBuf,
-    pipeline: CallPipeline,
+    calls: Calls,
 }
 
 fn setup() -> Setup {
@@ -27,12 +27,12 @@ fn setup() -> Setup {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(ws.join("swap/file.txt"), "inside\n").unwrap();
     std::fs::write(outside.join("file.txt"), "outside secret\n").unwrap();
-    let pipeline = bypass_pipeline(&ws, &top.join("data"));
-    Setup { _tmp: tmp, ws, outside, pipeline }
+    let calls = bypass_calls(&ws, &top.join("data"));
+    Setup { _tmp: tmp, ws, outside, calls }
 }
 
 fn ctx(s: &Setup, call: &ToolCall) -> ToolContext {
-    tool_context(&s.pipeline, call, &s.ws.parent().unwrap().join("data"))
+    tool_context(&s.calls, call, &s.ws.parent().unwrap().join("data"))
 }
 
 #[tokio::test]
@@ -52,13 +52,13 @@ async fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
         let s = setup();
         // The check sees a real folder inside the workspace...
         let checked =
-            s.pipeline.check(&attempt, "session-1").unwrap_or_else(|o| panic!("{}: {:?}", attempt.name, o.result));
+            s.calls.judge(&attempt, "session-1").unwrap_or_else(|o| panic!("{}: {:?}", attempt.name, o.result));
         assert_eq!(checked.verdict.decision, Decision::Allow);
         // ...which is swapped for a symlink to the outside before the tool runs.
         std::fs::rename(s.ws.join("swap"), s.ws.join("swap-moved")).unwrap();
         symlink(&s.outside, s.ws.join("swap")).unwrap();
         let context = ctx(&s, &attempt);
-        let outcome = s.pipeline.execute(checked, context).await;
+        let outcome = s.calls.run(&attempt, checked, context, &Unrecorded).await;
         assert!(outcome.result.is_error, "{}: {}", attempt.name, outcome.result.output);
         assert!(outcome.result.output.contains("outside"), "{}: {}", attempt.name, outcome.result.output);
         assert!(
@@ -82,16 +82,16 @@ async fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
 async fn a_saved_output_can_be_paged_with_read_file_and_is_read_only() {
     let s = setup();
     let big = tool_call("bash", json!({"command": "seq 1 200000"}));
-    let outcome = s.pipeline.run(&big, ctx(&s, &big)).await;
+    let outcome = s.calls.check_and_run(&big, ctx(&s, &big)).await;
     let saved = outcome.result.data.as_ref().unwrap()["outputFile"].as_str().unwrap().to_string();
     assert!(outcome.result.output.contains(&saved));
 
     let page = tool_call("read_file", json!({"path": saved, "start_line": 150000, "end_line": 150002}));
-    let read = s.pipeline.run(&page, ctx(&s, &page)).await;
+    let read = s.calls.check_and_run(&page, ctx(&s, &page)).await;
     assert_eq!(read.result.output, "150000\n150001\n150002\n", "{:?}", read.result);
 
     let overwrite = tool_call("write_file", json!({"path": saved, "content": "x"}));
-    let denied = s.pipeline.run(&overwrite, ctx(&s, &overwrite)).await;
+    let denied = s.calls.check_and_run(&overwrite, ctx(&s, &overwrite)).await;
     assert_eq!(denied.verdict.decision, Decision::Deny);
     assert_eq!(denied.verdict.findings[0].rule, "tool-output-read-only");
 }

@@ -1,4 +1,4 @@
-//! FIFOs, sockets and devices in the workspace, given to every file tool through the pipeline:
+//! FIFOs, sockets and devices in the workspace, given to every file tool through the call path:
 //! each call ends with a clear error naming the path and what it is, none of them blocks, and a
 //! search over the folder holding them still searches the regular files.
 //!
@@ -9,16 +9,16 @@ use std::os::unix::fs::{symlink, FileTypeExt};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use bridle_core::pipeline::{CallOutcome, CallPipeline};
+use bridle_core::calls::{CallOutcome, Calls};
 use bridle_protocol::Decision;
 use serde_json::{json, Value};
 
-use super::harness::{bypass_pipeline, tool_call, tool_context};
+use super::harness::{bypass_calls, tool_call, tool_context};
 
 struct Setup {
     _tmp: tempfile::TempDir,
     ws: PathBuf,
-    pipeline: CallPipeline,
+    calls: Calls,
     _listener: std::os::unix::net::UnixListener,
     /// The special files made, with what the refusal must call them.
     special: Vec<(&'static str, &'static str)>,
@@ -46,17 +46,17 @@ fn setup() -> Setup {
         Ok(()) => special.push(("zero", "a device")),
         Err(e) => eprintln!("skipping the device node: mknod needs root ({e})"),
     }
-    let pipeline = bypass_pipeline(&ws, &top.join("data"));
-    Setup { _tmp: tmp, ws, pipeline, _listener: listener, special }
+    let calls = bypass_calls(&ws, &top.join("data"));
+    Setup { _tmp: tmp, ws, calls, _listener: listener, special }
 }
 
-/// Runs `name(args)` through the whole pipeline on its own task; a call still running after 10 s
-/// fails the test (the hang detector: the pipeline's own timeout is 60 s here).
+/// Runs `name(args)` through the whole call path on its own task; a call still running after 10 s
+/// fails the test (the hang detector: the call's own timeout is 60 s here).
 async fn run(s: &Setup, name: &str, args: Value) -> CallOutcome {
     let call = tool_call(name, args.clone());
-    let ctx = tool_context(&s.pipeline, &call, &s.ws.parent().unwrap().join("data"));
-    let pipeline = s.pipeline.clone();
-    let task = tokio::spawn(async move { pipeline.run(&call, ctx).await });
+    let ctx = tool_context(&s.calls, &call, &s.ws.parent().unwrap().join("data"));
+    let calls = s.calls.clone();
+    let task = tokio::spawn(async move { calls.check_and_run(&call, ctx).await });
     tokio::time::timeout(Duration::from_secs(10), task)
         .await
         .unwrap_or_else(|_| panic!("{name} {args} blocked for 10 s"))

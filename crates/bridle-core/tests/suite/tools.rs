@@ -1,7 +1,7 @@
 //! Tools that exist only for tests: they sleep, so order and concurrency can be observed.
 
 use async_trait::async_trait;
-use bridle_core::tools::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use bridle_core::tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use serde::Deserialize;
 
 /// Sleeps, then says which call it was.
@@ -17,11 +17,11 @@ pub struct SleepArgs {
 pub struct Sleep;
 
 #[async_trait]
-impl TypedTool for Sleep {
+impl Tool for Sleep {
     type Args = SleepArgs;
     const NAME: &'static str = "sleep";
     const KIND: ToolKind = ToolKind::Read;
-    async fn run(&self, args: SleepArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, args: &SleepArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         tokio::time::sleep(std::time::Duration::from_millis(args.ms)).await;
         Ok(ToolOutput::text(format!("slept {}", args.label)))
     }
@@ -34,11 +34,11 @@ pub struct PanicArgs {}
 pub struct Panic;
 
 #[async_trait]
-impl TypedTool for Panic {
+impl Tool for Panic {
     type Args = PanicArgs;
     const NAME: &'static str = "panic";
     const KIND: ToolKind = ToolKind::Read;
-    async fn run(&self, _args: PanicArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, _args: &PanicArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         #[allow(clippy::panic)]
         {
             panic!("a bug in a tool")

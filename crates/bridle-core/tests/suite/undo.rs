@@ -38,6 +38,16 @@ async fn op_undo_restores_the_last_turn_and_reports_it() {
     assert!(refused.is_empty());
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
     assert!(!ws.join("b.txt").exists());
+    // The record names what happened: an undo, not a file change with a status.
+    let undone: Vec<_> = t
+        .audit_rows()
+        .into_iter()
+        .filter(|(kind, ..)| kind == "undone")
+        .map(|(_, status, payload)| {
+            (status.unwrap_or_default(), payload["path"].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    assert_eq!(undone, [("restored".to_string(), "a.txt".to_string()), ("removed".to_string(), "b.txt".to_string())]);
 
     // Nothing left: an error the window can show.
     t.engine.submit(Op::Undo { checkpoint_id: turn, paths: Some(vec!["a.txt".into()]) }).await.unwrap();

@@ -17,6 +17,11 @@ export const AUDIT_KINDS = [
   "file_changed",
   "compaction",
   "error",
+  "warning",
+  "mode_changed",
+  "undone",
+  "network",
+  "process",
 ] as const;
 
 export const DECISIONS: Decision[] = ["allow", "ask", "deny"];

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::output;
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, TypedTool};
+use super::{Covers, ShellLine, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::shell_sandbox::{Launch, SandboxKind};
 
 pub use processes::kill_group;
@@ -78,7 +78,7 @@ fn effective_timeout(args: &BashArgs, default: Duration) -> Duration {
 }
 
 #[async_trait]
-impl TypedTool for Bash {
+impl Tool for Bash {
     type Args = BashArgs;
     const NAME: &'static str = "bash";
     const KIND: ToolKind = ToolKind::Exec;
@@ -88,14 +88,29 @@ impl TypedTool for Bash {
         effective_timeout(args, default) + GRACE + Duration::from_secs(5)
     }
 
-    async fn run(&self, args: Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    fn shell(args: &Self::Args) -> Option<ShellLine<'_>> {
+        let why = args.justification.as_deref().map(str::trim).filter(|j| !j.is_empty());
+        let escalate = args.escalate.then_some(why.unwrap_or("no justification given"));
+        Some(ShellLine { command: &args.command, escalate })
+    }
+
+    /// The exact command; nothing for an escalation, which is approved once each time, so a
+    /// session approval of the confined command never lets it out.
+    fn covers(args: &Self::Args) -> Covers {
+        match args.escalate {
+            true => Covers::Nothing,
+            false => Covers::Command(args.command.clone()),
+        }
+    }
+
+    async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         if args.command.trim().is_empty() {
             return Err(ToolError::new("the command is empty"));
         }
         if args.timeout_secs == Some(0) {
             return Err(ToolError::new("timeout_secs must be at least 1"));
         }
-        let timeout = effective_timeout(&args, ctx.tool_timeout);
+        let timeout = effective_timeout(args, ctx.tool_timeout);
         let out_dir = ctx.workspace.sandbox.tool_output_dir(&ctx.session_id);
         std::fs::create_dir_all(&out_dir)
             .map_err(|e| ToolError::new(format!("cannot create {}: {e}", out_dir.display())))?;

@@ -29,7 +29,7 @@ fn setup_unconfined() -> (tempfile::TempDir, ToolContext) {
 }
 
 async fn bash(ctx: &ToolContext, command: &str, timeout_secs: Option<u64>) -> ToolOutput {
-    Bash.run(BashArgs { command: command.into(), timeout_secs, escalate: false, justification: None }, ctx)
+    Bash.run(&BashArgs { command: command.into(), timeout_secs, escalate: false, justification: None }, ctx)
         .await
         .unwrap()
 }
@@ -128,7 +128,8 @@ async fn an_interrupt_drops_the_call_and_kills_the_group() {
     let (tmp, ctx) = setup_unconfined();
     let pid_file = tmp.path().join("pid");
     let command = format!("sleep 300 & echo $! > {}; wait", pid_file.display());
-    let run = Bash.run(BashArgs { command, timeout_secs: Some(600), escalate: false, justification: None }, &ctx);
+    let args = BashArgs { command, timeout_secs: Some(600), escalate: false, justification: None };
+    let run = Bash.run(&args, &ctx);
     // Dropping the future is what an interrupt does (the pipeline stops polling it).
     let _ = tokio::time::timeout(Duration::from_millis(800), run).await;
     let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();

@@ -6,7 +6,7 @@ use crate::tools::testing::context;
 
 async fn read(root: &std::path::Path, args: serde_json::Value) -> Result<ToolOutput, ToolError> {
     let args: ReadFileArgs = serde_json::from_value(args).unwrap();
-    ReadFile.run(args, &context(root)).await
+    ReadFile.run(&args, &context(root)).await
 }
 
 fn setup() -> (tempfile::TempDir, std::path::PathBuf) {

@@ -7,8 +7,6 @@
 //! expires as denied; an interrupted turn denies its requests. Waiting is woken by answers from
 //! this process and by a short poll for answers written by others.
 
-pub mod call;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,8 +16,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::store::{ApprovalStatus, RecordedAnswer, Store, StoreError, StoredApproval};
-
-pub use call::{call_hash, grant_keys, plan, preview, COMMAND_GRANT};
 
 /// A human's answer, as submitted.
 #[derive(Debug, Clone, PartialEq, Eq)]

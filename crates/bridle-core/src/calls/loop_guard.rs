@@ -5,7 +5,7 @@
 
 /// What the guard says about one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Repetition {
+pub enum Repetition {
     /// Fine.
     Fresh,
     /// Third in a row: run it, but remind the model.
@@ -15,18 +15,19 @@ pub(crate) enum Repetition {
 }
 
 /// The reminder appended to a third identical call's result.
-pub(crate) const REMINDER: &str = "\n\n[note: this is the third identical call in a row and nothing has changed; \
+pub const REMINDER: &str = "\n\n[note: this is the third identical call in a row and nothing has changed; \
 a fourth identical call will end the turn. Try something different or give your answer.]";
 
 #[derive(Debug, Default)]
-pub(crate) struct LoopGuard {
+/// The turn's memory of the calls just made.
+pub struct LoopGuard {
     last: Option<String>,
     repeats: u32,
 }
 
 impl LoopGuard {
     /// Observes the next call, identified by tool name and canonical arguments.
-    pub(crate) fn observe(&mut self, key: String) -> Repetition {
+    pub fn observe(&mut self, key: String) -> Repetition {
         if self.last.as_ref() == Some(&key) {
             self.repeats += 1;
         } else {
@@ -41,7 +42,7 @@ impl LoopGuard {
     }
 
     /// A file changed: earlier repeats no longer count.
-    pub(crate) fn reset(&mut self) {
+    pub fn reset(&mut self) {
         self.last = None;
         self.repeats = 0;
     }

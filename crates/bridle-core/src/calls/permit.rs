@@ -1,0 +1,135 @@
+//! Permit: the one owner of what a session allows — its mode, the user's rules in force and the
+//! approvals it remembers.
+//!
+//! Rule: nothing else keeps a copy. A mode change, or an "always" answer (its rule written to the
+//! config file and read back with whatever else the user changed there), changes the permit, and
+//! the very next call is judged under it; the window, the brief and the audit read the mode from
+//! here. A session's grants ("approve for this session") live in the store, keyed by what the
+//! tool says an approval covers; the command grants are forgotten when an exec-config file
+//! changes, so an approved `npm test` cannot be turned into something else silently.
+
+use std::path::PathBuf;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use bridle_protocol::{ApprovalAnswer, Mode};
+
+use super::approval::COMMAND_GRANT;
+use super::record::Problem;
+use crate::config::edit::RuleList;
+use crate::guard::Policy;
+use crate::store::Store;
+
+/// What a session allows now; shared by every call of the session.
+pub struct Permit {
+    in_force: RwLock<(Mode, Arc<Policy>)>,
+    grants: Option<(Arc<Store>, String)>,
+    config_file: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for Permit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Permit").field("mode", &self.mode()).finish_non_exhaustive()
+    }
+}
+
+impl Permit {
+    /// `mode` and `policy`, remembering no approvals and writing no rules (`bridle tool`).
+    pub fn new(mode: Mode, policy: Policy) -> Self {
+        Self { in_force: RwLock::new((mode, Arc::new(policy))), grants: None, config_file: None }
+    }
+
+    /// Remembers "approve for this session" answers of `session_id` in `store`.
+    pub fn with_grants(self, store: Arc<Store>, session_id: impl Into<String>) -> Self {
+        Self { grants: Some((store, session_id.into())), ..self }
+    }
+
+    /// Writes "always" answers as rules to `file`.
+    pub fn with_config_file(self, file: Option<PathBuf>) -> Self {
+        Self { config_file: file, ..self }
+    }
+
+    /// The mode in force.
+    pub fn mode(&self) -> Mode {
+        self.in_force.read().unwrap_or_else(PoisonError::into_inner).0
+    }
+
+    /// The mode and the user's rules in force.
+    pub fn in_force(&self) -> (Mode, Arc<Policy>) {
+        self.in_force.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Switches to `mode` for every later call.
+    pub fn set_mode(&self, mode: Mode) {
+        self.in_force.write().unwrap_or_else(PoisonError::into_inner).0 = mode;
+    }
+
+    fn set_policy(&self, policy: Policy) {
+        self.in_force.write().unwrap_or_else(PoisonError::into_inner).1 = Arc::new(policy);
+    }
+
+    /// Whether the session remembers an approval for every one of `keys` (never for none).
+    pub fn granted(&self, keys: &[String]) -> bool {
+        let Some((store, session)) = &self.grants else { return false };
+        !keys.is_empty() && keys.iter().all(|k| store.has_grant(session, k).unwrap_or(false))
+    }
+
+    /// Remembers `answer` for the call whose approval covers `keys`: "session" and "always"
+    /// answers are kept for the session; "always" also writes `rule` to the config file as an
+    /// allow rule and reads the rules back. What could not be done comes back, for the record.
+    pub fn remember(&self, answer: ApprovalAnswer, keys: &[String], rule: &str, now: i64) -> Vec<Problem> {
+        if !matches!(answer, ApprovalAnswer::ApproveSession | ApprovalAnswer::ApproveAlways) {
+            return Vec::new();
+        }
+        let mut problems = Vec::new();
+        if let Some((store, session)) = &self.grants {
+            for key in keys {
+                if let Err(e) = store.add_grant(session, key, now) {
+                    problems
+                        .push(Problem::retryable("store_write_failed", format!("cannot remember the approval: {e}")));
+                }
+            }
+        }
+        if answer == ApprovalAnswer::ApproveAlways {
+            problems.extend(self.write_allow_rule(rule));
+        }
+        problems
+    }
+
+    fn write_allow_rule(&self, rule: &str) -> Option<Problem> {
+        let Some(file) = &self.config_file else {
+            let message = "no config file to write the rule to; approved for this session";
+            return Some(Problem::fatal("config_write_failed", message.into()));
+        };
+        if let Err(e) = crate::config::edit::append_rule(file, RuleList::Allow, rule) {
+            return Some(Problem::retryable("config_write_failed", format!("cannot write the rule `{rule}`: {e}")));
+        }
+        // In force from the next call on: the rules are read back from the file just written,
+        // with whatever else the user changed there meanwhile.
+        let reloaded = crate::config::Config::load(file)
+            .map_err(|e| e.to_string())
+            .and_then(|config| Policy::from_config(&config).map_err(|e| e.to_string()));
+        match reloaded {
+            Ok(policy) => {
+                self.set_policy(policy);
+                None
+            }
+            Err(e) => {
+                let message = format!("the rule `{rule}` was written but the config cannot be read back: {e}");
+                Some(Problem::fatal("config_read_failed", message))
+            }
+        }
+    }
+
+    /// Files changed at `paths`: a changed exec-config file voids every command approval of the
+    /// session.
+    pub fn files_changed<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Option<Problem> {
+        let (store, session) = self.grants.as_ref()?;
+        if !paths.into_iter().any(crate::guard::is_exec_config) {
+            return None;
+        }
+        let forgotten = store.forget_grants(session, COMMAND_GRANT);
+        forgotten
+            .err()
+            .map(|e| Problem::retryable("store_write_failed", format!("cannot forget command approvals: {e}")))
+    }
+}

@@ -1,0 +1,188 @@
+//! Run: the tool, or the commit of the plan a person approved, within the call's timeout.
+//!
+//! Rules: the timeout starts here, after any approval and any wait for a slot; an interrupt
+//! stops the call at once; a change a person approved is committed exactly as they saw it (a
+//! file that moved on meanwhile fails the commit, it is never planned again behind their back),
+//! every other write plans as it runs; the user's post-call hooks hear every call that ran;
+//! within a batch ([`Schedule`]) calls share a bounded number of slots and a command runs alone.
+
+use std::time::Instant;
+
+use bridle_protocol::{ToolResult, ToolStatus};
+use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard, Semaphore, SemaphorePermit};
+use tokio_util::sync::CancellationToken;
+
+use super::check::CheckedCall;
+use super::outcome::{CallFailure, CallOutcome, NotRun};
+use super::record::{CallEvent, Recorder};
+use super::Calls;
+use crate::hooks::HookInput;
+use crate::tools::{commit_plan, Effect, ToolContext, ToolKind};
+use bridle_protocol::ToolCall;
+
+impl Calls {
+    /// Runs `checked` with `ctx` (its timeout starting now), stopping early when `ctx.cancel`
+    /// fires, and records its start and its end.
+    pub async fn run(
+        &self,
+        call: &ToolCall,
+        checked: CheckedCall,
+        ctx: ToolContext,
+        recorder: &dyn Recorder,
+    ) -> CallOutcome {
+        recorder.record(call, CallEvent::Started).await;
+        let outcome = self.execute(checked, ctx).await;
+        recorder.record(call, CallEvent::Ended(&outcome)).await;
+        outcome
+    }
+
+    async fn execute(&self, checked: CheckedCall, ctx: ToolContext) -> CallOutcome {
+        let CheckedCall { prepared, verdict, plan, notes } = checked;
+        let started = Instant::now();
+        let timeout = prepared.call.timeout(self.timeout);
+        // The approved change, exactly; any other call plans (if it writes) as it runs.
+        let approved_plan = match plan {
+            Some(Ok(plan)) if prepared.kind == ToolKind::Write => Some(plan),
+            _ => None,
+        };
+        let run = async {
+            match &approved_plan {
+                Some(plan) => commit_plan(plan, &ctx).await,
+                None => prepared.call.run(&ctx).await,
+            }
+        };
+        let call_id = ctx.call_id.as_str();
+        let mut changes = Vec::new();
+        let (mut result, status, failure) = tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => (
+                ToolResult::error(call_id, "Interrupted by the user before the tool finished."),
+                ToolStatus::Interrupted,
+                Some(CallFailure::Interrupted),
+            ),
+            outcome = tokio::time::timeout(timeout, run) => match outcome {
+                Ok(Ok(out)) => {
+                    let diff: String = out.changes.iter().map(|c| c.diff.as_str()).collect();
+                    changes = out.changes;
+                    let result = ToolResult {
+                        tool_call_id: call_id.to_string(),
+                        output: out.output,
+                        is_error: false,
+                        data: out.data,
+                        diff: (!diff.is_empty()).then_some(diff),
+                    };
+                    (result, ToolStatus::Ok, None)
+                }
+                Ok(Err(err)) => (ToolResult::error(call_id, format!("Error: {err}")), ToolStatus::Error, Some(CallFailure::ToolError)),
+                Err(_) => (
+                    ToolResult::error(call_id, format!("Error: `{}` timed out after {} s and was stopped.", prepared.name, timeout.as_secs_f64())),
+                    ToolStatus::Error,
+                    Some(CallFailure::TimedOut),
+                ),
+            },
+        };
+        if !prepared.repairs.is_empty() {
+            result
+                .output
+                .push_str(&format!("\n\n[note: your arguments were repaired: {}]", prepared.repairs.join("; ")));
+        }
+        let duration = started.elapsed();
+        let mut hooks = Vec::new();
+        if !self.hooks.is_empty() && status != ToolStatus::Interrupted {
+            let input = HookInput {
+                session_id: &ctx.session_id,
+                cwd: self.workspace.root(),
+                hook_event_name: "PostToolUse",
+                tool_name: &prepared.name,
+                tool_input: &prepared.args,
+                tool_response: Some(serde_json::json!({
+                    "output": result.output,
+                    "isError": result.is_error,
+                    "data": result.data,
+                })),
+            };
+            let (runs, feedback) = self.hooks.after(&input).await;
+            for note in feedback {
+                result.output.push_str(&format!("\n\n[hook] {note}"));
+            }
+            hooks = runs;
+        }
+        for note in notes {
+            result.output.push_str(&format!("\n\n{note}"));
+        }
+        let effect = if status == ToolStatus::Ok { prepared.effect } else { Effect::None };
+        CallOutcome {
+            verdict,
+            executed: true,
+            result,
+            status,
+            failure,
+            not_run: None,
+            duration,
+            changes,
+            effect,
+            hooks,
+        }
+    }
+}
+
+/// The slots of one batch of calls: at most `max` run at once, and a command runs alone (it
+/// can touch anything).
+pub struct Schedule {
+    slots: Semaphore,
+    exclusive: RwLock<()>,
+}
+
+/// A call's place in a [`Schedule`], held while it runs.
+pub struct Slot<'a> {
+    _slot: Option<SemaphorePermit<'a>>,
+    _lock: Lock<'a>,
+}
+
+enum Lock<'a> {
+    Alone(#[allow(dead_code)] RwLockWriteGuard<'a, ()>),
+    Shared(#[allow(dead_code)] RwLockReadGuard<'a, ()>),
+}
+
+impl Schedule {
+    /// Room for `max` calls at once (at least one).
+    pub fn new(max: usize) -> Self {
+        Self { slots: Semaphore::new(max.max(1)), exclusive: RwLock::new(()) }
+    }
+
+    /// Waits for a slot for a call of `kind`; an interrupt while waiting is its outcome.
+    pub async fn enter(
+        &self,
+        kind: ToolKind,
+        call_id: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Slot<'_>, Box<CallOutcome>> {
+        let wait = async {
+            let slot = self.slots.acquire().await.ok();
+            let lock = match kind {
+                ToolKind::Exec => Lock::Alone(self.exclusive.write().await),
+                _ => Lock::Shared(self.exclusive.read().await),
+            };
+            Slot { _slot: slot, _lock: lock }
+        };
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => {
+                Err(Box::new(CallOutcome::not_run(call_id, crate::guard::Verdict::allow_by_mode(), NotRun::Interrupted)))
+            }
+            slot = wait => Ok(slot),
+        }
+    }
+}
+
+impl Calls {
+    /// Checks and runs `call` in one go, recording nothing; a call the verdict asks about runs
+    /// as if a person had approved it. For benchmarks and tests of the call path alone.
+    pub async fn check_and_run(&self, call: &ToolCall, ctx: ToolContext) -> CallOutcome {
+        let recorder = super::record::Unrecorded;
+        match self.check(call, &ctx, None, &recorder).await {
+            super::check::Checked::Ready(checked) => self.run(call, *checked, ctx, &recorder).await,
+            super::check::Checked::Done(outcome) => *outcome,
+        }
+    }
+}

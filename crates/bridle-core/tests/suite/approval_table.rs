@@ -1,0 +1,227 @@
+//! DESIGN §6 as one table, through the real call path: every mode × a call of each tool kind
+//! with a finding of each severity (found by the real guardians, on real paths and commands) ×
+//! no rule, an allow, an ask and a deny rule written as a user writes them → the decision
+//! [`Calls::check`] reaches. The scenario tests beside it (`approvals.rs`, `modes.rs`) follow
+//! what happens next; this one pins what is decided.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bridle_core::calls::{Calls, Checked, Permit, Unrecorded};
+use bridle_core::changes::ChangePlan;
+use bridle_core::clock::SystemClock;
+use bridle_core::config::{Config, Rules};
+use bridle_core::guard::{Guard, Policy};
+use bridle_core::sandbox::Access;
+use bridle_core::tools::{
+    builtin_registry, Bound, Covers, DynTool, Effect, ShellLine, ToolContext, ToolError, ToolKind, ToolOutput,
+};
+use bridle_core::workspace::Workspace;
+use bridle_protocol::{Decision, Mode, ToolCall, ToolDefinition};
+use serde_json::{json, Value};
+
+/// A call, and the rule pattern that covers it.
+struct Case {
+    name: &'static str,
+    tool: &'static str,
+    args: Value,
+    rule: &'static str,
+}
+
+fn cases() -> Vec<Case> {
+    let bash = |name, command: &str, rule| Case { name, tool: "bash", args: json!({ "command": command }), rule };
+    vec![
+        Case { name: "read", tool: "read_file", args: json!({"path": "notes.txt"}), rule: "read_file" },
+        Case { name: "read, escape", tool: "read_file", args: json!({"path": "../secret.txt"}), rule: "read_file" },
+        Case {
+            name: "write",
+            tool: "write_file",
+            args: json!({"path": "notes.txt", "content": "new\n"}),
+            rule: "write_file(notes.txt)",
+        },
+        Case {
+            name: "write, medium (exec config)",
+            tool: "write_file",
+            args: json!({"path": "package.json", "content": "{}\n"}),
+            rule: "write_file(package.json)",
+        },
+        bash("bash", "ls", "bash(ls)"),
+        bash("bash, low (reads outside)", "cat /etc/hostname", "bash(cat /etc/hostname)"),
+        bash("bash, medium (git push)", "git push", "bash(git push*)"),
+        bash("bash, high (privilege)", "sudo ls", "bash(sudo ls)"),
+        bash("bash, critical (rm -rf ~)", "rm -rf ~", "bash(rm *)"),
+        Case { name: "mcp", tool: "mcp__fake__echo", args: json!({"text": "hi"}), rule: "mcp__fake__echo" },
+    ]
+}
+
+/// The expected decisions, one row per case and rule, one letter per mode in the order of
+/// `Mode::ALL`: read-only, plan, ask, auto-edit, auto, bypass (A allow, Q ask, D deny).
+const TABLE: &[(&str, &str, &str)] = &[
+    // No rule: the mode's column for the kind, and the finding's, the strictest winning.
+    ("read", "none", "A A A A A A"),
+    ("read, escape", "none", "D D D D D D"),
+    ("write", "none", "D D Q A A A"),
+    ("write, medium (exec config)", "none", "D D Q Q Q A"),
+    ("bash", "none", "D A Q Q A A"),
+    ("bash, low (reads outside)", "none", "D A Q Q A A"),
+    ("bash, medium (git push)", "none", "D Q Q Q Q A"),
+    ("bash, high (privilege)", "none", "D Q Q Q Q A"),
+    ("bash, critical (rm -rf ~)", "none", "D D D D D D"),
+    ("mcp", "none", "D Q Q Q A A"),
+    // An allow rule lifts the mode's ask and a low or medium finding's; never a high or
+    // critical finding, never a deny (of the mode, or of the sandbox).
+    ("read", "allow", "A A A A A A"),
+    ("read, escape", "allow", "D D D D D D"),
+    ("write", "allow", "D D A A A A"),
+    ("write, medium (exec config)", "allow", "D D A A A A"),
+    ("bash", "allow", "D A A A A A"),
+    ("bash, low (reads outside)", "allow", "D A A A A A"),
+    ("bash, medium (git push)", "allow", "D A A A A A"),
+    ("bash, high (privilege)", "allow", "D Q Q Q Q A"),
+    ("bash, critical (rm -rf ~)", "allow", "D D D D D D"),
+    ("mcp", "allow", "D A A A A A"),
+    // An ask rule asks for anything short of a deny, in every mode.
+    ("read", "ask", "Q Q Q Q Q Q"),
+    ("read, escape", "ask", "D D D D D D"),
+    ("write", "ask", "D D Q Q Q Q"),
+    ("write, medium (exec config)", "ask", "D D Q Q Q Q"),
+    ("bash", "ask", "D Q Q Q Q Q"),
+    ("bash, low (reads outside)", "ask", "D Q Q Q Q Q"),
+    ("bash, medium (git push)", "ask", "D Q Q Q Q Q"),
+    ("bash, high (privilege)", "ask", "D Q Q Q Q Q"),
+    ("bash, critical (rm -rf ~)", "ask", "D D D D D D"),
+    ("mcp", "ask", "D Q Q Q Q Q"),
+    // A deny rule denies in every mode.
+    ("read", "deny", "D D D D D D"),
+    ("read, escape", "deny", "D D D D D D"),
+    ("write", "deny", "D D D D D D"),
+    ("write, medium (exec config)", "deny", "D D D D D D"),
+    ("bash", "deny", "D D D D D D"),
+    ("bash, low (reads outside)", "deny", "D D D D D D"),
+    ("bash, medium (git push)", "deny", "D D D D D D"),
+    ("bash, high (privilege)", "deny", "D D D D D D"),
+    ("bash, critical (rm -rf ~)", "deny", "D D D D D D"),
+    ("mcp", "deny", "D D D D D D"),
+];
+
+#[tokio::test]
+async fn every_mode_kind_finding_and_rule_decides_as_the_table_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().canonicalize().unwrap();
+    let ws = top.join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("notes.txt"), "old\n").unwrap();
+    std::fs::write(top.join("secret.txt"), "outside\n").unwrap();
+    let workspace = Arc::new(Workspace::open(&ws, Some(top.join("home")), &top.join("data"), &[]).unwrap());
+    let mut registry = builtin_registry().unwrap();
+    registry.register(Arc::new(FakeMcp)).unwrap();
+    let registry = Arc::new(registry);
+
+    let cases = cases();
+    let mut wrong = Vec::new();
+    for (case_name, rule, row) in TABLE {
+        let case = cases.iter().find(|c| c.name == *case_name).unwrap();
+        let expected: Vec<&str> = row.split(' ').collect();
+        for (mode, want) in Mode::ALL.into_iter().zip(expected) {
+            let policy = policy_with(rule, case.rule);
+            // The shell is taken as confined: which sandbox a machine has is not what this
+            // table is about (the guard's own tests cover an unconfined shell).
+            let guard = Guard::new(mode).with_sandbox(workspace.sandbox.clone());
+            let permit = Arc::new(Permit::new(mode, policy));
+            let calls =
+                Calls::new(registry.clone(), Arc::new(guard), workspace.clone(), permit, Duration::from_secs(60));
+            let call = ToolCall {
+                id: "c".into(),
+                provider_id: String::new(),
+                name: case.tool.into(),
+                arguments: case.args.to_string(),
+            };
+            let ctx = ToolContext::new(
+                "table",
+                "c",
+                workspace.clone(),
+                top.join("data"),
+                Arc::new(SystemClock),
+                Duration::from_secs(60),
+            );
+            let decision = match calls.check(&call, &ctx, None, &Unrecorded).await {
+                Checked::Ready(checked) => checked.verdict.decision,
+                Checked::Done(outcome) => outcome.verdict.decision,
+            };
+            let got = match decision {
+                Decision::Allow => "A",
+                Decision::Ask => "Q",
+                Decision::Deny => "D",
+            };
+            if got != want {
+                wrong.push(format!("{case_name} / {rule} rule / {}: want {want}, got {got}", mode.as_str()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} decisions differ from the table:\n{}", wrong.len(), wrong.join("\n"));
+    // Nothing was run or written by deciding.
+    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "old\n");
+    assert!(!ws.join("package.json").exists());
+}
+
+/// The user's rules as a config file holds them: `list = [pattern]`, or none.
+fn policy_with(list: &str, pattern: &str) -> Policy {
+    let mut rules = Rules::default();
+    match list {
+        "allow" => rules.allow.push(pattern.into()),
+        "ask" => rules.ask.push(pattern.into()),
+        "deny" => rules.deny.push(pattern.into()),
+        _ => {}
+    }
+    Policy::from_config(&Config { rules, ..Config::default() }).unwrap()
+}
+
+/// An MCP server's tool, as the hub registers one: kind `Mcp`, arguments as the server takes
+/// them.
+struct FakeMcp;
+
+impl DynTool for FakeMcp {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: "mcp__fake__echo".into(),
+            description: "Echoes.".into(),
+            input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        }
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Mcp
+    }
+
+    fn effect(&self) -> Effect {
+        Effect::None
+    }
+
+    fn bind(self: Arc<Self>, _args: &Value) -> Result<Arc<dyn Bound>, ToolError> {
+        Ok(Arc::new(FakeCall))
+    }
+}
+
+struct FakeCall;
+
+#[async_trait::async_trait]
+impl Bound for FakeCall {
+    fn paths(&self) -> Vec<(String, Access)> {
+        Vec::new()
+    }
+    fn timeout(&self, default: Duration) -> Duration {
+        default
+    }
+    fn shell(&self) -> Option<ShellLine<'_>> {
+        None
+    }
+    fn covers(&self) -> Covers {
+        Covers::Tool
+    }
+    async fn plan(&self, _ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
+        None
+    }
+    async fn run(&self, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Err(ToolError::new("deciding never runs a call"))
+    }
+}
