@@ -1,5 +1,6 @@
-//! The desktop shell: wiring only. It opens the window at once and builds the app's state beside
-//! it (core's one wiring, one engine for the session the window shows; commands wait for it),
+//! The desktop shell: wiring only. It opens the window at once and starts core's
+//! [`SessionHost`] beside it (core's one wiring, one engine for the session the window shows;
+//! commands wait for it),
 //! exposes the commands of `bridle_protocol::ipc` — the list the window's typed bindings are
 //! generated from — and forwards every engine event, numbered, to the window on `engine-event`,
 //! and the open session's MCP servers' list after every change on `mcp-status`; an approval
@@ -11,10 +12,10 @@
 
 mod launch;
 mod logs;
-mod state;
 
 use std::sync::Arc;
 
+use bridle_core::session_host::{self, Forward, Outgoing, SessionHost, Starting};
 use bridle_protocol::{
     ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, Event, McpServerSettings, McpServerStatus, ModelInfo, Op,
     ProviderSettings, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
@@ -22,29 +23,12 @@ use bridle_protocol::{
 use tauri::{AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder};
 use tauri_plugin_notification::NotificationExt;
 
-use state::AppState;
-
 /// The Tauri event name the window listens on.
 pub const ENGINE_EVENT: &str = "engine-event";
 /// The event the open session's MCP servers' list is sent on, after every change.
 pub const MCP_STATUS: &str = "mcp-status";
 
 type Answer<T> = Result<T, ErrorInfo>;
-
-/// The app's state once it has started: the window opens first, commands wait here.
-#[derive(Clone)]
-struct Starting(tokio::sync::watch::Receiver<Option<Result<AppState, ErrorInfo>>>);
-
-impl Starting {
-    async fn get(&self) -> Result<AppState, ErrorInfo> {
-        let mut ready = self.0.clone();
-        let started = match ready.wait_for(Option::is_some).await {
-            Ok(state) => state.clone(),
-            Err(_) => None,
-        };
-        started.unwrap_or_else(|| Err(state::failure("not_started", "the engine did not start")))
-    }
-}
 
 #[tauri::command]
 async fn submit(start: State<'_, Starting>, op: Op) -> Answer<()> {
@@ -117,7 +101,7 @@ async fn models_list(
 
 #[tauri::command]
 fn rules_explain(list: String, patterns: Vec<String>) -> Answer<Vec<RuleMeaning>> {
-    state::rules_explain(&list, &patterns)
+    session_host::rules_explain(&list, &patterns)
 }
 
 #[tauri::command]
@@ -148,10 +132,10 @@ fn is_app_url(url: &tauri::Url) -> bool {
 
 /// Sends one event to the window; an approval request while the window is not focused also
 /// becomes a native notification (the nav badge counts it either way).
-fn deliver(app: &AppHandle, outgoing: state::Outgoing) {
+fn deliver(app: &AppHandle, outgoing: Outgoing) {
     let event = match outgoing {
-        state::Outgoing::Engine(event) => *event,
-        state::Outgoing::Mcp(servers) => {
+        Outgoing::Engine(event) => *event,
+        Outgoing::Mcp(servers) => {
             if let Err(e) = app.emit(MCP_STATUS, &servers) {
                 tracing::error!("cannot forward the MCP servers' status: {e}");
             }
@@ -184,25 +168,19 @@ pub fn run() -> anyhow::Result<()> {
     if let Err(e) = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable) {
         eprintln!("bridle-app: cannot mark the process non-dumpable: {e}");
     }
-    let (flags, wiring) = launch::wiring()?;
+    let (wiring, reload) = launch::wiring()?;
     // Kept for the life of the app: dropping it stops the log writer.
     let _log = logs::install(&wiring.data_dir);
     tauri::Builder::default()
         .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             let handle = app.handle().clone();
-            let forward: state::Forward = Arc::new(move |event| deliver(&handle, event));
+            let forward: Forward = Arc::new(move |outgoing| deliver(&handle, outgoing));
             // The window does not wait for the engine (the store, the sandbox probe, the
-            // keychain): it opens now and its commands wait until the state is there.
-            let (ready, starting) = tokio::sync::watch::channel(None);
-            app.manage(Starting(starting));
-            tauri::async_runtime::spawn(async move {
-                let started = AppState::start(flags, wiring, forward).await.map_err(|e| {
-                    tracing::error!("the engine did not start: {e:#}");
-                    state::failure("not_started", format!("{e:#}"))
-                });
-                let _ = ready.send(Some(started));
-            });
+            // keychain): it opens now and its commands wait until the host is there.
+            let (starting, start) = SessionHost::start_later(wiring, reload, forward);
+            app.manage(starting);
+            tauri::async_runtime::spawn(start);
             WebviewWindowBuilder::new(app, "main", WebviewUrl::App("index.html".into()))
                 .title("Bridle")
                 .inner_size(1200.0, 800.0)
@@ -238,8 +216,8 @@ pub fn run() -> anyhow::Result<()> {
                 if let Some(start) = app.try_state::<Starting>() {
                     let start = start.inner().clone();
                     tauri::async_runtime::block_on(async move {
-                        if let Ok(state) = start.get().await {
-                            state.close().await;
+                        if let Ok(host) = start.get().await {
+                            host.close().await;
                         }
                     });
                 }
