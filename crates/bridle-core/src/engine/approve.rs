@@ -283,7 +283,7 @@ async fn mark(
 ) -> Option<Resolution> {
     let Err(e) = session.deps.store.mark_approved(id, status) else { return None };
     let message = format!("cannot record that approval {id} is {}: {e}", status_word(status));
-    session.error("store_write_failed", message.clone(), true).await;
+    session.error(bridle_protocol::ErrorCode::StoreWriteFailed, message.clone(), true).await;
     Some(refused(call, checked, format!("Not run: {message}."), ToolStatus::Error))
 }
 

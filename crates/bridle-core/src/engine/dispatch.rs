@@ -96,7 +96,7 @@ pub(crate) async fn run_calls(
                 // A resumed call that is now refused outright: its old request is void.
                 if let Some(stale) = existing.remove(&call.id) {
                     if let Err(e) = session.approvals.withdraw(&stale.request.id, "the call is now refused") {
-                        session.error("store_write_failed", e.to_string(), true).await;
+                        session.error(bridle_protocol::ErrorCode::StoreWriteFailed, e.to_string(), true).await;
                     }
                 }
                 Plan::Done(outcome)

@@ -3,7 +3,7 @@
 //! Rule: the view reads through a read-only connection of its own, so the writer thread is never
 //! blocked by it, and a query answers at most 5000 rows (500 unless it asks).
 
-use bridle_protocol::{AuditEvent, AuditQuery, ErrorInfo};
+use bridle_protocol::{AuditEvent, AuditQuery, ErrorCode, ErrorInfo};
 
 use super::{blocking, Failure, SessionHost};
 use crate::audit::{AuditFilter, AuditKind, AuditLog};
@@ -13,7 +13,7 @@ impl SessionHost {
     /// Audit rows for the Audit view, newest first.
     pub async fn audit_query(&self, query: AuditQuery) -> Result<Vec<AuditEvent>, ErrorInfo> {
         let data_dir = self.wiring().data_dir;
-        blocking("audit_read_failed", move || {
+        blocking(ErrorCode::AuditReadFailed, move || {
             let kind = match query.kind.as_deref().filter(|k| !k.is_empty()) {
                 Some(k) => Some(k.parse::<AuditKind>().map_err(|e| Failure::from(e.to_string()))?),
                 None => None,
@@ -37,7 +37,7 @@ impl SessionHost {
     /// Writes the whole audit log as JSON lines into the data dir; returns the file's path.
     pub async fn audit_export(&self) -> Result<String, ErrorInfo> {
         let data_dir = self.wiring().data_dir;
-        blocking("audit_export_failed", move || {
+        blocking(ErrorCode::AuditExportFailed, move || {
             let path = data_dir.join(format!("audit-export-{}.jsonl", SystemClock.now_ms()));
             AuditLog::open(&data_dir)?.export(&path)?;
             Ok(path.display().to_string())

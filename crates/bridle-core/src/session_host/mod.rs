@@ -24,7 +24,7 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bridle_protocol::{ErrorInfo, Event, McpServerStatus, SequencedEvent, SessionSummary};
+use bridle_protocol::{ErrorCode, ErrorInfo, Event, McpServerStatus, SequencedEvent, SessionSummary};
 use tokio::sync::mpsc::Receiver;
 use tokio::sync::{watch, Mutex};
 
@@ -86,13 +86,13 @@ impl Starting {
             Ok(state) => state.clone(),
             Err(_) => None,
         };
-        started.unwrap_or_else(|| Err(failure("not_started", "the engine did not start")))
+        started.unwrap_or_else(|| Err(failure(ErrorCode::NotStarted, "the engine did not start")))
     }
 }
 
 /// A command's failure as the window gets it.
-pub fn failure(code: &str, e: impl std::fmt::Display) -> ErrorInfo {
-    ErrorInfo { code: code.into(), message: e.to_string(), retryable: false }
+pub fn failure(code: ErrorCode, e: impl std::fmt::Display) -> ErrorInfo {
+    ErrorInfo { code, message: e.to_string(), retryable: false }
 }
 
 /// An error with its causes, `outer: cause: cause`, as a log line or message shows it.
@@ -121,7 +121,7 @@ impl SessionHost {
             let started = SessionHost::start(wiring, reload, forward).await.map_err(|e| {
                 let why = chain(&*e);
                 tracing::error!("the engine did not start: {why}");
-                failure("not_started", why)
+                failure(ErrorCode::NotStarted, why)
             });
             let _ = ready.send(Some(started));
         };
@@ -234,7 +234,7 @@ impl SessionHost {
     async fn engine(&self) -> Result<Engine, ErrorInfo> {
         match &*self.0.live.lock().await {
             Some(live) => Ok(live.engine.clone()),
-            None => Err(failure("no_session", "no session is open")),
+            None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }
     }
 
@@ -248,21 +248,21 @@ impl SessionHost {
 
     /// Queues an op on the open session.
     pub async fn submit(&self, op: bridle_protocol::Op) -> Result<(), ErrorInfo> {
-        self.engine().await?.submit(op).await.map_err(|e| failure("engine_closed", e))
+        self.engine().await?.submit(op).await.map_err(|e| failure(ErrorCode::EngineClosed, e))
     }
 
     /// The open session's header.
     pub async fn summary(&self) -> Result<SessionSummary, ErrorInfo> {
         match &*self.0.live.lock().await {
             Some(live) => Ok(live.summary.clone()),
-            None => Err(failure("no_session", "no session is open")),
+            None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }
     }
 }
 
 /// Runs `work` on the blocking pool (SQLite and files never run on the window's threads).
 async fn blocking<T: Send + 'static>(
-    code: &'static str,
+    code: ErrorCode,
     work: impl FnOnce() -> Result<T, Failure> + Send + 'static,
 ) -> Result<T, ErrorInfo> {
     match tokio::task::spawn_blocking(work).await {

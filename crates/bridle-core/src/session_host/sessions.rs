@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use bridle_protocol::{ApprovalRequest, ErrorInfo, SessionInfo, SessionSnapshot, SessionSummary};
+use bridle_protocol::{ApprovalRequest, ErrorCode, ErrorInfo, SessionInfo, SessionSnapshot, SessionSummary};
 
 use super::{blocking, failure, Failure, SessionHost};
 use crate::clock::{Clock, SystemClock};
@@ -18,7 +18,7 @@ impl SessionHost {
     pub async fn pending_approvals(&self) -> Result<Vec<ApprovalRequest>, ErrorInfo> {
         let id = self.engine().await?.session_id().to_string();
         let store = self.0.store.clone();
-        blocking("store_read_failed", move || {
+        blocking(ErrorCode::StoreReadFailed, move || {
             Ok(store.pending_approvals(Some(&id))?.into_iter().map(|stored| stored.request).collect())
         })
         .await
@@ -31,31 +31,38 @@ impl SessionHost {
         let seq = engine.events_sent();
         let id = engine.session_id().to_string();
         let store = self.0.store.clone();
-        blocking("store_read_failed", move || Ok(SessionSnapshot { seq, ..store.snapshot(&id, SystemClock.now_ms())? }))
-            .await
+        blocking(ErrorCode::StoreReadFailed, move || {
+            Ok(SessionSnapshot { seq, ..store.snapshot(&id, SystemClock.now_ms())? })
+        })
+        .await
     }
 
     /// Every stored session, newest first.
     pub async fn sessions_list(&self) -> Result<Vec<SessionInfo>, ErrorInfo> {
         let store = self.0.store.clone();
-        blocking("store_read_failed", move || Ok(store.sessions()?)).await
+        blocking(ErrorCode::StoreReadFailed, move || Ok(store.sessions()?)).await
     }
 
     /// Opens a stored session in its own workspace.
     pub async fn session_open(&self, session_id: String) -> Result<SessionSummary, ErrorInfo> {
         let store = self.0.store.clone();
         let id = session_id.clone();
-        let info = blocking("no_such_session", move || Ok(store.session(&id)?)).await?;
+        let info = blocking(ErrorCode::NoSuchSession, move || Ok(store.session(&id)?)).await?;
         let workspace = Path::new(&info.workspace).canonicalize().map_err(|e| {
-            failure("workspace_missing", format!("the session's workspace {} cannot be opened: {e}", info.workspace))
+            failure(
+                ErrorCode::WorkspaceMissing,
+                format!("the session's workspace {} cannot be opened: {e}", info.workspace),
+            )
         })?;
-        self.switch(SessionSpec::Resume(session_id), workspace).await.map_err(|e| failure("session_open_failed", e))
+        self.switch(SessionSpec::Resume(session_id), workspace)
+            .await
+            .map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
     }
 
     /// A new session in the launch's workspace.
     pub async fn session_new(&self) -> Result<SessionSummary, ErrorInfo> {
         let workspace = self.wiring().workspace;
-        self.switch(SessionSpec::New, workspace).await.map_err(|e| failure("session_open_failed", e))
+        self.switch(SessionSpec::New, workspace).await.map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
     }
 
     /// Deletes a session and its file snapshots; the open one is closed and a new one opened.
@@ -65,7 +72,7 @@ impl SessionHost {
             self.close().await;
         }
         let (store, data_dir) = (self.0.store.clone(), self.wiring().data_dir);
-        blocking("session_delete_failed", move || {
+        blocking(ErrorCode::SessionDeleteFailed, move || {
             crate::changes::delete_session(&store, &data_dir, &session_id).map_err(Failure::from)
         })
         .await?;

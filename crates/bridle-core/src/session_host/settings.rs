@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use bridle_protocol::{
-    ErrorInfo, McpServerSettings, McpServerStatus, ModelInfo, ProviderSettings, RuleMeaning, Settings, SettingsUpdate,
+    ErrorCode, ErrorInfo, McpServerSettings, McpServerStatus, ModelInfo, ProviderSettings, RuleMeaning, Settings,
+    SettingsUpdate,
 };
 
 use super::{blocking, failure, Failure, SessionHost};
@@ -23,7 +24,7 @@ impl SessionHost {
     /// The Settings view's values.
     pub async fn settings_get(&self) -> Result<Settings, ErrorInfo> {
         let wiring = self.wiring();
-        blocking("settings_read_failed", move || Ok(settings::read(&wiring))).await
+        blocking(ErrorCode::SettingsReadFailed, move || Ok(settings::read(&wiring))).await
     }
 
     /// Saves the form, reloads the config and reopens the open session under it.
@@ -31,15 +32,15 @@ impl SessionHost {
         let config_file = self.wiring().config_file;
         let saved = tokio::task::spawn_blocking(move || settings::save(&config_file, &update))
             .await
-            .map_err(|e| failure("settings_save_failed", e))?;
+            .map_err(|e| failure(ErrorCode::SettingsSaveFailed, e))?;
         let code = match &saved {
-            Err(SaveError::Invalid(_)) => "settings_invalid",
-            Err(SaveError::Key(_)) => "keychain_failed",
-            _ => "settings_save_failed",
+            Err(SaveError::Invalid(_)) => ErrorCode::SettingsInvalid,
+            Err(SaveError::Key(_)) => ErrorCode::KeychainFailed,
+            _ => ErrorCode::SettingsSaveFailed,
         };
         // The file may be saved even when the key was not: reload in every case but a refusal.
         if !matches!(saved, Err(SaveError::Invalid(_)) | Err(SaveError::Config(_))) {
-            self.reload().await.map_err(|e| failure("settings_reload_failed", e))?;
+            self.reload().await.map_err(|e| failure(ErrorCode::SettingsReloadFailed, e))?;
         }
         saved.map_err(|e| failure(code, e))?;
         self.settings_get().await
@@ -63,18 +64,18 @@ impl SessionHost {
         provider: ProviderSettings,
         api_key: Option<String>,
     ) -> Result<Vec<ModelInfo>, ErrorInfo> {
-        let config = settings::provider_of(&provider).map_err(|e| failure("settings_invalid", e))?;
+        let config = settings::provider_of(&provider).map_err(|e| failure(ErrorCode::SettingsInvalid, e))?;
         let key = match api_key.map(|k| k.trim().to_string()).filter(|k| !k.is_empty()) {
             Some(key) => Some(key),
             None => {
                 let (wiring, config) = (self.wiring(), config.clone());
                 tokio::task::spawn_blocking(move || wiring.api_key(&config).map(|(key, _)| key))
                     .await
-                    .map_err(|e| failure("keychain_failed", e))?
+                    .map_err(|e| failure(ErrorCode::KeychainFailed, e))?
             }
         };
         provider::models::list(&config, key).await.map_err(|e| ErrorInfo {
-            code: "connection_failed".into(),
+            code: ErrorCode::ConnectionFailed,
             message: e.to_string(),
             retryable: true,
         })
@@ -83,7 +84,7 @@ impl SessionHost {
     async fn hub(&self) -> Result<Arc<McpHub>, ErrorInfo> {
         match &*self.0.live.lock().await {
             Some(live) => Ok(live.mcp.clone()),
-            None => Err(failure("no_session", "no session is open")),
+            None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }
     }
 
@@ -95,7 +96,7 @@ impl SessionHost {
     /// Restarts one MCP server; answers once it is ready or has failed.
     pub async fn mcp_restart(&self, name: String) -> Result<Vec<McpServerStatus>, ErrorInfo> {
         let hub = self.hub().await?;
-        hub.restart(&name).await.map_err(|e| failure("mcp_unknown_server", e))?;
+        hub.restart(&name).await.map_err(|e| failure(ErrorCode::McpUnknownServer, e))?;
         Ok(hub.reports())
     }
 
@@ -117,10 +118,10 @@ impl SessionHost {
         &self,
         edit: impl FnOnce() -> Result<Config, SaveError> + Send + 'static,
     ) -> Result<Settings, ErrorInfo> {
-        let config = tokio::task::spawn_blocking(edit).await.map_err(|e| failure("settings_save_failed", e))?;
+        let config = tokio::task::spawn_blocking(edit).await.map_err(|e| failure(ErrorCode::SettingsSaveFailed, e))?;
         let config = config.map_err(|e| match e {
-            SaveError::Invalid(_) => failure("settings_invalid", e),
-            _ => failure("settings_save_failed", e),
+            SaveError::Invalid(_) => failure(ErrorCode::SettingsInvalid, e),
+            _ => failure(ErrorCode::SettingsSaveFailed, e),
         })?;
         let servers = config.mcp;
         self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner).config.mcp = servers.clone();
@@ -135,7 +136,7 @@ pub fn rules_explain(list: &str, patterns: &[String]) -> Result<Vec<RuleMeaning>
         "allow" => RuleList::Allow,
         "ask" => RuleList::Ask,
         "deny" => RuleList::Deny,
-        other => return Err(failure("invalid_argument", format!("unknown rule list `{other}`"))),
+        other => return Err(failure(ErrorCode::InvalidArgument, format!("unknown rule list `{other}`"))),
     };
     Ok(patterns
         .iter()
