@@ -91,7 +91,7 @@ impl Starting {
 }
 
 /// A command's failure as the window gets it.
-pub fn failure(code: ErrorCode, e: impl std::fmt::Display) -> ErrorInfo {
+fn failure(code: ErrorCode, e: impl std::fmt::Display) -> ErrorInfo {
     ErrorInfo { code, message: e.to_string(), retryable: false }
 }
 

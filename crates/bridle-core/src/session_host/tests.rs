@@ -113,3 +113,37 @@ async fn an_unknown_audit_kind_is_a_read_failure() {
     assert!(f.host.audit_query(AuditQuery::default()).await.is_ok());
     f.host.close().await;
 }
+
+#[test]
+fn the_launch_reopens_the_newest_session_of_its_workspace_left_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("bridle.db")).unwrap();
+    let wait = |session: &str, workspace: &str, at: i64| {
+        store.create_session(session, workspace, 0).unwrap();
+        let call = bridle_protocol::ToolCall {
+            id: format!("c-{session}"),
+            provider_id: "p".into(),
+            name: "write_file".into(),
+            arguments: "{}".into(),
+        };
+        let request = bridle_protocol::ApprovalRequest {
+            id: format!("a-{session}"),
+            session_id: session.into(),
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+            findings: Vec::new(),
+            preview: None,
+            call_hash: "h".into(),
+            created_at: at,
+            expires_at: at + 60_000,
+        };
+        store.insert_approval(&request, "t1", &call).unwrap();
+    };
+    wait("older", "/w", 10);
+    wait("newer", "/w", 20);
+    wait("elsewhere", "/other", 30);
+    store.create_session("idle", "/w", 40).unwrap();
+    assert_eq!(waiting_session(&store, Path::new("/w")).unwrap().as_deref(), Some("newer"));
+    assert_eq!(waiting_session(&store, Path::new("/none")).unwrap(), None);
+}
