@@ -4,8 +4,10 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::bail;
+use bridle_core::session_host::Reload;
 use bridle_core::wiring::{Flags, Wiring};
 
 /// Reads the flags; unknown arguments are ignored (the webview's automation driver may add its
@@ -31,12 +33,14 @@ pub fn flags(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<Flags> 
     Ok(flags)
 }
 
-/// This process's launch: its flags (kept, to load the config again after Settings saves it)
-/// and the wiring they and the environment give.
-pub fn wiring() -> anyhow::Result<(Flags, Wiring)> {
+/// This process's launch: the wiring its flags and the environment give, and how to load it
+/// again the same way (after Settings saves the config).
+pub fn wiring() -> anyhow::Result<(Wiring, Reload)> {
     let flags = flags(std::env::args_os().skip(1))?;
     let wiring = Wiring::load(flags.clone(), |name| std::env::var_os(name), std::env::current_dir)?;
-    Ok((flags, wiring))
+    let reload: Reload =
+        Arc::new(move || Wiring::load(flags.clone(), |name| std::env::var_os(name), std::env::current_dir));
+    Ok((wiring, reload))
 }
 
 #[cfg(test)]

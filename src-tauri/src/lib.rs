@@ -1,144 +1,59 @@
-//! The desktop shell: wiring only. It opens the window at once and builds the app's state beside
-//! it (core's one wiring, one engine for the session the window shows; commands wait for it),
-//! exposes the commands of `bridle_protocol::ipc` — the list the window's typed bindings are
-//! generated from — and forwards every engine event, numbered, to the window on `engine-event`,
-//! and the open session's MCP servers' list after every change on `mcp-status`; an approval
-//! request that arrives while the window is not focused raises a native notification.
+//! The desktop shell: wiring only. It opens the window at once and starts core's
+//! [`SessionHost`] beside it (core's one wiring, one engine for the session the window shows;
+//! commands wait for it), exposes the commands of `bridle_protocol::ipc` — the one list the
+//! window's typed bindings are generated from and this shell's Tauri commands and their
+//! registration are expanded from, each calling its function in `handlers` — and forwards every
+//! engine event, numbered, to the window on `engine-event`, and the open session's MCP servers'
+//! list after every change on `mcp-status`; an approval request that arrives while the window is
+//! not focused raises a native notification.
 //!
 //! Rule: no engine logic lives here; anything the UI can do goes through an `Op` or core, so the
 //! CLI and the app behave the same. Every command answers `Result<T, ErrorInfo>`. Commands that
 //! touch SQLite, files or the keychain run on the blocking pool, never on the window's thread.
 
+mod handlers;
 mod launch;
 mod logs;
-mod state;
 
 use std::sync::Arc;
 
-use bridle_protocol::{
-    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, Event, McpServerSettings, McpServerStatus, ModelInfo, Op,
-    ProviderSettings, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
-};
-use tauri::{AppHandle, Emitter, Manager, State, WebviewUrl, WebviewWindowBuilder};
+use bridle_core::session_host::{Forward, Outgoing, SessionHost, Starting};
+use bridle_protocol::Event;
+use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder};
 use tauri_plugin_notification::NotificationExt;
-
-use state::AppState;
 
 /// The Tauri event name the window listens on.
 pub const ENGINE_EVENT: &str = "engine-event";
 /// The event the open session's MCP servers' list is sent on, after every change.
 pub const MCP_STATUS: &str = "mcp-status";
 
-type Answer<T> = Result<T, ErrorInfo>;
+/// The Tauri commands, expanded from the protocol's one list: each takes the list's arguments
+/// and hands them to the handler of its name, and the invoke handler registers exactly these.
+macro_rules! tauri_commands {
+    ($( $(#[doc = $doc:literal])+ $name:ident ( $( $arg:ident : $ty:ty ),* ) -> $answer:ty; )*) => {
+        mod commands {
+            use bridle_core::session_host::Starting;
+            use bridle_protocol::ErrorInfo;
+            $(
+                $(#[doc = $doc])+
+                #[tauri::command]
+                pub async fn $name(
+                    start: tauri::State<'_, Starting>,
+                    $( $arg: $ty ),*
+                ) -> Result<$answer, ErrorInfo> {
+                    crate::handlers::$name(start.inner(), $( $arg ),*).await
+                }
+            )*
+        }
 
-/// The app's state once it has started: the window opens first, commands wait here.
-#[derive(Clone)]
-struct Starting(tokio::sync::watch::Receiver<Option<Result<AppState, ErrorInfo>>>);
-
-impl Starting {
-    async fn get(&self) -> Result<AppState, ErrorInfo> {
-        let mut ready = self.0.clone();
-        let started = match ready.wait_for(Option::is_some).await {
-            Ok(state) => state.clone(),
-            Err(_) => None,
-        };
-        started.unwrap_or_else(|| Err(state::failure("not_started", "the engine did not start")))
-    }
+        /// `builder` answering every command of the list.
+        fn with_commands(builder: tauri::Builder<tauri::Wry>) -> tauri::Builder<tauri::Wry> {
+            builder.invoke_handler(tauri::generate_handler![$( commands::$name ),*])
+        }
+    };
 }
 
-#[tauri::command]
-async fn submit(start: State<'_, Starting>, op: Op) -> Answer<()> {
-    start.get().await?.submit(op).await
-}
-
-#[tauri::command]
-async fn session_info(start: State<'_, Starting>) -> Answer<SessionSummary> {
-    start.get().await?.summary().await
-}
-
-#[tauri::command]
-async fn pending_approvals(start: State<'_, Starting>) -> Answer<Vec<ApprovalRequest>> {
-    start.get().await?.pending_approvals().await
-}
-
-#[tauri::command]
-async fn session_snapshot(start: State<'_, Starting>) -> Answer<SessionSnapshot> {
-    start.get().await?.session_snapshot().await
-}
-
-#[tauri::command]
-async fn sessions_list(start: State<'_, Starting>) -> Answer<Vec<SessionInfo>> {
-    start.get().await?.sessions_list().await
-}
-
-#[tauri::command]
-async fn session_open(start: State<'_, Starting>, session_id: String) -> Answer<SessionSummary> {
-    start.get().await?.session_open(session_id).await
-}
-
-#[tauri::command]
-async fn session_new(start: State<'_, Starting>) -> Answer<SessionSummary> {
-    start.get().await?.session_new().await
-}
-
-#[tauri::command]
-async fn session_delete(start: State<'_, Starting>, session_id: String) -> Answer<SessionSummary> {
-    start.get().await?.session_delete(session_id).await
-}
-
-#[tauri::command]
-async fn audit_query(start: State<'_, Starting>, query: AuditQuery) -> Answer<Vec<AuditEvent>> {
-    start.get().await?.audit_query(query).await
-}
-
-#[tauri::command]
-async fn audit_export(start: State<'_, Starting>) -> Answer<String> {
-    start.get().await?.audit_export().await
-}
-
-#[tauri::command]
-async fn settings_get(start: State<'_, Starting>) -> Answer<Settings> {
-    start.get().await?.settings_get().await
-}
-
-#[tauri::command]
-async fn settings_save(start: State<'_, Starting>, update: SettingsUpdate) -> Answer<Settings> {
-    start.get().await?.settings_save(update).await
-}
-
-#[tauri::command]
-async fn models_list(
-    start: State<'_, Starting>,
-    provider: ProviderSettings,
-    api_key: Option<String>,
-) -> Answer<Vec<ModelInfo>> {
-    start.get().await?.models_list(provider, api_key).await
-}
-
-#[tauri::command]
-fn rules_explain(list: String, patterns: Vec<String>) -> Answer<Vec<RuleMeaning>> {
-    state::rules_explain(&list, &patterns)
-}
-
-#[tauri::command]
-async fn mcp_status(start: State<'_, Starting>) -> Answer<Vec<McpServerStatus>> {
-    start.get().await?.mcp_status().await
-}
-
-#[tauri::command]
-async fn mcp_restart(start: State<'_, Starting>, name: String) -> Answer<Vec<McpServerStatus>> {
-    start.get().await?.mcp_restart(name).await
-}
-
-#[tauri::command]
-async fn mcp_save(start: State<'_, Starting>, server: McpServerSettings, previous: Option<String>) -> Answer<Settings> {
-    start.get().await?.mcp_save(server, previous).await
-}
-
-#[tauri::command]
-async fn mcp_remove(start: State<'_, Starting>, name: String) -> Answer<Settings> {
-    start.get().await?.mcp_remove(name).await
-}
+bridle_protocol::with_commands!(tauri_commands);
 
 /// Only the app's own pages may load in the window; model-controlled text can never navigate
 /// it elsewhere.
@@ -148,10 +63,10 @@ fn is_app_url(url: &tauri::Url) -> bool {
 
 /// Sends one event to the window; an approval request while the window is not focused also
 /// becomes a native notification (the nav badge counts it either way).
-fn deliver(app: &AppHandle, outgoing: state::Outgoing) {
+fn deliver(app: &AppHandle, outgoing: Outgoing) {
     let event = match outgoing {
-        state::Outgoing::Engine(event) => *event,
-        state::Outgoing::Mcp(servers) => {
+        Outgoing::Engine(event) => *event,
+        Outgoing::Mcp(servers) => {
             if let Err(e) = app.emit(MCP_STATUS, &servers) {
                 tracing::error!("cannot forward the MCP servers' status: {e}");
             }
@@ -184,25 +99,19 @@ pub fn run() -> anyhow::Result<()> {
     if let Err(e) = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable) {
         eprintln!("bridle-app: cannot mark the process non-dumpable: {e}");
     }
-    let (flags, wiring) = launch::wiring()?;
+    let (wiring, reload) = launch::wiring()?;
     // Kept for the life of the app: dropping it stops the log writer.
     let _log = logs::install(&wiring.data_dir);
-    tauri::Builder::default()
+    with_commands(tauri::Builder::default())
         .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             let handle = app.handle().clone();
-            let forward: state::Forward = Arc::new(move |event| deliver(&handle, event));
+            let forward: Forward = Arc::new(move |outgoing| deliver(&handle, outgoing));
             // The window does not wait for the engine (the store, the sandbox probe, the
-            // keychain): it opens now and its commands wait until the state is there.
-            let (ready, starting) = tokio::sync::watch::channel(None);
-            app.manage(Starting(starting));
-            tauri::async_runtime::spawn(async move {
-                let started = AppState::start(flags, wiring, forward).await.map_err(|e| {
-                    tracing::error!("the engine did not start: {e:#}");
-                    state::failure("not_started", format!("{e:#}"))
-                });
-                let _ = ready.send(Some(started));
-            });
+            // keychain): it opens now and its commands wait until the host is there.
+            let (starting, start) = SessionHost::start_later(wiring, reload, forward);
+            app.manage(starting);
+            tauri::async_runtime::spawn(start);
             WebviewWindowBuilder::new(app, "main", WebviewUrl::App("index.html".into()))
                 .title("Bridle")
                 .inner_size(1200.0, 800.0)
@@ -211,26 +120,6 @@ pub fn run() -> anyhow::Result<()> {
                 .build()?;
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            submit,
-            session_info,
-            pending_approvals,
-            session_snapshot,
-            sessions_list,
-            session_open,
-            session_new,
-            session_delete,
-            audit_query,
-            audit_export,
-            settings_get,
-            settings_save,
-            models_list,
-            rules_explain,
-            mcp_status,
-            mcp_restart,
-            mcp_save,
-            mcp_remove
-        ])
         .build(tauri::generate_context!())?
         .run(|app, event| {
             // The session's MCP servers run in process groups of their own: end them with the app.
@@ -238,32 +127,12 @@ pub fn run() -> anyhow::Result<()> {
                 if let Some(start) = app.try_state::<Starting>() {
                     let start = start.inner().clone();
                     tauri::async_runtime::block_on(async move {
-                        if let Ok(state) = start.get().await {
-                            state.close().await;
+                        if let Ok(host) = start.get().await {
+                            host.close().await;
                         }
                     });
                 }
             }
         });
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    /// The handlers registered above are exactly the protocol's command list, which the
-    /// window's typed bindings are generated from.
-    #[test]
-    fn the_handlers_are_the_protocol_command_list() {
-        let source = include_str!("lib.rs");
-        let start = source.find("generate_handler![").unwrap() + "generate_handler![".len();
-        let end = start + source[start..].find(']').unwrap();
-        let registered: Vec<&str> = source[start..end].split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-        let declared: Vec<&str> = bridle_protocol::ipc::commands().iter().map(|c| c.name).collect();
-        assert_eq!(registered, declared);
-        for name in &declared {
-            assert!(source.contains(&format!("fn {name}(")), "no #[tauri::command] fn {name}");
-        }
-    }
 }

@@ -35,6 +35,7 @@ pub mod mcp;
 pub mod provider;
 pub mod sandbox;
 pub mod secrets;
+pub mod session_host;
 pub mod shell_sandbox;
 pub mod store;
 pub mod tools;

@@ -26,6 +26,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         CheckpointChange,
         Decision,
         DecisionSource,
+        ErrorCode,
         ErrorInfo,
         Event,
         Finding,

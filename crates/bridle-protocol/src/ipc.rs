@@ -1,13 +1,13 @@
 //! The desktop shell's command list, defined once: each command's name, arguments and answer.
-//! The TypeScript side (`ui/src/api/bindings/commands.ts`: one typed function per command) is
-//! rendered from it, and the shell's own test checks that its handlers are exactly these.
+//! [`with_commands!`] hands the list to a macro of the caller's: the TypeScript side
+//! (`ui/src/api/bindings/commands.ts`: one typed function per command) is rendered from it here,
+//! and the desktop shell expands its Tauri commands and handler list from it, so a command without
+//! a handler, or with arguments of other types, does not compile.
 //!
 //! Rule: every command answers `Result<T, ErrorInfo>`; the generated functions resolve to `T`
 //! and reject with the [`crate::ErrorInfo`], never a bare string.
 
 use ts_rs::{Config, TS};
-
-use crate::*;
 
 /// One command: its name, its arguments (name, type) and its answer's type, in TypeScript.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,45 +47,56 @@ macro_rules! commands {
     };
 }
 
-commands! {
-    /// Queues one op on the open session's engine; resolves once accepted, not when done.
-    submit(op: Op) -> ();
-    /// The open session, as the header shows it.
-    session_info() -> SessionSummary;
-    /// The open session's approval requests still waiting for an answer.
-    pending_approvals() -> Vec<ApprovalRequest>;
-    /// The open session as stored, with the `seq` of the last event it already holds.
-    session_snapshot() -> SessionSnapshot;
-    /// Every stored session, most recently updated first.
-    sessions_list() -> Vec<SessionInfo>;
-    /// Opens a stored session in the window (the open one is closed first).
-    session_open(session_id: String) -> SessionSummary;
-    /// Starts a new session in the window's workspace.
-    session_new() -> SessionSummary;
-    /// Deletes a stored session; deleting the open one opens a new session.
-    session_delete(session_id: String) -> SessionSummary;
-    /// Audit rows matching the query, newest first.
-    audit_query(query: AuditQuery) -> Vec<AuditEvent>;
-    /// Writes the whole audit log as JSON lines into the data dir; answers the file's path.
-    audit_export() -> String;
-    /// The settings as the config holds them, and where the provider's key is.
-    settings_get() -> Settings;
-    /// Saves the settings (the key into the OS keychain) and reopens the session with them.
-    settings_save(update: SettingsUpdate) -> Settings;
-    /// The models a server offers, with the key given or the stored one: "test connection".
-    models_list(provider: ProviderSettings, api_key: Option<String>) -> Vec<ModelInfo>;
-    /// What each rule of one list means, or why it is invalid.
-    rules_explain(list: String, patterns: Vec<String>) -> Vec<RuleMeaning>;
-    /// The open session's MCP servers with their state and tools (then pushed as `mcp-status`).
-    mcp_status() -> Vec<McpServerStatus>;
-    /// Stops one MCP server and starts it again; answers once it is ready or has failed.
-    mcp_restart(name: String) -> Vec<McpServerStatus>;
-    /// Adds or edits one MCP server in the config (`previous` names the one being renamed or
-    /// edited) and starts it as it now stands; the others keep running.
-    mcp_save(server: McpServerSettings, previous: Option<String>) -> Settings;
-    /// Removes one MCP server from the config and stops it.
-    mcp_remove(name: String) -> Settings;
+/// Hands the shell's command list to `$callback!`, once: each command as its doc comment, then
+/// `name(arg: Type, ...) -> Answer;`. The TypeScript bindings ([`crate::ipc::commands`]) and the shell's
+/// Tauri commands and handler list are both expanded from it, so they cannot drift; protocol
+/// types are named by full path, so the callback needs no imports.
+#[macro_export]
+macro_rules! with_commands {
+    ($callback:ident) => {
+        $callback! {
+            /// Queues one op on the open session's engine; resolves once accepted, not when done.
+            submit(op: $crate::Op) -> ();
+            /// The open session, as the header shows it.
+            session_info() -> $crate::SessionSummary;
+            /// The open session's approval requests still waiting for an answer.
+            pending_approvals() -> Vec<$crate::ApprovalRequest>;
+            /// The open session as stored, with the `seq` of the last event it already holds.
+            session_snapshot() -> $crate::SessionSnapshot;
+            /// Every stored session, most recently updated first.
+            sessions_list() -> Vec<$crate::SessionInfo>;
+            /// Opens a stored session in the window (the open one is closed first).
+            session_open(session_id: String) -> $crate::SessionSummary;
+            /// Starts a new session in the window's workspace.
+            session_new() -> $crate::SessionSummary;
+            /// Deletes a stored session; deleting the open one opens a new session.
+            session_delete(session_id: String) -> $crate::SessionSummary;
+            /// Audit rows matching the query, newest first.
+            audit_query(query: $crate::AuditQuery) -> Vec<$crate::AuditEvent>;
+            /// Writes the whole audit log as JSON lines into the data dir; answers the file's path.
+            audit_export() -> String;
+            /// The settings as the config holds them, and where the provider's key is.
+            settings_get() -> $crate::Settings;
+            /// Saves the settings (the key into the OS keychain) and reopens the session with them.
+            settings_save(update: $crate::SettingsUpdate) -> $crate::Settings;
+            /// The models a server offers, with the key given or the stored one: "test connection".
+            models_list(provider: $crate::ProviderSettings, api_key: Option<String>) -> Vec<$crate::ModelInfo>;
+            /// What each rule of one list means, or why it is invalid.
+            rules_explain(list: String, patterns: Vec<String>) -> Vec<$crate::RuleMeaning>;
+            /// The open session's MCP servers with their state and tools (then pushed as `mcp-status`).
+            mcp_status() -> Vec<$crate::McpServerStatus>;
+            /// Stops one MCP server and starts it again; answers once it is ready or has failed.
+            mcp_restart(name: String) -> Vec<$crate::McpServerStatus>;
+            /// Adds or edits one MCP server in the config (`previous` names the one being renamed or
+            /// edited) and starts it as it now stands; the others keep running.
+            mcp_save(server: $crate::McpServerSettings, previous: Option<String>) -> $crate::Settings;
+            /// Removes one MCP server from the config and stops it.
+            mcp_remove(name: String) -> $crate::Settings;
+        }
+    };
 }
+
+with_commands!(commands);
 
 /// Adds the binding files `T` needs (itself and its type arguments), skipping built-ins.
 fn collect<T: TS + ?Sized>(cfg: &Config, imports: &mut Vec<String>) {

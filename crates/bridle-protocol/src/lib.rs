@@ -34,7 +34,7 @@ mod usage;
 pub use app::{InstructionFileInfo, ModelPrice, SessionSummary};
 pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
 pub use audit::{AuditEvent, AuditQuery};
-pub use error::ErrorInfo;
+pub use error::{ErrorCode, ErrorInfo};
 pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal};
 pub use history::{
     CheckpointChange, HistoryItem, PlanItem, PlanStatus, SessionInfo, SessionSnapshot, SnapshotItem, TurnUsage,

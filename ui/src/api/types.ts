@@ -6,6 +6,7 @@ export type { AuditEvent } from "./bindings/AuditEvent";
 export type { AuditQuery } from "./bindings/AuditQuery";
 export type { Decision } from "./bindings/Decision";
 export type { DecisionSource } from "./bindings/DecisionSource";
+export type { ErrorCode } from "./bindings/ErrorCode";
 export type { ErrorInfo } from "./bindings/ErrorInfo";
 export type { Event } from "./bindings/Event";
 export type { Finding } from "./bindings/Finding";

@@ -1,7 +1,7 @@
 // What the UI itself adds to SessionState: the user's messages (the engine does not echo them),
 // failures to reach the engine, dismissed errors, the session summary, the stored session and the
 // pending requests loaded at start, and answers on their way.
-import type { ApprovalRequest, Event, SessionSnapshot, SessionSummary } from "../api/types";
+import type { ApprovalRequest, ErrorCode, Event, SessionSnapshot, SessionSummary } from "../api/types";
 import { addApprovals, markAnswering } from "./approvals";
 import { type SessionState, initialState, nextKey, pushError } from "./state";
 import { reduce } from "./reduce";
@@ -10,7 +10,7 @@ import { loadSnapshot } from "./snapshot";
 export type Action =
   | { type: "engine"; event: Event }
   | { type: "userSubmitted"; text: string }
-  | { type: "bridgeFailed"; code: string; message: string; retryable: boolean }
+  | { type: "bridgeFailed"; code: ErrorCode; message: string; retryable: boolean }
   | { type: "dismissError"; key: string }
   | { type: "sessionLoaded"; info: SessionSummary }
   | { type: "pendingLoaded"; requests: ApprovalRequest[] }

@@ -230,7 +230,7 @@ describe("reduce", () => {
     const s = reduce(answering, { type: "error", sessionId: S, info: { code: "approval_refused", message: "hash differs", retryable: false } });
     expect(s.answering).toEqual([]);
     expect(s.errors.map((e) => e.info.code)).toEqual(["approval_refused"]);
-    const other = reduce(answering, { type: "error", sessionId: S, info: { code: "provider_timeout", message: "slow", retryable: true } });
+    const other = reduce(answering, { type: "error", sessionId: S, info: { code: "provider_unreachable", message: "slow", retryable: true } });
     expect(other.answering).toEqual(["a1"]);
   });
 

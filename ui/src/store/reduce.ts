@@ -4,6 +4,7 @@ import type { AbortReason, Event, TokenUsage } from "../api/types";
 import { type ChatItem, type SessionState, type UsageState, nextKey, pushError } from "./state";
 import { addApprovals, resolveApproval } from "./approvals";
 import { closeTurn, dropPartialText, setAssistantText, updateTool } from "./items";
+import { freesAnswers } from "./errorCodes";
 
 const ABORT_TEXT: Record<AbortReason, string> = {
   interrupted: "Turn stopped by you.",
@@ -141,7 +142,7 @@ export function reduce(state: SessionState, event: Event): SessionState {
       };
     case "error": {
       // A refused answer leaves its request pending: let its buttons be used again.
-      const refused = event.info.code === "approval_refused" ? { ...s, answering: [] } : s;
+      const refused = freesAnswers(event.info.code) ? { ...s, answering: [] } : s;
       const withError = pushError(refused, event.info);
       // An error before the turn started means it never will; let the user try again.
       return withError.turn.phase === "starting" ? { ...withError, turn: { phase: "idle" } } : withError;

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bridle_protocol::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, ToolCall};
+use bridle_protocol::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, ErrorCode, ToolCall};
 
 use super::approval::{call_hash, preview};
 use super::check::{Checked, CheckedCall};
@@ -302,5 +302,5 @@ fn refused(call: &ToolCall, verdict: Verdict, reason: NotRun) -> Approved {
 }
 
 fn store_failed(message: String) -> Problem {
-    Problem::retryable("store_write_failed", message)
+    Problem::retryable(ErrorCode::StoreWriteFailed, message)
 }

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use bridle_protocol::{ApprovalAnswer, Mode};
+use bridle_protocol::{ApprovalAnswer, ErrorCode, Mode};
 
 use super::approval::COMMAND_GRANT;
 use super::record::Problem;
@@ -84,8 +84,10 @@ impl Permit {
         if let Some((store, session)) = &self.grants {
             for key in keys {
                 if let Err(e) = store.add_grant(session, key, now) {
-                    problems
-                        .push(Problem::retryable("store_write_failed", format!("cannot remember the approval: {e}")));
+                    problems.push(Problem::retryable(
+                        ErrorCode::StoreWriteFailed,
+                        format!("cannot remember the approval: {e}"),
+                    ));
                 }
             }
         }
@@ -98,10 +100,13 @@ impl Permit {
     fn write_allow_rule(&self, rule: &str) -> Option<Problem> {
         let Some(file) = &self.config_file else {
             let message = "no config file to write the rule to; approved for this session";
-            return Some(Problem::fatal("config_write_failed", message.into()));
+            return Some(Problem::fatal(ErrorCode::ConfigWriteFailed, message.into()));
         };
         if let Err(e) = crate::config::edit::append_rule(file, RuleList::Allow, rule) {
-            return Some(Problem::retryable("config_write_failed", format!("cannot write the rule `{rule}`: {e}")));
+            return Some(Problem::retryable(
+                ErrorCode::ConfigWriteFailed,
+                format!("cannot write the rule `{rule}`: {e}"),
+            ));
         }
         // In force from the next call on: the rules are read back from the file just written,
         // with whatever else the user changed there meanwhile.
@@ -115,7 +120,7 @@ impl Permit {
             }
             Err(e) => {
                 let message = format!("the rule `{rule}` was written but the config cannot be read back: {e}");
-                Some(Problem::fatal("config_read_failed", message))
+                Some(Problem::fatal(ErrorCode::ConfigReadFailed, message))
             }
         }
     }
@@ -130,6 +135,6 @@ impl Permit {
         let forgotten = store.forget_grants(session, COMMAND_GRANT);
         forgotten
             .err()
-            .map(|e| Problem::retryable("store_write_failed", format!("cannot forget command approvals: {e}")))
+            .map(|e| Problem::retryable(ErrorCode::StoreWriteFailed, format!("cannot forget command approvals: {e}")))
     }
 }

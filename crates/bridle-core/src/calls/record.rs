@@ -7,7 +7,7 @@
 //! ([`audit_rows`]) for every recorder, so a call leaves the same record wherever it came from.
 
 use async_trait::async_trait;
-use bridle_protocol::{ApprovalRequest, Decision, DecisionSource, ToolCall};
+use bridle_protocol::{ApprovalRequest, Decision, DecisionSource, ErrorCode, ToolCall};
 use serde_json::{json, Value};
 
 use super::outcome::CallOutcome;
@@ -21,7 +21,7 @@ use crate::store::{ApprovalStatus, StoredApproval};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// A stable code.
-    pub code: &'static str,
+    pub code: ErrorCode,
     /// What failed, in words.
     pub message: String,
     /// Whether trying again may work.
@@ -30,12 +30,12 @@ pub struct Problem {
 
 impl Problem {
     /// A failure that may pass on a second try.
-    pub fn retryable(code: &'static str, message: String) -> Self {
+    pub fn retryable(code: ErrorCode, message: String) -> Self {
         Self { code, message, retryable: true }
     }
 
     /// A failure that will not.
-    pub fn fatal(code: &'static str, message: String) -> Self {
+    pub fn fatal(code: ErrorCode, message: String) -> Self {
         Self { code, message, retryable: false }
     }
 }

@@ -19,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bridle_protocol::{Event, HistoryItem, Mode, Op, ToolCall};
+use bridle_protocol::{ErrorCode, Event, HistoryItem, Mode, Op, ToolCall};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -471,7 +471,7 @@ async fn run_loop(
                         // The user moved on: what waits for an answer is denied, so the running
                         // turn can finish and this message follows it.
                         if let Err(e) = session.approvals.deny_pending(&session.id, "the user sent a new message instead of answering") {
-                            session.error("store_write_failed", e.to_string(), true).await;
+                            session.error(ErrorCode::StoreWriteFailed, e.to_string(), true).await;
                         }
                         queue.push_back(text);
                     }
@@ -485,7 +485,7 @@ async fn run_loop(
                 Some(Op::ResolveApproval { approval_id, decision, feedback, edited_arguments, call_hash }) => {
                     let answer = Answer { approval_id, decision, feedback, edited_arguments, call_hash };
                     if let Err(e) = session.approvals.answer(&answer, Some(&session.id)) {
-                        session.error("approval_refused", e.to_string(), false).await;
+                        session.error(ErrorCode::ApprovalRefused, e.to_string(), false).await;
                     }
                 }
                 Some(Op::SetMode { mode }) => match running {
@@ -495,7 +495,7 @@ async fn run_loop(
                 Some(Op::Undo { checkpoint_id, paths }) => match running {
                     Some(_) => {
                         let message = "a turn is running; undo when it has ended (or interrupt it first)".to_string();
-                        session.error("undo_busy", message, true).await;
+                        session.error(ErrorCode::UndoBusy, message, true).await;
                     }
                     None => {
                         let turn = Some(checkpoint_id.as_str()).filter(|t| !t.is_empty());
@@ -505,7 +505,7 @@ async fn run_loop(
                 Some(Op::Compact) => match running {
                     Some(_) => {
                         let message = "a turn is running; compact when it has ended".to_string();
-                        session.error("compact_busy", message, true).await;
+                        session.error(ErrorCode::CompactBusy, message, true).await;
                     }
                     None => session.compact(None, true).await,
                 },

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use bridle_protocol::{ErrorInfo, Event, HistoryItem};
+use bridle_protocol::{ErrorCode, ErrorInfo, Event, HistoryItem};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -199,7 +199,7 @@ impl Session {
             Err(e) => {
                 permit.set_mode(previous);
                 return self
-                    .error("mode_change_failed", format!("cannot switch to {}: {e}", mode.as_str()), false)
+                    .error(ErrorCode::ModeChangeFailed, format!("cannot switch to {}: {e}", mode.as_str()), false)
                     .await;
             }
         };
@@ -268,7 +268,7 @@ impl Session {
             return;
         };
         if let Err(e) = self.deps.store.set_plan(&self.id, &items, self.deps.clock.now_ms()) {
-            self.error("store_write_failed", format!("the plan was not stored: {e}"), true).await;
+            self.error(ErrorCode::StoreWriteFailed, format!("the plan was not stored: {e}"), true).await;
         }
         let event = Event::PlanUpdated { session_id: self.id.clone(), turn_id: turn_id.to_string(), items };
         self.emit(event).await;
@@ -284,7 +284,7 @@ impl Session {
     pub(crate) async fn record(&self, turn_id: &str, item: HistoryItem) {
         let now = self.deps.clock.now_ms();
         if let Err(e) = self.deps.store.append(&self.id, turn_id, &item, now) {
-            self.error("store_write_failed", format!("{e}; the conversation continues in memory"), true).await;
+            self.error(ErrorCode::StoreWriteFailed, format!("{e}; the conversation continues in memory"), true).await;
         }
         self.history.lock().await.push(item);
     }
@@ -297,7 +297,7 @@ impl Session {
         let now = self.deps.clock.now_ms();
         let item = HistoryItem::ToolResult { result: result.clone() };
         if let Err(e) = self.deps.store.append(&self.id, turn_id, &item, now) {
-            self.error("store_write_failed", format!("{e}; the conversation continues in memory"), true).await;
+            self.error(ErrorCode::StoreWriteFailed, format!("{e}; the conversation continues in memory"), true).await;
         }
     }
 
@@ -324,7 +324,7 @@ impl Session {
         let now = self.deps.clock.now_ms();
         let report = match crate::changes::undo(&self.deps.store, &blobs, &workspace, &self.id, turn_id, paths, now) {
             Ok(report) => report,
-            Err(e) => return self.error("undo_failed", e, false).await,
+            Err(e) => return self.error(ErrorCode::UndoFailed, e, false).await,
         };
         for (path, status) in
             report.restored.iter().map(|p| (p, "restored")).chain(report.removed.iter().map(|p| (p, "removed")))
@@ -382,22 +382,18 @@ impl Session {
     /// user sees, not only a log line. Sent without waiting: this runs inside sync code.
     pub(crate) fn report_audit_failure(&self) {
         if let Some(message) = self.deps.audit.take_failure() {
-            let info = ErrorInfo { code: "audit_write_failed".into(), message, retryable: false };
+            let info = ErrorInfo { code: ErrorCode::AuditWriteFailed, message, retryable: false };
             if !self.events.try_send(Event::Error { session_id: self.id.clone(), info }) {
                 tracing::error!("audit write failure could not be reported to the window");
             }
         }
     }
 
-    pub(crate) async fn error(&self, code: &str, message: String, retryable: bool) {
+    pub(crate) async fn error(&self, code: ErrorCode, message: String, retryable: bool) {
         self.audit(AuditKind::Error, None, |r| {
-            r.status(code).payload(serde_json::json!({"message": message, "retryable": retryable}))
+            r.status(code.as_str()).payload(serde_json::json!({"message": message, "retryable": retryable}))
         });
-        self.emit(Event::Error {
-            session_id: self.id.clone(),
-            info: ErrorInfo { code: code.into(), message, retryable },
-        })
-        .await;
+        self.emit(Event::Error { session_id: self.id.clone(), info: ErrorInfo { code, message, retryable } }).await;
     }
 
     /// A copy of the history so far.
@@ -437,7 +433,7 @@ impl Session {
             if force {
                 let message =
                     "the model's context window is not known ([provider] context_window); nothing to compact against";
-                self.error("compact_failed", message.into(), false).await;
+                self.error(ErrorCode::CompactFailed, message.into(), false).await;
             }
             return;
         };
@@ -456,7 +452,7 @@ impl Session {
         let compacted = match compaction::fit(&view, &estimator, self.deps.provider.as_ref(), &fit, force).await {
             Ok(Some(compacted)) => compacted,
             Ok(None) => return,
-            Err(e) => return self.error("compact_failed", e.to_string(), true).await,
+            Err(e) => return self.error(ErrorCode::CompactFailed, e.to_string(), true).await,
         };
         let now = self.deps.clock.now_ms();
         let stored = serde_json::to_string(&compacted.view).map_err(|e| e.to_string()).and_then(|json| {
@@ -467,7 +463,7 @@ impl Session {
         });
         if let Err(e) = stored {
             self.error(
-                "store_write_failed",
+                ErrorCode::StoreWriteFailed,
                 format!("the compaction could not be stored ({e}); it holds for this process only"),
                 true,
             )

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use bridle_protocol::{AbortReason, Event, HistoryItem, ToolCall, ToolResult};
+use bridle_protocol::{AbortReason, ErrorCode, Event, HistoryItem, ToolCall, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch;
@@ -174,14 +174,14 @@ async fn record_outcome(session: &Session, _turn_id: &str, outcome: dispatch::Di
 pub(crate) async fn abort_failed(session: &Session, turn_id: &str, why: String) {
     tracing::error!(session = %session.id, turn = %turn_id, "turn failed: {why}");
     if let Err(e) = session.approvals.deny_pending(&session.id, "the turn failed") {
-        session.error("store_write_failed", e.to_string(), true).await;
+        session.error(ErrorCode::StoreWriteFailed, e.to_string(), true).await;
     }
     let open = super::unanswered_calls(&session.history_snapshot().await);
     for call in open {
         let result = ToolResult::error(&call.id, "Not run: the turn failed inside Bridle before this call finished.");
         session.record(turn_id, HistoryItem::ToolResult { result }).await;
     }
-    session.error("turn_failed", format!("the turn failed inside Bridle: {why}"), false).await;
+    session.error(ErrorCode::TurnFailed, format!("the turn failed inside Bridle: {why}"), false).await;
     let (session_id, turn_id) = (session.id.clone(), turn_id.to_string());
     session.emit(Event::TurnAborted { session_id, turn_id, reason: AbortReason::Error }).await;
 }
@@ -199,7 +199,7 @@ async fn withdraw_suspended(session: &Session) {
         return;
     };
     if let Err(e) = session.approvals.deny_pending(&session.id, "the user sent a new message instead of answering") {
-        session.error("store_write_failed", e.to_string(), true).await;
+        session.error(ErrorCode::StoreWriteFailed, e.to_string(), true).await;
     }
     for call in calls {
         let result = ToolResult::error(

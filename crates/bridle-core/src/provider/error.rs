@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use bridle_protocol::ErrorInfo;
+use bridle_protocol::{ErrorCode, ErrorInfo};
 
 /// Why a model request failed.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -65,22 +65,22 @@ impl ProviderError {
     }
 
     /// The stable code shown to users and scripts.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::RateLimited { .. } => "provider_rate_limited",
-            Self::Server { .. } => "provider_unavailable",
-            Self::Rejected { .. } => "provider_rejected",
-            Self::Connect(_) => "provider_unreachable",
-            Self::StreamDropped(_) => "provider_stream_dropped",
-            Self::Protocol(_) => "provider_protocol",
-            Self::Stream(_) => "provider_stream_error",
-            Self::Setup(_) => "provider_setup",
+            Self::RateLimited { .. } => ErrorCode::ProviderRateLimited,
+            Self::Server { .. } => ErrorCode::ProviderUnavailable,
+            Self::Rejected { .. } => ErrorCode::ProviderRejected,
+            Self::Connect(_) => ErrorCode::ProviderUnreachable,
+            Self::StreamDropped(_) => ErrorCode::ProviderStreamDropped,
+            Self::Protocol(_) => ErrorCode::ProviderProtocol,
+            Self::Stream(_) => ErrorCode::ProviderStreamError,
+            Self::Setup(_) => ErrorCode::ProviderSetup,
         }
     }
 
     /// The error as the user sees it, after `attempts` tries.
     pub fn to_info(&self, attempts: u32) -> ErrorInfo {
         let tries = if attempts > 1 { format!(" (gave up after {attempts} attempts)") } else { String::new() };
-        ErrorInfo { code: self.code().into(), message: format!("{self}{tries}"), retryable: self.is_retryable() }
+        ErrorInfo { code: self.code(), message: format!("{self}{tries}"), retryable: self.is_retryable() }
     }
 }

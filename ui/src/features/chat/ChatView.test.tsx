@@ -111,7 +111,7 @@ describe("Chat view", () => {
   it("shows engine errors in a banner that can be dismissed", async () => {
     const user = userEvent.setup();
     await renderApp();
-    emit({ type: "error", sessionId: S, info: { code: "provider_unauthorized", message: "The API key was rejected.", retryable: false } });
+    emit({ type: "error", sessionId: S, info: { code: "provider_rejected", message: "The API key was rejected.", retryable: false } });
     const alert = screen.getByRole("alert");
     expect(alert.textContent).toContain("The API key was rejected.");
     await user.click(within(alert).getByRole("button", { name: "Dismiss error" }));

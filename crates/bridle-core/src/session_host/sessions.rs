@@ -1,0 +1,84 @@
+//! The host's sessions: what the open one holds (its pending requests, its stored snapshot), the
+//! stored list, and switching the window to another one.
+//!
+//! Rule: deleting the open session closes it first and opens a new one, so the window always
+//! shows a live session.
+
+use std::path::Path;
+
+use bridle_protocol::{ApprovalRequest, ErrorCode, ErrorInfo, SessionInfo, SessionSnapshot, SessionSummary};
+
+use super::{blocking, failure, Failure, SessionHost};
+use crate::clock::{Clock, SystemClock};
+use crate::engine::SessionSpec;
+
+impl SessionHost {
+    /// The open session's requests still waiting for an answer (the window asks on load:
+    /// requests announced before it listened are not lost).
+    pub async fn pending_approvals(&self) -> Result<Vec<ApprovalRequest>, ErrorInfo> {
+        let id = self.engine().await?.session_id().to_string();
+        let store = self.0.store.clone();
+        blocking(ErrorCode::StoreReadFailed, move || {
+            Ok(store.pending_approvals(Some(&id))?.into_iter().map(|stored| stored.request).collect())
+        })
+        .await
+    }
+
+    /// The open session as stored, and the `seq` of the last event sent before it was read:
+    /// the window applies only later events on top.
+    pub async fn session_snapshot(&self) -> Result<SessionSnapshot, ErrorInfo> {
+        let engine = self.engine().await?;
+        let seq = engine.events_sent();
+        let id = engine.session_id().to_string();
+        let store = self.0.store.clone();
+        blocking(ErrorCode::StoreReadFailed, move || {
+            Ok(SessionSnapshot { seq, ..store.snapshot(&id, SystemClock.now_ms())? })
+        })
+        .await
+    }
+
+    /// Every stored session, newest first.
+    pub async fn sessions_list(&self) -> Result<Vec<SessionInfo>, ErrorInfo> {
+        let store = self.0.store.clone();
+        blocking(ErrorCode::StoreReadFailed, move || Ok(store.sessions()?)).await
+    }
+
+    /// Opens a stored session in its own workspace.
+    pub async fn session_open(&self, session_id: String) -> Result<SessionSummary, ErrorInfo> {
+        let store = self.0.store.clone();
+        let id = session_id.clone();
+        let info = blocking(ErrorCode::NoSuchSession, move || Ok(store.session(&id)?)).await?;
+        let workspace = Path::new(&info.workspace).canonicalize().map_err(|e| {
+            failure(
+                ErrorCode::WorkspaceMissing,
+                format!("the session's workspace {} cannot be opened: {e}", info.workspace),
+            )
+        })?;
+        self.switch(SessionSpec::Resume(session_id), workspace)
+            .await
+            .map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
+    }
+
+    /// A new session in the launch's workspace.
+    pub async fn session_new(&self) -> Result<SessionSummary, ErrorInfo> {
+        let workspace = self.wiring().workspace;
+        self.switch(SessionSpec::New, workspace).await.map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
+    }
+
+    /// Deletes a session and its file snapshots; the open one is closed and a new one opened.
+    pub async fn session_delete(&self, session_id: String) -> Result<SessionSummary, ErrorInfo> {
+        let open = self.summary().await.ok();
+        if open.as_ref().is_some_and(|s| s.session_id == session_id) {
+            self.close().await;
+        }
+        let (store, data_dir) = (self.0.store.clone(), self.wiring().data_dir);
+        blocking(ErrorCode::SessionDeleteFailed, move || {
+            crate::changes::delete_session(&store, &data_dir, &session_id).map_err(Failure::from)
+        })
+        .await?;
+        match open {
+            Some(summary) if self.summary().await.is_ok() => Ok(summary),
+            _ => self.session_new().await,
+        }
+    }
+}

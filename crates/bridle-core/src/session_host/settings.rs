@@ -1,0 +1,148 @@
+//! The host's settings: the Settings view's values, saving them (the session reopens under
+//! them), the models a server offers, what a rule means, and the open session's MCP servers.
+//!
+//! Rules: a saved config is reloaded even when the key could not be stored (the file is saved),
+//! but never after a refusal; an edit of the MCP servers restarts only the servers it changed,
+//! and the session goes on.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bridle_protocol::{
+    ErrorCode, ErrorInfo, McpServerSettings, McpServerStatus, ModelInfo, ProviderSettings, RuleMeaning, Settings,
+    SettingsUpdate,
+};
+
+use super::{blocking, failure, Failure, SessionHost};
+use crate::config::settings::{self, SaveError};
+use crate::config::{Config, RuleList};
+use crate::engine::SessionSpec;
+use crate::mcp::McpHub;
+use crate::provider;
+
+impl SessionHost {
+    /// The Settings view's values.
+    pub async fn settings_get(&self) -> Result<Settings, ErrorInfo> {
+        let wiring = self.wiring();
+        blocking(ErrorCode::SettingsReadFailed, move || Ok(settings::read(&wiring))).await
+    }
+
+    /// Saves the form, reloads the config and reopens the open session under it.
+    pub async fn settings_save(&self, update: SettingsUpdate) -> Result<Settings, ErrorInfo> {
+        let config_file = self.wiring().config_file;
+        let saved = tokio::task::spawn_blocking(move || settings::save(&config_file, &update))
+            .await
+            .map_err(|e| failure(ErrorCode::SettingsSaveFailed, e))?;
+        let code = match &saved {
+            Err(SaveError::Invalid(_)) => ErrorCode::SettingsInvalid,
+            Err(SaveError::Key(_)) => ErrorCode::KeychainFailed,
+            _ => ErrorCode::SettingsSaveFailed,
+        };
+        // The file may be saved even when the key was not: reload in every case but a refusal.
+        if !matches!(saved, Err(SaveError::Invalid(_)) | Err(SaveError::Config(_))) {
+            self.reload().await.map_err(|e| failure(ErrorCode::SettingsReloadFailed, e))?;
+        }
+        saved.map_err(|e| failure(code, e))?;
+        self.settings_get().await
+    }
+
+    /// Reads the config again and restarts the open session with it.
+    async fn reload(&self) -> Result<(), Failure> {
+        let wiring = (self.0.reload)()?;
+        *self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner) = wiring;
+        let open = self.summary().await.ok();
+        match open {
+            Some(s) => self.switch(SessionSpec::Resume(s.session_id), PathBuf::from(s.workspace)).await?,
+            None => self.switch(SessionSpec::New, self.wiring().workspace).await?,
+        };
+        Ok(())
+    }
+
+    /// The models the form's server offers, asked with the key typed in or the stored one.
+    pub async fn models_list(
+        &self,
+        provider: ProviderSettings,
+        api_key: Option<String>,
+    ) -> Result<Vec<ModelInfo>, ErrorInfo> {
+        let config = settings::provider_of(&provider).map_err(|e| failure(ErrorCode::SettingsInvalid, e))?;
+        let key = match api_key.map(|k| k.trim().to_string()).filter(|k| !k.is_empty()) {
+            Some(key) => Some(key),
+            None => {
+                let (wiring, config) = (self.wiring(), config.clone());
+                tokio::task::spawn_blocking(move || wiring.api_key(&config).map(|(key, _)| key))
+                    .await
+                    .map_err(|e| failure(ErrorCode::KeychainFailed, e))?
+            }
+        };
+        provider::models::list(&config, key).await.map_err(|e| ErrorInfo {
+            code: ErrorCode::ConnectionFailed,
+            message: e.to_string(),
+            retryable: true,
+        })
+    }
+
+    async fn hub(&self) -> Result<Arc<McpHub>, ErrorInfo> {
+        match &*self.0.live.lock().await {
+            Some(live) => Ok(live.mcp.clone()),
+            None => Err(failure(ErrorCode::NoSession, "no session is open")),
+        }
+    }
+
+    /// The open session's MCP servers.
+    pub async fn mcp_status(&self) -> Result<Vec<McpServerStatus>, ErrorInfo> {
+        Ok(self.hub().await?.reports())
+    }
+
+    /// Restarts one MCP server; answers once it is ready or has failed.
+    pub async fn mcp_restart(&self, name: String) -> Result<Vec<McpServerStatus>, ErrorInfo> {
+        let hub = self.hub().await?;
+        hub.restart(&name).await.map_err(|e| failure(ErrorCode::McpUnknownServer, e))?;
+        Ok(hub.reports())
+    }
+
+    /// Adds or edits one MCP server in the config, then brings the running servers to it.
+    pub async fn mcp_save(&self, server: McpServerSettings, previous: Option<String>) -> Result<Settings, ErrorInfo> {
+        let config_file = self.wiring().config_file;
+        self.edit_mcp(move || settings::save_mcp_server(&config_file, &server, previous.as_deref())).await
+    }
+
+    /// Removes one MCP server from the config and stops it.
+    pub async fn mcp_remove(&self, name: String) -> Result<Settings, ErrorInfo> {
+        let config_file = self.wiring().config_file;
+        self.edit_mcp(move || settings::remove_mcp_server(&config_file, &name)).await
+    }
+
+    /// Applies one edit of the config's MCP servers, keeps the config it leaves for later
+    /// sessions, and restarts only the servers it changed; the session goes on.
+    async fn edit_mcp(
+        &self,
+        edit: impl FnOnce() -> Result<Config, SaveError> + Send + 'static,
+    ) -> Result<Settings, ErrorInfo> {
+        let config = tokio::task::spawn_blocking(edit).await.map_err(|e| failure(ErrorCode::SettingsSaveFailed, e))?;
+        let config = config.map_err(|e| match e {
+            SaveError::Invalid(_) => failure(ErrorCode::SettingsInvalid, e),
+            _ => failure(ErrorCode::SettingsSaveFailed, e),
+        })?;
+        let servers = config.mcp;
+        self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner).config.mcp = servers.clone();
+        self.hub().await?.reconfigure(&servers).await;
+        self.settings_get().await
+    }
+}
+
+/// What each pattern of a rule list means, for the rule editor.
+pub fn rules_explain(list: &str, patterns: &[String]) -> Result<Vec<RuleMeaning>, ErrorInfo> {
+    let list = match list {
+        "allow" => RuleList::Allow,
+        "ask" => RuleList::Ask,
+        "deny" => RuleList::Deny,
+        other => return Err(failure(ErrorCode::InvalidArgument, format!("unknown rule list `{other}`"))),
+    };
+    Ok(patterns
+        .iter()
+        .map(|pattern| match crate::guard::describe_rule(list, pattern) {
+            Ok(meaning) => RuleMeaning { pattern: pattern.clone(), meaning: Some(meaning), error: None },
+            Err(e) => RuleMeaning { pattern: pattern.clone(), meaning: None, error: Some(e.to_string()) },
+        })
+        .collect())
+}

@@ -1,0 +1,167 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex as StdMutex};
+
+use bridle_protocol::{AuditQuery, Op};
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::wiring::Flags;
+
+/// A host over a fresh workspace and data dir (no provider configured), and what it forwarded.
+struct Fixture {
+    host: SessionHost,
+    sent: Arc<StdMutex<Vec<Outgoing>>>,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+fn flags(workspace: &Path, data: &Path) -> Flags {
+    Flags {
+        workspace: Some(workspace.to_path_buf()),
+        data_dir: Some(data.to_path_buf()),
+        config: Some(data.join("config.toml")),
+    }
+}
+
+async fn fixture() -> Fixture {
+    let (workspace, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let flags = flags(workspace.path(), data.path());
+    let wiring = Wiring::load(flags.clone(), |_| None, || unreachable!()).unwrap();
+    let reload: Reload = Arc::new(move || Wiring::load(flags.clone(), |_| None, || unreachable!()));
+    let sent = Arc::new(StdMutex::new(Vec::new()));
+    let to = sent.clone();
+    let forward: Forward = Arc::new(move |out| to.lock().unwrap().push(out));
+    let host = SessionHost::start(wiring, reload, forward).await.unwrap();
+    Fixture { host, sent, _dirs: (workspace, data) }
+}
+
+#[test]
+fn an_error_is_described_with_its_causes() {
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer")]
+    struct Outer(#[source] std::io::Error);
+    let e = Outer(std::io::Error::other("inner"));
+    assert_eq!(chain(&e), "outer: inner");
+}
+
+#[test]
+fn rules_are_explained_per_pattern_and_an_unknown_list_is_refused() {
+    let refused = rules_explain("maybe", &[]).unwrap_err();
+    assert_eq!((refused.code.as_str(), refused.message.as_str()), ("invalid_argument", "unknown rule list `maybe`"));
+    let meanings = rules_explain("allow", &["bash(git status)".into()]).unwrap();
+    assert_eq!(meanings.len(), 1);
+    assert_eq!(meanings[0].pattern, "bash(git status)");
+    assert!(meanings[0].meaning.is_some() != meanings[0].error.is_some());
+}
+
+#[tokio::test]
+async fn a_host_that_never_started_says_so() {
+    let (ready, starting) = watch::channel(None);
+    drop(ready);
+    let err = Starting(starting).get().await.err().unwrap();
+    assert_eq!(err.code, "not_started");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_launch_opens_a_new_session_in_its_workspace_and_lists_it() {
+    let f = fixture().await;
+    let summary = f.host.summary().await.unwrap();
+    let listed = f.host.sessions_list().await.unwrap();
+    assert!(listed.iter().any(|s| s.id == summary.session_id), "{listed:?}");
+    assert!(f.host.pending_approvals().await.unwrap().is_empty());
+    let snapshot = f.host.session_snapshot().await.unwrap();
+    assert!(snapshot.pending_approvals.is_empty());
+    assert_eq!(f.host.settings_get().await.unwrap().workspace, summary.workspace);
+    f.host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_header_shows_the_mode_in_force_after_a_switch() {
+    let f = fixture().await;
+    assert_eq!(f.host.summary().await.unwrap().mode, bridle_protocol::Mode::Ask);
+    f.host.submit(Op::SetMode { mode: bridle_protocol::Mode::Plan }).await.unwrap();
+    // The switch is applied by the session's loop; the window's next look (a reload) sees it.
+    let mut summary = f.host.summary().await.unwrap();
+    for _ in 0..100 {
+        if summary.mode == bridle_protocol::Mode::Plan {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        summary = f.host.summary().await.unwrap();
+    }
+    assert_eq!(summary.mode, bridle_protocol::Mode::Plan);
+    f.host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn switching_sessions_keeps_one_open_and_deleting_the_open_one_opens_another() {
+    let f = fixture().await;
+    let first = f.host.summary().await.unwrap();
+    let second = f.host.session_new().await.unwrap();
+    assert_ne!(first.session_id, second.session_id);
+    let back = f.host.session_open(first.session_id.clone()).await.unwrap();
+    assert_eq!(back.session_id, first.session_id);
+    let after = f.host.session_delete(first.session_id.clone()).await.unwrap();
+    assert_ne!(after.session_id, first.session_id);
+    assert_eq!(f.host.summary().await.unwrap().session_id, after.session_id);
+    let ids: Vec<String> = f.host.sessions_list().await.unwrap().into_iter().map(|s| s.id).collect();
+    assert!(!ids.contains(&first.session_id));
+    let missing = f.host.session_open("no-such-id".into()).await.unwrap_err();
+    assert_eq!(missing.code, "no_such_session");
+    f.host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_host_answers_no_session_and_forwarded_the_mcp_list() {
+    let f = fixture().await;
+    f.host.close().await;
+    assert_eq!(f.host.submit(Op::Interrupt).await.unwrap_err().code, "no_session");
+    assert_eq!(f.host.summary().await.unwrap_err().code, "no_session");
+    assert_eq!(f.host.mcp_status().await.unwrap_err().code, "no_session");
+    // The servers' list goes out as soon as a session opens, even when it is empty.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(f.sent.lock().unwrap().iter().any(|out| matches!(out, Outgoing::Mcp(list) if list.is_empty())));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_audit_kind_is_a_read_failure() {
+    let f = fixture().await;
+    let query = AuditQuery { kind: Some("no_such_kind".into()), ..AuditQuery::default() };
+    assert_eq!(f.host.audit_query(query).await.unwrap_err().code, "audit_read_failed");
+    assert!(f.host.audit_query(AuditQuery::default()).await.is_ok());
+    f.host.close().await;
+}
+
+#[test]
+fn the_launch_reopens_the_newest_session_of_its_workspace_left_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("bridle.db")).unwrap();
+    let wait = |session: &str, workspace: &str, at: i64| {
+        store.create_session(session, workspace, 0).unwrap();
+        let call = bridle_protocol::ToolCall {
+            id: format!("c-{session}"),
+            provider_id: "p".into(),
+            name: "write_file".into(),
+            arguments: "{}".into(),
+        };
+        let request = bridle_protocol::ApprovalRequest {
+            id: format!("a-{session}"),
+            session_id: session.into(),
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+            findings: Vec::new(),
+            preview: None,
+            call_hash: "h".into(),
+            created_at: at,
+            expires_at: at + 60_000,
+        };
+        store.insert_approval(&request, "t1", &call).unwrap();
+    };
+    wait("older", "/w", 10);
+    wait("newer", "/w", 20);
+    wait("elsewhere", "/other", 30);
+    store.create_session("idle", "/w", 40).unwrap();
+    assert_eq!(waiting_session(&store, Path::new("/w")).unwrap().as_deref(), Some("newer"));
+    assert_eq!(waiting_session(&store, Path::new("/none")).unwrap(), None);
+}
