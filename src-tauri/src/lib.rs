@@ -94,11 +94,6 @@ fn deliver(app: &AppHandle, outgoing: Outgoing) {
 
 /// Starts the app; returns when the window closes.
 pub fn run() -> anyhow::Result<()> {
-    // Commands the agent runs are this user's processes: without this, any of them could read
-    // the app's memory (API keys, the conversation) through /proc or ptrace.
-    if let Err(e) = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable) {
-        eprintln!("bridle-app: cannot mark the process non-dumpable: {e}");
-    }
     let (wiring, reload) = launch::wiring()?;
     // Kept for the life of the app: dropping it stops the log writer.
     let _log = logs::install(&wiring.data_dir);
