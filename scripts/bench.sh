@@ -8,8 +8,8 @@ cd "$ROOT"
 OUT="$ROOT/test-output/bench"
 mkdir -p "$OUT"
 
-step "engine and tool-call overhead (criterion)"
-cargo bench --locked -p bridle-core --bench engine -- --noplot "$@" | tee "$OUT/engine.txt"
+step "engine and tool-call overhead (criterion; with BEFORE=<rev>, compared to that revision)"
+bash scripts/bench-engine.sh "$@" | tee "$OUT/engine.txt"
 
 step "guard decision latency (criterion, then median and p99 over many calls)"
 cargo bench --locked -p bridle-core --bench guard -- --noplot "$@" | tee "$OUT/guard.txt"

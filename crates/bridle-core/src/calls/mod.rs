@@ -8,7 +8,8 @@
 //!   approvals it remembers; the guard judges under what it holds.
 //! - [`Calls::approve`] takes a call the verdict asks about through a person's answer
 //!   ([`Desk`], [`ApprovalQueue`]).
-//! - [`Calls::run`] runs the tool, or commits the change that was approved, in its timeout.
+//! - [`Calls::run`] runs the tool, or commits the change that was approved, in its timeout;
+//!   [`Calls::finish`] takes a checked call through approve, a slot of the batch and run.
 //! - Each step says what happened as a [`CallEvent`] to a front end's [`Recorder`], and the
 //!   audit rows a call leaves are shaped once ([`audit_rows`]).
 //!
@@ -44,7 +45,7 @@ pub use outcome::{CallFailure, CallOutcome, NotRun};
 pub use permit::Permit;
 pub use queue::{status_word, Answer, AnswerError, ApprovalQueue};
 pub use record::{audit_rows, CallEvent, Problem, Recorder, Unrecorded};
-pub use run::{Schedule, Slot};
+pub use run::{Finished, Schedule, Slot};
 
 /// What every call of a session goes through; cheap to clone. Rebuilt when the mode (and with
 /// it the shell sandbox) or the offered tools change; the [`Permit`] is shared across.

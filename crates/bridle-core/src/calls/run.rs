@@ -175,7 +175,46 @@ impl Schedule {
     }
 }
 
+/// How a call ended after its check.
+pub enum Finished {
+    /// It ran, or was refused or stopped: its outcome (already recorded).
+    Ended(Box<CallOutcome>),
+    /// It waits for another process's answer (`--on-ask defer`): the request's id.
+    Deferred(String),
+}
+
 impl Calls {
+    /// Everything after the check, in order: the person's answer when the verdict asks
+    /// ([`Self::approve`]), a slot in `schedule`, the run; the end is recorded however it came.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn finish(
+        &self,
+        call: &ToolCall,
+        checked: super::check::Checked,
+        existing: Option<crate::store::StoredApproval>,
+        ctx: ToolContext,
+        desk: &super::approve::Desk,
+        schedule: &Schedule,
+        recorder: &dyn Recorder,
+    ) -> Finished {
+        let ready = match self.approve(call, checked, existing, &ctx, desk, recorder).await {
+            super::approve::Approved::Run(ready) => ready,
+            super::approve::Approved::Deferred(id) => return Finished::Deferred(id),
+            super::approve::Approved::Refused(outcome) => {
+                recorder.record(call, CallEvent::Ended(&outcome)).await;
+                return Finished::Ended(outcome);
+            }
+        };
+        let _slot = match schedule.enter(ready.prepared.kind, &call.id, &ctx.cancel).await {
+            Ok(slot) => slot,
+            Err(outcome) => {
+                recorder.record(call, CallEvent::Ended(&outcome)).await;
+                return Finished::Ended(outcome);
+            }
+        };
+        Finished::Ended(Box::new(self.run(call, *ready, ctx, recorder).await))
+    }
+
     /// Checks and runs `call` in one go, recording nothing; a call the verdict asks about runs
     /// as if a person had approved it. For benchmarks and tests of the call path alone.
     pub async fn check_and_run(&self, call: &ToolCall, ctx: ToolContext) -> CallOutcome {

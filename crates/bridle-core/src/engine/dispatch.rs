@@ -16,7 +16,7 @@ use futures::future::join_all;
 use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
-use crate::calls::{audit_rows, Approved, CallEvent, CallOutcome, Checked, LoopGuard, NotRun, Recorder, Schedule};
+use crate::calls::{audit_rows, CallEvent, CallOutcome, Checked, Finished, LoopGuard, NotRun, Recorder, Schedule};
 use crate::guard::Verdict;
 use crate::store::StoredApproval;
 use crate::tools::Effect;
@@ -28,11 +28,6 @@ pub(crate) struct Dispatched {
     pub deferred: Vec<String>,
     /// The loop guard stopped the turn.
     pub loop_stopped: bool,
-}
-
-enum Ended {
-    Outcome(Box<CallOutcome>),
-    Deferred(String),
 }
 
 /// Runs `calls`; `existing` holds the stored approval requests of calls resumed from an earlier
@@ -68,36 +63,19 @@ pub(crate) async fn run_calls(
     let schedule = Schedule::new(session.config.limits.max_concurrent_tools);
     let desk = session.desk();
     let runs = checked.into_iter().zip(calls).map(|((check, ctx), call)| {
-        let (owner, schedule, desk, recorder) = (&owner, &schedule, &desk, &recorder);
         let existing = existing.remove(&call.id);
-        async move {
-            let outcome = match owner.approve(call, check, existing, &ctx, desk, recorder).await {
-                Approved::Deferred(id) => return Ended::Deferred(id),
-                Approved::Refused(outcome) => {
-                    recorder.record(call, CallEvent::Ended(&outcome)).await;
-                    outcome
-                }
-                Approved::Run(ready) => match schedule.enter(ready.prepared.kind, &call.id, cancel).await {
-                    Err(outcome) => {
-                        recorder.record(call, CallEvent::Ended(&outcome)).await;
-                        outcome
-                    }
-                    Ok(_slot) => Box::new(owner.run(call, *ready, ctx, recorder).await),
-                },
-            };
-            Ended::Outcome(outcome)
-        }
+        owner.finish(call, check, existing, ctx, &desk, &schedule, &recorder)
     });
     let mut dispatched = Dispatched { results: Vec::new(), deferred: Vec::new(), loop_stopped };
-    for ended in join_all(runs).await {
-        match ended {
-            Ended::Outcome(outcome) => {
+    for finished in join_all(runs).await {
+        match finished {
+            Finished::Ended(outcome) => {
                 if !outcome.changes.is_empty() {
                     loop_guard.reset();
                 }
                 dispatched.results.push(outcome.result);
             }
-            Ended::Deferred(id) => dispatched.deferred.push(id),
+            Finished::Deferred(id) => dispatched.deferred.push(id),
         }
     }
     dispatched
