@@ -34,6 +34,7 @@ pub mod locks;
 pub mod mcp;
 pub mod pipeline;
 pub mod provider;
+pub mod redact;
 pub mod sandbox;
 pub mod secrets;
 pub mod shell_sandbox;

@@ -12,7 +12,6 @@ mod approve;
 mod dispatch;
 mod events;
 mod loop_guard;
-mod prompt;
 mod session;
 mod step;
 mod turn;
@@ -38,8 +37,8 @@ use crate::store::{SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 
+use crate::brief::DEFAULT_SYSTEM_PROMPT;
 pub use events::EventCount;
-pub use prompt::DEFAULT_SYSTEM_PROMPT;
 use session::Session;
 
 /// How a session behaves.

@@ -2,13 +2,13 @@
 //! hooks): built from an allow-list, never scrubbed from a deny-list, which always misses a name.
 //!
 //! Rule (DESIGN §4.2): a variable passes when its name is on the built-in list or the config's
-//! `[sandbox] env`, and its value does not look secret (the audit sanitiser's shapes: one list of
+//! `[sandbox] env`, and its value does not look secret ([`crate::redact`]'s shapes: one list of
 //! what a secret looks like), so `DATABASE_URL=postgres://app:pw@db/app` stays behind even when
 //! listed.
 
 use std::ffi::OsString;
 
-use crate::audit::sanitize;
+use crate::redact;
 
 /// Names every child gets (when set and not secret-looking); `LC_*` too.
 const ALLOWED: &[&str] = &["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TZ", "TMPDIR", "PWD"];
@@ -24,7 +24,7 @@ pub fn child_environment(
     extra: &[String],
 ) -> Vec<(OsString, OsString)> {
     vars.filter(|(name, value)| {
-        allows_name(&name.to_string_lossy(), extra) && !sanitize::looks_secret(&value.to_string_lossy())
+        allows_name(&name.to_string_lossy(), extra) && !redact::looks_secret(&value.to_string_lossy())
     })
     .collect()
 }
