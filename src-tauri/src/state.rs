@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use bridle_core::audit::{AuditFilter, AuditKind, AuditLog};
 use bridle_core::clock::{Clock, SystemClock};
-use bridle_core::config::settings::{self, SaveError};
 use bridle_core::config::RuleList;
 use bridle_core::engine::{Engine, EngineDeps, SessionSpec};
 use bridle_core::mcp::McpHub;
 use bridle_core::provider::{self, ModelProvider};
+use bridle_core::settings::{self, SaveError};
 use bridle_core::store::Store;
 use bridle_core::wiring::{Flags, Wiring};
 use bridle_protocol::{
@@ -212,8 +212,10 @@ impl AppState {
         let seq = engine.events_sent();
         let id = engine.session_id().to_string();
         let store = self.0.store.clone();
-        blocking("store_read_failed", move || Ok(SessionSnapshot { seq, ..store.snapshot(&id, SystemClock.now_ms())? }))
-            .await
+        blocking("store_read_failed", move || {
+            Ok(SessionSnapshot { seq, ..store.snapshot(&id, SystemClock.now_ms())? })
+        })
+        .await
     }
 
     /// Every stored session, newest first.

@@ -37,6 +37,7 @@ pub mod provider;
 pub mod redact;
 pub mod sandbox;
 pub mod secrets;
+pub mod settings;
 pub mod shell_sandbox;
 pub mod store;
 pub mod tools;

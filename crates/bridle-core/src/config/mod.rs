@@ -4,8 +4,9 @@
 //! are never read from here (they come from the keychain or the environment).
 
 pub mod edit;
+mod hooks;
+mod mcp;
 pub mod paths;
-pub mod settings;
 
 use std::path::Path;
 use std::time::Duration;
@@ -13,7 +14,9 @@ use std::time::Duration;
 use bridle_protocol::Mode;
 use serde::{Deserialize, Serialize};
 
-pub use edit::{append_rule, RuleList};
+pub use edit::RuleList;
+pub use hooks::{HookConfig, HooksConfig, DEFAULT_HOOK_TIMEOUT_SECS};
+pub use mcp::{McpConfig, McpServerConfig, DEFAULT_MCP_STARTUP_SECS};
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,7 +90,8 @@ pub struct ProviderConfig {
     pub max_output_tokens: u32,
 }
 
-fn default_max_output_tokens() -> u32 {
+/// The provider's `max_output_tokens` when the config gives none.
+pub fn default_max_output_tokens() -> u32 {
     8192
 }
 
@@ -156,9 +160,9 @@ pub struct Config {
     /// What tokens cost, for the Usage view.
     pub pricing: PricingConfig,
     /// The user's pre- and post-call hooks.
-    pub hooks: crate::hooks::HooksConfig,
+    pub hooks: HooksConfig,
     /// The user's MCP servers.
-    pub mcp: crate::mcp::McpConfig,
+    pub mcp: McpConfig,
 }
 
 /// `[pricing]`: what each model's tokens cost, in the user's currency, per million tokens.

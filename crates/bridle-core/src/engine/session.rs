@@ -326,7 +326,7 @@ impl Session {
             return;
         };
         let pattern = self.pipeline().guard().rule_for(call);
-        if let Err(e) = crate::config::edit::append_rule(file, RuleList::Allow, &pattern) {
+        if let Err(e) = crate::guard::append_rule(file, RuleList::Allow, &pattern) {
             self.error("config_write_failed", format!("cannot write the rule `{pattern}`: {e}"), true).await;
             return;
         }
