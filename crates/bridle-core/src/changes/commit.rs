@@ -13,15 +13,49 @@
 //! [`PathSandbox::judge_write`]: crate::sandbox::PathSandbox::judge_write
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::files::Recorded;
-use super::{blob_name, ChangeKind, ChangePlan, FileChange, PlannedFile};
+use super::{blob_name, diff_stat, ChangeKind, ChangePlan, FileChange, PlannedFile, SessionFiles};
 use crate::fs::{FsError, WorkspaceFs};
-use crate::tools::files::{diff_stat, fs_error};
-use crate::tools::{ToolContext, ToolError};
+use crate::workspace::Workspace;
+
+/// What a commit needs of the call it is made for: the workspace it writes to and the ids its
+/// checkpoint rows carry (a tool's context gives it: `From<&ToolContext>`).
+#[derive(Debug, Clone)]
+pub struct CommitScope {
+    /// The workspace: its sandbox judges each write again, its locks serialise them.
+    pub workspace: Arc<Workspace>,
+    /// The session making the call.
+    pub session_id: String,
+    /// The turn making the call (empty outside a session).
+    pub turn_id: String,
+    /// The call the checkpoint rows belong to.
+    pub call_id: String,
+    /// What the session knows of its files; `None` outside a session, where nothing is
+    /// checkpointed.
+    pub files: Option<Arc<SessionFiles>>,
+}
+
+/// Why a plan was not written, in words the model can act on; the message says whether anything
+/// was left changed (a failed commit puts back what it wrote).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CommitError(pub String);
+
+impl CommitError {
+    fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+fn fs_error(error: FsError) -> CommitError {
+    CommitError::new(error.to_string())
+}
 
 /// Writes `plan`; returns what changed, in path order.
-pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
+pub async fn commit(plan: &ChangePlan, scope: impl Into<CommitScope>) -> Result<Vec<FileChange>, CommitError> {
+    let ctx: CommitScope = scope.into();
     let changed: Vec<PlannedFile> = plan.changed().cloned().collect();
     let mut absolute: Vec<_> = changed.iter().map(|f| ctx.workspace.root().join(&f.rel)).collect();
     absolute.sort();
@@ -30,33 +64,34 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
     for path in &absolute {
         guards.push(ctx.workspace.locks.write(path).await);
     }
-    let ctx = ctx.clone();
     tokio::task::spawn_blocking(move || {
         let written = write_locked(&changed, &ctx);
         drop(guards);
         written
     })
     .await
-    .map_err(|e| ToolError::new(format!("the write was interrupted ({e}); read the files again to see their state")))?
+    .map_err(|e| {
+        CommitError::new(format!("the write was interrupted ({e}); read the files again to see their state"))
+    })?
 }
 
 /// [`commit`]'s work once every file is locked.
-fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
+fn write_locked(changed: &[PlannedFile], ctx: &CommitScope) -> Result<Vec<FileChange>, CommitError> {
     let fs = &ctx.workspace.fs;
     for f in changed {
         ctx.workspace
             .sandbox
             .judge_write(&f.rel, &ctx.session_id)
-            .map_err(|e| ToolError::new(format!("{e}. Nothing was changed.")))?;
+            .map_err(|e| CommitError::new(format!("{e}. Nothing was changed.")))?;
         let now = fs.read_if_exists(&f.rel).map_err(fs_error)?;
         if now != f.before {
-            return Err(ToolError::new(format!(
+            return Err(CommitError::new(format!(
                 "`{}` changed on disk while this change was being prepared; read it again and redo the change. Nothing was changed.",
                 f.shown()
             )));
         }
         if let Some(files) = &ctx.files {
-            files.check_fresh(fs, &f.rel).map_err(ToolError::new)?;
+            files.check_fresh(fs, &f.rel).map_err(CommitError::new)?;
         }
     }
 
@@ -69,7 +104,7 @@ fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileCh
             let first = files.first_change_in_turn(&ctx.turn_id, &f.shown());
             let before = if first { files.keep(f.before.as_deref()) } else { Ok(f.before.as_deref().map(blob_name)) };
             let before_hash = before.map_err(|e| {
-                ToolError::new(format!("cannot keep a checkpoint of `{}` ({e}); nothing was changed", f.shown()))
+                CommitError::new(format!("cannot keep a checkpoint of `{}` ({e}); nothing was changed", f.shown()))
             })?;
             let after_hash = f.after.as_deref().map(blob_name);
             let before_mode = fs.mode(&f.rel).map_err(fs_error)?;
@@ -79,7 +114,7 @@ fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileCh
                 Ok(id) => rows.push(id),
                 Err(e) => {
                     files.forget(&rows);
-                    return Err(ToolError::new(format!(
+                    return Err(CommitError::new(format!(
                         "cannot record a checkpoint of `{}` ({e}); nothing was changed",
                         f.shown()
                     )));
@@ -100,7 +135,7 @@ fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileCh
             } else {
                 "putting back the files already written failed too"
             };
-            return Err(ToolError::new(format!("{}; {state}.", fs_error(e))));
+            return Err(CommitError::new(format!("{}; {state}.", fs_error(e))));
         }
         done.push(f);
     }
