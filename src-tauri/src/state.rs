@@ -213,7 +213,7 @@ impl AppState {
         let id = engine.session_id().to_string();
         let store = self.0.store.clone();
         blocking("store_read_failed", move || {
-            Ok(SessionSnapshot { seq, ..store.snapshot(&id, SystemClock.now_ms())? })
+            Ok(SessionSnapshot { seq, ..bridle_core::compaction::snapshot(&store, &id, SystemClock.now_ms())? })
         })
         .await
     }
