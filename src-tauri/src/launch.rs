@@ -35,7 +35,7 @@ pub fn flags(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<Flags> 
 /// and the wiring they and the environment give.
 pub fn wiring() -> anyhow::Result<(Flags, Wiring)> {
     let flags = flags(std::env::args_os().skip(1))?;
-    let wiring = Wiring::load(flags.clone(), |name| std::env::var_os(name), std::env::current_dir)?;
+    let wiring = Wiring::from_process(flags.clone())?;
     Ok((flags, wiring))
 }
 

@@ -286,7 +286,7 @@ impl AppState {
     /// Reads the config again and restarts the open session with it.
     async fn reload(&self) -> anyhow::Result<()> {
         let flags = self.0.flags.clone();
-        let wiring = Wiring::load(flags, |name| std::env::var_os(name), std::env::current_dir)?;
+        let wiring = Wiring::from_process(flags)?;
         *self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner) = wiring;
         let open = self.summary().await.ok();
         match open {

@@ -17,6 +17,7 @@ mod step;
 mod turn;
 
 use std::collections::{HashMap, VecDeque};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -27,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approvals::Answer;
 use crate::audit::{AuditKind, AuditSink};
+use crate::brief::DEFAULT_SYSTEM_PROMPT;
 use crate::clock::Clock;
 use crate::config::{Config, Limits, Rules, SandboxConfig};
 use crate::guard::{validate_builtin_rules, Guard, Policy, RuleError, ShellRuleError};
@@ -37,7 +39,6 @@ use crate::store::{SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 
-use crate::brief::DEFAULT_SYSTEM_PROMPT;
 pub use events::EventCount;
 use session::Session;
 
@@ -77,7 +78,11 @@ pub struct EngineConfig {
     /// When a long conversation is compacted.
     pub compaction: crate::config::CompactionConfig,
     /// The user's hooks around every call.
-    pub hooks: crate::hooks::HooksConfig,
+    pub hooks: crate::config::HooksConfig,
+    /// The environment Bridle was launched with, as its wiring read it (the core reads none):
+    /// commands and hooks inherit its allowed part, and the sandbox masks the desktop sockets it
+    /// names. Empty by default: then they inherit nothing.
+    pub host_environment: Vec<(OsString, OsString)>,
 }
 
 impl Default for EngineConfig {
@@ -98,14 +103,15 @@ impl Default for EngineConfig {
             disabled_tools: Vec::new(),
             sandbox: SandboxConfig::default(),
             compaction: crate::config::CompactionConfig::default(),
-            hooks: crate::hooks::HooksConfig::default(),
+            hooks: crate::config::HooksConfig::default(),
+            host_environment: Vec::new(),
         }
     }
 }
 
 impl EngineConfig {
     /// The engine settings of a user config, for `workspace` and `data_dir`: every setting the
-    /// config holds (front ends go through [`crate::wiring::Wiring::engine_config`], which also
+    /// config holds (front ends go through `Wiring::engine_config`, which also
     /// fills in the home folder and the config file).
     pub fn from_config(config: &Config, workspace: PathBuf, data_dir: PathBuf) -> Self {
         Self {
@@ -125,6 +131,7 @@ impl EngineConfig {
             sandbox: config.sandbox.clone(),
             compaction: config.compaction.clone(),
             hooks: config.hooks.clone(),
+            host_environment: Vec::new(),
         }
     }
 
@@ -144,15 +151,16 @@ impl EngineConfig {
                 masked.extend(self.config_file.clone());
                 ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
             }
-        };
+        }
+        .with_host_environment(self.host_environment.iter().cloned());
         let workspace = workspace.with_shell(shell);
         let guard = Guard::new(self.mode)
             .with_policy(self.policy()?)
             .with_sandbox(workspace.sandbox.clone())
             .with_shell(&workspace.shell);
-        // Hooks run in the shell's sandbox with the environment `bash` gets (read here, as `bash`
-        // reads it).
-        let hooks = crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), std::env::vars_os())?;
+        // Hooks run in the shell's sandbox with the environment `bash` gets.
+        let hooks =
+            crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), self.host_environment.iter().cloned())?;
         Ok(CallPipeline::new(tools, Arc::new(guard), Arc::new(workspace), self.limits.tool_timeout())
             .with_hooks(Arc::new(hooks)))
     }
