@@ -1,5 +1,5 @@
-//! `[hooks]`: the user's pre- and post-call hooks as the config writes them (what runs them is
-//! [`crate::hooks`]'s).
+//! `[hooks]`: the user's pre- and post-call hooks as the config writes them (the `hooks` module runs
+//! them).
 //!
 //! Rule: plain data; a matcher is compiled, and found wrong, where the hooks are built.
 

@@ -1,5 +1,5 @@
-//! `[mcp]`: the user's MCP servers as the config writes them (what starts them is
-//! [`crate::mcp`]'s).
+//! `[mcp]`: the user's MCP servers as the config writes them (the `mcp` module starts
+//! them).
 //!
 //! Rule: plain data; a server that cannot start is found out, and reported, where it starts.
 

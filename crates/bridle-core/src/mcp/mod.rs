@@ -63,7 +63,7 @@ pub struct McpHub {
 
 impl McpHub {
     /// Starts every enabled server in parallel, each within its start-up timeout; stdio ones in
-    /// `cwd` with exactly `env` plus their own `env` (the caller builds both: [`crate::wiring`]
+    /// `cwd` with exactly `env` plus their own `env` (the caller builds both: the wiring
     /// starts them in a folder of the data dir with the allow-listed environment). Returns at
     /// once, every enabled server `starting`: nothing waits for a slow server but what needs its
     /// tools ([`McpHub::settled`]).
