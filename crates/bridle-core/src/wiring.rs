@@ -19,6 +19,7 @@ use crate::config::{paths, Config, ConfigError, ProviderConfig, ProviderKind};
 use crate::engine::EngineConfig;
 use crate::provider::{self, ModelProvider, ProviderError};
 use crate::secrets::{self, KeySource};
+use crate::shell_sandbox::HostEnvironment;
 use crate::store::{Store, StoreError};
 
 /// The locations a launch names (flags; `None` falls back to the environment, then defaults).
@@ -80,7 +81,7 @@ pub struct Wiring {
     pub config: Config,
     api_keys: HashMap<&'static str, String>,
     /// Every variable of the launch's environment (empty when it was given as a lookup only).
-    environment: Vec<(OsString, OsString)>,
+    environment: HostEnvironment,
 }
 
 /// Marks this process non-dumpable, so no process of the same user (a command under Landlock, a
@@ -96,8 +97,8 @@ impl Wiring {
     /// Resolves `flags` against this process's environment, read here once, and its current
     /// folder: what every front end starts from.
     pub fn from_process(flags: Flags) -> Result<Self, WiringError> {
-        let environment: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-        let lookup = |name: &str| environment.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        let environment = HostEnvironment::new(std::env::vars_os());
+        let lookup = |name: &str| environment.get(name).cloned();
         let wiring = Self::load(flags, lookup, std::env::current_dir)?;
         Ok(Self { environment, ..wiring })
     }
@@ -130,7 +131,7 @@ impl Wiring {
             })
             .collect();
         let home = paths::home(&env);
-        Ok(Self { workspace, data_dir, config_file, home, config, api_keys, environment: Vec::new() })
+        Ok(Self { workspace, data_dir, config_file, home, config, api_keys, environment: HostEnvironment::default() })
     }
 
     /// The engine's settings: everything the config says, for this workspace and data dir.
@@ -182,8 +183,7 @@ impl Wiring {
         if let Err(e) = std::fs::create_dir_all(&cwd) {
             tracing::warn!("cannot create {}: {e}", cwd.display());
         }
-        let vars = self.environment.iter().cloned();
-        let mut env = crate::shell_sandbox::child_environment(vars, &self.config.sandbox.env);
+        let mut env = crate::shell_sandbox::child_environment(self.environment.vars(), &self.config.sandbox.env);
         env.push(("BRIDLE_WORKSPACE".into(), self.workspace.clone().into_os_string()));
         crate::mcp::McpHub::launch(&self.config.mcp, &cwd, env.into_iter())
     }

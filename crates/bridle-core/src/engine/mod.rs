@@ -17,7 +17,6 @@ mod step;
 mod turn;
 
 use std::collections::{HashMap, VecDeque};
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -34,7 +33,7 @@ use crate::config::{Config, Limits, Rules, SandboxConfig};
 use crate::guard::{validate_builtin_rules, Guard, Policy, RuleError, ShellRuleError};
 use crate::pipeline::CallPipeline;
 use crate::provider::{ModelProvider, RetryPolicy};
-use crate::shell_sandbox::ShellSandbox;
+use crate::shell_sandbox::{HostEnvironment, ShellSandbox};
 use crate::store::{SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
@@ -82,7 +81,7 @@ pub struct EngineConfig {
     /// The environment Bridle was launched with, as its wiring read it (the core reads none):
     /// commands and hooks inherit its allowed part, and the sandbox masks the desktop sockets it
     /// names. Empty by default: then they inherit nothing.
-    pub host_environment: Vec<(OsString, OsString)>,
+    pub host_environment: HostEnvironment,
 }
 
 impl Default for EngineConfig {
@@ -104,7 +103,7 @@ impl Default for EngineConfig {
             sandbox: SandboxConfig::default(),
             compaction: crate::config::CompactionConfig::default(),
             hooks: crate::config::HooksConfig::default(),
-            host_environment: Vec::new(),
+            host_environment: HostEnvironment::default(),
         }
     }
 }
@@ -131,7 +130,7 @@ impl EngineConfig {
             sandbox: config.sandbox.clone(),
             compaction: config.compaction.clone(),
             hooks: config.hooks.clone(),
-            host_environment: Vec::new(),
+            host_environment: HostEnvironment::default(),
         }
     }
 
@@ -152,15 +151,14 @@ impl EngineConfig {
                 ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
             }
         }
-        .with_host_environment(self.host_environment.iter().cloned());
+        .with_host_environment(&self.host_environment);
         let workspace = workspace.with_shell(shell);
         let guard = Guard::new(self.mode)
             .with_policy(self.policy()?)
             .with_sandbox(workspace.sandbox.clone())
             .with_shell(&workspace.shell);
         // Hooks run in the shell's sandbox with the environment `bash` gets.
-        let hooks =
-            crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), self.host_environment.iter().cloned())?;
+        let hooks = crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), self.host_environment.vars())?;
         Ok(CallPipeline::new(tools, Arc::new(guard), Arc::new(workspace), self.limits.tool_timeout())
             .with_hooks(Arc::new(hooks)))
     }

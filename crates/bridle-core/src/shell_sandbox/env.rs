@@ -7,8 +7,37 @@
 //! listed.
 
 use std::ffi::OsString;
+use std::sync::Arc;
 
 use crate::redact;
+
+/// The environment Bridle was launched with, read once by the front end's wiring and handed down
+/// as a value (the core reads none). Its `Debug` shows the names only: values hold API keys.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct HostEnvironment(Arc<[(OsString, OsString)]>);
+
+impl HostEnvironment {
+    /// The environment of `vars`.
+    pub fn new(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Self {
+        Self(vars.into_iter().collect())
+    }
+
+    /// The value of `name`, when set.
+    pub fn get(&self, name: &str) -> Option<&OsString> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// Every variable, in the order read.
+    pub fn vars(&self) -> impl Iterator<Item = (OsString, OsString)> + '_ {
+        self.0.iter().cloned()
+    }
+}
+
+impl std::fmt::Debug for HostEnvironment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.iter().map(|(k, _)| k)).finish()
+    }
+}
 
 /// Names every child gets (when set and not secret-looking); `LC_*` too.
 const ALLOWED: &[&str] = &["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TZ", "TMPDIR", "PWD"];

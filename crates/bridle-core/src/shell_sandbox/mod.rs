@@ -21,7 +21,7 @@ mod landlock;
 mod pids;
 mod seccomp;
 
-pub use env::{allows_name, child_environment};
+pub use env::{allows_name, child_environment, HostEnvironment};
 
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
@@ -85,7 +85,7 @@ pub struct ShellSandbox {
     extra_env: Vec<String>,
     /// The environment Bridle was launched with, as the front end read it (none until
     /// [`Self::with_host_environment`]): children inherit its allowed part.
-    host_env: Arc<[(OsString, OsString)]>,
+    host_env: HostEnvironment,
     /// The session's pids cgroup, made at the first command (none where it cannot be made).
     pids: Arc<OnceLock<Option<pids::PidsCgroup>>>,
     /// The seccomp filter for `kind`, built once (none when nothing is confined).
@@ -125,7 +125,15 @@ impl ShellSandbox {
             tracing::warn!("bash runs without an OS sandbox: {why}");
         }
         let extra_env = settings.env.clone();
-        Self { kind, unsandboxed_because, confinement, extra_env, host_env: Arc::new([]), pids: Arc::default(), filter }
+        Self {
+            kind,
+            unsandboxed_because,
+            confinement,
+            extra_env,
+            host_env: HostEnvironment::default(),
+            pids: Arc::default(),
+            filter,
+        }
     }
 
     /// A sandbox that confines nothing, saying why.
@@ -145,7 +153,7 @@ impl ShellSandbox {
             unsandboxed_because: Some(why.into()),
             confinement,
             extra_env: Vec::new(),
-            host_env: Arc::new([]),
+            host_env: HostEnvironment::default(),
             pids: Arc::default(),
             filter: None,
         }
@@ -157,22 +165,21 @@ impl ShellSandbox {
         self
     }
 
-    /// The same sandbox for a process launched with `vars` (read once, by the front end's wiring):
+    /// The same sandbox for a process launched with `host` (read once, by the front end's wiring):
     /// what its children inherit (the allowed part), and the desktop sockets the variables name,
     /// masked too.
-    pub fn with_host_environment(mut self, vars: impl Iterator<Item = (OsString, OsString)>) -> Self {
-        let vars: Vec<(OsString, OsString)> = vars.collect();
+    pub fn with_host_environment(mut self, host: &HostEnvironment) -> Self {
         if self.kind != SandboxKind::None {
-            let masked = with_desktop_doors(&self.confinement.masked, vars.iter().cloned());
+            let masked = with_desktop_doors(&self.confinement.masked, host.vars());
             self.confinement.masked = outermost(existing(&masked));
         }
-        self.host_env = vars.into();
+        self.host_env = host.clone();
         self
     }
 
     /// The environment a program started here inherits: the host environment's allowed part.
     pub fn inherited_environment(&self) -> Vec<(OsString, OsString)> {
-        self.environment(self.host_env.iter().cloned())
+        self.environment(self.host_env.vars())
     }
 
     /// The environment a program started here gets from `vars` (DESIGN §4.2).
