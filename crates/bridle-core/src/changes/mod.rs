@@ -7,6 +7,9 @@
 //! the session read it, keeps the content before as a checkpoint blob, writes atomically (all
 //! files or none) and returns the `FileChange`s that events, the audit, the loop guard, the
 //! Changes view and undo all read.
+//!
+//! It stands below the tools and names none of their types: a commit is given a [`CommitScope`]
+//! and fails with a [`CommitError`]; the diffs everyone shows are rendered here ([`unified_diff`]).
 
 mod blobs;
 mod commit;

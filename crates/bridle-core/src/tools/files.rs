@@ -126,7 +126,7 @@ impl From<&ToolContext> for CommitScope {
 /// A commit that failed is a failure the model can act on (its message says what was left).
 impl From<CommitError> for ToolError {
     fn from(error: CommitError) -> Self {
-        ToolError::new(error.0)
+        ToolError::new(error.to_string())
     }
 }
 
