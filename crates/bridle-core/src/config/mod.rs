@@ -1,7 +1,13 @@
-//! The user's configuration (`config.toml`): provider, mode, rules, limits, the shell sandbox.
+//! The user's configuration (`config.toml`): provider, mode, rules, limits, the shell sandbox,
+//! hooks and MCP servers.
 //!
 //! Parsing is strict about unknown keys so a typo never silently changes behaviour; API keys
 //! are never read from here (they come from the keychain or the environment).
+//!
+//! It is plain data at the bottom of the layers: it names no other module of the crate, so what
+//! needs more than parsing to be found wrong (a rule's pattern, a hook's matcher, a server that
+//! will not start) is checked by the module that uses it, and the Settings view's saving lives
+//! above, in `settings`.
 
 pub mod edit;
 mod hooks;

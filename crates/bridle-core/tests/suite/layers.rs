@@ -14,22 +14,34 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(u8, &str, &[&str])] = &[
     (
         5,
-        "wiring: reads the environment and the config once and builds all below for every front end",
+        "builds everything below once per launch, from the environment and config: only front ends sit above",
         &["wiring", "settings"],
     ),
-    (4, "the agent loop: turns calls' events into events, store rows and audit rows", &["engine"]),
-    (3, "the one owner of a tool call: check, permit, approve, run, record", &["calls"]),
+    (
+        4,
+        "drives turns: runs calls through L3 and turns what happens into events, store rows and audit rows",
+        &["engine"],
+    ),
+    (
+        3,
+        "decides and runs one tool call from the parts of L2; the engine and every front end go through it",
+        &["calls"],
+    ),
     (
         2,
-        "what a call is made of and judged by: tools, the model, their judges and the log",
+        "the parts a call is made of and judged by, each over one workspace and the state of L1",
         &["tools", "mcp", "guard", "hooks", "provider", "compaction", "brief", "audit"],
     ),
     (
         1,
-        "a workspace and a session's state: path and OS sandboxes, the store, keys, file changes",
+        "the state one workspace or session holds (sandboxes, store, keys, file changes), on primitives only",
         &["sandbox", "shell_sandbox", "workspace", "store", "secrets", "changes"],
     ),
-    (0, "leaves: plain data and primitives that name no other module", &["clock", "fs", "locks", "redact", "config"]),
+    (
+        0,
+        "leaves: plain data and primitives any layer may use, naming no other module",
+        &["clock", "fs", "locks", "redact", "config"],
+    ),
 ];
 
 /// Edges the layers forbid, tolerated for now: each lives only in the files `calls/` replaces
