@@ -37,9 +37,8 @@ pub fn flags(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<Flags> 
 /// again the same way (after Settings saves the config).
 pub fn wiring() -> anyhow::Result<(Wiring, Reload)> {
     let flags = flags(std::env::args_os().skip(1))?;
-    let wiring = Wiring::load(flags.clone(), |name| std::env::var_os(name), std::env::current_dir)?;
-    let reload: Reload =
-        Arc::new(move || Wiring::load(flags.clone(), |name| std::env::var_os(name), std::env::current_dir));
+    let wiring = Wiring::from_process(flags.clone())?;
+    let reload: Reload = Arc::new(move || Wiring::from_process(flags.clone()));
     Ok((wiring, reload))
 }
 

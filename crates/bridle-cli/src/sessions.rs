@@ -33,13 +33,15 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
                 }
             }
         }
-        SessionsAction::Show { id, json: true } => match store.snapshot(id, SystemClock.now_ms()) {
-            Ok(snapshot) => writeln!(out, "{}", serde_json::to_string(&snapshot)?)?,
-            Err(e) => {
-                eprintln!("bridle sessions show: {e}");
-                return Ok(EXIT_ERROR);
+        SessionsAction::Show { id, json: true } => {
+            match bridle_core::compaction::snapshot(&store, id, SystemClock.now_ms()) {
+                Ok(snapshot) => writeln!(out, "{}", serde_json::to_string(&snapshot)?)?,
+                Err(e) => {
+                    eprintln!("bridle sessions show: {e}");
+                    return Ok(EXIT_ERROR);
+                }
             }
-        },
+        }
         SessionsAction::Compact { id, provider } => return compact(&setup, &store, id, provider).await,
         SessionsAction::Show { id, json: false } => match store.history(id, SystemClock.now_ms()) {
             Ok(items) => {

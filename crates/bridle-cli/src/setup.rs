@@ -8,5 +8,5 @@ use crate::cli::Global;
 pub fn load(global: &Global) -> anyhow::Result<Wiring> {
     let flags =
         Flags { workspace: global.workspace.clone(), data_dir: global.data_dir.clone(), config: global.config.clone() };
-    Ok(Wiring::load(flags, |name| std::env::var_os(name), std::env::current_dir)?)
+    Ok(Wiring::from_process(flags)?)
 }

@@ -9,7 +9,8 @@ mod audit_data;
 
 use std::time::{Duration, Instant};
 
-use bridle_core::audit::{sanitize, AuditFilter, AuditKind, AuditLog, AuditRecord, AuditSink};
+use bridle_core::audit::{AuditFilter, AuditKind, AuditLog, AuditRecord, AuditSink};
+use bridle_core::redact;
 use bridle_protocol::Decision;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
@@ -84,9 +85,9 @@ fn sanitise(c: &mut Criterion) {
     let call = audit_data::row(2).payload;
     let mut group = c.benchmark_group("audit_sanitize");
     group.throughput(Throughput::Bytes(output.to_string().len() as u64));
-    group.bench_function("tool_output_2kb", |b| b.iter(|| sanitize::sanitize(&output)));
+    group.bench_function("tool_output_2kb", |b| b.iter(|| redact::sanitize(&output)));
     group.throughput(Throughput::Bytes(call.to_string().len() as u64));
-    group.bench_function("tool_call_arguments", |b| b.iter(|| sanitize::sanitize(&call)));
+    group.bench_function("tool_call_arguments", |b| b.iter(|| redact::sanitize(&call)));
     group.finish();
 }
 

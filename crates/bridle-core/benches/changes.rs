@@ -198,7 +198,7 @@ async fn main() {
 
     let history = long_history(if quick { 10_000 } else { 100_000 });
     let tools = builtin_registry().unwrap().definitions();
-    let system = bridle_core::engine::DEFAULT_SYSTEM_PROMPT;
+    let system = bridle_core::brief::DEFAULT_SYSTEM_PROMPT;
     let estimator = Estimator::default();
     let fit = Fit { system, history: &history, tools: &tools, window: 128_000, at: 0.8, keep_user_messages: 2 };
     let start = Instant::now();

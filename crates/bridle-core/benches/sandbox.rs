@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use bridle_core::clock::SystemClock;
 use bridle_core::config::{SandboxBackend, SandboxConfig};
-use bridle_core::shell_sandbox::ShellSandbox;
+use bridle_core::shell_sandbox::{HostEnvironment, ShellSandbox};
 use bridle_core::tools::{builtin_registry, ToolContext};
 use bridle_core::workspace::Workspace;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -39,7 +39,9 @@ fn context(root: &Path, data: &Path, shell: Option<SandboxBackend>) -> ToolConte
             ShellSandbox::new(&settings, workspace.root(), &workspace.sandbox.protected_paths(), false)
         }
         None => ShellSandbox::unsandboxed(workspace.root(), "benchmark baseline"),
-    };
+    }
+    // As a launch does: the commands inherit this process's environment (its allowed part).
+    .with_host_environment(&HostEnvironment::new(std::env::vars_os()));
     let workspace = Arc::new(workspace.with_shell(shell));
     ToolContext::new("bench", "call", workspace, data.to_path_buf(), Arc::new(SystemClock), Duration::from_secs(60))
 }

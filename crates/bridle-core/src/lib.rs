@@ -2,9 +2,17 @@
 //! registry and tools, the guard, and the conversation store.
 //!
 //! The rule this crate keeps: it reaches the outside world — clock, model provider, file system
-//! root, data directory — only through values passed in, never through globals or environment
-//! variables, and it never depends on a UI toolkit. The CLI and the desktop shell are thin
-//! wrappers that build an [`engine::Engine`] and forward its events.
+//! root, data directory, the process environment — only through values passed in, never through
+//! globals (the environment is read once, by [`wiring::Wiring::from_process`], and handed on), and
+//! it never depends on a UI toolkit. The CLI and the desktop shell are thin wrappers that build an
+//! [`engine::Engine`] and forward its events.
+//!
+//! Its modules stand in layers (DESIGN §1): L5 `wiring`, `settings`; L4 `engine`; L3 `calls`;
+//! L2 `tools`, `mcp`, `guard`, `hooks`, `provider`, `compaction`, `brief`, `audit`; L1 `sandbox`,
+//! `shell_sandbox`, `workspace`, `store`, `secrets`, `changes`; L0 `clock`, `fs`, `locks`,
+//! `redact`, `config`. A module uses only lower layers, or its own without forming a circle; the
+//! table, with why each layer is where it is, lives in `tests/suite/layers.rs`, which fails on an
+//! edge that climbs or closes a circle.
 //!
 //! ```no_run
 //! # async fn demo(deps: bridle_core::engine::EngineDeps) -> Result<(), Box<dyn std::error::Error>> {
@@ -33,9 +41,11 @@ pub mod hooks;
 pub mod locks;
 pub mod mcp;
 pub mod provider;
+pub mod redact;
 pub mod sandbox;
 pub mod secrets;
 pub mod session_host;
+pub mod settings;
 pub mod shell_sandbox;
 pub mod store;
 pub mod tools;

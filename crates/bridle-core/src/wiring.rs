@@ -4,8 +4,10 @@
 //! The rule this module keeps: `bridle run`, `tool`, `guard`, `approvals` and the app all start
 //! here, and the calls of every front end are built in one place from what this produces
 //! ([`EngineConfig::calls`]), so the user's mode, rules, disabled tools, sensitive paths,
-//! sandbox and limits apply identically whichever front end runs the call. The environment is
-//! read through the function the front end passes in, never directly.
+//! sandbox and limits apply identically whichever front end runs the call. The process's
+//! environment is read here, once ([`Wiring::from_process`]), and handed on as values: the paths
+//! and API keys it names, and the variables the programs Bridle starts inherit (the engine's
+//! `host_environment`, the MCP servers' environment). Nothing below this module reads it.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -17,6 +19,7 @@ use crate::config::{paths, Config, ConfigError, ProviderConfig, ProviderKind};
 use crate::engine::EngineConfig;
 use crate::provider::{self, ModelProvider, ProviderError};
 use crate::secrets::{self, KeySource};
+use crate::shell_sandbox::HostEnvironment;
 use crate::store::{Store, StoreError};
 
 /// The locations a launch names (flags; `None` falls back to the environment, then defaults).
@@ -77,6 +80,8 @@ pub struct Wiring {
     /// The config as loaded; a front end may override what its flags say (`--mode`).
     pub config: Config,
     api_keys: HashMap<&'static str, String>,
+    /// Every variable of the launch's environment (empty when it was given as a lookup only).
+    environment: HostEnvironment,
 }
 
 /// Marks this process non-dumpable, so no process of the same user (a command under Landlock, a
@@ -89,8 +94,18 @@ pub fn protect_this_process() {
 }
 
 impl Wiring {
+    /// Resolves `flags` against this process's environment, read here once, and its current
+    /// folder: what every front end starts from.
+    pub fn from_process(flags: Flags) -> Result<Self, WiringError> {
+        let environment = HostEnvironment::new(std::env::vars_os());
+        let lookup = |name: &str| environment.get(name).cloned();
+        let wiring = Self::load(flags, lookup, std::env::current_dir)?;
+        Ok(Self { environment, ..wiring })
+    }
+
     /// Resolves `flags` against `env` (`BRIDLE_WORKSPACE`, `BRIDLE_DATA_DIR`, `BRIDLE_CONFIG`,
-    /// `HOME`, `XDG_DATA_HOME`; the workspace defaults to `current_dir`) and loads the config.
+    /// `HOME`, `XDG_DATA_HOME`; the workspace defaults to `current_dir`) and loads the config. A
+    /// lookup lists no variables: the programs such a launch starts inherit none (tests).
     pub fn load(
         flags: Flags,
         env: impl Fn(&str) -> Option<OsString>,
@@ -115,7 +130,8 @@ impl Wiring {
                 Some((name, key))
             })
             .collect();
-        Ok(Self { workspace, data_dir, config_file, home: paths::home(&env), config, api_keys })
+        let home = paths::home(&env);
+        Ok(Self { workspace, data_dir, config_file, home, config, api_keys, environment: HostEnvironment::default() })
     }
 
     /// The engine's settings: everything the config says, for this workspace and data dir.
@@ -123,6 +139,7 @@ impl Wiring {
         EngineConfig {
             home: self.home.clone(),
             config_file: Some(self.config_file.clone()),
+            host_environment: self.environment.clone(),
             ..EngineConfig::from_config(&self.config, self.workspace.clone(), self.data_dir.clone())
         }
     }
@@ -166,7 +183,7 @@ impl Wiring {
         if let Err(e) = std::fs::create_dir_all(&cwd) {
             tracing::warn!("cannot create {}: {e}", cwd.display());
         }
-        let mut env = crate::shell_sandbox::child_environment(std::env::vars_os(), &self.config.sandbox.env);
+        let mut env = crate::shell_sandbox::child_environment(self.environment.vars(), &self.config.sandbox.env);
         env.push(("BRIDLE_WORKSPACE".into(), self.workspace.clone().into_os_string()));
         crate::mcp::McpHub::launch(&self.config.mcp, &cwd, env.into_iter())
     }

@@ -17,7 +17,8 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 use super::chain::{StoredRow, COLUMNS, GENESIS};
 use super::head::{self, Head, HeadState, LockFile};
 use super::record::{decision_str, source_str, AuditRecord};
-use super::{sanitize, schema, AuditError};
+use super::{schema, AuditError};
+use crate::redact;
 
 /// Name of the database file in the data dir.
 pub const DB_FILE: &str = "audit.db";
@@ -214,7 +215,7 @@ fn head_agrees(tx: &Transaction<'_>, head: &HeadState, last_id: i64, last_hash: 
 
 /// A record sanitised and in stored form, waiting for its id, chain link and hash.
 fn prepare(r: &AuditRecord) -> StoredRow {
-    let text = |s: &Option<String>| s.as_deref().map(sanitize::sanitize_text);
+    let text = |s: &Option<String>| s.as_deref().map(redact::sanitize_text);
     StoredRow {
         id: 0,
         at: r.at,
@@ -228,7 +229,7 @@ fn prepare(r: &AuditRecord) -> StoredRow {
         status: text(&r.status),
         latency_ms: r.latency_ms,
         // `Value`'s Display is its JSON text, which cannot fail (map keys are strings).
-        payload: sanitize::sanitize(&r.payload).to_string(),
+        payload: redact::sanitize(&r.payload).to_string(),
         prev_hash: String::new(),
         hash: String::new(),
     }

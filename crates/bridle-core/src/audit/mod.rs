@@ -30,13 +30,12 @@ mod head;
 mod log;
 mod query;
 mod record;
-pub mod sanitize;
 mod schema;
 mod sink;
 mod verify;
 
 #[cfg(test)]
-mod fixtures;
+use crate::redact::fixtures;
 #[cfg(test)]
 mod tests;
 

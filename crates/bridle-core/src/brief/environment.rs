@@ -122,7 +122,7 @@ fn changed_files(workspace: &Path, shell: &ShellSandbox) -> Option<usize> {
     if shell.kind() == SandboxKind::None {
         return None;
     }
-    let mut env = shell.environment(std::env::vars_os());
+    let mut env = shell.inherited_environment();
     env.push(("GIT_OPTIONAL_LOCKS".into(), "0".into()));
     let launch = Launch {
         script: "exec git status --porcelain=v1 --untracked-files=normal",

@@ -10,9 +10,11 @@
 
 mod environment;
 mod instructions;
+mod prompt;
 
 pub use environment::{Environment, Git};
 pub use instructions::{load_instructions, InstructionFile, INSTRUCTION_FILES, INSTRUCTION_LIMIT};
+pub use prompt::DEFAULT_SYSTEM_PROMPT;
 
 /// The brief as sent: the text, and the instruction files in it with their token cost.
 #[derive(Debug, Clone, PartialEq, Eq)]

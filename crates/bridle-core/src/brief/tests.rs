@@ -25,7 +25,7 @@ fn the_assembled_prompt() {
         file("/home/dev/project/AGENTS.md", "# Atlas\n\nRun `cargo test -p atlas` before saying done.\n", true),
     ];
     let git = Git::Repo { branch: "main".into(), changed: Some(3) };
-    let brief = assemble(crate::engine::DEFAULT_SYSTEM_PROMPT, &environment(git, "bwrap"), files);
+    let brief = assemble(crate::brief::DEFAULT_SYSTEM_PROMPT, &environment(git, "bwrap"), files);
     insta::assert_snapshot!(brief.text);
 }
 

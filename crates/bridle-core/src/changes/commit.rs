@@ -13,15 +13,75 @@
 //! [`PathSandbox::judge_write`]: crate::sandbox::PathSandbox::judge_write
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::files::Recorded;
-use super::{blob_name, ChangeKind, ChangePlan, FileChange, PlannedFile};
+use super::{blob_name, diff_stat, ChangeKind, ChangePlan, FileChange, PlannedFile, SessionFiles};
 use crate::fs::{FsError, WorkspaceFs};
-use crate::tools::files::{diff_stat, fs_error};
-use crate::tools::{ToolContext, ToolError};
+use crate::workspace::Workspace;
+
+/// What a commit needs of the call it is made for: the workspace it writes to and the ids its
+/// checkpoint rows carry (a tool's context gives it: `From<&ToolContext>`).
+#[derive(Debug, Clone)]
+pub struct CommitScope {
+    /// The workspace: its sandbox judges each write again, its locks serialise them.
+    pub workspace: Arc<Workspace>,
+    /// The session making the call.
+    pub session_id: String,
+    /// The turn making the call (empty outside a session).
+    pub turn_id: String,
+    /// The call the checkpoint rows belong to.
+    pub call_id: String,
+    /// What the session knows of its files; `None` outside a session, where nothing is
+    /// checkpointed.
+    pub files: Option<Arc<SessionFiles>>,
+}
+
+/// Why a plan was not written. Each message is for the model and says what was left: nothing, or
+/// what putting back the files already written achieved.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommitError {
+    /// The sandbox refuses the write as the path resolves now (a folder became a symlink, the
+    /// path became sensitive); its reason is given.
+    #[error("{0}. Nothing was changed.")]
+    Refused(String),
+    /// The file no longer holds what the plan was computed from.
+    #[error(
+        "`{0}` changed on disk while this change was being prepared; read it again and redo the change. Nothing was changed."
+    )]
+    ChangedSincePlan(String),
+    /// The session has not seen the file as it is now (changed since it was last read).
+    #[error("{0}")]
+    Stale(String),
+    /// The content before could not be kept as a blob (path, reason).
+    #[error("cannot keep a checkpoint of `{0}` ({1}); nothing was changed")]
+    Keep(String, String),
+    /// The checkpoint row could not be recorded (path, reason).
+    #[error("cannot record a checkpoint of `{0}` ({1}); nothing was changed")]
+    Record(String, String),
+    /// Reading a file before the write failed.
+    #[error("{0}")]
+    Read(FsError),
+    /// A write failed; `restored` says whether the files already written were put back.
+    #[error(
+        "{error}; {}.",
+        if *restored { "the files already written were put back" } else { "putting back the files already written failed too" }
+    )]
+    Write {
+        /// The failure.
+        error: FsError,
+        /// Whether every file already written holds its old content again.
+        restored: bool,
+    },
+    /// The thread doing the writes ended before it was done (its reason).
+    #[error("the write was interrupted ({0}); read the files again to see their state")]
+    Interrupted(String),
+}
 
 /// Writes `plan`; returns what changed, in path order.
-pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
+pub async fn commit(plan: &ChangePlan, scope: impl Into<CommitScope>) -> Result<Vec<FileChange>, CommitError> {
+    let ctx: CommitScope = scope.into();
     let changed: Vec<PlannedFile> = plan.changed().cloned().collect();
     let mut absolute: Vec<_> = changed.iter().map(|f| ctx.workspace.root().join(&f.rel)).collect();
     absolute.sort();
@@ -30,33 +90,26 @@ pub async fn commit(plan: &ChangePlan, ctx: &ToolContext) -> Result<Vec<FileChan
     for path in &absolute {
         guards.push(ctx.workspace.locks.write(path).await);
     }
-    let ctx = ctx.clone();
     tokio::task::spawn_blocking(move || {
         let written = write_locked(&changed, &ctx);
         drop(guards);
         written
     })
     .await
-    .map_err(|e| ToolError::new(format!("the write was interrupted ({e}); read the files again to see their state")))?
+    .map_err(|e| CommitError::Interrupted(e.to_string()))?
 }
 
 /// [`commit`]'s work once every file is locked.
-fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
+fn write_locked(changed: &[PlannedFile], ctx: &CommitScope) -> Result<Vec<FileChange>, CommitError> {
     let fs = &ctx.workspace.fs;
     for f in changed {
-        ctx.workspace
-            .sandbox
-            .judge_write(&f.rel, &ctx.session_id)
-            .map_err(|e| ToolError::new(format!("{e}. Nothing was changed.")))?;
-        let now = fs.read_if_exists(&f.rel).map_err(fs_error)?;
+        ctx.workspace.sandbox.judge_write(&f.rel, &ctx.session_id).map_err(|e| CommitError::Refused(e.to_string()))?;
+        let now = fs.read_if_exists(&f.rel).map_err(CommitError::Read)?;
         if now != f.before {
-            return Err(ToolError::new(format!(
-                "`{}` changed on disk while this change was being prepared; read it again and redo the change. Nothing was changed.",
-                f.shown()
-            )));
+            return Err(CommitError::ChangedSincePlan(f.shown()));
         }
         if let Some(files) = &ctx.files {
-            files.check_fresh(fs, &f.rel).map_err(ToolError::new)?;
+            files.check_fresh(fs, &f.rel).map_err(CommitError::Stale)?;
         }
     }
 
@@ -68,21 +121,16 @@ fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileCh
             // it needs its content kept; every row names its content by hash.
             let first = files.first_change_in_turn(&ctx.turn_id, &f.shown());
             let before = if first { files.keep(f.before.as_deref()) } else { Ok(f.before.as_deref().map(blob_name)) };
-            let before_hash = before.map_err(|e| {
-                ToolError::new(format!("cannot keep a checkpoint of `{}` ({e}); nothing was changed", f.shown()))
-            })?;
+            let before_hash = before.map_err(|e| CommitError::Keep(f.shown(), e.to_string()))?;
             let after_hash = f.after.as_deref().map(blob_name);
-            let before_mode = fs.mode(&f.rel).map_err(fs_error)?;
+            let before_mode = fs.mode(&f.rel).map_err(CommitError::Read)?;
             let after_mode = f.after.as_ref().map(|_| before_mode.unwrap_or(0o644));
             let recorded = Recorded { path: &f.shown(), before_hash, before_mode, after_hash, after_mode };
             match files.record(&ctx.turn_id, &ctx.call_id, recorded) {
                 Ok(id) => rows.push(id),
                 Err(e) => {
                     files.forget(&rows);
-                    return Err(ToolError::new(format!(
-                        "cannot record a checkpoint of `{}` ({e}); nothing was changed",
-                        f.shown()
-                    )));
+                    return Err(CommitError::Record(f.shown(), e.to_string()));
                 }
             }
         }
@@ -95,12 +143,7 @@ fn write_locked(changed: &[PlannedFile], ctx: &ToolContext) -> Result<Vec<FileCh
             if let Some(files) = &ctx.files {
                 files.forget(&rows);
             }
-            let state = if restored {
-                "the files already written were put back"
-            } else {
-                "putting back the files already written failed too"
-            };
-            return Err(ToolError::new(format!("{}; {state}.", fs_error(e))));
+            return Err(CommitError::Write { error: e, restored });
         }
         done.push(f);
     }

@@ -61,7 +61,7 @@ impl SessionFiles {
             };
         }
         // Kept in the store too, so the next process of this session knows it.
-        let path = crate::tools::files::shown(rel);
+        let path = super::shown(rel);
         if let Err(e) = self.store.set_seen(&self.session_id, &path, stamp) {
             tracing::warn!("session {}: cannot remember how `{path}` looked: {e}", self.session_id);
         }
@@ -80,7 +80,7 @@ impl SessionFiles {
         if now == Some(seen) {
             return Ok(());
         }
-        let shown = crate::tools::files::shown(rel);
+        let shown = super::shown(rel);
         let what = match now {
             None => "was deleted",
             Some(now) if now.inode != seen.inode => "was replaced",

@@ -7,9 +7,13 @@
 //! the session read it, keeps the content before as a checkpoint blob, writes atomically (all
 //! files or none) and returns the `FileChange`s that events, the audit, the loop guard, the
 //! Changes view and undo all read.
+//!
+//! It stands below the tools and names none of their types: a commit is given a [`CommitScope`]
+//! and fails with a [`CommitError`]; the diffs everyone shows are rendered here ([`unified_diff`]).
 
 mod blobs;
 mod commit;
+mod diff;
 mod files;
 mod undo;
 mod watch;
@@ -19,7 +23,8 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 pub use blobs::BlobStore;
-pub use commit::commit;
+pub use commit::{commit, CommitError, CommitScope};
+pub use diff::{diff_stat, shown, unified_diff};
 pub use files::SessionFiles;
 pub use undo::{delete_session, undo, undo_stored, Refused, UndoReport};
 pub use watch::{watch, WorkspaceWatch};
@@ -44,7 +49,7 @@ impl PlannedFile {
 
     /// The workspace-relative POSIX path, as shown to the model and the user.
     pub fn shown(&self) -> String {
-        crate::tools::files::shown(&self.rel)
+        shown(&self.rel)
     }
 
     /// The unified diff of this file (binary content is named, not shown).
@@ -54,7 +59,7 @@ impl PlannedFile {
         }
         match (text(&self.before), text(&self.after)) {
             (Some(None), _) | (_, Some(None)) => format!("Binary file {} changed\n", self.shown()),
-            (before, after) => crate::tools::files::unified_diff(&self.rel, before.flatten(), after.flatten()),
+            (before, after) => unified_diff(&self.rel, before.flatten(), after.flatten()),
         }
     }
 }
@@ -153,6 +158,3 @@ pub(crate) fn blob_name(bytes: &[u8]) -> String {
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
-
-#[cfg(test)]
-mod tests;

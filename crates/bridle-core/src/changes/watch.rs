@@ -70,7 +70,7 @@ pub fn watch(
                     continue;
                 }
                 reported.insert(rel.clone(), now);
-                changed.push(crate::tools::files::shown(&rel));
+                changed.push(super::shown(&rel));
             }
             if !changed.is_empty() {
                 report(changed);

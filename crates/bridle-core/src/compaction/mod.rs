@@ -33,6 +33,25 @@ pub struct View {
     pub masked: BTreeSet<usize>,
 }
 
+/// The whole session as a window shows it again (or `bridle sessions show --json`): the store's
+/// snapshot with each item marked as the latest compaction left it, and that compaction's summary.
+pub fn snapshot(
+    store: &crate::store::Store,
+    session_id: &str,
+    now_ms: i64,
+) -> Result<bridle_protocol::SessionSnapshot, crate::store::StoreError> {
+    let mut snapshot = store.snapshot(session_id, now_ms)?;
+    let view: View = store.view(session_id)?.and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
+    for (i, item) in snapshot.items.iter_mut().enumerate() {
+        item.compacted = view.mark(i).map(|m| match m {
+            Marked::Summarized => "summarized".to_string(),
+            Marked::Masked => "masked".to_string(),
+        });
+    }
+    snapshot.summary = view.summary;
+    Ok(snapshot)
+}
+
 /// What a compaction marks an item as (`bridle sessions show --json`, the app).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

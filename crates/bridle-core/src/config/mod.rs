@@ -1,11 +1,18 @@
-//! The user's configuration (`config.toml`): provider, mode, rules, limits, the shell sandbox.
+//! The user's configuration (`config.toml`): provider, mode, rules, limits, the shell sandbox,
+//! hooks and MCP servers.
 //!
 //! Parsing is strict about unknown keys so a typo never silently changes behaviour; API keys
 //! are never read from here (they come from the keychain or the environment).
+//!
+//! It is plain data at the bottom of the layers: it names no other module of the crate, so what
+//! needs more than parsing to be found wrong (a rule's pattern, a hook's matcher, a server that
+//! will not start) is checked by the module that uses it, and the Settings view's saving lives
+//! above, in `settings`.
 
 pub mod edit;
+mod hooks;
+mod mcp;
 pub mod paths;
-pub mod settings;
 
 use std::path::Path;
 use std::time::Duration;
@@ -13,7 +20,9 @@ use std::time::Duration;
 use bridle_protocol::Mode;
 use serde::{Deserialize, Serialize};
 
-pub use edit::{append_rule, RuleList};
+pub use edit::RuleList;
+pub use hooks::{HookConfig, HooksConfig, DEFAULT_HOOK_TIMEOUT_SECS};
+pub use mcp::{McpConfig, McpServerConfig, DEFAULT_MCP_STARTUP_SECS};
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,7 +96,8 @@ pub struct ProviderConfig {
     pub max_output_tokens: u32,
 }
 
-fn default_max_output_tokens() -> u32 {
+/// The provider's `max_output_tokens` when the config gives none.
+pub fn default_max_output_tokens() -> u32 {
     8192
 }
 
@@ -156,9 +166,9 @@ pub struct Config {
     /// What tokens cost, for the Usage view.
     pub pricing: PricingConfig,
     /// The user's pre- and post-call hooks.
-    pub hooks: crate::hooks::HooksConfig,
+    pub hooks: HooksConfig,
     /// The user's MCP servers.
-    pub mcp: crate::mcp::McpConfig,
+    pub mcp: McpConfig,
 }
 
 /// `[pricing]`: what each model's tokens cost, in the user's currency, per million tokens.

@@ -10,7 +10,6 @@
 
 mod dispatch;
 mod events;
-mod prompt;
 mod session;
 mod step;
 mod turn;
@@ -25,18 +24,18 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::{AuditKind, AuditSink};
+use crate::brief::DEFAULT_SYSTEM_PROMPT;
 use crate::calls::{Answer, Calls, Permit};
 use crate::clock::Clock;
 use crate::config::{Config, Limits, Rules, SandboxConfig};
 use crate::guard::{validate_builtin_rules, Guard, Policy, RuleError, ShellRuleError};
 use crate::provider::{ModelProvider, RetryPolicy};
-use crate::shell_sandbox::ShellSandbox;
+use crate::shell_sandbox::{HostEnvironment, ShellSandbox};
 use crate::store::{SessionLease, Store, StoreError, StoredApproval};
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 
 pub use events::EventCount;
-pub use prompt::DEFAULT_SYSTEM_PROMPT;
 use session::Session;
 
 /// How a session behaves.
@@ -75,7 +74,11 @@ pub struct EngineConfig {
     /// When a long conversation is compacted.
     pub compaction: crate::config::CompactionConfig,
     /// The user's hooks around every call.
-    pub hooks: crate::hooks::HooksConfig,
+    pub hooks: crate::config::HooksConfig,
+    /// The environment Bridle was launched with, as its wiring read it (the core reads none):
+    /// commands and hooks inherit its allowed part, and the sandbox masks the desktop sockets it
+    /// names. Empty by default: then they inherit nothing.
+    pub host_environment: HostEnvironment,
 }
 
 impl Default for EngineConfig {
@@ -96,14 +99,15 @@ impl Default for EngineConfig {
             disabled_tools: Vec::new(),
             sandbox: SandboxConfig::default(),
             compaction: crate::config::CompactionConfig::default(),
-            hooks: crate::hooks::HooksConfig::default(),
+            hooks: crate::config::HooksConfig::default(),
+            host_environment: HostEnvironment::default(),
         }
     }
 }
 
 impl EngineConfig {
     /// The engine settings of a user config, for `workspace` and `data_dir`: every setting the
-    /// config holds (front ends go through [`crate::wiring::Wiring::engine_config`], which also
+    /// config holds (front ends go through `Wiring::engine_config`, which also
     /// fills in the home folder and the config file).
     pub fn from_config(config: &Config, workspace: PathBuf, data_dir: PathBuf) -> Self {
         Self {
@@ -123,6 +127,7 @@ impl EngineConfig {
             sandbox: config.sandbox.clone(),
             compaction: config.compaction.clone(),
             hooks: config.hooks.clone(),
+            host_environment: HostEnvironment::default(),
         }
     }
 
@@ -149,13 +154,13 @@ impl EngineConfig {
                 masked.extend(self.config_file.clone());
                 ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
             }
-        };
+        }
+        .with_host_environment(&self.host_environment);
         let workspace = workspace.with_shell(shell);
         // The guard judges under the permit's mode and rules, never its own.
         let guard = Guard::new(mode).with_sandbox(workspace.sandbox.clone()).with_shell(&workspace.shell);
-        // Hooks run in the shell's sandbox with the environment `bash` gets (read here, as `bash`
-        // reads it).
-        let hooks = crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), std::env::vars_os())?;
+        // Hooks run in the shell's sandbox with the environment `bash` gets.
+        let hooks = crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), self.host_environment.vars())?;
         Ok(Calls::new(tools, Arc::new(guard), Arc::new(workspace), permit, self.limits.tool_timeout())
             .with_hooks(Arc::new(hooks)))
     }

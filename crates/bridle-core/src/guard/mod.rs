@@ -51,7 +51,7 @@ use crate::tools::{PreparedCall, ToolKind};
 
 pub use guardians::config::{is_exec_config, EXEC_CONFIG_FILES};
 pub use guardians::shell_rules::{validate_builtin_rules, ShellRuleError, BUILTIN_RULES};
-pub use rules::{describe as describe_rule, rule_for, Policy, RuleError};
+pub use rules::{append_rule, describe as describe_rule, rule_for, Policy, RuleError};
 
 use decide::RuleEffect;
 use guardians::ShellView;

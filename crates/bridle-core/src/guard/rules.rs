@@ -17,7 +17,9 @@
 
 use globset::{Glob, GlobBuilder, GlobMatcher};
 
-use crate::config::{Config, RuleList};
+use std::path::Path;
+
+use crate::config::{Config, ConfigError, RuleList, Rules};
 use crate::tools::{PreparedCall, ToolKind};
 
 /// Why a rule in the config cannot be used.
@@ -373,4 +375,19 @@ pub(crate) fn rule_with_paths(call: &PreparedCall, relative: impl Fn(&str) -> Op
         1 => format!("{}({})", call.name, paths[0]),
         _ => format!("{}({{{}}})", call.name, paths.join(",")),
     }
+}
+
+/// Adds `pattern` to `[rules] <list>` in `config_file` (as an "approve always" answer does) once
+/// it compiles, so the file always loads again: the rule language is checked here, the file is
+/// edited by [`crate::config::edit::append_rule`].
+pub fn append_rule(config_file: &Path, list: RuleList, pattern: &str) -> Result<(), ConfigError> {
+    let mut check = Config { rules: Rules::default(), ..Config::default() };
+    match list {
+        RuleList::Allow => check.rules.allow.push(pattern.to_string()),
+        RuleList::Ask => check.rules.ask.push(pattern.to_string()),
+        RuleList::Deny => check.rules.deny.push(pattern.to_string()),
+    }
+    Policy::from_config(&check)
+        .map_err(|e| ConfigError::Parse { path: config_file.display().to_string(), message: e.to_string() })?;
+    crate::config::edit::append_rule(config_file, list, pattern)
 }

@@ -553,3 +553,13 @@ fn rules_are_described_in_words_and_invalid_ones_say_why() {
     let err = super::describe_rule(RuleList::Allow, "bash(git status").unwrap_err();
     assert!(err.to_string().contains("must end with `)`"), "{err}");
 }
+
+#[test]
+fn an_invalid_pattern_is_refused_and_nothing_is_written() {
+    use crate::config::RuleList;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let err = append_rule(&path, RuleList::Allow, "bash(git status").unwrap_err();
+    assert!(err.to_string().contains("bash(git status"), "{err}");
+    assert!(!path.exists());
+}

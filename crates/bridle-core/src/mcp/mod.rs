@@ -24,58 +24,13 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use bridle_protocol::{McpServerStatus, McpStatus};
-use serde::{Deserialize, Serialize};
 
 use server::{Client, Server};
 
+// The servers' config is plain data in `config`; it is named here too, beside what runs it.
+pub use crate::config::{McpConfig, McpServerConfig};
 pub use names::tool_name;
 pub use tool::McpTool;
-
-/// Default seconds a server has to answer `initialize`.
-pub const DEFAULT_STARTUP_SECS: u64 = 10;
-
-/// One server as the config writes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct McpServerConfig {
-    /// A stdio server's program.
-    #[serde(default)]
-    pub command: Option<String>,
-    /// Its arguments.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Variables added to its (scrubbed) environment.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// A streamable-HTTP server's URL.
-    #[serde(default)]
-    pub url: Option<String>,
-    /// Headers sent with every request to it (e.g. `Authorization`); never logged.
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// Off: listed as disabled, not started.
-    #[serde(default = "enabled")]
-    pub enabled: bool,
-    /// Seconds it has to answer `initialize`.
-    #[serde(default = "startup_secs")]
-    pub startup_timeout_secs: u64,
-}
-
-fn enabled() -> bool {
-    true
-}
-
-fn startup_secs() -> u64 {
-    DEFAULT_STARTUP_SECS
-}
-
-/// `[mcp]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct McpConfig {
-    /// The servers by name.
-    pub servers: BTreeMap<String, McpServerConfig>,
-}
 
 /// A configured server and where it stands.
 struct Slot {
@@ -108,7 +63,7 @@ pub struct McpHub {
 
 impl McpHub {
     /// Starts every enabled server in parallel, each within its start-up timeout; stdio ones in
-    /// `cwd` with exactly `env` plus their own `env` (the caller builds both: [`crate::wiring`]
+    /// `cwd` with exactly `env` plus their own `env` (the caller builds both: the wiring
     /// starts them in a folder of the data dir with the allow-listed environment). Returns at
     /// once, every enabled server `starting`: nothing waits for a slow server but what needs its
     /// tools ([`McpHub::settled`]).

@@ -32,7 +32,7 @@ impl SessionHost {
         let id = engine.session_id().to_string();
         let store = self.0.store.clone();
         blocking(ErrorCode::StoreReadFailed, move || {
-            Ok(SessionSnapshot { seq, ..store.snapshot(&id, SystemClock.now_ms())? })
+            Ok(SessionSnapshot { seq, ..crate::compaction::snapshot(&store, &id, SystemClock.now_ms())? })
         })
         .await
     }

@@ -14,11 +14,11 @@ use bridle_protocol::{
 };
 
 use super::{blocking, failure, Failure, SessionHost};
-use crate::config::settings::{self, SaveError};
 use crate::config::{Config, RuleList};
 use crate::engine::SessionSpec;
 use crate::mcp::McpHub;
 use crate::provider;
+use crate::settings::{self, SaveError};
 
 impl SessionHost {
     /// The Settings view's values.

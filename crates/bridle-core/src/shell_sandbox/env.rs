@@ -2,13 +2,42 @@
 //! hooks): built from an allow-list, never scrubbed from a deny-list, which always misses a name.
 //!
 //! Rule (DESIGN §4.2): a variable passes when its name is on the built-in list or the config's
-//! `[sandbox] env`, and its value does not look secret (the audit sanitiser's shapes: one list of
+//! `[sandbox] env`, and its value does not look secret ([`crate::redact`]'s shapes: one list of
 //! what a secret looks like), so `DATABASE_URL=postgres://app:pw@db/app` stays behind even when
 //! listed.
 
 use std::ffi::OsString;
+use std::sync::Arc;
 
-use crate::audit::sanitize;
+use crate::redact;
+
+/// The environment Bridle was launched with, read once by the front end's wiring and handed down
+/// as a value (the core reads none). Its `Debug` shows the names only: values hold API keys.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct HostEnvironment(Arc<[(OsString, OsString)]>);
+
+impl HostEnvironment {
+    /// The environment of `vars`.
+    pub fn new(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Self {
+        Self(vars.into_iter().collect())
+    }
+
+    /// The value of `name`, when set.
+    pub fn get(&self, name: &str) -> Option<&OsString> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// Every variable, in the order read.
+    pub fn vars(&self) -> impl Iterator<Item = (OsString, OsString)> + '_ {
+        self.0.iter().cloned()
+    }
+}
+
+impl std::fmt::Debug for HostEnvironment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.iter().map(|(k, _)| k)).finish()
+    }
+}
 
 /// Names every child gets (when set and not secret-looking); `LC_*` too.
 const ALLOWED: &[&str] = &["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TZ", "TMPDIR", "PWD"];
@@ -24,7 +53,7 @@ pub fn child_environment(
     extra: &[String],
 ) -> Vec<(OsString, OsString)> {
     vars.filter(|(name, value)| {
-        allows_name(&name.to_string_lossy(), extra) && !sanitize::looks_secret(&value.to_string_lossy())
+        allows_name(&name.to_string_lossy(), extra) && !redact::looks_secret(&value.to_string_lossy())
     })
     .collect()
 }

@@ -21,7 +21,7 @@ mod landlock;
 mod pids;
 mod seccomp;
 
-pub use env::{allows_name, child_environment};
+pub use env::{allows_name, child_environment, HostEnvironment};
 
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
@@ -83,6 +83,9 @@ pub struct ShellSandbox {
     confinement: Confinement,
     /// The config's names passed to children beyond the built-in list.
     extra_env: Vec<String>,
+    /// The environment Bridle was launched with, as the front end read it (none until
+    /// [`Self::with_host_environment`]): children inherit its allowed part.
+    host_env: HostEnvironment,
     /// The session's pids cgroup, made at the first command (none where it cannot be made).
     pids: Arc<OnceLock<Option<pids::PidsCgroup>>>,
     /// The seccomp filter for `kind`, built once (none when nothing is confined).
@@ -99,7 +102,7 @@ impl ShellSandbox {
             read_only,
             protected_in_root: [".git/config", ".git/hooks"].iter().map(|p| root.join(p)).collect(),
             writable: existing(&settings.writable),
-            masked: outermost(existing(&with_desktop_doors(masked, std::env::vars_os()))),
+            masked: outermost(existing(&with_desktop_doors(masked, std::iter::empty()))),
             network: settings.network,
             tmp_size: settings.tmp_size.bytes(),
             max_processes: settings.max_processes,
@@ -122,7 +125,15 @@ impl ShellSandbox {
             tracing::warn!("bash runs without an OS sandbox: {why}");
         }
         let extra_env = settings.env.clone();
-        Self { kind, unsandboxed_because, confinement, extra_env, pids: Arc::default(), filter }
+        Self {
+            kind,
+            unsandboxed_because,
+            confinement,
+            extra_env,
+            host_env: HostEnvironment::default(),
+            pids: Arc::default(),
+            filter,
+        }
     }
 
     /// A sandbox that confines nothing, saying why.
@@ -142,6 +153,7 @@ impl ShellSandbox {
             unsandboxed_because: Some(why.into()),
             confinement,
             extra_env: Vec::new(),
+            host_env: HostEnvironment::default(),
             pids: Arc::default(),
             filter: None,
         }
@@ -151,6 +163,23 @@ impl ShellSandbox {
     pub fn with_env(mut self, names: &[String]) -> Self {
         self.extra_env = names.to_vec();
         self
+    }
+
+    /// The same sandbox for a process launched with `host` (read once, by the front end's wiring):
+    /// what its children inherit (the allowed part), and the desktop sockets the variables name,
+    /// masked too.
+    pub fn with_host_environment(mut self, host: &HostEnvironment) -> Self {
+        if self.kind != SandboxKind::None {
+            let masked = with_desktop_doors(&self.confinement.masked, host.vars());
+            self.confinement.masked = outermost(existing(&masked));
+        }
+        self.host_env = host.clone();
+        self
+    }
+
+    /// The environment a program started here inherits: the host environment's allowed part.
+    pub fn inherited_environment(&self) -> Vec<(OsString, OsString)> {
+        self.environment(self.host_env.vars())
     }
 
     /// The environment a program started here gets from `vars` (DESIGN §4.2).

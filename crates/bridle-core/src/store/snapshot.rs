@@ -1,11 +1,13 @@
-//! A session as a window shows it again after a restart: its history with each item's turn and
-//! compaction mark, the approvals still waiting, its token totals, its file changes and its plan.
+//! A session as a window shows it again after a restart: its history with each item's turn, the
+//! approvals still waiting, its token totals, its file changes and its plan.
+//!
+//! Rule: the store reads rows, it does not interpret them: what a compaction made of the history
+//! (each item's mark, the summary) is the compaction's to say, and is added above the store.
 
 use bridle_protocol::{CheckpointChange, PlanItem, SessionSnapshot, SnapshotItem, TokenUsage, TurnUsage};
 use rusqlite::{params, OptionalExtension};
 
 use super::{ApprovalStatus, Store, StoreError};
-use crate::compaction::View;
 
 impl Store {
     /// Keeps `items` as the session's plan, replacing the last one.
@@ -114,24 +116,16 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The whole session, for a window or `bridle sessions show --json`.
+    /// The session's rows, for a window or `bridle sessions show --json`; each item's compaction
+    /// mark and the summary are left empty (the compaction's snapshot fills them in).
     pub fn snapshot(&self, session_id: &str, now_ms: i64) -> Result<SessionSnapshot, StoreError> {
         let session = self.session(session_id)?;
         // Repairs a history cut short first (the same reading a resumed engine gets).
         self.history(session_id, now_ms)?;
-        let view: View = self.view(session_id)?.and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
         let items = self
             .history_with_turns(session_id)?
             .into_iter()
-            .enumerate()
-            .map(|(i, (turn_id, item))| SnapshotItem {
-                turn_id,
-                compacted: view.mark(i).map(|m| match m {
-                    crate::compaction::Marked::Summarized => "summarized".to_string(),
-                    crate::compaction::Marked::Masked => "masked".to_string(),
-                }),
-                item,
-            })
+            .map(|(turn_id, item)| SnapshotItem { turn_id, compacted: None, item })
             .collect();
         let pending_approvals = self
             .held_approvals(session_id)?
@@ -160,7 +154,7 @@ impl Store {
         Ok(SessionSnapshot {
             session,
             items,
-            summary: view.summary,
+            summary: None,
             pending_approvals,
             usage,
             context_used,

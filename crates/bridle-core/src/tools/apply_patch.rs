@@ -10,9 +10,10 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::files::{read_workspace_file, resolve, shown, text_for_edit, workspace_path};
+use super::files::{read_workspace_file, resolve, text_for_edit, workspace_path};
 use super::text_edit::{apply_file_patch, parse_patch, PatchResult};
 use super::{Tool, ToolContext, ToolError, ToolKind};
+use crate::changes::shown;
 use crate::changes::{ChangePlan, PlannedFile};
 use crate::sandbox::Access;
 

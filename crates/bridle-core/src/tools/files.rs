@@ -15,7 +15,7 @@ use crate::fs::FsError;
 use crate::sandbox::{Access, Place, Resolved};
 
 use super::{ToolContext, ToolError, ToolOutput};
-use crate::changes::{ChangeKind, ChangePlan, FileChange};
+use crate::changes::{shown, ChangeKind, ChangePlan, CommitError, CommitScope, FileChange};
 
 /// Resolves `path` for `access`; refusals become errors for the model (the pipeline already
 /// refused them before the call, so reaching this means the path changed meanwhile).
@@ -67,18 +67,6 @@ pub(crate) fn text_for_edit(bytes: Vec<u8>, shown: &str) -> Result<String, ToolE
     })
 }
 
-/// The unified diff from `old` to `new` of `rel` (a `None` side is `/dev/null`).
-pub(crate) fn unified_diff(rel: &Path, old: Option<&str>, new: Option<&str>) -> String {
-    let name = rel.to_string_lossy().replace('\\', "/");
-    let a = if old.is_some() { format!("a/{name}") } else { "/dev/null".to_string() };
-    let b = if new.is_some() { format!("b/{name}") } else { "/dev/null".to_string() };
-    similar::TextDiff::from_lines(old.unwrap_or(""), new.unwrap_or(""))
-        .unified_diff()
-        .context_radius(3)
-        .header(&a, &b)
-        .to_string()
-}
-
 /// The plan of a change to one file: `change` receives the current text (`None` when the file
 /// does not exist) and returns the new text. Nothing is written here; [`crate::changes::commit`]
 /// does that, after checking the file still holds what `change` saw.
@@ -122,41 +110,27 @@ pub(crate) fn committed(plan: &ChangePlan, changes: Vec<FileChange>) -> ToolOutp
     ToolOutput { output, data: Some(json!({"changed": !changes.is_empty(), "changes": listed})), changes }
 }
 
-/// `+added -removed` line counts of a unified diff, for the model's summary.
-pub(crate) fn diff_stat(diff: &str) -> (usize, usize) {
-    diff.lines().fold((0, 0), |(added, removed), line| {
-        if line.starts_with("+++") || line.starts_with("---") {
-            (added, removed)
-        } else if line.starts_with('+') {
-            (added + 1, removed)
-        } else if line.starts_with('-') {
-            (added, removed + 1)
-        } else {
-            (added, removed)
+/// What a commit needs of a tool's context: its workspace and the ids its checkpoint carries.
+impl From<&ToolContext> for CommitScope {
+    fn from(ctx: &ToolContext) -> Self {
+        CommitScope {
+            workspace: ctx.workspace.clone(),
+            session_id: ctx.session_id.clone(),
+            turn_id: ctx.turn_id.clone(),
+            call_id: ctx.call_id.clone(),
+            files: ctx.files.clone(),
         }
-    })
-}
-
-/// The workspace-relative POSIX path, for messages and events.
-pub(crate) fn shown(rel: &Path) -> String {
-    let text = rel.to_string_lossy().replace('\\', "/");
-    if text.is_empty() {
-        ".".into()
-    } else {
-        text
     }
 }
 
+/// A commit that failed is a failure the model can act on (its message says what was left).
+impl From<CommitError> for ToolError {
+    fn from(error: CommitError) -> Self {
+        ToolError::new(error.to_string())
+    }
+}
+
+/// The file tools end to end through [`crate::changes`]: plan, commit, checkpoint, undo.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn diffs_name_both_sides_and_dev_null_for_creation() {
-        let d = unified_diff(Path::new("src/a.rs"), Some("one\ntwo\n"), Some("one\nthree\n"));
-        assert!(d.starts_with("--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n"), "{d}");
-        assert_eq!(diff_stat(&d), (1, 1));
-        let created = unified_diff(Path::new("new.txt"), None, Some("hi\n"));
-        assert!(created.starts_with("--- /dev/null\n+++ b/new.txt\n"), "{created}");
-    }
-}
+#[path = "changes_tests.rs"]
+mod changes_tests;

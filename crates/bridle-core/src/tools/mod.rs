@@ -370,7 +370,8 @@ pub(crate) mod testing {
         #[allow(clippy::unwrap_used)]
         let workspace = Workspace::open(root, None, &data_dir, &[]).unwrap();
         let masked = workspace.sandbox.protected_paths();
-        let shell = crate::shell_sandbox::ShellSandbox::new(&Default::default(), workspace.root(), &masked, false);
+        let shell = crate::shell_sandbox::ShellSandbox::new(&Default::default(), workspace.root(), &masked, false)
+            .with_host_environment(&crate::shell_sandbox::HostEnvironment::new(std::env::vars_os()));
         let workspace = Arc::new(workspace.with_shell(shell));
         ToolContext::new(
             "test-session",

@@ -9,6 +9,7 @@ mod approvals;
 mod calls;
 mod compaction;
 mod interrupt;
+mod layers;
 mod limits;
 mod local_servers;
 mod mcp;

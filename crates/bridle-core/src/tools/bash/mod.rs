@@ -120,7 +120,7 @@ impl Tool for Bash {
 
         processes::become_subreaper();
         let shell = &ctx.workspace.shell;
-        let mut env = shell.environment(std::env::vars_os());
+        let mut env = shell.inherited_environment();
         env.push((processes::MARKER.into(), ctx.call_id.clone().into()));
         let (writer, mut drain) = capture::start(out_file, OUTPUT_CAP_BYTES)
             .map_err(|e| ToolError::new(format!("cannot set up the command's output: {e}")))?;

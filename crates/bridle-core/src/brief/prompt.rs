@@ -1,4 +1,4 @@
-//! Bridle's own instructions: the first part of every session's brief ([`crate::brief`]), unless
+//! Bridle's own instructions: the first part of every session's brief, unless
 //! the config's `system_prompt` replaces them. They say how the tools behave here, so the model
 //! does not have to find out by failing.
 

@@ -1,4 +1,6 @@
-//! The Settings view's reading and saving of the config (DESIGN §11, first run).
+//! The Settings view's reading and saving of the config (DESIGN §11, first run). Beside
+//! [`crate::wiring`] (it reads what a launch wired, and checks a saved config's rules with the guard),
+//! above the plain data of [`crate::config`].
 //!
 //! Rule: saving edits the user's file in place (`toml_edit`: comments, order and every key the
 //! form does not show survive), checks the result loads — the whole config and its rules —
@@ -12,8 +14,8 @@ use bridle_protocol::{
 };
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
-use super::edit::write_atomically;
-use super::{Config, ConfigError, ProviderConfig, ProviderKind};
+use crate::config::edit::write_atomically;
+use crate::config::{Config, ConfigError, ProviderConfig, ProviderKind};
 use crate::secrets::{self, SecretError};
 use crate::wiring::Wiring;
 
@@ -110,7 +112,7 @@ pub fn provider_of(form: &ProviderSettings) -> Result<ProviderConfig, SaveError>
         base_url,
         model: form.model.trim().to_string(),
         context_window: form.context_window,
-        max_output_tokens: super::default_max_output_tokens(),
+        max_output_tokens: crate::config::default_max_output_tokens(),
     })
 }
 

@@ -1,4 +1,6 @@
-//! Sanitising audit payloads: what is stored is never a secret and never huge.
+//! Redacting secrets and cutting size: what the audit log stores, and what a child process's
+//! environment may carry, is never a secret (and, stored, never huge). A leaf: the one list of
+//! what a secret looks like, used by the audit log and the environment builder alike.
 //!
 //! Rule: redact first, cut second — a secret straddling the cut point is replaced whole before
 //! any string is shortened, so half a key never reaches the disk. Values under secret-looking
@@ -9,7 +11,7 @@
 //! [`MAX_ITEMS`] are cut with a marker giving the original size.
 //!
 //! ```
-//! use bridle_core::audit::sanitize::sanitize;
+//! use bridle_core::redact::sanitize;
 //! let clean = sanitize(&serde_json::json!({
 //!     "command": "curl -H 'Authorization: Bearer abcdef0123456789' https://api.example.com",
 //!     "env": {"OPENAI_API_KEY": "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"},
@@ -20,6 +22,8 @@
 
 mod patterns;
 
+#[cfg(test)]
+pub(crate) mod fixtures;
 #[cfg(test)]
 mod tests;
 

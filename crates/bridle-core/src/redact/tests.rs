@@ -3,8 +3,8 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
+use super::fixtures;
 use super::*;
-use crate::audit::fixtures;
 
 #[test]
 fn every_pattern_compiles() {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 
-use super::*;
+use crate::changes::*;
 use crate::store::Store;
 use crate::tools::{builtin_registry, ToolContext, ToolRegistry};
 
@@ -277,7 +277,7 @@ fn a_session_open_in_another_process_is_not_deleted() {
     let w = world();
     std::fs::create_dir_all(&w.data).unwrap();
     let lease = crate::store::SessionLease::try_acquire(&w.data, "test-session").unwrap().unwrap();
-    let refused = super::delete_session(&w.store, &w.data, "test-session").unwrap_err();
+    let refused = delete_session(&w.store, &w.data, "test-session").unwrap_err();
     assert!(refused.contains("open in another Bridle process"), "{refused}");
     assert!(w.store.session("test-session").is_ok(), "the session is still there");
     drop(lease);
@@ -286,7 +286,7 @@ fn a_session_open_in_another_process_is_not_deleted() {
     std::fs::create_dir_all(outputs.join("test-session")).unwrap();
     std::fs::create_dir_all(outputs.join("other")).unwrap();
     std::fs::write(outputs.join("test-session/call.txt"), "x".repeat(1000)).unwrap();
-    super::delete_session(&w.store, &w.data, "test-session").unwrap();
+    delete_session(&w.store, &w.data, "test-session").unwrap();
     assert!(w.store.session("test-session").is_err());
     assert!(!outputs.join("test-session").exists());
     assert!(outputs.join("other").exists());
