@@ -56,6 +56,27 @@ export default async function rules({ log }) {
     assert.equal(await (await session.find("[data-testid=sandbox-status]")).attribute("data-sandbox"), "bwrap");
     const plan = await screenshot(session, "rules-plan-mode.png");
     log(`screenshot ${plan.file}, ${plan.colours} colours`);
+
+    // A reloaded window asks the engine again: it still shows the mode in force, not the one
+    // the session was opened with.
+    await session.execute("location.reload(); return null;");
+    await waitFor(
+      async () => (await (await session.find("[data-testid=session-mode]"))?.property("value")) === "plan",
+      "the reloaded header to show plan mode",
+      15000,
+    );
+    // The switch is on the record as what it is.
+    await (await session.find("[data-testid=nav-audit]")).click();
+    const changed = await waitFor(
+      () => session.find("[data-testid=audit-row][data-kind=mode_changed] td"),
+      "a mode_changed audit row",
+      15000,
+    );
+    await changed.click();
+    const shown = await (await session.waitForElement("[data-testid=audit-details] [data-testid=audit-payload]", 5000)).text();
+    assert.match(shown, /"mode": ?"plan"/, shown);
+    const audit = await screenshot(session, "rules-audit-mode-changed.png");
+    log(`screenshot ${audit.file}, ${audit.colours} colours`);
   } catch (err) {
     const window = session ? await describeWindow(session, "rules") : "(not started)";
     const journal = JSON.stringify(await mock.journal().catch(() => null)).slice(0, 3000);

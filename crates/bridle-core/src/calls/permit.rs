@@ -102,7 +102,7 @@ impl Permit {
             let message = "no config file to write the rule to; approved for this session";
             return Some(Problem::fatal(ErrorCode::ConfigWriteFailed, message.into()));
         };
-        if let Err(e) = crate::config::edit::append_rule(file, RuleList::Allow, rule) {
+        if let Err(e) = crate::guard::append_rule(file, RuleList::Allow, rule) {
             return Some(Problem::retryable(
                 ErrorCode::ConfigWriteFailed,
                 format!("cannot write the rule `{rule}`: {e}"),
