@@ -14,13 +14,12 @@ mkdir -p "$OUT"
 cargo build --locked --release -q -p bridle-cli
 BRIDLE="$CARGO_TARGET_DIR/release/bridle"
 if [ -n "${BEFORE:-}" ]; then
-  # Both binaries are copied out: building the other revision writes the same target path.
   OLD="$(mktemp -d)"
-  cp "$BRIDLE" "$OLD/bridle-now"
-  BRIDLE="$OLD/bridle-now"
   git worktree add -q --detach "$OLD/src" "$BEFORE"
-  (cd "$OLD/src" && cargo build --locked --release -q -p bridle-cli)
-  cp "$CARGO_TARGET_DIR/release/bridle" "$OLD/bridle-before"
+  # Its own target folder: cargo tells a workspace crate's builds apart by file times, so two
+  # trees sharing one folder can each take the other's build for their own.
+  (cd "$OLD/src" && CARGO_TARGET_DIR="$CARGO_TARGET_DIR-before" cargo build --locked --release -q -p bridle-cli)
+  cp "$CARGO_TARGET_DIR-before/release/bridle" "$OLD/bridle-before"
   git worktree remove --force "$OLD/src"
 fi
 

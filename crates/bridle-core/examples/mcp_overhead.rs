@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bridle_core::clock::SystemClock;
+use bridle_core::config::{McpConfig, McpServerConfig};
 use bridle_core::engine::EngineConfig;
-use bridle_core::mcp::{McpConfig, McpHub, McpServerConfig};
+use bridle_core::mcp::McpHub;
 use bridle_core::tools::ToolContext;
 use bridle_protocol::{Mode, ToolCall};
 

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
 
 // The hooks' config is plain data in `config`; it is named here too, beside what runs it.
-pub use crate::config::{HookConfig, HooksConfig};
+use crate::config::{HookConfig, HooksConfig};
 use crate::guard::Verdict;
 use crate::shell_sandbox::{Launch, ShellSandbox};
 

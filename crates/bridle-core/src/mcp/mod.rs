@@ -28,7 +28,7 @@ use bridle_protocol::{McpServerStatus, McpStatus};
 use server::{Client, Server};
 
 // The servers' config is plain data in `config`; it is named here too, beside what runs it.
-pub use crate::config::{McpConfig, McpServerConfig};
+use crate::config::{McpConfig, McpServerConfig};
 pub use names::tool_name;
 pub use tool::McpTool;
 

@@ -18,7 +18,8 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use tokio::io::AsyncBufReadExt;
 
-use super::{McpServerConfig, McpTool};
+use super::McpTool;
+use crate::config::McpServerConfig;
 use crate::tools::kill_group;
 
 /// Bytes of a server's stderr kept for its error report.

@@ -129,8 +129,3 @@ impl From<CommitError> for ToolError {
         ToolError::new(error.to_string())
     }
 }
-
-/// The file tools end to end through [`crate::changes`]: plan, commit, checkpoint, undo.
-#[cfg(test)]
-#[path = "changes_tests.rs"]
-mod changes_tests;

@@ -358,6 +358,10 @@ pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     Ok(registry)
 }
 
+/// The file tools end to end through [`crate::changes`]: plan, commit, checkpoint, undo.
+#[cfg(test)]
+mod changes_tests;
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! A tool context on a real temp workspace, for unit tests.

@@ -171,7 +171,7 @@ async fn edited_arguments_go_through_the_users_pre_call_hooks_again() {
     let server = mock_server(wire, script).await;
     let mut t = engine(wire.provider(&server.uri()), |c| {
         c.mode = Mode::Ask;
-        c.hooks.pre_tool_use = vec![bridle_core::hooks::HookConfig {
+        c.hooks.pre_tool_use = vec![bridle_core::config::HookConfig {
             matcher: "write_file".into(),
             command: "if grep -q SECRET; then echo 'no secrets in files' >&2; exit 2; fi".into(),
             timeout_secs: 30,

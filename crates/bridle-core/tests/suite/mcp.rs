@@ -5,8 +5,9 @@
 
 use std::time::Duration;
 
+use bridle_core::config::{McpConfig, McpServerConfig};
 use bridle_core::engine::SessionSpec;
-use bridle_core::mcp::{McpConfig, McpHub, McpServerConfig};
+use bridle_core::mcp::McpHub;
 use bridle_core::tools::{DynTool, ToolContext};
 use bridle_protocol::{Event, McpStatus};
 
