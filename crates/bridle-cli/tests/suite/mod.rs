@@ -15,6 +15,7 @@ mod llama;
 mod local_servers;
 mod long_sessions;
 mod mcp;
+mod patches;
 mod run;
 mod sandbox;
 mod seams;

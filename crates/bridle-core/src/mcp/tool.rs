@@ -13,9 +13,7 @@ use rmcp::RoleClient;
 
 use std::sync::Arc;
 
-use crate::changes::ChangePlan;
-use crate::sandbox::Access;
-use crate::tools::{output, Bound, Covers, DynTool, Effect, ShellLine, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tools::{output, Bound, DynTool, Effect, ToolContext, ToolError, ToolKind, ToolOutput};
 
 /// A remote tool.
 pub struct McpTool {
@@ -109,26 +107,6 @@ struct McpCall {
 
 #[async_trait]
 impl Bound for McpCall {
-    fn paths(&self) -> Vec<(String, Access)> {
-        Vec::new()
-    }
-
-    fn timeout(&self, default: std::time::Duration) -> std::time::Duration {
-        default
-    }
-
-    fn shell(&self) -> Option<ShellLine<'_>> {
-        None
-    }
-
-    fn covers(&self) -> Covers {
-        Covers::Tool
-    }
-
-    async fn plan(&self, _ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
-        None
-    }
-
     async fn run(&self, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.tool.call_remote(self.arguments.clone(), ctx).await
     }

@@ -1,8 +1,10 @@
-//! `apply_patch`: a unified diff over one or more files, all or nothing.
+//! `apply_patch`: a patch over one or more files — a unified diff, or the `*** Begin Patch`
+//! format — all or nothing.
 //!
 //! Rule: every file of the patch is resolved by the sandbox and every hunk applied in memory;
 //! the result is one plan over all the files, which [`crate::changes::commit`] writes all or
-//! nothing.
+//! nothing. Nothing is overwritten by surprise: creating a file that exists, or moving or copying
+//! onto one, is refused.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,21 +13,41 @@ use async_trait::async_trait;
 use serde::Deserialize;
 
 use super::files::{read_workspace_file, resolve, text_for_edit, workspace_path};
-use super::text_edit::{apply_file_patch, parse_patch, PatchResult};
+use super::text_edit::{apply_file_patch, parse_patch, PatchError, PatchResult};
 use super::{Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::shown;
 use crate::changes::{ChangePlan, PlannedFile};
 use crate::sandbox::Access;
 
-/// Applies a unified diff (as `git diff` or `diff -u` print it) to files of the workspace. Several
-/// files may be in one patch; `a/` and `b/` prefixes are accepted; `/dev/null` as the old file
-/// creates a file and as the new file deletes one. Context lines must match the files (line
-/// endings, trailing spaces, indentation and typographic punctuation are forgiven). Either every
-/// hunk applies or nothing is changed.
+/// Changes files of the workspace with a patch, in either of two formats; one patch may change
+/// several files. Either every change applies or nothing is changed. Context lines must match the
+/// files (line endings, trailing spaces, indentation and typographic punctuation are forgiven).
+/// A unified diff (as `git diff` prints it; `/dev/null` as the old file creates one, as the new
+/// file deletes one; line numbers in `@@` headers are only hints):
+/// ```text
+/// --- a/src/app.py
+/// +++ b/src/app.py
+/// @@ -1,2 +1,2 @@
+///  def greet():
+/// -    print("hi")
+/// +    print("hello")
+/// ```
+/// Or the same change in the `*** Begin Patch` format (`*** Add File: <path>` with '+' lines,
+/// `*** Delete File: <path>`, `*** Update File: <path>` optionally followed by `*** Move to:
+/// <path>`; `@@ <line>` names a line to find before the change, a bare `@@` separates changes):
+/// ```text
+/// *** Begin Patch
+/// *** Update File: src/app.py
+/// @@ def greet():
+/// -    print("hi")
+/// +    print("hello")
+/// *** End Patch
+/// ```
+/// Creating a file that exists, or moving a file onto one, is refused: change that file instead.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApplyPatchArgs {
-    /// The unified diff.
+    /// The patch: a unified diff, or a `*** Begin Patch` ... `*** End Patch` patch.
     pub patch: String,
 }
 
@@ -67,26 +89,25 @@ impl Tool for ApplyPatch {
         for patch in &patches {
             let source = patch.old_path.as_deref().map(by_rel).transpose()?;
             let target = patch.new_path.as_deref().map(by_rel).transpose()?;
-            let current = match &source {
+            // A creation is given the file as it is, so one that exists is refused.
+            let current = match source.as_ref().or(target.as_ref()) {
                 Some(rel) => current_text(ctx, &mut plan, rel).await?,
-                None => {
-                    if let Some(rel) = &target {
-                        current_text(ctx, &mut plan, rel).await?;
-                    }
-                    None
-                }
+                None => None,
             };
-            let result = apply_file_patch(current.as_deref(), patch)
-                .map_err(|e| ToolError::new(format!("{e} Nothing was changed.")))?;
+            let refused = |e: PatchError| ToolError::new(format!("{e} Nothing was changed."));
+            if let (Some(src), Some(dst)) = (&source, &target) {
+                if src != dst && current_text(ctx, &mut plan, dst).await?.is_some() {
+                    let (from, to) = (shown(src), shown(dst));
+                    return Err(refused(PatchError::TargetExists { from, to }));
+                }
+            }
+            let result = apply_file_patch(current.as_deref(), patch).map_err(refused)?;
             match (result, &source, &target) {
                 (PatchResult::Delete, Some(src), _) => set_result(&mut plan, src, None),
                 (PatchResult::Write { content, .. }, src, Some(dst)) => {
-                    if let Some(src) = src.as_ref().filter(|s| *s != dst) {
+                    if let Some(src) = src.as_ref().filter(|s| *s != dst && !patch.copy) {
                         // A rename: the old name goes away.
                         set_result(&mut plan, src, None);
-                    }
-                    if !plan.contains_key(dst) {
-                        current_text(ctx, &mut plan, dst).await?;
                     }
                     set_result(&mut plan, dst, Some(content));
                 }

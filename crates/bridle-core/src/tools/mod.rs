@@ -246,19 +246,34 @@ pub trait Tool: Send + Sync + 'static {
 }
 
 /// One call of a tool, bound to its arguments, parsed once when the call was prepared: the
-/// erased form every caller works with.
+/// erased form every caller works with. The defaults are those of a call that touches no path,
+/// runs no shell line and changes no file through a plan (an MCP server's tool).
 #[async_trait]
 pub trait Bound: Send + Sync {
     /// The paths it would touch.
-    fn paths(&self) -> Vec<(String, Access)>;
+    fn paths(&self) -> Vec<(String, Access)> {
+        Vec::new()
+    }
     /// How long it may run.
-    fn timeout(&self, default: Duration) -> Duration;
+    fn timeout(&self, default: Duration) -> Duration {
+        default
+    }
     /// The shell command it runs.
-    fn shell(&self) -> Option<ShellLine<'_>>;
+    fn shell(&self) -> Option<ShellLine<'_>> {
+        None
+    }
     /// What an approval for the session covers.
-    fn covers(&self) -> Covers;
+    fn covers(&self) -> Covers {
+        if self.paths().is_empty() {
+            Covers::Tool
+        } else {
+            Covers::Paths
+        }
+    }
     /// The change it would make (write tools), without touching the disk.
-    async fn plan(&self, ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>>;
+    async fn plan(&self, _ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
+        None
+    }
     /// Runs it; a write tool plans and commits.
     async fn run(&self, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }

@@ -8,14 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bridle_core::calls::{Calls, Checked, Permit, Unrecorded};
-use bridle_core::changes::ChangePlan;
 use bridle_core::clock::SystemClock;
 use bridle_core::config::{Config, Rules};
 use bridle_core::guard::{Guard, Policy};
-use bridle_core::sandbox::Access;
-use bridle_core::tools::{
-    builtin_registry, Bound, Covers, DynTool, Effect, ShellLine, ToolContext, ToolError, ToolKind, ToolOutput,
-};
+use bridle_core::tools::{builtin_registry, Bound, DynTool, Effect, ToolContext, ToolError, ToolKind, ToolOutput};
 use bridle_core::workspace::Workspace;
 use bridle_protocol::{Decision, Mode, ToolCall, ToolDefinition};
 use serde_json::{json, Value};
@@ -206,21 +202,6 @@ struct FakeCall;
 
 #[async_trait::async_trait]
 impl Bound for FakeCall {
-    fn paths(&self) -> Vec<(String, Access)> {
-        Vec::new()
-    }
-    fn timeout(&self, default: Duration) -> Duration {
-        default
-    }
-    fn shell(&self) -> Option<ShellLine<'_>> {
-        None
-    }
-    fn covers(&self) -> Covers {
-        Covers::Tool
-    }
-    async fn plan(&self, _ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
-        None
-    }
     async fn run(&self, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         Err(ToolError::new("deciding never runs a call"))
     }

@@ -23,4 +23,4 @@ mod text;
 pub use closest::{ClosestRegion, LineDifference};
 pub use edit::{apply_edits, Edit, EditError, EditOutcome};
 pub use matcher::MatchLevel;
-pub use patch::{apply_file_patch, parse_patch, FilePatch, Hunk, HunkLine, HunkRange, PatchError, PatchResult};
+pub use patch::{apply_file_patch, parse_patch, FilePatch, Format, Hunk, HunkLine, HunkRange, PatchError, PatchResult};

@@ -33,8 +33,12 @@ pub fn apply_file_patch(original: Option<&str>, patch: &FilePatch) -> Result<Pat
             }
             Ok(PatchResult::Delete)
         }
-        (Some(_), Some(_), Some(content)) => {
+        (Some(old), Some(new), Some(content)) => {
             if patch.hunks.is_empty() {
+                // A rename or copy with no change of content.
+                if old != new {
+                    return Ok(PatchResult::Write { content: content.to_string(), levels: Vec::new() });
+                }
                 return Err(PatchError::NoHunks { path });
             }
             let (content, levels) = modify(content, patch, &path)?;
@@ -94,12 +98,31 @@ fn modify(content: &str, patch: &FilePatch, path: &str) -> Result<(String, Vec<M
             .iter()
             .filter_map(|line| if let HunkLine::Add(text) = line { Some(text.as_str()) } else { None })
             .collect();
-        // 0-based index where the old side should start, as the header says.
+        // Anchors (`@@ <line>`): each found after the one before; the hunk is sought after them.
+        for anchor in &hunk.anchors {
+            let Some((line, _)) = locate(&mut keys, &[anchor.as_str()], cursor, cursor) else {
+                return Err(PatchError::AnchorNotFound {
+                    path: path.to_string(),
+                    hunk: index + 1,
+                    anchor: anchor.clone(),
+                    closest: closest_region(&mut keys, &[anchor.as_str()], Some(cursor + 1)),
+                });
+            };
+            out.extend((cursor..=line).map(Out::Kept));
+            cursor = line + 1;
+        }
+        // 0-based index where the old side should start, as the header says (or, for a hunk
+        // that ends the file, where it would start then).
         let stated = hunk.old.map(|range| if range.len == 0 { range.start } else { range.start.saturating_sub(1) });
-        let expected = stated.map_or(cursor, |line| line.saturating_add_signed(offset).clamp(cursor, total));
+        let expected = match (stated, hunk.at_end) {
+            (_, true) => total.saturating_sub(old_side.len()).max(cursor),
+            (Some(line), false) => line.saturating_add_signed(offset).clamp(cursor, total),
+            (None, false) => cursor,
+        };
         let (at, level) = if old_side.is_empty() {
-            // Pure addition: where the header says, or at the end without one.
-            (if stated.is_some() { expected } else { total }, MatchLevel::Exact)
+            // Pure addition: where the header says, at an anchor, or at the end.
+            let at = if stated.is_some() || (!hunk.anchors.is_empty() && !hunk.at_end) { expected } else { total };
+            (at, MatchLevel::Exact)
         } else {
             locate(&mut keys, &old_side, cursor, expected).ok_or_else(|| PatchError::HunkNotFound {
                 path: path.to_string(),

@@ -1,43 +1,110 @@
-//! Parsing unified diffs as models and tools write them.
+//! Parsing patches as models and tools write them: the format is told from the text
+//! ([`super::codex`] for `*** Begin Patch`), and unified diffs are read here.
 //!
-//! Tolerated: text before, between and after files (`diff --git`, `index`, mode lines, prose),
-//! timestamps after the paths, quoted paths, CRLF patch text, a bare `@@` without line
-//! numbers, wrong line counts, and an empty line standing for an empty context line. Not
-//! tolerated: a line without ' ', '-' or '+' inside a hunk (before its counts are met, or with
-//! more hunk lines after it), since skipping it would drop changes silently.
+//! Tolerated in unified diffs: text before, between and after files (`diff --git`, `index`,
+//! mode lines, prose), timestamps after the paths, quoted paths, CRLF patch text, hunk headers
+//! without line numbers (`@@`, `@@ ... @@`), wrong line counts, an empty line standing for an
+//! empty context line, and git's rename and copy headers, with or without hunks. In both formats,
+//! a shell heredoc around the patch (`apply_patch <<'EOF'` ... `EOF`), copied from an example, is
+//! taken off. Not tolerated: a line without ' ', '-' or '+' inside a hunk (before its counts are
+//! met, or with more hunk lines after it), since skipping it would drop changes silently.
 
-use super::{FilePatch, Hunk, HunkLine, HunkRange, PatchError};
+use super::{FilePatch, Format, Hunk, HunkLine, HunkRange, PatchError};
 
 /// Parses `text` into its files, in order.
 pub fn parse_patch(text: &str) -> Result<Vec<FilePatch>, PatchError> {
     let text = text.strip_suffix('\n').unwrap_or(text);
     let lines: Vec<&str> = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line)).collect();
+    let (first, lines) = without_heredoc(&lines);
+    if super::codex::looks_like(lines) {
+        return super::codex::parse(lines, first);
+    }
+    parse_unified(lines).map_err(|e| match e {
+        PatchError::Malformed { format, line, message } => {
+            PatchError::Malformed { format, line: line + first, message }
+        }
+        other => other,
+    })
+}
+
+/// The lines inside a heredoc wrapper (`<cmd> <<'EOF'` first, `EOF` last), with how many lines
+/// were taken off the top; the lines as they are otherwise.
+fn without_heredoc<'a, 'b>(lines: &'b [&'a str]) -> (usize, &'b [&'a str]) {
+    let first = lines.iter().position(|line| !line.trim().is_empty()).unwrap_or(0);
+    let last = lines.iter().rposition(|line| !line.trim().is_empty()).unwrap_or(0);
+    let Some((_, word)) = lines.get(first).and_then(|line| line.split_once("<<")) else { return (0, lines) };
+    let word = word.trim().trim_start_matches('-').trim_matches(|c| c == '\'' || c == '"');
+    if word.is_empty() || last <= first || lines[last].trim() != word {
+        return (0, lines);
+    }
+    (first + 1, &lines[first + 1..last])
+}
+
+/// A `diff --git` block's rename or copy, met before (or instead of) its `---`/`+++` lines.
+#[derive(Default)]
+struct Moved {
+    from: Option<String>,
+    to: Option<String>,
+    copy: bool,
+}
+
+impl Moved {
+    /// A rename or copy with no `---`/`+++` lines after it: the file moves as it is.
+    fn alone(self) -> Option<FilePatch> {
+        Some(FilePatch { old_path: Some(self.from?), new_path: Some(self.to?), hunks: Vec::new(), copy: self.copy })
+    }
+}
+
+fn parse_unified(lines: &[&str]) -> Result<Vec<FilePatch>, PatchError> {
     let mut files: Vec<FilePatch> = Vec::new();
+    let mut moved: Option<Moved> = None;
     let mut i = 0;
     while i < lines.len() {
-        if is_file_header(&lines, i) {
+        let line = lines[i];
+        if line.starts_with("diff --git ") {
+            files.extend(moved.take().and_then(Moved::alone));
+            moved = Some(Moved::default());
+            i += 1;
+        } else if let Some(git) = moved.as_mut().filter(|_| is_move_line(line)) {
+            let (what, path) = line.split_once(' ').map_or((line, ""), |(w, rest)| (w, rest));
+            let (side, path) = path.split_once(' ').map_or(("", path), |(s, p)| (s, p));
+            let path = Some(unquote(path.trim()));
+            git.copy |= what == "copy";
+            match side {
+                "from" => git.from = path,
+                _ => git.to = path,
+            }
+            i += 1;
+        } else if is_file_header(lines, i) {
             let old_path = parse_path(&lines[i][4..], "a/");
             let new_path = parse_path(&lines[i + 1][4..], "b/");
             if old_path.is_none() && new_path.is_none() {
                 return Err(malformed(i, "both --- and +++ are /dev/null; name the file on at least one side"));
             }
-            files.push(FilePatch { old_path, new_path, hunks: Vec::new() });
+            let copy = moved.take().is_some_and(|git| git.copy);
+            files.push(FilePatch { old_path, new_path, hunks: Vec::new(), copy });
             i += 2;
         } else if lines[i].starts_with("@@") {
             let Some(file) = files.last_mut() else {
                 return Err(malformed(i, HUNK_BEFORE_HEADER));
             };
-            let (hunk, next) = parse_hunk(&lines, i)?;
+            let (hunk, next) = parse_hunk(lines, i)?;
             file.hunks.push(hunk);
             i = next;
         } else {
             i += 1;
         }
     }
+    files.extend(moved.and_then(Moved::alone));
     if files.is_empty() {
         return Err(PatchError::NoFiles);
     }
     Ok(files)
+}
+
+/// `rename from x`, `rename to y`, `copy from x`, `copy to y`.
+fn is_move_line(line: &str) -> bool {
+    ["rename from ", "rename to ", "copy from ", "copy to "].iter().any(|start| line.starts_with(start))
 }
 
 const HUNK_BEFORE_HEADER: &str = "a hunk (@@) comes before any file header; start each file \
@@ -46,7 +113,7 @@ const NOT_A_HUNK_LINE: &str = "is inside a hunk but does not start with ' ' (con
     (removed) or '+' (added)";
 
 fn malformed(index: usize, message: &str) -> PatchError {
-    PatchError::Malformed { line: index + 1, message: message.to_string() }
+    PatchError::Malformed { format: Format::Unified, line: index + 1, message: message.to_string() }
 }
 
 fn is_file_header(lines: &[&str], i: usize) -> bool {
@@ -81,7 +148,7 @@ fn strip_timestamp(raw: &str) -> &str {
 }
 
 /// Git's C-style quoting: `"a\tb"`, `"caf\303\251"`.
-fn unquote(raw: &str) -> String {
+pub(super) fn unquote(raw: &str) -> String {
     let Some(inner) = raw.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) else {
         return raw.to_string();
     };
@@ -116,10 +183,11 @@ fn unquote(raw: &str) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// `@@ -3,4 +3,5 @@ fn name`: both ranges, or neither for a bare `@@`.
+/// `@@ -3,4 +3,5 @@ fn name`: both ranges, or neither for a header without numbers (`@@`,
+/// `@@ ... @@`): the numbers are only hints anyway.
 fn parse_ranges(line: &str, index: usize) -> Result<(Option<HunkRange>, Option<HunkRange>), PatchError> {
     let inner = line[2..].split("@@").next().unwrap_or("").trim();
-    if inner.is_empty() {
+    if !inner.starts_with('-') {
         return Ok((None, None));
     }
     let bad = || malformed(index, &format!("the hunk header `{line}` should look like `@@ -12,5 +12,6 @@`"));
@@ -148,7 +216,7 @@ fn hunk_resumes(rest: &[&str]) -> bool {
 /// The hunk whose header is `lines[start]`, and the index of the line after it.
 fn parse_hunk(lines: &[&str], start: usize) -> Result<(Hunk, usize), PatchError> {
     let (old, new) = parse_ranges(lines[start], start)?;
-    let mut hunk = Hunk { old, new, lines: Vec::new(), old_missing_newline: false, new_missing_newline: false };
+    let mut hunk = Hunk { old, new, ..Hunk::of(Vec::new()) };
     let (mut old_count, mut new_count) = (0usize, 0usize);
     // Empty lines at the end may be the blank lines between files, not context; see below.
     let mut bare_tail = 0usize;

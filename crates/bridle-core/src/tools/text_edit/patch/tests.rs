@@ -17,7 +17,7 @@ fn range(start: usize, len: usize) -> Option<HunkRange> {
     Some(HunkRange { start, len })
 }
 fn hunk(old: Option<HunkRange>, new: Option<HunkRange>, lines: Vec<HunkLine>) -> Hunk {
-    Hunk { old, new, lines, old_missing_newline: false, new_missing_newline: false }
+    Hunk { old, new, ..Hunk::of(lines) }
 }
 
 /// Parses a one-file patch and applies it.
@@ -57,16 +57,19 @@ fn parses_several_files_with_git_headers_prefixes_and_timestamps() {
             old_path: Some("src/a.rs".into()),
             new_path: Some("src/a.rs".into()),
             hunks: vec![hunk(range(1, 2), range(1, 2), vec![context("keep"), remove("old"), add("new")])],
+            copy: false,
         },
         FilePatch {
             old_path: Some("gone.txt".into()),
             new_path: None,
             hunks: vec![hunk(range(1, 1), range(0, 0), vec![remove("bye")])],
+            copy: false,
         },
         FilePatch {
             old_path: None,
             new_path: Some("new.txt".into()),
             hunks: vec![hunk(range(0, 0), range(1, 2), vec![add("hello"), add("world")])],
+            copy: false,
         },
     ];
     assert_eq!(parse_patch(text).unwrap(), expected);
@@ -80,6 +83,7 @@ fn parses_bare_hunk_headers_crlf_text_quoted_paths_and_spaced_timestamps() {
         old_path: Some("caf\u{e9} x.txt".into()),
         new_path: Some("caf\u{e9} x.txt".into()),
         hunks: vec![hunk(None, None, vec![context("a"), context(""), remove("b"), add("c")])],
+        copy: false,
     };
     assert_eq!(parse_patch(text).unwrap(), vec![expected]);
 }
@@ -106,11 +110,14 @@ fn parse_errors_say_where_and_what() {
     let error = parse_patch("@@ -1 +1 @@\n-a\n+b\n").unwrap_err();
     assert!(matches!(error, PatchError::Malformed { line: 1, .. }), "{error}");
     let error = parse_patch("--- a/f\n+++ b/f\n@@ -x +1 @@\n-a\n").unwrap_err();
-    assert_eq!(error.to_string(), "patch line 3: the hunk header `@@ -x +1 @@` should look like `@@ -12,5 +12,6 @@`");
+    assert_eq!(
+        error.to_string(),
+        "unified diff, line 3: the hunk header `@@ -x +1 @@` should look like `@@ -12,5 +12,6 @@`"
+    );
     let error = parse_patch("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\nb\n-c\n+d\n").unwrap_err();
     assert_eq!(
         error.to_string(),
-        "patch line 5: `b` is inside a hunk but does not start with ' ' (context), '-' (removed) or '+' (added)"
+        "unified diff, line 5: `b` is inside a hunk but does not start with ' ' (context), '-' (removed) or '+' (added)"
     );
     let error = parse_patch("--- a/f\n+++ b/f\n@@\n a\nb\n-c\n").unwrap_err();
     assert!(matches!(error, PatchError::Malformed { line: 5, .. }), "{error}");
@@ -268,4 +275,153 @@ fn fuzzy_hunk_on_a_large_file() {
     let PatchResult::Write { content, levels } = result else { panic!("expected a write") };
     assert_eq!(levels, vec![MatchLevel::Indentation]);
     assert!(content.contains("    let value_99990 = compute(99990);\n    changed();\n    let value_99992"));
+}
+
+// The `*** Begin Patch` format.
+
+/// Parses a patch and applies its only file's part to `original`.
+fn codex(original: Option<&str>, text: &str) -> Result<PatchResult, PatchError> {
+    let files = parse_patch(text)?;
+    assert_eq!(files.len(), 1, "{files:?}");
+    apply_file_patch(original, &files[0])
+}
+
+#[test]
+fn codex_patches_add_delete_update_and_move_files() {
+    let text = "*** Begin Patch\n\
+                *** Add File: docs/new.md\n\
+                +# New\n\
+                +\n\
+                +text\n\
+                *** Delete File: old.txt\n\
+                *** Update File: src/app.py\n\
+                *** Move to: src/main.py\n\
+                @@ def greet():\n\
+                -    print(\"hi\")\n\
+                +    print(\"hello\")\n\
+                *** End Patch\n";
+    let files = parse_patch(text).unwrap();
+    assert_eq!(files.len(), 3);
+    assert_eq!((files[0].old_path.as_deref(), files[0].new_path.as_deref()), (None, Some("docs/new.md")));
+    assert_eq!(files[0].hunks[0].lines, vec![add("# New"), add(""), add("text")]);
+    assert_eq!((files[1].old_path.as_deref(), files[1].new_path.as_deref()), (Some("old.txt"), None));
+    assert!(files[1].hunks.is_empty());
+    assert_eq!((files[2].old_path.as_deref(), files[2].new_path.as_deref()), (Some("src/app.py"), Some("src/main.py")));
+    assert_eq!(files[2].hunks[0].anchors, vec!["def greet():".to_string()]);
+    assert_eq!(apply_file_patch(None, &files[0]).unwrap(), written("# New\n\ntext\n", &[MatchLevel::Exact]));
+    assert_eq!(apply_file_patch(Some("bye\n"), &files[1]).unwrap(), PatchResult::Delete);
+    let app = "import sys\n\ndef greet():\n    print(\"hi\")\n";
+    let PatchResult::Write { content, .. } = apply_file_patch(Some(app), &files[2]).unwrap() else { panic!() };
+    assert_eq!(content, "import sys\n\ndef greet():\n    print(\"hello\")\n");
+}
+
+#[test]
+fn codex_anchors_pick_the_occurrence_after_them() {
+    let file = "class A:\n    def run(self):\n        return 1\n\nclass B:\n    def run(self):\n        return 1\n";
+    // Without the anchor the first `return 1` would be taken; with it, B's.
+    let text = "*** Begin Patch\n*** Update File: m.py\n@@ class B:\n@@     def run(self):\n-        return 1\n+        return 2\n*** End Patch";
+    let PatchResult::Write { content, .. } = codex(Some(file), text).unwrap() else { panic!() };
+    assert_eq!(
+        content,
+        file.replacen("return 1\n", "#", 1).replace("return 1", "return 2").replacen('#', "return 1\n", 1)
+    );
+    // Bare `@@` lines only separate changes; the first change may have none.
+    let text = "*** Begin Patch\n*** Update File: m.py\n class A:\n-    def run(self):\n+    def go(self):\n@@\n class B:\n-    def run(self):\n+    def stop(self):\n*** End Patch";
+    let PatchResult::Write { content, .. } = codex(Some(file), text).unwrap() else { panic!() };
+    assert!(
+        content.contains("class A:\n    def go(self):") && content.contains("class B:\n    def stop(self):"),
+        "{content}"
+    );
+    // An anchor the file does not hold is named, with the closest line.
+    let text =
+        "*** Begin Patch\n*** Update File: m.py\n@@ class C:\n-        return 1\n+        return 3\n*** End Patch";
+    let error = codex(Some(file), text).unwrap_err().to_string();
+    assert!(error.contains("`@@ class C:`") && error.contains("closest"), "{error}");
+}
+
+#[test]
+fn codex_end_of_file_takes_the_last_occurrence() {
+    let file = "x = 1\nprint(x)\nx = 1\nprint(x)\n";
+    let text =
+        "*** Begin Patch\n*** Update File: f.py\n x = 1\n-print(x)\n+print(x + 1)\n*** End of File\n*** End Patch\n";
+    let PatchResult::Write { content, .. } = codex(Some(file), text).unwrap() else { panic!() };
+    assert_eq!(content, "x = 1\nprint(x)\nx = 1\nprint(x + 1)\n");
+}
+
+#[test]
+fn codex_markers_may_be_padded_end_patch_missing_and_a_heredoc_around_it() {
+    let file = "a\nb\n";
+    for text in [
+        "  *** Begin Patch  \n*** Update File:   f.txt  \n@@\n a\n-b\n+c\n   *** End Patch\n",
+        "*** Begin Patch\n*** Update File: f.txt\n a\n-b\n+c\n",
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: f.txt\n a\n-b\n+c\n*** End Patch\nEOF\n",
+        "apply_patch <<\"PATCH\"\r\n*** Begin Patch\r\n*** Update File: f.txt\r\n a\r\n-b\r\n+c\r\n*** End Patch\r\nPATCH",
+        "*** Update File: f.txt\n a\n-b\n+c\n",
+    ] {
+        let result = codex(Some(file), text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        assert_eq!(result, written("a\nc\n", &[MatchLevel::Exact]), "{text:?}");
+    }
+    // A unified diff in a heredoc too.
+    let text = "cat <<EOF | git apply\n--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\nEOF\n";
+    assert_eq!(patch(Some(file), text).unwrap(), written("a\nc\n", &[MatchLevel::Exact]));
+}
+
+#[test]
+fn malformed_codex_patches_are_refused_naming_the_format_and_the_line() {
+    let cases = [
+        ("*** Begin Patch\n*** Update File: f.txt\n a\nb\n-c\n*** End Patch", 4, "is in a change"),
+        ("*** Begin Patch\n*** Add File: n.txt\nhello\n*** End Patch", 3, "every line starts with '+'"),
+        ("*** Begin Patch\nchange f.txt please\n*** End Patch", 2, "outside any file"),
+        ("*** Begin Patch\n*** Update File: f.txt\n*** End Patch", 2, "no change under it"),
+        ("*** Begin Patch\n*** Delete File:\n*** End Patch", 2, "names no file"),
+        ("*** Begin Patch\n*** Update File: f.txt\n*** End of File\n*** End Patch", 3, "ends no hunk"),
+    ];
+    for (text, line, words) in cases {
+        let error = parse_patch(text).unwrap_err();
+        let PatchError::Malformed { format, line: at, .. } = &error else { panic!("{text:?}: {error:?}") };
+        assert_eq!((*format, *at), (Format::Codex, line), "{text:?}: {error}");
+        let message = error.to_string();
+        assert!(message.starts_with(&format!("`*** Begin Patch` patch, line {line}: ")), "{message}");
+        assert!(message.contains(words), "{message}");
+    }
+    // Neither format: both examples are shown.
+    let message = parse_patch("please change b to c in f.txt").unwrap_err().to_string();
+    assert!(message.contains("--- a/src/app.py") && message.contains("*** Begin Patch"), "{message}");
+}
+
+#[test]
+fn unified_headers_without_numbers_and_git_renames_and_copies() {
+    for header in ["@@", "@@ ... @@", "@@ ... @@ fn main", "@@ fn main"] {
+        let text = format!("--- a/f\n+++ b/f\n{header}\n a\n-b\n+c\n");
+        assert_eq!(patch(Some("a\nb\n"), &text).unwrap(), written("a\nc\n", &[MatchLevel::Exact]), "{header}");
+    }
+    let text = "diff --git a/old.rs b/new.rs\nsimilarity index 100%\nrename from old.rs\nrename to new.rs\n\
+                diff --git a/x.rs b/y.rs\nsimilarity index 100%\ncopy from x.rs\ncopy to y.rs\n";
+    let files = parse_patch(text).unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(
+        (files[0].old_path.as_deref(), files[0].new_path.as_deref(), files[0].copy),
+        (Some("old.rs"), Some("new.rs"), false)
+    );
+    assert_eq!(
+        (files[1].old_path.as_deref(), files[1].new_path.as_deref(), files[1].copy),
+        (Some("x.rs"), Some("y.rs"), true)
+    );
+    assert_eq!(apply_file_patch(Some("fn f() {}\n"), &files[0]).unwrap(), written("fn f() {}\n", &[]));
+    // A rename with changes keeps its hunks.
+    let text = "diff --git a/a.txt b/b.txt\nsimilarity index 80%\nrename from a.txt\nrename to b.txt\n--- a/a.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n";
+    let files = parse_patch(text).unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].hunks.len(), 1);
+}
+
+#[test]
+fn a_creation_of_a_file_that_exists_is_refused_in_both_formats() {
+    let unified = "--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1 @@\n+new\n";
+    let codex_add = "*** Begin Patch\n*** Add File: f.txt\n+new\n*** End Patch";
+    for text in [unified, codex_add] {
+        let error = codex(Some("old\n"), text).unwrap_err();
+        assert!(matches!(error, PatchError::AlreadyExists { .. }), "{error:?}");
+        assert!(error.to_string().contains("*** Update File: f.txt"), "{error}");
+    }
 }
