@@ -53,3 +53,6 @@ awk '
   }
   { prev = $0 }
 ' "$OUT/engine.txt" "$OUT/guard.txt" "$OUT/audit.txt" "$OUT/sandbox.txt" | { printf "| %-70s | %14s |\n|%s|%s|\n" "benchmark" "median" "$(printf -- '-%.0s' $(seq 72))" "$(printf -- '-%.0s' $(seq 16))"; cat; }
+
+step "apply_patch on a 100k-line file: unified diff against *** Begin Patch (hyperfine, peak memory)"
+OUT="$OUT" bash scripts/bench-patch.sh 2>&1 | tee "$OUT/patch.txt"
