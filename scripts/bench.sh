@@ -42,6 +42,9 @@ cargo run --locked --release -q -p bridle-core --example mcp_overhead -- "$ROOT/
 step "tools against reference tools"
 OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
 
+step "apply_patch on a 100k-line file: unified diff against *** Begin Patch (hyperfine, peak memory)"
+OUT="$OUT" bash scripts/bench-patch.sh 2>&1 | tee "$OUT/patch.txt"
+
 step "results"
 # criterion prints "<name>\n    time:   [low mid high]" (or on one line for short names).
 awk '
@@ -53,6 +56,3 @@ awk '
   }
   { prev = $0 }
 ' "$OUT/engine.txt" "$OUT/guard.txt" "$OUT/audit.txt" "$OUT/sandbox.txt" | { printf "| %-70s | %14s |\n|%s|%s|\n" "benchmark" "median" "$(printf -- '-%.0s' $(seq 72))" "$(printf -- '-%.0s' $(seq 16))"; cat; }
-
-step "apply_patch on a 100k-line file: unified diff against *** Begin Patch (hyperfine, peak memory)"
-OUT="$OUT" bash scripts/bench-patch.sh 2>&1 | tee "$OUT/patch.txt"
