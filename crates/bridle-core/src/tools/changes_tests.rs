@@ -255,6 +255,44 @@ async fn a_failed_write_leaves_every_file_and_no_checkpoint() {
     assert!(w.store.changes("test-session").unwrap().is_empty());
 }
 
+/// DESIGN 4.1: the closest region of a "not found" error, copied with its `  N | ` prefixes,
+/// applies; an edit that still fails leaves the file byte-identical and no checkpoint.
+#[tokio::test]
+async fn an_edit_copied_from_the_closest_region_applies_and_a_failed_one_writes_nothing() {
+    let w = world();
+    let original = b"\xef\xbb\xbfalpha\r\n    beta();\r\n\r\ngamma\r\n";
+    write(&w.root, "f.txt", original, 0o644);
+    let edit = |old: &str, new: &str| serde_json::json!({"path": "f.txt", "old_text": old, "new_text": new});
+    let err = w.call("t1", "edit_file", edit("\nalpha\nbeta(1);", "x")).await.unwrap_err();
+    assert!(err.contains("   1 | alpha\n   2 |     beta();") && err.contains("The file was not changed."), "{err}");
+    for (old, new) in [
+        ("   1 | alpha\n   2 |     beta(1);", "x"),
+        ("   1 | alpha\n       beta();", "x"),
+        ("   1 | alpha\n   2 |     beta();", "   1 | alpha\n    beta(2);"),
+        ("\n\n", "x"),
+    ] {
+        let err = w.call("t1", "edit_file", edit(old, new)).await.unwrap_err();
+        assert!(err.ends_with("The file was not changed."), "{err}");
+        assert_eq!(w.read("f.txt").unwrap(), original, "{old:?}");
+    }
+    assert!(w.store.changes("test-session").unwrap().is_empty());
+
+    let out = w
+        .call(
+            "t1",
+            "edit_file",
+            edit("\n   1 | alpha\n   2 |     beta();\n   3 |\n", "   1 | alpha\n   2 |     beta(2);\n   3 |\n"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(w.read("f.txt").unwrap(), b"\xef\xbb\xbfalpha\r\n    beta(2);\r\n\r\ngamma\r\n");
+    assert!(
+        out.output.contains("line-number prefixes (`  N | `) were removed from old_text (and from new_text)"),
+        "{}",
+        out.output
+    );
+}
+
 #[test]
 fn blobs_are_stored_once_checked_on_read_and_collected() {
     let tmp = tempfile::tempdir().unwrap();
