@@ -255,6 +255,32 @@ async fn a_failed_write_leaves_every_file_and_no_checkpoint() {
     assert!(w.store.changes("test-session").unwrap().is_empty());
 }
 
+/// An undo is Bridle's own write: the session's stamps follow it, in memory of a resumed
+/// session too, so the next edit of the restored file is not refused as changed on disk; the
+/// report's note names what was restored and what was refused.
+#[tokio::test]
+async fn after_an_undo_the_stamps_follow_the_restored_files() {
+    let w = world();
+    write(&w.root, "a.txt", b"one\n", 0o644);
+    write(&w.root, "b.txt", b"bee\n", 0o644);
+    let edit = |path: &str, old: &str, new: &str| serde_json::json!({"path": path, "old_text": old, "new_text": new});
+    w.call("t1", "edit_file", edit("a.txt", "one", "two")).await.unwrap();
+    w.call("t1", "edit_file", edit("b.txt", "bee", "B")).await.unwrap();
+    write(&w.root, "b.txt", b"the user's\n", 0o644);
+    let report = w.undo(None, &[]).unwrap();
+    assert_eq!(report.restored, ["a.txt"]);
+    let note = report.note().unwrap();
+    assert!(note.contains("Restored to what they held before that turn: a.txt."), "{note}");
+    assert!(note.contains("Not undone, left as it is: b.txt (changed since this turn"), "{note}");
+    // The store knows the restored file's stamp: a session opened now (a resumed one) may edit it.
+    let resumed =
+        SessionFiles::new("test-session", w.store.clone(), &w.data, Arc::new(crate::clock::FixedClock(3_000)));
+    let fs = &crate::workspace::Workspace::open(&w.root, None, &w.data, &[]).unwrap().fs;
+    assert_eq!(resumed.check_fresh(fs, Path::new("a.txt")), Ok(()));
+    // The refused file is still one the user changed behind the session's back.
+    assert!(resumed.check_fresh(fs, Path::new("b.txt")).unwrap_err().contains("modified on disk"));
+}
+
 /// DESIGN 4.1: the closest region of a "not found" error, copied with its `  N | ` prefixes,
 /// applies; an edit that still fails leaves the file byte-identical and no checkpoint.
 #[tokio::test]
