@@ -60,7 +60,12 @@ pub(super) fn candidates(old: &str, new: &str) -> Vec<Candidate> {
     push_new(&mut out, without_blank_ends(&sent));
     if let Some(numbered) = without_line_numbers(old, new) {
         let trimmed = without_blank_ends(&numbered);
-        push_new(&mut out, Some(numbered));
+        // A leading blank line left by a copied `  3 | ` would match, at the exact level, the
+        // line break before the next line, and a new_text without it would join two lines:
+        // such a copy is read without its blank ends only.
+        if !numbered.old.split_inclusive('\n').next().is_some_and(is_blank) {
+            push_new(&mut out, Some(numbered));
+        }
         push_new(&mut out, trimmed);
     }
     out
@@ -232,6 +237,11 @@ mod tests {
     fn numbered_blank_lines_become_blank_ends_after_the_prefixes_go() {
         let all = pairs("  4 |\n  5 | x = 1\n  6 | \n", "  4 |\n  5 | x = 2\n  6 | \n");
         assert_eq!(all.last().unwrap(), &("x = 1\n".to_string(), "x = 2\n".to_string()));
+        // Not read with the leading blank line: it is never a line break to match.
+        assert!(all.iter().all(|(old, _)| !old.starts_with("\nx = 1")), "{all:?}");
+        // A trailing one is a blank line, matched as sent first.
+        let all = pairs("  5 | x = 1\n  6 | \n", "  5 | x = 2\n");
+        assert_eq!(all[1], ("x = 1\n\n".to_string(), "x = 2\n".to_string()));
         let hint = candidates("  4 |\n  5 | x = 1\n", "y").last().unwrap().hint;
         assert_eq!(hint, Some(5));
     }

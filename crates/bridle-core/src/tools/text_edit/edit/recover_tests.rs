@@ -148,9 +148,15 @@ fn prefixes_and_blank_ends_together_in_a_batch() {
     let reading =
         Reading { line_numbers_removed: true, new_text_line_numbers_removed: false, blank_ends_ignored: true };
     assert_eq!(result.readings, [Reading::default(), reading]);
-    // Blank lines the file has, copied with their numbers, are matched as the file has them.
-    let old = "   3 | \n   4 |     println!(\"{total}\");\n   5 | }\n   6 |\n";
-    let result = one(FILE, old, "   3 | \n   4 |     println!(\"{}\", total);\n   5 | }\n   6 |\n").unwrap();
-    assert_eq!(result.content, FILE.replace("println!(\"{total}\")", "println!(\"{}\", total)"));
+    // A blank line the file has after the copied lines is matched as the file has it: a
+    // new_text without it deletes it.
+    let old = "   4 |     println!(\"{total}\");\n   5 | }\n   6 |\n";
+    let result = one(FILE, old, "   4 |     println!(\"{}\", total);\n   5 | }\n").unwrap();
+    assert_eq!(result.content, FILE.replace("println!(\"{total}\");\n}\n\n", "println!(\"{}\", total);\n}\n"));
     assert!(!result.readings[0].blank_ends_ignored);
+    // A leading one is never read as the line break before the copied lines.
+    let old = "   3 | \n   4 |     println!(\"{total}\");\n";
+    let result = one(FILE, old, "    println!(\"{}\", total);\n").unwrap();
+    assert_eq!(result.content, FILE.replace("println!(\"{total}\")", "println!(\"{}\", total)"));
+    assert!(result.readings[0].blank_ends_ignored);
 }
