@@ -9,10 +9,10 @@
 //! `.git/` since the turn) are refused by name, never written. Files the turn created are
 //! removed; files it deleted come back, with their permissions.
 //!
-//! An undo is Bridle's own write, never the user's behind the session's back: the session's
-//! read stamps follow the files it put back or removed (its next edit is judged against what
-//! the undo left), and the model is told in its next request what was restored, removed or
-//! refused ([`UndoReport::note`]).
+//! An undo is Bridle's own write, never the user's behind the session's back: the read stamps
+//! the session has of the files put back or removed follow them (its next edit is judged
+//! against what the undo left), and the model is told in its next request what was restored,
+//! removed or refused ([`UndoReport::note`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,8 +47,8 @@ pub struct UndoReport {
     pub removed: Vec<String>,
     /// Files left alone.
     pub refused: Vec<Refused>,
-    /// How each file put back or removed looks now (`None`: absent), as the session's read
-    /// stamps now remember it.
+    /// How each file put back or removed that the session had a stamp of looks now (`None`:
+    /// absent), as the session's read stamps now remember it.
     #[serde(skip)]
     pub stamps: Vec<(String, Option<Stamp>)>,
 }
@@ -114,6 +114,8 @@ pub fn undo(
             format!("turn {turn} changed none of {} (or they were undone already)", paths.join(", "))
         });
     }
+    let seen: std::collections::HashSet<String> =
+        store.seen(session_id).map_err(|e| e.to_string())?.into_iter().map(|(path, _)| path).collect();
     let fs = &workspace.fs;
     let mut report = UndoReport { turn_id: turn.clone(), ..UndoReport::default() };
     let mut undone = Vec::new();
@@ -161,11 +163,14 @@ pub fn undo(
         };
         match result {
             Ok(restored) => {
-                let stamp = fs.stamp(&rel).ok().flatten();
-                if let Err(e) = store.set_seen(session_id, path, stamp) {
-                    tracing::warn!("session {session_id}: cannot remember how `{path}` looks after the undo: {e}");
+                // A file the session never read nor wrote itself (a command's change) stays unread.
+                if seen.contains(path) {
+                    let stamp = fs.stamp(&rel).ok().flatten();
+                    if let Err(e) = store.set_seen(session_id, path, stamp) {
+                        tracing::warn!("session {session_id}: cannot remember how `{path}` looks after the undo: {e}");
+                    }
+                    report.stamps.push((path.to_string(), stamp));
                 }
-                report.stamps.push((path.to_string(), stamp));
                 if restored {
                     report.restored.push(path.to_string());
                 } else {

@@ -266,17 +266,23 @@ async fn after_an_undo_the_stamps_follow_the_restored_files() {
     let edit = |path: &str, old: &str, new: &str| serde_json::json!({"path": path, "old_text": old, "new_text": new});
     w.call("t1", "edit_file", edit("a.txt", "one", "two")).await.unwrap();
     w.call("t1", "edit_file", edit("b.txt", "bee", "B")).await.unwrap();
+    write(&w.root, "c.txt", b"sea\n", 0o644);
+    w.call("t1", "edit_file", edit("c.txt", "sea", "C")).await.unwrap();
+    // As if a command had changed c.txt: the session has no stamp of it, and gets none.
+    w.store.set_seen("test-session", "c.txt", None).unwrap();
     write(&w.root, "b.txt", b"the user's\n", 0o644);
     let report = w.undo(None, &[]).unwrap();
-    assert_eq!(report.restored, ["a.txt"]);
+    assert_eq!(report.restored, ["a.txt", "c.txt"]);
+    assert_eq!(report.stamps.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["a.txt"]);
     let note = report.note().unwrap();
-    assert!(note.contains("Restored to what they held before that turn: a.txt."), "{note}");
+    assert!(note.contains("Restored to what they held before that turn: a.txt, c.txt."), "{note}");
     assert!(note.contains("Not undone, left as it is: b.txt (changed since this turn"), "{note}");
     // The store knows the restored file's stamp: a session opened now (a resumed one) may edit it.
     let resumed =
         SessionFiles::new("test-session", w.store.clone(), &w.data, Arc::new(crate::clock::FixedClock(3_000)));
     let fs = &crate::workspace::Workspace::open(&w.root, None, &w.data, &[]).unwrap().fs;
     assert_eq!(resumed.check_fresh(fs, Path::new("a.txt")), Ok(()));
+    assert_eq!(resumed.seen(Path::new("c.txt")), None);
     // The refused file is still one the user changed behind the session's back.
     assert!(resumed.check_fresh(fs, Path::new("b.txt")).unwrap_err().contains("modified on disk"));
 }
