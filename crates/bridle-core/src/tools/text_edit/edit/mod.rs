@@ -116,7 +116,13 @@ fn apply_one(body: &str, edit: &Edit, hint: Option<usize>) -> Result<Applied, Ed
         if candidate.new_partly_numbered {
             return Err(EditError::PartlyNumberedNewText { edit: None });
         }
-        let chosen = choose(places, edit.replace_all, hint.or(candidate.hint), level)?;
+        let chosen = choose(places, edit.replace_all, hint.or(candidate.hint), level).map_err(|e| match e {
+            // The copied numbers were a hint the model did not give as line_hint: not named as one.
+            EditError::Ambiguous { edit, count, lines, level, .. } if hint.is_none() => {
+                EditError::Ambiguous { edit, count, lines, level, hint: None }
+            }
+            other => other,
+        })?;
         return Ok(Applied {
             content: sought.replace(&chosen),
             count: chosen.len(),

@@ -85,6 +85,9 @@ fn the_numbers_pick_among_several_matches() {
     let file = "if ok {\n    go();\n}\nif ok {\n    go();\n}\n";
     let result = one(file, "   4 | if ok {\n   5 |     go();", "if ok {\n    stop();").unwrap();
     assert_eq!(result.content, "if ok {\n    go();\n}\nif ok {\n    stop();\n}\n");
+    // Numbers as near to two matches: ambiguous, and no line_hint is named that was not given.
+    let error = one(file, "   3 | if ok {\n   4 |     go();", "x").unwrap_err();
+    assert!(matches!(&error, EditError::Ambiguous { hint: None, lines, .. } if lines == &[1, 4]), "{error:?}");
     // A line_hint the model gives still wins.
     let result =
         apply_edits(file, &[edit("   4 | if ok {\n   5 |     go();", "if ok {\n    stop();")], Some(1)).unwrap();
