@@ -60,10 +60,9 @@ impl UndoReport {
         if self.restored.is_empty() && self.removed.is_empty() && self.refused.is_empty() {
             return None;
         }
-        let mut out = format!(
-            "[Bridle] The user undid the file changes of an earlier turn ({}); this note is from Bridle, not a request.",
-            self.turn_id
-        );
+        let mut out =
+            "[Bridle] The user undid the file changes of an earlier turn; this note is from Bridle, not a request."
+                .to_string();
         if !self.restored.is_empty() {
             out.push_str(&format!("\nRestored to what they held before that turn: {}.", self.restored.join(", ")));
         }

@@ -172,3 +172,45 @@ async fn after_an_undo_the_model_is_told_and_its_next_edit_of_the_restored_file_
     let texts = wire.user_texts(&bodies[3]);
     assert_eq!(texts.iter().filter(|t| t.starts_with("[Bridle] The user undid")).count(), 1, "{texts:?}");
 }
+
+/// An undo while a turn waits for an approval: the note joins the history after the waiting
+/// calls' results, so the next request keeps each call next to its result (OpenAI refuses a
+/// message between them).
+#[tokio::test]
+async fn an_undo_while_a_call_waits_keeps_calls_next_to_their_results() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([
+        sse(wire.tool_calls(&[("c1", "edit_file", r#"{"path":"a.txt","old_text":"one","new_text":"two"}"#)])),
+        sse(wire.text("done")),
+        sse(wire.tool_calls(&[("c2", "write_file", r#"{"path":"b.txt","content":"bee\n"}"#)])),
+        sse(wire.text("fine")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| {
+        c.mode = Mode::Bypass;
+        c.defer_approvals = true;
+    });
+    let ws = t.dir.path().join("ws");
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    t.say("change").await;
+    t.turn().await;
+    t.engine.submit(Op::SetMode { mode: Mode::Ask }).await.unwrap();
+    t.say("write b").await;
+    let events = t.turn().await;
+    assert!(matches!(last(&events), Event::TurnSuspended { .. }), "{:?}", kinds(&events));
+
+    t.engine.submit(Op::Undo { checkpoint_id: String::new(), paths: None }).await.unwrap();
+    let undone = t.next_matching(|e| matches!(e, Event::Undone { .. } | Event::Error { .. })).await;
+    assert!(matches!(&undone, Event::Undone { restored, .. } if restored == &["a.txt"]), "{undone:?}");
+    t.say("never mind").await;
+    let events = t.turn().await;
+    assert!(matches!(last(&events), Event::TurnCompleted { .. }), "{:?}", kinds(&events));
+
+    let bodies = request_bodies(&server).await;
+    let messages = bodies.last().unwrap()["messages"].as_array().unwrap().clone();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    let call = messages.iter().position(|m| m["tool_calls"][0]["id"] == "c2").unwrap();
+    assert_eq!(roles[call + 1..], ["tool", "user", "user"], "{messages:?}");
+    assert!(messages[call + 2]["content"].as_str().unwrap().starts_with("[Bridle] The user undid"), "{messages:?}");
+    assert_eq!(messages[call + 3]["content"], "never mind");
+}
