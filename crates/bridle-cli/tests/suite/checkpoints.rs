@@ -97,6 +97,62 @@ async fn undo_puts_back_edited_created_and_deleted_files_with_their_modes() {
     assert!(stderr(&out).contains("no file change to undo"), "{}", stderr(&out));
 }
 
+/// Issue 27: after `bridle sessions undo`, the resumed session's model is told what was
+/// restored and removed, and its edit of a restored file works from the restored content (the
+/// undo was Bridle's own write, not a change "by the user or another program").
+#[tokio::test]
+async fn a_resumed_session_is_told_of_the_undo_and_edits_the_restored_file() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    std::fs::write(ws.join("notes.txt"), "alpha\nbeta\n").unwrap();
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "shout beta", "hasToolResult": false},
+         "response": {"toolCalls": [
+            {"id": "r1", "name": "read_file", "arguments": {"path": "notes.txt"}},
+            {"id": "e1", "name": "edit_file", "arguments": {"path": "notes.txt", "old_text": "beta", "new_text": "BETA"}},
+            {"id": "w1", "name": "write_file", "arguments": {"path": "extra.txt", "content": "extra\n"}}
+         ]}},
+        {"match": {"userMessage": "shout beta", "hasToolResult": true}, "response": {"content": "shouted"}},
+        {"match": {"userMessage": "shout alpha instead", "hasToolResult": false},
+         "response": {"toolCalls": [
+            {"id": "e2", "name": "edit_file", "arguments": {"path": "notes.txt", "old_text": "alpha", "new_text": "ALPHA"}}
+         ]}},
+        {"match": {"userMessage": "shout alpha instead", "hasToolResult": true}, "response": {"content": "done"}}
+    ]))
+    .await;
+    let (events, session) = run(&dirs, &mock, "shout beta", None).await;
+    assert!(outputs(&events).iter().all(|o| !o.starts_with("Error")), "{:?}", outputs(&events));
+    let (code, report) = undo(&dirs, &[&session]).await;
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!((&report["restored"], &report["removed"]), (&json!(["notes.txt"]), &json!(["extra.txt"])));
+    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "alpha\nbeta\n");
+
+    let (events, _) = run(&dirs, &mock, "shout alpha instead", Some(&session)).await;
+    let outs = outputs(&events);
+    assert_eq!(outs.len(), 1, "{outs:?}");
+    assert!(outs[0].starts_with("Updated notes.txt"), "{}", outs[0]);
+    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "ALPHA\nbeta\n");
+
+    // The first request of the resumed turn carried the note, just before the user's message.
+    let journal = mock.journal().await;
+    let request = journal.iter().find(|body| body.to_string().contains("shout alpha instead")).unwrap();
+    let users: Vec<&str> = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    let [.., note, last] = users.as_slice() else { panic!("{users:?}") };
+    assert_eq!(*last, "shout alpha instead");
+    assert!(note.starts_with("[Bridle] The user undid the file changes of an earlier turn"), "{note}");
+    assert!(note.contains("Restored to what they held before that turn: notes.txt."), "{note}");
+    assert!(note.contains("Removed (that turn had created them): extra.txt."), "{note}");
+    // `sessions show` keeps it in the history too.
+    let out = bridle(&dirs, &["sessions", "show", &session, "--json"]).await;
+    assert!(stdout(&out).contains("The user undid the file changes"), "{}", stdout(&out));
+}
+
 #[tokio::test]
 async fn an_older_turn_is_refused_by_name_where_a_later_one_changed_the_file() {
     let dirs = Dirs::new();

@@ -106,6 +106,44 @@ async fn failed_edits_and_patches_write_nothing_and_exit_1() {
     assert_eq!(std::fs::metadata(ws.join("a.txt")).unwrap().modified().unwrap(), before);
 }
 
+/// Issue 27: the model follows the "not found" advice and copies the closest region, numbers
+/// and all, with a blank line around it: the edit applies; a copy that is still wrong writes
+/// nothing.
+#[tokio::test]
+async fn an_edit_copied_from_the_closest_region_with_its_numbers_applies() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    let original = "fn main() {\n    let total = add(1, 2);\n    println!(\"{total}\");\n}\n";
+    std::fs::write(ws.join("main.rs"), original).unwrap();
+    let edit = |old: &str, new: &str| json!({"path": "main.rs", "old_text": old, "new_text": new});
+
+    let (code, r) = tool(&dirs, "edit_file", edit("\nlet total = add(1, 3);\nprintln!(\"{total}\");", "x")).await;
+    assert_eq!(code, Some(1));
+    let excerpt: Vec<&str> = output(&r).lines().filter(|l| l.contains(" | ")).collect();
+    assert_eq!(
+        excerpt[1..3],
+        ["   2 |     let total = add(1, 2);", "   3 |     println!(\"{total}\");"],
+        "{}",
+        output(&r)
+    );
+    // Still wrong once the numbers are off (a changed line): nothing is written.
+    let wrong = format!("{}\n   3 |     println!(\"{{sum}}\");", excerpt[1]);
+    let (code, r) = tool(&dirs, "edit_file", edit(&wrong, "x")).await;
+    assert_eq!(code, Some(1), "{r}");
+    assert!(output(&r).contains("The closest region"), "{}", output(&r));
+    assert_eq!(std::fs::read_to_string(ws.join("main.rs")).unwrap(), original);
+
+    let copied = format!("\n{}\n", excerpt[1..3].join("\n"));
+    let (code, r) =
+        tool(&dirs, "edit_file", edit(&copied, "    let total = add(1, 2) * 2;\n    println!(\"{total}\");\n")).await;
+    assert_eq!(code, Some(0), "{r}");
+    assert!(output(&r).contains("line-number prefixes"), "{}", output(&r));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("main.rs")).unwrap(),
+        "fn main() {\n    let total = add(1, 2) * 2;\n    println!(\"{total}\");\n}\n"
+    );
+}
+
 #[tokio::test]
 async fn bash_reports_exit_codes_and_runs_in_the_workspace() {
     let dirs = Dirs::new();

@@ -1,10 +1,10 @@
 //! Against a real llama.cpp server (`scripts/setup-llama.sh` builds it once into the cache), with
 //! a 135M model on this CPU, as a user pointing Bridle at a model on their own machine would:
 //! both wire formats answer; the window in force is what `/props` says, a larger config is
-//! corrected; the server killed mid-answer and started again gives a visible restart whose
-//! deltas equal the final message; killed for good, the partial text stays, cut off; a server too
-//! small for the request gives the server's clear error. One test, run in order: each server
-//! takes both cores.
+//! corrected, and `bridle models` lists the model with that window; the server killed
+//! mid-answer and started again gives a visible restart whose deltas equal the final message;
+//! killed for good, the partial text stays, cut off; a server too small for the request gives
+//! the server's clear error. One test, run in order: each server takes both cores.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -130,6 +130,13 @@ async fn a_real_llama_server_in_both_wire_formats_with_its_window_broken_streams
         assert_eq!(window, Some(served), "{kind}: the window in force is what /props says");
         let warning = events.iter().find(|e| e["type"] == "warning" && e["code"] == "context_window_corrected");
         assert!(warning.is_some(), "{kind}: the larger config is corrected: {events:?}");
+        // `bridle models` asks /props as the session does (issue 27: it said null).
+        let out = bridle(&dirs, &["models", "--json"]).await;
+        assert_eq!(out.status.code(), Some(0), "{kind}: {}", stderr(&out));
+        let listed: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        let models = listed["models"].as_array().unwrap();
+        assert_eq!(models.len(), 1, "{kind}: {listed}");
+        assert_eq!(models[0]["contextWindow"].as_u64(), Some(served), "{kind}: {listed}");
     }
     drop(server);
 

@@ -8,13 +8,21 @@
 //! internals, protected paths and a path through a symlinked folder (one swapped for a link to
 //! `.git/` since the turn) are refused by name, never written. Files the turn created are
 //! removed; files it deleted come back, with their permissions.
+//!
+//! An undo is Bridle's own write, never the user's behind the session's back: the read stamps
+//! the session has of the files put back or removed follow them (its next edit is judged
+//! against what the undo left), and the model is told in its next request what was restored,
+//! removed or refused ([`UndoReport::note`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use bridle_protocol::HistoryItem;
+
 use super::{blob_name, BlobStore};
+use crate::fs::Stamp;
 use crate::store::{ChangeRow, Store};
 use crate::workspace::Workspace;
 
@@ -39,6 +47,39 @@ pub struct UndoReport {
     pub removed: Vec<String>,
     /// Files left alone.
     pub refused: Vec<Refused>,
+    /// How each file put back or removed that the session had a stamp of looks now (`None`:
+    /// absent), as the session's read stamps now remember it.
+    #[serde(skip)]
+    pub stamps: Vec<(String, Option<Stamp>)>,
+}
+
+impl UndoReport {
+    /// What the model is told in its next request: which files were restored, removed or
+    /// refused. `None` when the undo touched nothing and refused nothing.
+    pub fn note(&self) -> Option<String> {
+        if self.restored.is_empty() && self.removed.is_empty() && self.refused.is_empty() {
+            return None;
+        }
+        let mut out =
+            "[Bridle] The user undid the file changes of an earlier turn; this note is from Bridle, not a request."
+                .to_string();
+        if !self.restored.is_empty() {
+            out.push_str(&format!("\nRestored to what they held before that turn: {}.", self.restored.join(", ")));
+        }
+        if !self.removed.is_empty() {
+            out.push_str(&format!("\nRemoved (that turn had created them): {}.", self.removed.join(", ")));
+        }
+        for refused in &self.refused {
+            out.push_str(&format!("\nNot undone, left as it is: {} ({}).", refused.path, refused.reason));
+        }
+        out.push_str("\nWhat you remember of these files is out of date: read them again before you change them.");
+        Some(out)
+    }
+
+    /// The note as the history item the model sees.
+    pub fn note_item(&self) -> Option<HistoryItem> {
+        self.note().map(|text| HistoryItem::User { text })
+    }
 }
 
 /// Undoes `turn_id` of `session_id` (its last turn with changes when `None`), for `paths`
@@ -72,6 +113,8 @@ pub fn undo(
             format!("turn {turn} changed none of {} (or they were undone already)", paths.join(", "))
         });
     }
+    let seen: std::collections::HashSet<String> =
+        store.seen(session_id).map_err(|e| e.to_string())?.into_iter().map(|(path, _)| path).collect();
     let fs = &workspace.fs;
     let mut report = UndoReport { turn_id: turn.clone(), ..UndoReport::default() };
     let mut undone = Vec::new();
@@ -118,8 +161,21 @@ pub fn undo(
                 .map(|_| true),
         };
         match result {
-            Ok(true) => report.restored.push(path.to_string()),
-            Ok(false) => report.removed.push(path.to_string()),
+            Ok(restored) => {
+                // A file the session never read nor wrote itself (a command's change) stays unread.
+                if seen.contains(path) {
+                    let stamp = fs.stamp(&rel).ok().flatten();
+                    if let Err(e) = store.set_seen(session_id, path, stamp) {
+                        tracing::warn!("session {session_id}: cannot remember how `{path}` looks after the undo: {e}");
+                    }
+                    report.stamps.push((path.to_string(), stamp));
+                }
+                if restored {
+                    report.restored.push(path.to_string());
+                } else {
+                    report.removed.push(path.to_string());
+                }
+            }
             Err(e) => {
                 report.refused.push(refuse(e));
                 continue;
@@ -152,7 +208,14 @@ pub fn undo_stored(
         .ok_or("the session is open in another process (the app?); undo it there")?;
     let workspace = open_workspace(Path::new(&info.workspace))
         .map_err(|e| format!("cannot open the session's workspace {}: {e}", info.workspace))?;
-    undo(store, &BlobStore::new(data_dir), &workspace, session_id, turn_id, paths, now_ms)
+    let report = undo(store, &BlobStore::new(data_dir), &workspace, session_id, turn_id, paths, now_ms)?;
+    // The session, when resumed, reads its history from the store: the note waits there.
+    if let Some(note) = report.note_item() {
+        store
+            .append(session_id, "", &note, now_ms)
+            .map_err(|e| format!("the files were put back but the session was not told: {e}"))?;
+    }
+    Ok(report)
 }
 
 /// Deletes a session, its saved tool outputs and the checkpoint blobs no other session keeps;

@@ -39,6 +39,9 @@ pub(crate) struct Session {
     /// The workspace watch that reports files changed behind the session's back.
     watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
     history: Mutex<Vec<HistoryItem>>,
+    /// Bridle's notes (an undo's) made while calls waited for their results: they join the
+    /// history after those results, where the store's reader puts them too.
+    notes: std::sync::Mutex<Vec<HistoryItem>>,
     /// The brief: Bridle's instructions, the environment, the project's instructions.
     pub(crate) brief: crate::brief::Brief,
     events: super::events::EventSender,
@@ -95,6 +98,7 @@ impl Session {
             warned_truncation: std::sync::atomic::AtomicBool::new(false),
             watch: std::sync::Mutex::new(None),
             history: Mutex::new(history),
+            notes: std::sync::Mutex::new(Vec::new()),
             brief,
             events,
             _lease: lease,
@@ -286,7 +290,9 @@ impl Session {
         if let Err(e) = self.deps.store.append(&self.id, turn_id, &item, now) {
             self.error(ErrorCode::StoreWriteFailed, format!("{e}; the conversation continues in memory"), true).await;
         }
-        self.history.lock().await.push(item);
+        let mut history = self.history.lock().await;
+        history.push(item);
+        self.flush_notes(&mut history);
     }
 
     /// Stores a call's result the moment the call ends, before its siblings do: a crash
@@ -305,6 +311,27 @@ impl Session {
     pub(crate) async fn remember_results(&self, results: Vec<bridle_protocol::ToolResult>) {
         let mut history = self.history.lock().await;
         history.extend(results.into_iter().map(|result| HistoryItem::ToolResult { result }));
+        self.flush_notes(&mut history);
+    }
+
+    /// Appends a note from Bridle (an undo's) to the store and to the history the model sees
+    /// next; while calls wait for their results, after those results.
+    async fn record_note(&self, item: HistoryItem) {
+        let now = self.deps.clock.now_ms();
+        if let Err(e) = self.deps.store.append(&self.id, "", &item, now) {
+            self.error(ErrorCode::StoreWriteFailed, format!("{e}; the conversation continues in memory"), true).await;
+        }
+        let mut history = self.history.lock().await;
+        self.notes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(item);
+        self.flush_notes(&mut history);
+    }
+
+    /// Moves the waiting notes into `history` once no call there waits for a result.
+    fn flush_notes(&self, history: &mut Vec<HistoryItem>) {
+        let mut notes = self.notes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !notes.is_empty() && !has_open_calls(history) {
+            history.append(&mut notes);
+        }
     }
 
     /// Files changed at `paths` (a tool's change, or an undo): the permit forgets what a
@@ -334,6 +361,13 @@ impl Session {
             });
         }
         self.files_changed(report.restored.iter().chain(&report.removed).map(String::as_str)).await;
+        // The undo already stored the stamps; this session's memory of them follows.
+        for (path, stamp) in &report.stamps {
+            self.files.saw(std::path::Path::new(path), *stamp);
+        }
+        if let Some(note) = report.note_item() {
+            self.record_note(note).await;
+        }
         let refused = report
             .refused
             .iter()
@@ -534,4 +568,14 @@ pub(crate) fn sandbox_of(calls: &Calls) -> (&'static str, Option<String>) {
 fn ready_servers(deps: &EngineDeps) -> std::collections::BTreeSet<String> {
     let reports = deps.mcp.as_ref().map(|hub| hub.reports()).unwrap_or_default();
     reports.into_iter().filter(|r| r.status == bridle_protocol::McpStatus::Ready).map(|r| r.name).collect()
+}
+
+/// Whether the last assistant item has calls without a result yet.
+fn has_open_calls(history: &[HistoryItem]) -> bool {
+    let Some(at) = history.iter().rposition(|item| matches!(item, HistoryItem::Assistant { .. })) else {
+        return false;
+    };
+    let HistoryItem::Assistant { tool_calls, .. } = &history[at] else { return false };
+    let answered = history[at..].iter().filter(|item| matches!(item, HistoryItem::ToolResult { .. })).count();
+    answered < tool_calls.len()
 }

@@ -45,16 +45,21 @@ fn root(base_url: &str) -> &str {
     trimmed.strip_suffix("/v1").unwrap_or(trimmed)
 }
 
+/// What llama.cpp's `GET /props` says its server serves (`default_generation_settings.n_ctx`),
+/// for the server at `base_url` (its root, or its `/v1`). Not bounded as a whole: callers are.
+pub async fn llama_cpp(client: &reqwest::Client, base_url: &str) -> Option<u64> {
+    let props = get_json(client, &format!("{}/props", root(base_url))).await?;
+    let n = props.pointer("/default_generation_settings/n_ctx").or_else(|| props.get("n_ctx"));
+    n.and_then(Value::as_u64).filter(|n| *n > 0)
+}
+
 /// What an OpenAI-compatible server serves for `model` (llama.cpp, LM Studio, vLLM), else the
 /// table; all within [`ASK_LIMIT`].
 pub async fn openai_compatible(client: &reqwest::Client, base_url: &str, model: &str) -> Option<u64> {
     let ask = async {
         let root = root(base_url);
-        if let Some(props) = get_json(client, &format!("{root}/props")).await {
-            let n = props.pointer("/default_generation_settings/n_ctx").or_else(|| props.get("n_ctx"));
-            if let Some(n) = n.and_then(Value::as_u64).filter(|n| *n > 0) {
-                return Some(n);
-            }
+        if let Some(n) = llama_cpp(client, base_url).await {
+            return Some(n);
         }
         if let Some(info) = get_json(client, &format!("{root}/api/v0/models/{model}")).await {
             if let Some(n) =

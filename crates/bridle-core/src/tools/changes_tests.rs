@@ -255,6 +255,76 @@ async fn a_failed_write_leaves_every_file_and_no_checkpoint() {
     assert!(w.store.changes("test-session").unwrap().is_empty());
 }
 
+/// An undo is Bridle's own write: the session's stamps follow it, in memory of a resumed
+/// session too, so the next edit of the restored file is not refused as changed on disk; the
+/// report's note names what was restored and what was refused.
+#[tokio::test]
+async fn after_an_undo_the_stamps_follow_the_restored_files() {
+    let w = world();
+    write(&w.root, "a.txt", b"one\n", 0o644);
+    write(&w.root, "b.txt", b"bee\n", 0o644);
+    let edit = |path: &str, old: &str, new: &str| serde_json::json!({"path": path, "old_text": old, "new_text": new});
+    w.call("t1", "edit_file", edit("a.txt", "one", "two")).await.unwrap();
+    w.call("t1", "edit_file", edit("b.txt", "bee", "B")).await.unwrap();
+    write(&w.root, "c.txt", b"sea\n", 0o644);
+    w.call("t1", "edit_file", edit("c.txt", "sea", "C")).await.unwrap();
+    // As if a command had changed c.txt: the session has no stamp of it, and gets none.
+    w.store.set_seen("test-session", "c.txt", None).unwrap();
+    write(&w.root, "b.txt", b"the user's\n", 0o644);
+    let report = w.undo(None, &[]).unwrap();
+    assert_eq!(report.restored, ["a.txt", "c.txt"]);
+    assert_eq!(report.stamps.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["a.txt"]);
+    let note = report.note().unwrap();
+    assert!(note.contains("Restored to what they held before that turn: a.txt, c.txt."), "{note}");
+    assert!(note.contains("Not undone, left as it is: b.txt (changed since this turn"), "{note}");
+    // The store knows the restored file's stamp: a session opened now (a resumed one) may edit it.
+    let resumed =
+        SessionFiles::new("test-session", w.store.clone(), &w.data, Arc::new(crate::clock::FixedClock(3_000)));
+    let fs = &crate::workspace::Workspace::open(&w.root, None, &w.data, &[]).unwrap().fs;
+    assert_eq!(resumed.check_fresh(fs, Path::new("a.txt")), Ok(()));
+    assert_eq!(resumed.seen(Path::new("c.txt")), None);
+    // The refused file is still one the user changed behind the session's back.
+    assert!(resumed.check_fresh(fs, Path::new("b.txt")).unwrap_err().contains("modified on disk"));
+}
+
+/// DESIGN 4.1: the closest region of a "not found" error, copied with its `  N | ` prefixes,
+/// applies; an edit that still fails leaves the file byte-identical and no checkpoint.
+#[tokio::test]
+async fn an_edit_copied_from_the_closest_region_applies_and_a_failed_one_writes_nothing() {
+    let w = world();
+    let original = b"\xef\xbb\xbfalpha\r\n    beta();\r\n\r\ngamma\r\n";
+    write(&w.root, "f.txt", original, 0o644);
+    let edit = |old: &str, new: &str| serde_json::json!({"path": "f.txt", "old_text": old, "new_text": new});
+    let err = w.call("t1", "edit_file", edit("\nalpha\nbeta(1);", "x")).await.unwrap_err();
+    assert!(err.contains("   1 | alpha\n   2 |     beta();") && err.contains("The file was not changed."), "{err}");
+    for (old, new) in [
+        ("   1 | alpha\n   2 |     beta(1);", "x"),
+        ("   1 | alpha\n       beta();", "x"),
+        ("   1 | alpha\n   2 |     beta();", "   1 | alpha\n    beta(2);"),
+        ("\n\n", "x"),
+    ] {
+        let err = w.call("t1", "edit_file", edit(old, new)).await.unwrap_err();
+        assert!(err.ends_with("The file was not changed."), "{err}");
+        assert_eq!(w.read("f.txt").unwrap(), original, "{old:?}");
+    }
+    assert!(w.store.changes("test-session").unwrap().is_empty());
+
+    let out = w
+        .call(
+            "t1",
+            "edit_file",
+            edit("\n   1 | alpha\n   2 |     beta();\n   3 |\n", "   1 | alpha\n   2 |     beta(2);\n   3 |\n"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(w.read("f.txt").unwrap(), b"\xef\xbb\xbfalpha\r\n    beta(2);\r\n\r\ngamma\r\n");
+    assert!(
+        out.output.contains("line-number prefixes (`  N | `) were removed from old_text (and from new_text)"),
+        "{}",
+        out.output
+    );
+}
+
 #[test]
 fn blobs_are_stored_once_checked_on_read_and_collected() {
     let tmp = tempfile::tempdir().unwrap();

@@ -96,6 +96,7 @@ impl Tool for EditFile {
         let path = args.path.clone();
         let (edits, hint) = edits_of(args)?;
         let mut levels = Vec::new();
+        let mut readings = Vec::new();
         let mut plan = plan_file(ctx, &path, |old| {
             let Some(old) = old else {
                 return Err(ToolError::new(format!("`{path}` does not exist; create it with write_file")));
@@ -103,22 +104,27 @@ impl Tool for EditFile {
             let outcome =
                 apply_edits(old, &edits, hint).map_err(|e| ToolError::new(format!("{e} The file was not changed.")))?;
             levels = outcome.levels;
+            readings = outcome.readings;
             Ok(outcome.content)
         })
         .await?;
+        let batch = levels.len() > 1;
         let fuzzy: Vec<String> = levels
             .iter()
+            .zip(readings.iter().map(|r| r.describe()).chain(std::iter::repeat(None)))
             .enumerate()
-            .filter(|(_, l)| **l != MatchLevel::Exact)
-            .map(
-                |(i, l)| {
-                    if levels.len() > 1 {
-                        format!("edits[{i}] {}", l.describe())
-                    } else {
-                        l.describe().to_string()
-                    }
-                },
-            )
+            .filter(|(_, (level, reading))| **level != MatchLevel::Exact || reading.is_some())
+            .map(|(i, (level, reading))| {
+                let how = match reading {
+                    Some(reading) => format!("{reading}; then {}", level.describe()),
+                    None => level.describe().to_string(),
+                };
+                if batch {
+                    format!("edits[{i}] {how}")
+                } else {
+                    how
+                }
+            })
             .collect();
         if !fuzzy.is_empty() {
             plan.note = Some(format!("Note: {}.", fuzzy.join("; ")));

@@ -120,3 +120,97 @@ async fn a_users_edit_during_a_long_turn_is_never_lost() {
     assert!(outputs[2].starts_with("Updated notes.txt"), "{}", outputs[2]);
     assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "alpha\nBETA\nuser's line\n");
 }
+
+/// After `Op::Undo` the model's next request names what was restored and removed, and its next
+/// edit of a restored file is judged against the restored content: the undo was Bridle's own
+/// write, not a change behind the session's back (issue 27).
+#[tokio::test]
+async fn after_an_undo_the_model_is_told_and_its_next_edit_of_the_restored_file_works() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([
+        sse(wire.tool_calls(&[
+            ("c1", "edit_file", r#"{"path":"a.txt","old_text":"one","new_text":"two"}"#),
+            ("c2", "write_file", r#"{"path":"b.txt","content":"new\n"}"#),
+        ])),
+        sse(wire.text("done")),
+        sse(wire.tool_calls(&[("c3", "edit_file", r#"{"path":"a.txt","old_text":"one","new_text":"uno"}"#)])),
+        sse(wire.text("done again")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| c.mode = Mode::Bypass);
+    let ws = t.dir.path().join("ws");
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    t.say("change").await;
+    t.turn().await;
+    t.engine.submit(Op::Undo { checkpoint_id: String::new(), paths: None }).await.unwrap();
+    t.next_matching(|e| matches!(e, Event::Undone { .. })).await;
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
+    // No announcement of a change behind the session's back: the watch knows the undo's stamps.
+    t.say("change it the other way").await;
+    let events = t.turn().await;
+    assert!(!events.iter().any(|e| matches!(e, Event::FilesChangedOnDisk { .. })), "{:?}", kinds(&events));
+    let outputs: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallEnd { result, .. } => Some(result.output.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outputs.len(), 1, "{outputs:?}");
+    assert!(outputs[0].starts_with("Updated a.txt"), "{}", outputs[0]);
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "uno\n");
+
+    let bodies = request_bodies(&server).await;
+    let texts = wire.user_texts(&bodies[2]);
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    let note = &texts[1];
+    assert!(note.starts_with("[Bridle] The user undid the file changes of an earlier turn"), "{note}");
+    assert!(note.contains("Restored to what they held before that turn: a.txt."), "{note}");
+    assert!(note.contains("Removed (that turn had created them): b.txt."), "{note}");
+    assert_eq!(texts[2], "change it the other way");
+    // The note stays in the history of later requests, and once only.
+    let texts = wire.user_texts(&bodies[3]);
+    assert_eq!(texts.iter().filter(|t| t.starts_with("[Bridle] The user undid")).count(), 1, "{texts:?}");
+}
+
+/// An undo while a turn waits for an approval: the note joins the history after the waiting
+/// calls' results, so the next request keeps each call next to its result (OpenAI refuses a
+/// message between them).
+#[tokio::test]
+async fn an_undo_while_a_call_waits_keeps_calls_next_to_their_results() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([
+        sse(wire.tool_calls(&[("c1", "edit_file", r#"{"path":"a.txt","old_text":"one","new_text":"two"}"#)])),
+        sse(wire.text("done")),
+        sse(wire.tool_calls(&[("c2", "write_file", r#"{"path":"b.txt","content":"bee\n"}"#)])),
+        sse(wire.text("fine")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let mut t = engine(wire.provider(&server.uri()), |c| {
+        c.mode = Mode::Bypass;
+        c.defer_approvals = true;
+    });
+    let ws = t.dir.path().join("ws");
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    t.say("change").await;
+    t.turn().await;
+    t.engine.submit(Op::SetMode { mode: Mode::Ask }).await.unwrap();
+    t.say("write b").await;
+    let events = t.turn().await;
+    assert!(matches!(last(&events), Event::TurnSuspended { .. }), "{:?}", kinds(&events));
+
+    t.engine.submit(Op::Undo { checkpoint_id: String::new(), paths: None }).await.unwrap();
+    let undone = t.next_matching(|e| matches!(e, Event::Undone { .. } | Event::Error { .. })).await;
+    assert!(matches!(&undone, Event::Undone { restored, .. } if restored == &["a.txt"]), "{undone:?}");
+    t.say("never mind").await;
+    let events = t.turn().await;
+    assert!(matches!(last(&events), Event::TurnCompleted { .. }), "{:?}", kinds(&events));
+
+    let bodies = request_bodies(&server).await;
+    let messages = bodies.last().unwrap()["messages"].as_array().unwrap().clone();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    let call = messages.iter().position(|m| m["tool_calls"][0]["id"] == "c2").unwrap();
+    assert_eq!(roles[call + 1..], ["tool", "user", "user"], "{messages:?}");
+    assert!(messages[call + 2]["content"].as_str().unwrap().starts_with("[Bridle] The user undid"), "{messages:?}");
+    assert_eq!(messages[call + 3]["content"], "never mind");
+}

@@ -131,26 +131,29 @@ pub(crate) fn closest_region<S: AsRef<str>>(
             }
         }
     }
-    let mut votes = vec![0f64; file.len()];
+    // A region may start above the file's first line (the sought text has lines the file
+    // lacks there), so votes are kept per start shifted down by the sought length.
+    let shift = sought_keys.len();
+    let mut votes = vec![0f64; file.len() + shift];
     for (i, token) in hits {
         let weight = 1.0 / frequency.get(&token).copied().unwrap_or(1) as f64;
         for &j in wanted.get(&token).map(Vec::as_slice).unwrap_or(&[]) {
-            if let Some(start) = i.checked_sub(j) {
-                votes[start] += weight;
-            }
+            votes[i + shift - j] += weight;
         }
     }
-    let distance = |start: usize| hint.map_or(0, |hint| (start + 1).abs_diff(hint));
+    let distance = |slot: usize| hint.map_or(0, |hint| (slot + 1).abs_diff(hint + shift));
     let best = (0..votes.len())
-        .filter(|&start| votes[start] > 0.0)
+        .filter(|&slot| votes[slot] > 0.0)
         .min_by(|&a, &b| votes[b].total_cmp(&votes[a]).then(distance(a).cmp(&distance(b))).then(a.cmp(&b)))?;
 
+    // `best + j - shift` is the file line that sought line `j` lies on, when it is in the file.
     let first_difference = sought_keys.iter().enumerate().find_map(|(j, key)| {
-        let i = best + j;
+        let i = (best + j).checked_sub(shift)?;
         (i < file.len() && file_keys[i] != *key).then_some(LineDifference { sought_line: j + 1, file_line: i + 1 })
     });
-    let first = best.saturating_sub(MARGIN);
-    let last = (best + sought.len() + MARGIN).min(first + MAX_LINES).min(file.len());
+    let start = best.saturating_sub(shift);
+    let first = start.saturating_sub(MARGIN);
+    let last = (best + sought.len() + MARGIN).saturating_sub(shift).min(first + MAX_LINES).min(file.len());
     Some(ClosestRegion {
         first_line: first + 1,
         last_line: last,
@@ -208,6 +211,17 @@ mod tests {
         assert_eq!(closest_region(&mut LineKeys::new(&file), &["}"], Some(4)).unwrap().first_line, 2);
         assert_eq!(closest_region(&mut LineKeys::new(&file), &["}"], None).unwrap().first_line, 1);
         assert_eq!(closest_region(&mut LineKeys::new(&file), &["zzz"], None), None);
+    }
+
+    #[test]
+    fn a_region_at_the_top_is_found_whatever_the_indentation_and_extra_lines_above() {
+        let file = ["fn main() {", "    run();", "}", "", "fn other() {}"];
+        // Sought line 2 is the file's line 1: the region would start above the file.
+        let region = closest_region(&mut LineKeys::new(&file), &["// header", "fn main() {", "run(1);"], None).unwrap();
+        assert_eq!((region.first_line, region.last_line), (1, 4));
+        assert_eq!(region.first_difference, Some(LineDifference { sought_line: 3, file_line: 2 }));
+        let region = closest_region(&mut LineKeys::new(&file), &["\t\tfn main() {", "\t\t\trun(2);"], None).unwrap();
+        assert_eq!(region.first_line, 1);
     }
 
     #[test]

@@ -45,6 +45,18 @@ pub enum EditError {
         /// The part of the file most like `old_text`, when anything is.
         closest: Option<ClosestRegion>,
     },
+    /// `old_text` was found once its `  N | ` prefixes came off, but only some lines of
+    /// `new_text` had them, so which are the file's own text cannot be told.
+    #[error(
+        "{}old_text was found once the line-number prefixes (`  N | `) copied from the excerpt \
+         were removed, but only some lines of new_text have them. Send new_text without the \
+         prefixes (or old_text and new_text both without them).",
+        prefix(.edit)
+    )]
+    PartlyNumberedNewText {
+        /// Index of the failing edit in a batch.
+        edit: Option<usize>,
+    },
     /// `old_text` was found more than once and nothing said which one to change.
     #[error("{}", ambiguous(.edit, *.count, .lines, *.level, .hint))]
     Ambiguous {
@@ -69,6 +81,7 @@ impl EditError {
             EditError::EmptyOldText { edit }
             | EditError::NoChange { edit }
             | EditError::NotFound { edit, .. }
+            | EditError::PartlyNumberedNewText { edit }
             | EditError::Ambiguous { edit, .. } => *edit,
         }
     }
@@ -80,6 +93,7 @@ impl EditError {
             EditError::EmptyOldText { edit }
             | EditError::NoChange { edit }
             | EditError::NotFound { edit, .. }
+            | EditError::PartlyNumberedNewText { edit }
             | EditError::Ambiguous { edit, .. } => *edit = Some(index),
         }
         self
@@ -105,7 +119,9 @@ fn not_found(edit: &Option<usize>, closest: &Option<ClosestRegion>) -> String {
         Some(region) => {
             out.push('\n');
             out.push_str(&region.describe("old_text"));
-            out.push_str("\nCopy the lines exactly as the file has them and retry.");
+            out.push_str(
+                "\nCopy the lines exactly as the file has them, without the `  N | ` line numbers, and retry.",
+            );
         }
         None => out.push_str(" Nothing in the file resembles it; read the file again and copy old_text from it."),
     }

@@ -2,13 +2,17 @@
 //!
 //! The rule this keeps: an edit lands exactly where `old_text` matched at the first level that
 //! finds it, and only there; more than one candidate is an error unless `replace_all` or
-//! `line_hint` settles it; and the file's BOM, line endings and final newline survive.
+//! `line_hint` settles it; and the file's BOM, line endings and final newline survive. An
+//! `old_text` not found as sent is read again as [`recover`] allows (blank ends, copied line
+//! numbers) before the edit is refused.
 
 mod error;
+mod recover;
 
 use std::ops::Range;
 
 pub use error::EditError;
+pub use recover::Reading;
 
 use super::closest::closest_region;
 use super::matcher::{find_overlapping, find_runs, keys_of, LfText, LineKeys, MatchLevel};
@@ -38,6 +42,8 @@ pub struct EditOutcome {
     pub replacements: usize,
     /// The level each edit matched at, in order.
     pub levels: Vec<MatchLevel>,
+    /// How each edit's `old_text` was read to be found, in order.
+    pub readings: Vec<Reading>,
 }
 
 /// Applies `edits` in order to `content`, each to the result of the previous one.
@@ -54,20 +60,23 @@ pub fn apply_edits(content: &str, edits: &[Edit], line_hint: Option<usize>) -> R
     let mut current = body.to_string();
     let mut replacements = 0;
     let mut levels = Vec::with_capacity(edits.len());
+    let mut readings = Vec::with_capacity(edits.len());
     for (index, edit) in edits.iter().enumerate() {
         let applied = apply_one(&current, edit, line_hint).map_err(|e| if batch { e.in_batch(index) } else { e })?;
         current = applied.content;
         replacements += applied.count;
         levels.push(applied.level);
+        readings.push(applied.reading);
     }
     keep_final_newline(&mut current, body);
-    Ok(EditOutcome { content: with_bom(bom, current), replacements, levels })
+    Ok(EditOutcome { content: with_bom(bom, current), replacements, levels, readings })
 }
 
 struct Applied {
     content: String,
     count: usize,
     level: MatchLevel,
+    reading: Reading,
 }
 
 /// A place `old_text` matched.
@@ -94,34 +103,80 @@ fn apply_one(body: &str, edit: &Edit, hint: Option<usize>) -> Result<Applied, Ed
     let doc = Document::parse(body);
     let texts = doc.texts();
     let mut keys = LineKeys::new(&texts);
-    let (old_lines, old_trailing) = model_lines(old);
-    // A file with no line break has no ending to copy; then the model's own CRLF, if any, wins.
-    let eol = doc.eol.or_else(|| new.contains("\r\n").then_some(Eol::CrLf));
-
-    for level in MatchLevel::ALL {
-        let found = match level {
-            MatchLevel::Exact => find_exact(&doc, old),
-            MatchLevel::LineEndings => find_lf(&doc, old),
-            _ => find_lines(&doc, &mut keys, level, &old_lines, old_trailing),
-        };
-        if found.is_empty() {
+    let candidates = recover::candidates(old, new);
+    for candidate in &candidates {
+        // A reading that would change nothing is no edit the model meant.
+        if candidate.old == candidate.new {
             continue;
         }
-        let chosen = choose(found, edit.replace_all, hint, level)?;
-        let mut out = String::with_capacity(body.len() + new.len());
+        let sought = Sought { body, doc: &doc, texts: &texts, old: &candidate.old, new: &candidate.new };
+        let Some((places, level)) = sought.find(&mut keys) else {
+            continue;
+        };
+        if candidate.new_partly_numbered {
+            return Err(EditError::PartlyNumberedNewText { edit: None });
+        }
+        let chosen = choose(places, edit.replace_all, hint.or(candidate.hint), level).map_err(|e| match e {
+            // The copied numbers were a hint the model did not give as line_hint: not named as one.
+            EditError::Ambiguous { edit, count, lines, level, .. } if hint.is_none() => {
+                EditError::Ambiguous { edit, count, lines, level, hint: None }
+            }
+            other => other,
+        })?;
+        return Ok(Applied {
+            content: sought.replace(&chosen),
+            count: chosen.len(),
+            level,
+            reading: candidate.reading,
+        });
+    }
+    // The loosest reading is the model's text without anything that was never in the file.
+    let loosest = candidates.last().map_or(old, |candidate| candidate.old.as_str());
+    let (lines, _) = model_lines(loosest);
+    Err(EditError::NotFound { edit: None, closest: closest_region(&mut keys, &lines, hint) })
+}
+
+/// One reading of an edit, against one file body.
+struct Sought<'a> {
+    body: &'a str,
+    doc: &'a Document<'a>,
+    texts: &'a [&'a str],
+    old: &'a str,
+    new: &'a str,
+}
+
+impl Sought<'_> {
+    /// Every place `old` is found at the first level that finds any.
+    fn find(&self, keys: &mut LineKeys<'_>) -> Option<(Vec<Found>, MatchLevel)> {
+        let (old_lines, old_trailing) = model_lines(self.old);
+        MatchLevel::ALL.into_iter().find_map(|level| {
+            let found = match level {
+                MatchLevel::Exact => find_exact(self.doc, self.old),
+                MatchLevel::LineEndings => find_lf(self.doc, self.old),
+                _ => find_lines(self.doc, keys, level, &old_lines, old_trailing),
+            };
+            (!found.is_empty()).then_some((found, level))
+        })
+    }
+
+    /// The body with `new` in place of each chosen match.
+    fn replace(&self, chosen: &[Found]) -> String {
+        let (old_lines, _) = model_lines(self.old);
+        // A file with no line break has no ending to copy; then the model's own CRLF, if any, wins.
+        let eol = self.doc.eol.or_else(|| self.new.contains("\r\n").then_some(Eol::CrLf));
+        let mut out = String::with_capacity(self.body.len() + self.new.len());
         let mut cursor = 0;
-        for place in &chosen {
-            out.push_str(&body[cursor..place.bytes.start]);
+        for place in chosen {
+            out.push_str(&self.body[cursor..place.bytes.start]);
             match &place.lines {
-                None => out.push_str(&to_eol(new, eol)),
-                Some(lines) => out.push_str(&reindented(new, &old_lines, &texts, lines.clone(), eol)),
+                None => out.push_str(&to_eol(self.new, eol)),
+                Some(lines) => out.push_str(&reindented(self.new, &old_lines, self.texts, lines.clone(), eol)),
             }
             cursor = place.bytes.end;
         }
-        out.push_str(&body[cursor..]);
-        return Ok(Applied { content: out, count: chosen.len(), level });
+        out.push_str(&self.body[cursor..]);
+        out
     }
-    Err(EditError::NotFound { edit: None, closest: closest_region(&mut keys, &old_lines, hint) })
 }
 
 fn find_exact(doc: &Document<'_>, old: &str) -> Vec<Found> {
@@ -236,5 +291,7 @@ fn keep_final_newline(edited: &mut String, original: &str) {
     }
 }
 
+#[cfg(test)]
+mod recover_tests;
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,12 @@ fn one(content: &str, old: &str, new: &str) -> Result<EditOutcome, EditError> {
 }
 
 fn outcome(content: &str, replacements: usize, levels: &[MatchLevel]) -> EditOutcome {
-    EditOutcome { content: content.into(), replacements, levels: levels.to_vec() }
+    EditOutcome {
+        content: content.into(),
+        replacements,
+        levels: levels.to_vec(),
+        readings: vec![Reading::default(); levels.len()],
+    }
 }
 
 #[test]
@@ -217,7 +222,7 @@ fn not_found_shows_the_closest_region_with_line_numbers() {
         \x20 22 | fn handler_22() -> u32 { 22 }\n\
         \x20 23 | fn handler_23() -> u32 { 23 }\n\
         Line 1 of old_text differs from line 20 of the file.\n\
-        Copy the lines exactly as the file has them and retry.";
+        Copy the lines exactly as the file has them, without the `  N | ` line numbers, and retry.";
     assert_eq!(error.to_string(), expected);
 }
 
