@@ -147,7 +147,7 @@ fn update_hunks(
             i += 1;
             continue;
         }
-        if let Some(anchor) = line.trim_start().strip_prefix("@@") {
+        if let Some(anchor) = line.strip_prefix("@@") {
             let anchor = anchor.trim();
             if !anchor.is_empty() {
                 anchors.push(anchor.to_string());

@@ -425,3 +425,11 @@ fn a_creation_of_a_file_that_exists_is_refused_in_both_formats() {
         assert!(error.to_string().contains("*** Update File: f.txt"), "{error}");
     }
 }
+
+#[test]
+fn a_codex_context_line_that_reads_like_an_anchor_is_context() {
+    // The file's own line `@@ x` is context (' ' first), never an anchor.
+    let file = "head\n@@ x\nold\n";
+    let text = "*** Begin Patch\n*** Update File: f\n @@ x\n-old\n+new\n*** End Patch";
+    assert_eq!(codex(Some(file), text).unwrap(), written("head\n@@ x\nnew\n", &[MatchLevel::Exact]));
+}
