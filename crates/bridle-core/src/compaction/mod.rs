@@ -40,7 +40,7 @@ pub fn snapshot(
     session_id: &str,
     now_ms: i64,
 ) -> Result<bridle_protocol::SessionSnapshot, crate::store::StoreError> {
-    let mut snapshot = store.snapshot(session_id, now_ms)?;
+    let mut snapshot = store.unmarked_snapshot(session_id, now_ms)?;
     let view: View = store.view(session_id)?.and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
     for (i, item) in snapshot.items.iter_mut().enumerate() {
         item.compacted = view.mark(i).map(|m| match m {

@@ -116,9 +116,10 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The session's rows, for a window or `bridle sessions show --json`; each item's compaction
-    /// mark and the summary are left empty (the compaction's snapshot fills them in).
-    pub fn snapshot(&self, session_id: &str, now_ms: i64) -> Result<SessionSnapshot, StoreError> {
+    /// The session's rows, each item's compaction mark and the summary left empty: only
+    /// [`crate::compaction::snapshot`], which fills them in, reads it (a window or `bridle sessions
+    /// show --json` must show the marks).
+    pub(crate) fn unmarked_snapshot(&self, session_id: &str, now_ms: i64) -> Result<SessionSnapshot, StoreError> {
         let session = self.session(session_id)?;
         // Repairs a history cut short first (the same reading a resumed engine gets).
         self.history(session_id, now_ms)?;
