@@ -136,7 +136,7 @@ impl Calls {
                                 return self.edited(call, edited, answer.decision, ctx, recorder).await;
                             }
                             // The change approved must still be the change that would run.
-                            checked.plan = current_plan(&checked, ctx).await;
+                            checked.plan = current_plan(checked.plan.take(), &checked.prepared, ctx).await;
                             if call_hash(&checked.prepared, checked.plan.as_ref()) != stored.request.call_hash {
                                 if let Err(refusal) =
                                     mark(call, &checked, id, ApprovalStatus::Stale, desk, recorder).await
@@ -200,8 +200,7 @@ impl Calls {
         match judged {
             Err(outcome) => {
                 let why = outcome.not_run.unwrap_or(NotRun::Refused { tool: call.name.clone() });
-                let refusal = NotRun::EditRefused(Box::new(why));
-                Approved::Refused(Box::new(CallOutcome::not_run(&call.id, outcome.verdict, refusal)))
+                refused(call, outcome.verdict, NotRun::EditRefused(Box::new(why)))
             }
             Ok(mut checked) => {
                 self.remember(call, &checked, answer, ctx, recorder).await;
@@ -235,15 +234,20 @@ impl Calls {
 
 /// The plan approved, if the files it was made from are still as they were; planned again
 /// otherwise (and then its hash no longer matches the answer's).
-async fn current_plan(checked: &CheckedCall, ctx: &ToolContext) -> Option<Result<ChangePlan, crate::tools::ToolError>> {
-    if let Some(Ok(plan)) = &checked.plan {
-        let (plan, workspace) = (plan.clone(), ctx.workspace.clone());
+async fn current_plan(
+    plan: Option<Result<ChangePlan, crate::tools::ToolError>>,
+    prepared: &crate::tools::PreparedCall,
+    ctx: &ToolContext,
+) -> Option<Result<ChangePlan, crate::tools::ToolError>> {
+    if let Some(Ok(plan)) = plan {
+        // The plan goes to the blocking thread and comes back: its file contents are not copied.
+        let workspace = ctx.workspace.clone();
         let current = tokio::task::spawn_blocking(move || plan.is_current(&workspace.fs).then_some(plan)).await;
         if let Ok(Some(plan)) = current {
             return Some(Ok(plan));
         }
     }
-    checked.prepared.call.plan(ctx).await
+    prepared.call.plan(ctx).await
 }
 
 /// Stores and announces a request for `checked`, with a preview of the change it would make.

@@ -388,8 +388,7 @@ impl Session {
         if !self.deps.audit.is_enabled() {
             return;
         }
-        self.deps.audit.record(fill(self.audit_record(kind, turn_id)));
-        self.report_audit_failure();
+        self.audit_rows(vec![fill(self.audit_record(kind, turn_id))]);
     }
 
     /// An audit row of `kind` opened for this session (and `turn_id`), to be filled.

@@ -337,7 +337,10 @@ impl<T: Tool> Bound for Typed<T> {
     }
 
     async fn plan(&self, ctx: &ToolContext) -> Option<Result<ChangePlan, ToolError>> {
-        (T::KIND == ToolKind::Write).then_some(self.tool.plan(&self.args, ctx).await)
+        if T::KIND != ToolKind::Write {
+            return None;
+        }
+        Some(self.tool.plan(&self.args, ctx).await)
     }
 
     async fn run(&self, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

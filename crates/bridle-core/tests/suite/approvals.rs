@@ -38,16 +38,6 @@ fn answer_edited(request: &ApprovalRequest, decision: ApprovalAnswer, edited: Op
     }
 }
 
-fn end_status(events: &[Event]) -> Vec<(ToolStatus, String)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCallEnd { status, result, .. } => Some((*status, result.output.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn a_write_in_ask_mode_waits_for_approval_with_a_preview_then_runs() {
     for wire in WIRES {
@@ -78,7 +68,7 @@ async fn a_write_in_ask_mode_waits_for_approval_with_a_preview_then_runs() {
             e,
             Event::ApprovalResolved { decision: ApprovalAnswer::ApproveOnce, source: DecisionSource::User, .. }
         )));
-        assert_eq!(end_status(&rest)[0].0, ToolStatus::Ok);
+        assert_eq!(tool_ends(&rest)[0].0, ToolStatus::Ok);
         assert!(matches!(last(&rest), Event::TurnCompleted { .. }));
         assert_eq!(t.store.approval(&request.id).unwrap().unwrap().status, ApprovalStatus::Started);
     }
@@ -112,7 +102,7 @@ async fn an_answer_naming_another_calls_hash_is_refused_and_the_request_stays_pe
     t.engine.submit(answer(&request, ApprovalAnswer::ApproveOnce)).await.unwrap();
     let rest = t.turn().await;
     assert!(rest.iter().any(|e| matches!(e, Event::Error { info, .. } if info.code == "approval_refused")));
-    assert_eq!(end_status(&rest), [(ToolStatus::Denied, "Denied by the user.".to_string())]);
+    assert_eq!(tool_ends(&rest), [(ToolStatus::Denied, "Denied by the user.".to_string())]);
     assert!(!t.dir.path().join("ws/notes/welcome.txt").exists());
 }
 
@@ -157,7 +147,7 @@ async fn edited_arguments_are_judged_again_and_an_escape_is_denied() {
     let edited = serde_json::json!({"path": outside.to_str().unwrap(), "content": "gotcha"}).to_string();
     t.engine.submit(answer_edited(&request, ApprovalAnswer::ApproveOnce, Some(edited))).await.unwrap();
     let rest = t.turn().await;
-    let ends = end_status(&rest);
+    let ends = tool_ends(&rest);
     assert_eq!(ends[0].0, ToolStatus::Denied, "{ends:?}");
     assert!(ends[0].1.contains("outside the workspace"), "{}", ends[0].1);
     assert!(!outside.exists());
@@ -184,7 +174,7 @@ async fn edited_arguments_go_through_the_users_pre_call_hooks_again() {
     let edited = serde_json::json!({"path": "notes/welcome.txt", "content": "SECRET=hunter2"}).to_string();
     t.engine.submit(answer_edited(&request, ApprovalAnswer::ApproveOnce, Some(edited))).await.unwrap();
     let rest = t.turn().await;
-    let ends = end_status(&rest);
+    let ends = tool_ends(&rest);
     assert_eq!(ends[0].0, ToolStatus::Denied, "{ends:?}");
     assert!(ends[0].1.contains("no secrets in files"), "{}", ends[0].1);
     assert!(!t.dir.path().join("ws/notes/welcome.txt").exists());
@@ -218,7 +208,7 @@ async fn an_unanswered_request_expires_as_a_denial() {
         e,
         Event::ApprovalResolved { decision: ApprovalAnswer::Deny, source: DecisionSource::Timeout, .. }
     )));
-    let ends = end_status(&rest);
+    let ends = tool_ends(&rest);
     assert_eq!(ends[0].0, ToolStatus::Denied);
     assert!(ends[0].1.contains("nobody answered"), "{}", ends[0].1);
     assert_eq!(t.store.approval(&request.id).unwrap().unwrap().status, ApprovalStatus::Expired);
@@ -236,7 +226,7 @@ async fn an_interrupt_denies_the_pending_request_and_closes_the_call() {
     t.engine.submit(Op::Interrupt).await.unwrap();
     let rest = t.turn().await;
     assert!(matches!(last(&rest), Event::TurnAborted { reason: AbortReason::Interrupted, .. }));
-    assert_eq!(end_status(&rest)[0].0, ToolStatus::Interrupted);
+    assert_eq!(tool_ends(&rest)[0].0, ToolStatus::Interrupted);
     assert_eq!(t.store.approval(&request.id).unwrap().unwrap().status, ApprovalStatus::Interrupted);
     let history = t.store.history(t.engine.session_id(), 0).unwrap();
     assert!(matches!(history.last(), Some(HistoryItem::ToolResult { result }) if result.is_error));
@@ -259,7 +249,7 @@ async fn a_deferred_turn_resumes_in_another_process_once_approved() {
     let Event::TurnSuspended { approval_ids, turn_id, .. } = last(&events).clone() else { panic!("{events:?}") };
     assert_eq!(approval_ids.len(), 1);
     // The read ran; the write waits.
-    assert_eq!(end_status(&events).len(), 1);
+    assert_eq!(tool_ends(&events).len(), 1);
     let session = first.engine.session_id().to_string();
     let TestEngine { engine, events, store, dir, audit } = first;
     drop((engine, events, audit));
@@ -379,7 +369,7 @@ async fn a_resumed_call_the_guard_now_refuses_voids_its_old_request() {
     let mut second =
         engine_in(dir, wire.provider(&server.uri()), SessionSpec::Resume(session), |c| c.mode = Mode::ReadOnly);
     let rest = second.turn().await;
-    assert_eq!(end_status(&rest)[0].0, ToolStatus::Denied);
+    assert_eq!(tool_ends(&rest)[0].0, ToolStatus::Denied);
     assert!(matches!(last(&rest), Event::TurnCompleted { .. }));
     assert_eq!(second.store.approval(&approval_ids[0]).unwrap().unwrap().status, ApprovalStatus::Interrupted);
     assert!(second.store.pending_approvals(None).unwrap().is_empty());

@@ -340,6 +340,17 @@ impl TestEngine {
     }
 }
 
+/// Each ended call's status and what the model was told, in the order they ended.
+pub fn tool_ends(events: &[Event]) -> Vec<(bridle_protocol::ToolStatus, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallEnd { status, result, .. } => Some((*status, result.output.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The `type` tags of events, for order assertions.
 pub fn kinds(events: &[Event]) -> Vec<String> {
     events.iter().map(|e| serde_json::to_value(e).unwrap()["type"].as_str().unwrap().to_string()).collect()

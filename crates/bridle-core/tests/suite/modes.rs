@@ -6,16 +6,6 @@ use pretty_assertions::assert_eq;
 
 use super::harness::*;
 
-fn ends(events: &[Event]) -> Vec<(ToolStatus, String)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCallEnd { status, result, .. } => Some((*status, result.output.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn plan_mode_set_in_a_running_session_writes_nothing() {
     let wire = Wire::OpenAi;
@@ -38,7 +28,7 @@ async fn plan_mode_set_in_a_running_session_writes_nothing() {
 
     t.say("make two files").await;
     let events = t.turn().await;
-    let mut ends = ends(&events);
+    let mut ends = tool_ends(&events);
     assert_eq!(ends.len(), 2, "{:?}", kinds(&events));
     // They end in any order: the denied write at once, the command after it ran.
     ends.sort_by_key(|(status, _)| *status == ToolStatus::Denied);

@@ -108,13 +108,7 @@ async fn a_users_edit_during_a_long_turn_is_never_lost() {
     t.next_matching(|e| matches!(e, Event::ToolCallEnd { .. })).await;
     std::fs::write(ws.join("notes.txt"), "alpha\nbeta\nuser's line\n").unwrap();
     let events = t.turn().await;
-    let outputs: Vec<String> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCallEnd { result, .. } => Some(result.output.clone()),
-            _ => None,
-        })
-        .collect();
+    let outputs: Vec<String> = tool_ends(&events).into_iter().map(|(_, output)| output).collect();
     assert_eq!(outputs.len(), 3, "{outputs:?}");
     assert!(outputs[0].contains("modified on disk since you last read it"), "{}", outputs[0]);
     assert!(outputs[2].starts_with("Updated notes.txt"), "{}", outputs[2]);
@@ -149,13 +143,7 @@ async fn after_an_undo_the_model_is_told_and_its_next_edit_of_the_restored_file_
     t.say("change it the other way").await;
     let events = t.turn().await;
     assert!(!events.iter().any(|e| matches!(e, Event::FilesChangedOnDisk { .. })), "{:?}", kinds(&events));
-    let outputs: Vec<String> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCallEnd { result, .. } => Some(result.output.clone()),
-            _ => None,
-        })
-        .collect();
+    let outputs: Vec<String> = tool_ends(&events).into_iter().map(|(_, output)| output).collect();
     assert_eq!(outputs.len(), 1, "{outputs:?}");
     assert!(outputs[0].starts_with("Updated a.txt"), "{}", outputs[0]);
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "uno\n");
