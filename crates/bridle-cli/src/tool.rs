@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use bridle_core::audit::{AuditRecord, AuditSink};
-use bridle_core::calls::{audit_rows, CallEvent, CallFailure, CallOutcome, Calls, Checked, Recorder};
+use bridle_core::calls::{audit_rows, CallEvent, CallFailure, CallOutcome, Calls, Checked, OutsideGate, Recorder};
 use bridle_core::clock::{Clock, SystemClock};
+use bridle_core::network::CallNetwork;
 use bridle_core::tools::{builtin_registry, ToolContext, ToolRegistry};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
 use serde::Serialize;
@@ -116,14 +117,20 @@ async fn tool_call(setup: &Wiring, calls: &Calls, audit: &AuditSink, args: &Tool
     };
     let call = call(&args.name, &raw);
     let recorder = CliRecorder { sink: audit };
-    let ctx = ToolContext::new(
-        format!("cli-{}", call.id),
-        call.id.clone(),
-        calls.workspace().clone(),
-        setup.data_dir.clone(),
-        Arc::new(SystemClock),
-        setup.config.limits.tool_timeout(),
-    );
+    let ctx = ToolContext {
+        network: calls.permit().network().map(|proxy| CallNetwork {
+            proxy: proxy.clone(),
+            gate: Arc::new(OutsideGate { sink: audit.clone(), clock: Arc::new(SystemClock) }),
+        }),
+        ..ToolContext::new(
+            format!("cli-{}", call.id),
+            call.id.clone(),
+            calls.workspace().clone(),
+            setup.data_dir.clone(),
+            Arc::new(SystemClock),
+            setup.config.limits.tool_timeout(),
+        )
+    };
     let checked = match calls.check(&call, &ctx, None, &recorder).await {
         Checked::Ready(checked) => *checked,
         Checked::Done(outcome) => {

@@ -40,6 +40,7 @@ pub mod guard;
 pub mod hooks;
 pub mod locks;
 pub mod mcp;
+pub mod network;
 pub mod provider;
 pub mod redact;
 pub mod sandbox;

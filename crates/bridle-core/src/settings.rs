@@ -10,7 +10,8 @@
 use std::path::Path;
 
 use bridle_protocol::{
-    LimitSettings, McpServerSettings, ProviderKindInfo, ProviderSettings, RuleSettings, Settings, SettingsUpdate,
+    LimitSettings, McpServerSettings, NetworkSettings, ProviderKindInfo, ProviderSettings, RuleSettings, Settings,
+    SettingsUpdate,
 };
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
@@ -63,7 +64,12 @@ pub fn read(wiring: &Wiring) -> Settings {
             ask: config.rules.ask.clone(),
             deny: config.rules.deny.clone(),
         },
-        sandbox_network: config.sandbox.network,
+        network: NetworkSettings {
+            mode: config.sandbox.network.mode,
+            allow: config.sandbox.network.allow.clone(),
+            deny: config.sandbox.network.deny.clone(),
+        },
+        session_hosts: Vec::new(),
         limits: LimitSettings {
             max_steps: config.limits.max_steps,
             tool_timeout_secs: config.limits.tool_timeout_secs,
@@ -143,7 +149,21 @@ pub fn save(config_file: &Path, form: &SettingsUpdate) -> Result<Config, SaveErr
             set_list(table, "ask", &form.rules.ask);
             set_list(table, "deny", &form.rules.deny);
         }
-        set(table(doc, "sandbox")?, "network", form.sandbox_network);
+        {
+            // The old `network = true` becomes the table it means.
+            let sandbox = table(doc, "sandbox")?;
+            if sandbox.get("network").is_some_and(|item| !item.is_table()) {
+                sandbox.remove("network");
+            }
+            let network = sandbox
+                .entry("network")
+                .or_insert_with(toml_edit::table)
+                .as_table_mut()
+                .ok_or_else(|| SaveError::Invalid("`sandbox.network` in the config is not a table".into()))?;
+            set(network, "mode", form.network.mode.as_str());
+            set_list(network, "allow", &form.network.allow);
+            set_list(network, "deny", &form.network.deny);
+        }
         let limits = &form.limits;
         let table = table(doc, "limits")?;
         set(table, "max_steps", i64::from(limits.max_steps));
@@ -264,6 +284,7 @@ fn edit(
     let text = doc.to_string();
     let config = Config::parse(&text).map_err(SaveError::Invalid)?;
     crate::guard::Policy::from_config(&config).map_err(|e| SaveError::Invalid(e.to_string()))?;
+    crate::network::Policy::new(&config.sandbox.network).map_err(SaveError::Invalid)?;
     write_atomically(config_file, text.as_bytes(), permissions)
         .map_err(|source| ConfigError::Write { path: shown, source })?;
     Ok(config)
@@ -336,7 +357,11 @@ mod tests {
                 ask: vec![],
                 deny: vec!["bash(rm *)".into()],
             },
-            sandbox_network: true,
+            network: NetworkSettings {
+                mode: bridle_protocol::NetworkMode::Ask,
+                allow: vec!["crates.io".into(), "*.npmjs.org".into()],
+                deny: vec![],
+            },
             limits: LimitSettings { max_steps: 20, tool_timeout_secs: 90, approval_timeout_secs: 300, max_retries: 2 },
         }
     }
@@ -361,7 +386,8 @@ mod tests {
         let provider = loaded.provider.unwrap();
         assert_eq!((provider.model.as_str(), provider.context_window), ("gpt-test", Some(32768)));
         assert_eq!(loaded.rules.allow, ["bash(cargo test*)"]);
-        assert!(loaded.sandbox.network);
+        assert_eq!(loaded.sandbox.network.mode, bridle_protocol::NetworkMode::Ask);
+        assert_eq!(loaded.sandbox.network.allow, ["crates.io", "*.npmjs.org"]);
         assert_eq!((loaded.limits.max_steps, loaded.limits.tool_timeout_secs), (20, 90));
     }
 
@@ -378,9 +404,15 @@ mod tests {
         no_model.provider.model = " ".into();
         let mut bad_kind = form();
         bad_kind.provider.kind = "gemini".into();
-        for (form, expect) in
-            [(bad_rule, "bash(git status"), (bad_url, "http://"), (no_model, "model"), (bad_kind, "gemini")]
-        {
+        let mut bad_host = form();
+        bad_host.network.allow = vec!["exa mple.com".into()];
+        for (form, expect) in [
+            (bad_rule, "bash(git status"),
+            (bad_url, "http://"),
+            (no_model, "model"),
+            (bad_kind, "gemini"),
+            (bad_host, "exa mple.com"),
+        ] {
             let err = save(&path, &form).unwrap_err();
             assert!(err.to_string().contains(expect), "{err}");
             assert_eq!(std::fs::read_to_string(&path).unwrap(), "mode = \"ask\"\n");

@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(engine.rules.allow, ["read_file"]);
         assert_eq!(engine.disabled_tools, ["bash"]);
         assert_eq!(engine.extra_sensitive, [PathBuf::from("/srv/keys")]);
-        assert!(engine.sandbox.network);
+        assert!(engine.sandbox.network.is_on());
         assert_eq!(engine.limits.max_steps, 3);
         assert_eq!(engine.home, Some(PathBuf::from("/home/someone")));
         assert_eq!(engine.config_file, Some(dir.path().join("config.toml")));

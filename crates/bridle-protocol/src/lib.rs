@@ -41,8 +41,8 @@ pub use history::{
 };
 pub use op::Op;
 pub use settings::{
-    LimitSettings, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, ProviderKindInfo, ProviderSettings,
-    RuleMeaning, RuleSettings, Settings, SettingsUpdate,
+    LimitSettings, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode, NetworkSettings,
+    ProviderKindInfo, ProviderSettings, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
 };
 pub use tool::{ToolCall, ToolDefinition, ToolResult};
 pub use usage::TokenUsage;

@@ -79,8 +79,10 @@ pub struct Settings {
     pub mode: Mode,
     /// The user's rules.
     pub rules: RuleSettings,
-    /// Whether sandboxed commands may use the network.
-    pub sandbox_network: bool,
+    /// Which hosts sandboxed commands may reach (`[sandbox.network]`).
+    pub network: NetworkSettings,
+    /// The hosts a person allowed for the running session (`host:port`), when one runs.
+    pub session_hosts: Vec<String>,
     /// Turn limits.
     pub limits: LimitSettings,
     /// The provider kinds to choose from.
@@ -167,10 +169,46 @@ pub struct SettingsUpdate {
     pub mode: Mode,
     /// The user's rules.
     pub rules: RuleSettings,
-    /// Whether sandboxed commands may use the network.
-    pub sandbox_network: bool,
+    /// Which hosts sandboxed commands may reach.
+    pub network: NetworkSettings,
     /// Turn limits.
     pub limits: LimitSettings,
+}
+
+/// How a host no pattern names is treated (`[sandbox.network] mode`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkMode {
+    /// No network at all: no proxy, nothing leaves the sandbox.
+    #[default]
+    Off,
+    /// A host no pattern names is asked about while its connection waits.
+    Ask,
+    /// Only the hosts `allow` names; any other is refused.
+    Allow,
+}
+
+impl NetworkMode {
+    /// The name in the config, results and the window.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NetworkMode::Off => "off",
+            NetworkMode::Ask => "ask",
+            NetworkMode::Allow => "allow",
+        }
+    }
+}
+
+/// `[sandbox.network]` as the Settings view shows and edits it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkSettings {
+    /// What a host no pattern names gets.
+    pub mode: NetworkMode,
+    /// Host patterns reached without asking (`crates.io`, `*.npmjs.org`, `github.com:22`).
+    pub allow: Vec<String>,
+    /// Host patterns always refused.
+    pub deny: Vec<String>,
 }
 
 /// One model a server offers.

@@ -131,6 +131,7 @@ fn changed_files(workspace: &Path, shell: &ShellSandbox) -> Option<usize> {
         stdin: Stdio::null(),
         stdout: Stdio::piped(),
         stderr: Stdio::null(),
+        network: false,
     };
     let mut child = shell.spawn_blocking(launch).ok()?;
     let started = Instant::now();

@@ -44,7 +44,7 @@ pub use loop_guard::{LoopGuard, Repetition, REMINDER};
 pub use outcome::{CallFailure, CallOutcome, NotRun};
 pub use permit::Permit;
 pub use queue::{status_word, Answer, AnswerError, ApprovalQueue};
-pub use record::{audit_rows, CallEvent, Problem, Recorder, Unrecorded};
+pub use record::{audit_rows, connection_row, CallEvent, OutsideGate, Problem, Recorder, Unrecorded};
 pub use run::{Finished, Schedule, Slot};
 
 /// What every call of a session goes through; cheap to clone. Rebuilt when the mode (and with

@@ -6,7 +6,9 @@
 //! the very next call is judged under it; the window, the brief and the audit read the mode from
 //! here. A session's grants ("approve for this session") live in the store, keyed by what the
 //! tool says an approval covers; the command grants are forgotten when an exec-config file
-//! changes, so an approved `npm test` cannot be turned into something else silently.
+//! changes, so an approved `npm test` cannot be turned into something else silently. The
+//! session's network proxy lives here too: its policy and the hosts a person allowed are what
+//! the session allows of the network.
 
 use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
@@ -17,6 +19,7 @@ use super::approval::COMMAND_GRANT;
 use super::record::Problem;
 use crate::config::edit::RuleList;
 use crate::guard::Policy;
+use crate::network::Proxy;
 use crate::store::Store;
 
 /// What a session allows now; shared by every call of the session.
@@ -24,6 +27,7 @@ pub struct Permit {
     in_force: RwLock<(Mode, Arc<Policy>)>,
     grants: Option<(Arc<Store>, String)>,
     config_file: Option<PathBuf>,
+    network: Option<Arc<Proxy>>,
 }
 
 impl std::fmt::Debug for Permit {
@@ -35,7 +39,32 @@ impl std::fmt::Debug for Permit {
 impl Permit {
     /// `mode` and `policy`, remembering no approvals and writing no rules (`bridle tool`).
     pub fn new(mode: Mode, policy: Policy) -> Self {
-        Self { in_force: RwLock::new((mode, Arc::new(policy))), grants: None, config_file: None }
+        Self { in_force: RwLock::new((mode, Arc::new(policy))), grants: None, config_file: None, network: None }
+    }
+
+    /// Lets commands out through `proxy` (none: the network is off).
+    pub fn with_network(self, proxy: Option<Arc<Proxy>>) -> Self {
+        Self { network: proxy, ..self }
+    }
+
+    /// The session's proxy, when commands may reach hosts.
+    pub fn network(&self) -> Option<&Arc<Proxy>> {
+        self.network.as_ref()
+    }
+
+    /// An "always" answer about a host: `entry` (`host:port`) is written to `[sandbox.network]
+    /// allow` in the config file (the proxy has it in force already).
+    pub fn allow_host_always(&self, entry: &str) -> Option<Problem> {
+        let Some(file) = &self.config_file else {
+            let message = "no config file to write the host to; allowed for this session";
+            return Some(Problem::fatal(ErrorCode::ConfigWriteFailed, message.into()));
+        };
+        if let Err(e) = crate::network::HostPattern::parse(entry) {
+            return Some(Problem::fatal(ErrorCode::ConfigWriteFailed, e));
+        }
+        crate::config::edit::append_network_allow(file, entry)
+            .err()
+            .map(|e| Problem::retryable(ErrorCode::ConfigWriteFailed, format!("cannot write the host `{entry}`: {e}")))
     }
 
     /// Remembers "approve for this session" answers of `session_id` in `store`.

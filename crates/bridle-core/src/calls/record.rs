@@ -193,3 +193,60 @@ fn ended(record: AuditRecord, outcome: &CallOutcome) -> AuditRecord {
         "escalated": data.and_then(|d| d.get("escalated")),
     }))
 }
+
+/// The `network` audit row of one connection a command made (or was refused), filled into `row`.
+pub fn connection_row(c: &crate::network::Connection, row: AuditRecord) -> AuditRecord {
+    use crate::network::Source;
+    let decision = if c.allowed { Decision::Allow } else { Decision::Deny };
+    let source = match &c.source {
+        Source::Deny(_) | Source::Allow(_) => DecisionSource::Rule,
+        Source::Session | Source::User => DecisionSource::User,
+        Source::Mode(_) => DecisionSource::Mode,
+        Source::Timeout => DecisionSource::Timeout,
+        Source::Address => DecisionSource::Sandbox,
+    };
+    let status = match (c.allowed, c.reached) {
+        (true, true) => "reached",
+        (true, false) => "unreachable",
+        (false, _) => "refused",
+    };
+    row.call(c.call_id.clone())
+        .tool("bash")
+        .decision(decision, source)
+        .status(status)
+        .latency_ms(c.duration_ms as i64)
+        .payload(json!({
+            "host": c.host,
+            "port": c.port,
+            "protocol": c.protocol.as_str(),
+            "source": c.source.describe(),
+            "reason": c.reason,
+            "address": c.address.map(|a| a.to_string()),
+            "bytesSent": c.sent,
+            "bytesReceived": c.received,
+        }))
+}
+
+/// The network gate of a call outside a session (`bridle tool`): nobody to ask, so a host the
+/// policy leaves to a person is refused, saying so; every connection is audited.
+pub struct OutsideGate {
+    /// Where the rows go.
+    pub sink: crate::audit::AuditSink,
+    /// The clock rows are stamped with.
+    pub clock: std::sync::Arc<dyn crate::clock::Clock>,
+}
+
+#[async_trait]
+impl crate::network::Gate for OutsideGate {
+    async fn ask(&self, request: &crate::network::HostRequest) -> crate::network::Answer {
+        let why = format!(
+            "{}:{} is not in [sandbox.network] allow, and outside a session nobody can be asked",
+            request.host, request.port
+        );
+        crate::network::Answer::Refused(crate::network::Source::Mode(crate::config::NetworkMode::Ask), why)
+    }
+
+    fn record(&self, connection: &crate::network::Connection) {
+        self.sink.record(connection_row(connection, AuditRecord::new(AuditKind::Network, self.clock.now_ms())));
+    }
+}

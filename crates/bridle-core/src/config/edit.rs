@@ -1,4 +1,5 @@
-//! Writing a rule into the user's config file, as an "approve always" answer does.
+//! Writing a rule (or an allowed host) into the user's config file, as an "approve always" answer
+//! does.
 //!
 //! Rule: the file is edited, never regenerated — the user's comments, key order and layout
 //! survive (`toml_edit`); the caller checks the rule before it is written (the rule language is
@@ -39,6 +40,17 @@ impl RuleList {
 /// Adds `pattern` to `[rules] <list>` in `config_file`, keeping everything else as it is. The
 /// pattern is written as given: the caller has checked it compiles.
 pub fn append_rule(config_file: &Path, list: RuleList, pattern: &str) -> Result<(), ConfigError> {
+    append_to_list(config_file, &["rules", list.as_str()], pattern)
+}
+
+/// Adds `pattern` to `[sandbox.network] allow` in `config_file` (an "always" answer about a host),
+/// the same way: the caller has checked it reads as a host pattern.
+pub fn append_network_allow(config_file: &Path, pattern: &str) -> Result<(), ConfigError> {
+    append_to_list(config_file, &["sandbox", "network", "allow"], pattern)
+}
+
+/// Adds `pattern` to the list at `path` (tables, then the list's key), creating what is missing.
+fn append_to_list(config_file: &Path, path: &[&str], pattern: &str) -> Result<(), ConfigError> {
     let shown = config_file.display().to_string();
     let parse_error = |message: String| ConfigError::Parse { path: shown.clone(), message };
     let (text, permissions) = match fs::read_to_string(config_file) {
@@ -47,13 +59,17 @@ pub fn append_rule(config_file: &Path, list: RuleList, pattern: &str) -> Result<
         Err(source) => return Err(ConfigError::Read { path: shown, source }),
     };
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| parse_error(e.to_string()))?;
-    let rules = doc.entry("rules").or_insert_with(toml_edit::table);
-    let Some(rules) = rules.as_table_like_mut() else {
-        return Err(parse_error("`rules` is not a table".into()));
-    };
-    let entry = rules.entry(list.as_str()).or_insert(Item::Value(Value::Array(Array::new())));
+    let Some((key, tables)) = path.split_last() else { return Ok(()) };
+    let mut table = doc.as_table_mut() as &mut dyn toml_edit::TableLike;
+    for (depth, name) in tables.iter().enumerate() {
+        let entry = table.entry(name).or_insert_with(toml_edit::table);
+        table = entry
+            .as_table_like_mut()
+            .ok_or_else(|| parse_error(format!("`{}` is not a table", tables[..=depth].join("."))))?;
+    }
+    let entry = table.entry(key).or_insert(Item::Value(Value::Array(Array::new())));
     let Some(array) = entry.as_array_mut() else {
-        return Err(parse_error(format!("`rules.{}` is not a list", list.as_str())));
+        return Err(parse_error(format!("`{}` is not a list", path.join("."))));
     };
     if array.iter().any(|v| v.as_str() == Some(pattern)) {
         return Ok(());

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use bridle_protocol::Mode;
+pub use bridle_protocol::NetworkMode;
 use serde::{Deserialize, Serialize};
 
 pub use edit::RuleList;
@@ -257,8 +258,9 @@ pub enum SandboxBackend {
 pub struct SandboxConfig {
     /// Off, `bash` runs unsandboxed (and `auto` asks for every command).
     pub enabled: bool,
-    /// Whether commands may reach the network.
-    pub network: bool,
+    /// Which hosts commands may reach, through Bridle's proxy (`[sandbox.network]`; the old
+    /// `network = true` reads as `mode = "allow"`, `allow = ["*"]`).
+    pub network: NetworkConfig,
     /// Paths outside the workspace that commands may write.
     pub writable: Vec<std::path::PathBuf>,
     /// Which mechanism to use.
@@ -279,13 +281,70 @@ impl Default for SandboxConfig {
     fn default() -> Self {
         Self {
             enabled: true,
-            network: false,
+            network: NetworkConfig::default(),
             writable: Vec::new(),
             backend: SandboxBackend::Auto,
             env: Vec::new(),
             max_processes: 1024,
             tmp_size: ByteSize(1 << 30),
             unix_sockets: false,
+        }
+    }
+}
+
+/// `[sandbox.network]`: which hosts commands reach (DESIGN §5.2). Patterns are host names with
+/// an optional port (`crates.io`, `*.npmjs.org`, `github.com:22`, `*`), or addresses
+/// (`10.0.0.5`, `10.0.0.0/8`, `[::1]:5432`), the only way to a private or loopback address.
+/// Checked where it is used ([`crate::network`]); here it is data.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct NetworkConfig {
+    /// What a host no pattern names gets.
+    pub mode: NetworkMode,
+    /// Hosts reached without asking (in `ask` and `allow`).
+    pub allow: Vec<String>,
+    /// Hosts always refused, whatever `allow` says.
+    pub deny: Vec<String>,
+}
+
+impl NetworkConfig {
+    /// The old `network = true`: every public host, through the proxy.
+    pub fn every_public_host() -> Self {
+        Self { mode: NetworkMode::Allow, allow: vec!["*".into()], deny: Vec::new() }
+    }
+
+    /// Whether commands get a way out at all.
+    pub fn is_on(&self) -> bool {
+        self.mode != NetworkMode::Off
+    }
+}
+
+impl<'de> Deserialize<'de> for NetworkConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        struct Table {
+            mode: NetworkMode,
+            allow: Vec<String>,
+            deny: Vec<String>,
+        }
+        impl Default for Table {
+            fn default() -> Self {
+                Table { mode: NetworkMode::Off, allow: Vec::new(), deny: Vec::new() }
+            }
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Old(bool),
+            Table(Table),
+        }
+        match Either::deserialize(deserializer) {
+            Ok(Either::Old(true)) => Ok(NetworkConfig::every_public_host()),
+            Ok(Either::Old(false)) => Ok(NetworkConfig::default()),
+            Ok(Either::Table(t)) => Ok(NetworkConfig { mode: t.mode, allow: t.allow, deny: t.deny }),
+            Err(_) => Err(serde::de::Error::custom(
+                "`sandbox.network` is either true/false or a table with `mode` (\"off\", \"ask\" or \"allow\"), `allow` and `deny` (lists of host patterns)",
+            )),
         }
     }
 }
@@ -445,9 +504,9 @@ mod tests {
         assert_eq!(provider.context_window, Some(200_000));
         assert_eq!(config.limits.max_steps, 7);
         assert_eq!(config.limits.max_concurrent_tools, 8);
-        assert!(config.sandbox.enabled && config.sandbox.network);
+        assert!(config.sandbox.enabled && config.sandbox.network == NetworkConfig::every_public_host());
         assert_eq!(config.sandbox.writable, [std::path::PathBuf::from("/var/cache/x")]);
-        assert!(Config::default().sandbox.enabled && !Config::default().sandbox.network);
+        assert!(Config::default().sandbox.enabled && !Config::default().sandbox.network.is_on());
         assert_eq!(Config::default().sandbox.tmp_size.bytes(), 1 << 30);
         assert_eq!(Config::default().sandbox.max_processes, 1024);
         let sized =
@@ -456,6 +515,22 @@ mod tests {
         assert_eq!(sized.sandbox.env, ["JAVA_HOME"]);
         assert_eq!(Config::parse("[sandbox]\ntmp_size = 4096\n").unwrap().sandbox.tmp_size.bytes(), 4096);
         assert!(Config::parse("[sandbox]\ntmp_size = \"lots\"\n").is_err());
+    }
+
+    #[test]
+    fn the_network_is_a_table_or_the_old_switch() {
+        let table = Config::parse(
+            "[sandbox.network]\nmode = \"ask\"\nallow = [\"crates.io\", \"github.com:22\"]\ndeny = [\"*.evil.test\"]\n",
+        )
+        .unwrap();
+        assert_eq!(table.sandbox.network.mode, NetworkMode::Ask);
+        assert_eq!(table.sandbox.network.allow, ["crates.io", "github.com:22"]);
+        assert_eq!(table.sandbox.network.deny, ["*.evil.test"]);
+        assert_eq!(Config::parse("[sandbox]\nnetwork = false\n").unwrap().sandbox.network, NetworkConfig::default());
+        for bad in ["[sandbox.network]\nmode = \"sometimes\"\n", "[sandbox.network]\nallowed = []\n"] {
+            let e = Config::parse(bad).unwrap_err();
+            assert!(e.contains("`sandbox.network` is either"), "{e}");
+        }
     }
 
     #[test]

@@ -82,9 +82,9 @@ pub(crate) async fn run_calls(
 }
 
 /// A turn's calls' events: window events, store rows and audit rows.
-struct TurnRecorder<'a> {
-    session: &'a Session,
-    turn_id: &'a str,
+pub(crate) struct TurnRecorder<'a> {
+    pub session: &'a Session,
+    pub turn_id: &'a str,
 }
 
 #[async_trait]

@@ -10,6 +10,7 @@
 
 mod dispatch;
 mod events;
+mod hosts;
 mod session;
 mod step;
 mod turn;
@@ -133,8 +134,24 @@ impl EngineConfig {
 
     /// The permit these settings start a session with: the mode, the user's rules, the config
     /// file "always" writes to (a session adds its grants).
-    pub fn permit(&self) -> Result<Permit, RuleError> {
-        Ok(Permit::new(self.mode, self.policy()?).with_config_file(self.config_file.clone()))
+    pub fn permit(&self) -> Result<Permit, EngineError> {
+        Ok(Permit::new(self.mode, self.policy()?)
+            .with_config_file(self.config_file.clone())
+            .with_network(self.network_proxy()?))
+    }
+
+    /// The proxy commands reach hosts through, when `[sandbox.network]` is not off; names pinned
+    /// in `BRIDLE_NET_RESOLVE` (of the environment Bridle was launched with) resolve first.
+    fn network_proxy(&self) -> Result<Option<Arc<crate::network::Proxy>>, EngineError> {
+        if !self.sandbox.network.is_on() {
+            return Ok(None);
+        }
+        let pinned = self.host_environment.get("BRIDLE_NET_RESOLVE").map(|v| v.to_string_lossy().into_owned());
+        let resolver = crate::network::SystemResolver::with_pinned(pinned.as_deref().unwrap_or_default())
+            .map_err(EngineError::Network)?;
+        let proxy =
+            crate::network::Proxy::new(&self.sandbox.network, Arc::new(resolver)).map_err(EngineError::Network)?;
+        Ok(Some(Arc::new(proxy)))
     }
 
     /// The one way calls are built from settings, under `permit` (whose mode is in force): the
@@ -235,6 +252,9 @@ pub enum EngineError {
     /// A hook in the config is not valid.
     #[error(transparent)]
     Hook(#[from] crate::hooks::HookError),
+    /// `[sandbox.network]` or the names pinned for the proxy cannot be read.
+    #[error("{0}")]
+    Network(String),
     /// Another process has the session open.
     #[error("session {0} is open in another Bridle process")]
     SessionBusy(String),
@@ -287,6 +307,13 @@ impl Engine {
             }
             SessionSpec::Resume(_) => deps.store.history(&session_id, now)?,
         };
+        // A question about a host left by a process that ended: its connection is gone.
+        let queue = crate::calls::ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
+        for stored in deps.store.pending_approvals(Some(&session_id))? {
+            if stored.request.tool == hosts::NETWORK_TOOL {
+                queue.withdraw(&stored.request.id, "the connection that asked ended with its process")?;
+            }
+        }
         let suspended = suspended_turn(deps.store.held_approvals(&session_id)?, &history);
         let (event_tx, event_rx) = mpsc::channel(1024);
         let (event_tx, events_sent) = events::EventSender::new(event_tx);
@@ -295,15 +322,10 @@ impl Engine {
             Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),
             _ => None,
         };
-        let session = Arc::new(Session::new(
-            session_id.clone(),
-            config,
-            deps,
-            (tools_seen, calls.clone()),
-            history,
-            event_tx,
-            lease,
-        ));
+        let session = Arc::new_cyclic(|me| {
+            Session::new(session_id.clone(), config, deps, (tools_seen, calls.clone()), history, event_tx, lease)
+                .knowing(me.clone())
+        });
         let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {

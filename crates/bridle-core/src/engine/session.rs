@@ -48,6 +48,8 @@ pub(crate) struct Session {
     /// Held while the session is open here, so another process answering one of its approvals
     /// leaves the running to this one.
     _lease: SessionLease,
+    /// This session, for what a call hands out that must outlive a borrow (its network gate).
+    me: std::sync::Weak<Session>,
 }
 
 impl Session {
@@ -102,7 +104,13 @@ impl Session {
             brief,
             events,
             _lease: lease,
+            me: std::sync::Weak::new(),
         }
+    }
+
+    /// The same session, knowing its own place (`Arc::new_cyclic`).
+    pub(crate) fn knowing(self, me: std::sync::Weak<Session>) -> Self {
+        Self { me, ..self }
     }
 
     /// The context window in force, when known: the usage meter's, which starts from the
@@ -524,7 +532,13 @@ impl Session {
     }
 
     pub(crate) fn tool_context(&self, turn_id: &str, call_id: &str, cancel: CancellationToken) -> ToolContext {
+        let calls = self.calls();
+        let network = calls.permit().network().zip(self.me.upgrade()).map(|(proxy, session)| {
+            let gate = super::hosts::SessionGate { session, turn_id: turn_id.to_string(), cancel: cancel.clone() };
+            crate::network::CallNetwork { proxy: proxy.clone(), gate: Arc::new(gate) }
+        });
         ToolContext {
+            network,
             usage: self.usage.clone(),
             cancel,
             turn_id: turn_id.to_string(),

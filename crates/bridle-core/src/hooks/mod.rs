@@ -226,11 +226,13 @@ impl Hooks {
             stdin: Stdio::piped(),
             stdout: Stdio::piped(),
             stderr: Stdio::piped(),
+            network: false,
         };
-        let (mut child, _) = shell
+        let mut child = shell
             .spawn(launch, !hook.sandboxed)
             .await
-            .map_err(|e| format!("the hook `{}` could not start: {e}", hook.command))?;
+            .map_err(|e| format!("the hook `{}` could not start: {e}", hook.command))?
+            .child;
         let pid = child.id();
         let mut stdin = child.stdin.take();
         let waited = tokio::time::timeout(hook.timeout, async {

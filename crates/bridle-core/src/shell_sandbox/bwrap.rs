@@ -47,9 +47,14 @@ const PRIVILEGE: &[&str] =
     &["--unshare-user", "--unshare-all", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"];
 
 /// bwrap's options for `c`, up to (not including) `--` and the command; `seccomp` is the file
-/// descriptor the filter's bytes can be read from.
-pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>) -> Vec<OsString> {
+/// descriptor the filter's bytes can be read from; `own_network`: bwrap starts inside the
+/// network namespace its parent made for the command (with the proxy's door, [`super::door`])
+/// and keeps it, rather than making an empty one.
+pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>, own_network: bool) -> Vec<OsString> {
     let mut args: Vec<OsString> = PRIVILEGE.iter().map(OsString::from).collect();
+    if own_network {
+        args.push("--share-net".into());
+    }
     if let Some(fd) = seccomp {
         args.extend(["--seccomp".into(), fd.to_string().into()]);
     }

@@ -1,6 +1,7 @@
 //! What a sandboxed command's process gets between fork and exec: its process limit (a pids
-//! cgroup it joins, else `RLIMIT_NPROC`), and the one file descriptor it must inherit (the
-//! seccomp filter bwrap reads).
+//! cgroup it joins, else `RLIMIT_NPROC`), a network of its own with the proxy's door when it
+//! has network ([`super::door`]), and the one file descriptor it must inherit (the seccomp
+//! filter bwrap reads).
 //!
 //! Rule: only async-signal-safe system calls run in the forked child (no allocation, no lock),
 //! and no descriptor is made inheritable in Bridle itself, where a process spawned at the same
@@ -30,7 +31,12 @@ pub(super) enum ProcessLimit {
 
 /// Sets, in the child only, its process limit and makes `inherit` survive the exec.
 #[allow(unsafe_code)]
-pub(super) fn prepare(command: &mut tokio::process::Command, limit: ProcessLimit, inherit: Option<RawFd>) {
+pub(super) fn prepare(
+    command: &mut tokio::process::Command,
+    limit: ProcessLimit,
+    inherit: Option<RawFd>,
+    door: Option<super::door::DoorInChild>,
+) {
     let hook = move || {
         match limit {
             ProcessLimit::Cgroup(procs) => {
@@ -44,6 +50,9 @@ pub(super) fn prepare(command: &mut tokio::process::Command, limit: ProcessLimit
                 rustix::process::setrlimit(rustix::process::Resource::Nproc, limit)?;
             }
         }
+        if let Some(door) = &door {
+            super::door::open_in_child(door)?;
+        }
         if let Some(fd) = inherit {
             // SAFETY: `fd` is open in the parent until the spawn returns, so it is open in this
             // child, which is a copy of the parent taken during the spawn.
@@ -52,8 +61,8 @@ pub(super) fn prepare(command: &mut tokio::process::Command, limit: ProcessLimit
         }
         Ok(())
     };
-    // SAFETY: the hook makes only system calls (write, setrlimit, fcntl), async-signal-safe;
-    // it allocates nothing and takes no lock.
+    // SAFETY: the hook makes only system calls (write, setrlimit, fcntl, and the door's),
+    // async-signal-safe; it allocates nothing and takes no lock.
     unsafe {
         command.pre_exec(hook);
     }

@@ -1,6 +1,7 @@
 //! Landlock, where bubblewrap cannot run: the kernel lets the command read everything but the
 //! masked paths, write only the workspace, `/tmp`, the usual devices and the user's writable
-//! paths, make no TCP connection or listener unless the network is allowed (ABI 4), reach no
+//! paths, make no TCP connection but to its proxy's port and no listener (ABI 4; a kernel that
+//! cannot restrict TCP refuses to start the command rather than share the network), reach no
 //! abstract socket and signal no process outside its own domain (ABI 6). The seccomp filter
 //! refuses what Landlock does not confine: new Unix-domain sockets (a socket path is not a file
 //! Landlock judges), UDP without network, mounts and namespaces. Every capability is dropped, so
@@ -22,8 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus, Scope, ABI,
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 
 use seccompiler::BpfProgram;
@@ -43,19 +44,21 @@ pub(super) fn available() -> Result<(), String> {
 
 fn probe() -> Result<(), String> {
     // A throwaway thread takes a ruleset that allows everything: enforced means it works.
-    let everything = Rules { read: Vec::new(), write: vec![PathBuf::from("/")], network: true };
+    let everything = Rules { read: Vec::new(), write: vec![PathBuf::from("/")], proxy_port: None };
     std::thread::spawn(move || everything.restrict_this_thread().map_err(|e| e.to_string()))
         .join()
         .map_err(|_| "the Landlock probe failed".to_string())?
 }
 
-/// Spawns `command` on a fresh thread restricted by `c`'s rules and `filter`.
+/// Spawns `command` on a fresh thread restricted by `c`'s rules and `filter`; it may connect to
+/// `proxy_port` on the host's loopback (and to no other TCP port).
 pub(super) async fn spawn(
     mut command: tokio::process::Command,
     c: &Confinement,
     filter: Arc<BpfProgram>,
+    proxy_port: Option<u16>,
 ) -> std::io::Result<tokio::process::Child> {
-    let rules = Rules::for_confinement(c);
+    let rules = Rules { proxy_port, ..Rules::for_confinement(c) };
     let runtime = tokio::runtime::Handle::current();
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::spawn(move || {
@@ -78,11 +81,11 @@ pub(super) fn spawn_blocking(
         .map_err(|_| std::io::Error::other("the sandboxing thread ended without starting the command"))?
 }
 
-/// The paths a confined command may read and write.
+/// The paths a confined command may read and write, and the one port it may connect to.
 struct Rules {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
-    network: bool,
+    proxy_port: Option<u16>,
 }
 
 impl Rules {
@@ -108,7 +111,7 @@ impl Rules {
             write.extend(cover(w, &keep));
         }
         write.extend(DEVICES.iter().map(PathBuf::from).filter(|p| p.exists()));
-        Self { read, write, network: c.network }
+        Self { read, write, proxy_port: None }
     }
 
     /// Landlock, the seccomp `filter` and no capability, on this thread (for good).
@@ -122,12 +125,19 @@ impl Rules {
         let all = AccessFs::from_all(TARGET);
         let read: BitFlags<AccessFs> = AccessFs::from_read(TARGET);
         let write = all & !read;
-        let mut ruleset = Ruleset::default().handle_access(all).map_err(other)?;
-        if !self.network {
-            ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(other)?;
-        }
+        // TCP must be restricted or nothing runs: best effort here would share the host's network.
+        let ruleset = Ruleset::default()
+            .handle_access(all)
+            .map_err(other)?
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+            .map_err(|e| other(format!("this kernel's Landlock cannot restrict TCP ({e})")))?
+            .set_compatibility(CompatLevel::BestEffort);
         let mut created =
             ruleset.scope(Scope::Signal | Scope::AbstractUnixSocket).map_err(other)?.create().map_err(other)?;
+        if let Some(port) = self.proxy_port {
+            created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp)).map_err(other)?;
+        }
         // Listing any folder is allowed (names, not contents), so `ls ~` works; reading is not.
         created =
             created.add_rule(PathBeneath::new(PathFd::new("/").map_err(other)?, AccessFs::ReadDir)).map_err(other)?;

@@ -6,8 +6,9 @@
 //! the workspace (its `.git/config` and `.git/hooks/` stay read-only), a private `/tmp` and the
 //! paths the user made writable; every sensitive path, Bridle's data dir and its config, and every
 //! door to the desktop (`/run`, the runtime dir, the sockets the environment names) are masked; it
-//! never shares the host's network namespace; it can signal only its own processes; and it may
-//! start at most `max_processes` processes.
+//! never shares the host's network namespace (its only way out, when `[sandbox.network]` is not
+//! off, is Bridle's proxy through the door of [`door`]); it can signal only its own processes; and
+//! it may start at most `max_processes` processes.
 //!
 //! The rule this module keeps: it fails closed and says so. When no mechanism works here the
 //! sandbox is [`SandboxKind::None`] with the reason, every result says how it ran (and what its
@@ -16,11 +17,13 @@
 
 mod bwrap;
 mod child;
+mod door;
 mod env;
 mod landlock;
 mod pids;
 mod seccomp;
 
+pub use door::{SANDBOX_PORT, SSH_COMMAND, SSH_TUNNEL};
 pub use env::{allows_name, child_environment, HostEnvironment};
 
 use std::ffi::OsString;
@@ -66,7 +69,7 @@ pub(crate) struct Confinement {
     pub writable: Vec<PathBuf>,
     /// Masked: empty whatever the command (canonical, existing).
     pub masked: Vec<PathBuf>,
-    /// Whether the network is reachable.
+    /// Whether commands may reach hosts through Bridle's proxy (`[sandbox.network]` not off).
     pub network: bool,
     /// Size of the private `/tmp`, in bytes.
     pub tmp_size: u64,
@@ -103,7 +106,7 @@ impl ShellSandbox {
             protected_in_root: [".git/config", ".git/hooks"].iter().map(|p| root.join(p)).collect(),
             writable: existing(&settings.writable),
             masked: outermost(existing(&with_desktop_doors(masked, std::iter::empty()))),
-            network: settings.network,
+            network: settings.network.is_on(),
             tmp_size: settings.tmp_size.bytes(),
             max_processes: settings.max_processes,
         };
@@ -113,7 +116,7 @@ impl ShellSandbox {
             choose(settings.backend)
         };
         // Without its filter no backend keeps its promises: then nothing is confined, and says so.
-        let policy = seccomp::Policy::for_backend(kind, settings.unix_sockets, settings.network);
+        let policy = seccomp::Policy::for_backend(kind, settings.unix_sockets);
         let filter = match policy.map(seccomp::program).transpose() {
             Ok(program) => program.map(Arc::new),
             Err(e) => {
@@ -197,15 +200,12 @@ impl ShellSandbox {
         self.unsandboxed_because.as_deref()
     }
 
-    /// Whether commands may reach the network.
-    ///
-    /// Under bubblewrap, never: a command's network namespace is never the host's, and until
-    /// commands reach hosts through Bridle's proxy (DESIGN §5.2) `network = true` gives them none.
-    /// Under Landlock the host's network is shared (its loopback too), without UDP or sockets.
+    /// Whether commands may reach the network: through Bridle's proxy when confined (and
+    /// `[sandbox.network]` is not off), the host's own when not.
     pub fn network(&self) -> bool {
         match self.kind {
-            SandboxKind::Bwrap => false,
-            SandboxKind::Landlock | SandboxKind::None => self.confinement.network,
+            SandboxKind::Bwrap | SandboxKind::Landlock => self.confinement.network,
+            SandboxKind::None => true,
         }
     }
 
@@ -220,9 +220,6 @@ impl ShellSandbox {
                  processes, and leaves .git/config and .git/hooks/ to the guard",
             ),
             SandboxKind::None => return Some("nothing is confined".into()),
-        }
-        if self.kind == SandboxKind::Bwrap && self.confinement.network {
-            gaps.push("`network = true` gives commands no network under bubblewrap until per-host access through Bridle's proxy exists: the host's network namespace is never shared");
         }
         if matches!(self.process_limit(), child::ProcessLimit::Rlimit(_)) && rustix::process::getuid().is_root() {
             gaps.push("the process limit is not enforced (root, and no pids cgroup could be made)");
@@ -244,26 +241,50 @@ impl ShellSandbox {
     }
 
     /// Spawns `bash -c` with `launch`, confined (or not, when `escalated` or there is no
-    /// sandbox), in a process group of its own; returns the child and how it runs.
-    pub(crate) async fn spawn(
-        &self,
-        launch: Launch<'_>,
-        escalated: bool,
-    ) -> std::io::Result<(tokio::process::Child, SandboxKind)> {
+    /// sandbox), in a process group of its own; returns the child, how it runs, and when it may
+    /// reach the network through the proxy, the listener the proxy is to serve for it (the
+    /// command's environment already names it).
+    pub(crate) async fn spawn(&self, mut launch: Launch<'_>, escalated: bool) -> std::io::Result<Spawned> {
         let kind = if escalated { SandboxKind::None } else { self.kind };
-        let (mut command, seccomp_fd) = self.command(launch, kind)?;
+        let proxied = launch.network && self.confinement.network;
+        if proxied {
+            // Nothing may send a host around the proxy (there is no way around it, but a client
+            // told to go direct would fail where it need not).
+            launch.env.retain(|(name, _)| !name.eq_ignore_ascii_case("no_proxy"));
+        }
+        let (door, landlock_listener) = match kind {
+            SandboxKind::Bwrap if proxied => {
+                launch.env.extend(door::proxy_environment(SANDBOX_PORT));
+                (Some(door::Door::new()?), None)
+            }
+            SandboxKind::Landlock if proxied => {
+                let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))?;
+                launch.env.extend(door::proxy_environment(listener.local_addr()?.port()));
+                (None, Some(listener))
+            }
+            _ => (None, None),
+        };
+        let (mut command, seccomp_fd) = self.command(launch, kind, door.as_ref())?;
         let child = match kind {
-            SandboxKind::Landlock => landlock::spawn(command, &self.confinement, self.filter()?).await?,
+            SandboxKind::Landlock => {
+                let port = landlock_listener.as_ref().and_then(|l| l.local_addr().ok()).map(|a| a.port());
+                landlock::spawn(command, &self.confinement, self.filter()?, port).await?
+            }
             SandboxKind::Bwrap | SandboxKind::None => command.spawn()?,
         };
         drop(seccomp_fd);
-        Ok((child, kind))
+        let listener = match door {
+            Some(door) => Some(door.receive()?),
+            None => landlock_listener,
+        };
+        Ok(Spawned { child, kind, listener })
     }
 
     /// [`ShellSandbox::spawn`] for a caller outside the async runtime (always confined as far as
     /// this sandbox goes): a `std` child.
+    /// It has no network.
     pub(crate) fn spawn_blocking(&self, launch: Launch<'_>) -> std::io::Result<std::process::Child> {
-        let (mut command, seccomp_fd) = self.command(launch, self.kind)?;
+        let (mut command, seccomp_fd) = self.command(launch, self.kind, None)?;
         let child = match self.kind {
             SandboxKind::Landlock => landlock::spawn_blocking(command, &self.confinement, self.filter()?)?,
             SandboxKind::Bwrap | SandboxKind::None => command.as_std_mut().spawn()?,
@@ -277,19 +298,21 @@ impl ShellSandbox {
         self.filter.clone().ok_or_else(|| std::io::Error::other("no seccomp filter was built for this sandbox"))
     }
 
-    /// The command for `launch` under `kind`, and the descriptor it must hold open until it is
-    /// spawned (bwrap reads its seccomp filter from it).
+    /// The command for `launch` under `kind` (bwrap inside the network `door` opens, when there
+    /// is one), and the descriptor it must hold open until it is spawned (bwrap reads its seccomp
+    /// filter from it).
     fn command(
         &self,
         launch: Launch<'_>,
         kind: SandboxKind,
+        door: Option<&door::Door>,
     ) -> std::io::Result<(tokio::process::Command, Option<std::os::fd::OwnedFd>)> {
         let mut seccomp_fd = None;
         let mut command = match kind {
             SandboxKind::Bwrap => {
                 let mut command = tokio::process::Command::new(bwrap::program().map_err(std::io::Error::other)?);
                 let fd = child::memory_file(&seccomp::bytes(&self.filter()?))?;
-                let arguments = bwrap::arguments(&self.confinement, Some(fd.as_raw_fd()));
+                let arguments = bwrap::arguments(&self.confinement, Some(fd.as_raw_fd()), door.is_some());
                 seccomp_fd = Some(fd);
                 tracing::debug!(?arguments, "bash under bwrap");
                 command.args(arguments).arg("--").arg("bash");
@@ -309,7 +332,8 @@ impl ShellSandbox {
             .process_group(0)
             .kill_on_drop(true);
         if kind != SandboxKind::None {
-            child::prepare(&mut command, self.process_limit(), seccomp_fd.as_ref().map(AsRawFd::as_raw_fd));
+            let seccomp = seccomp_fd.as_ref().map(AsRawFd::as_raw_fd);
+            child::prepare(&mut command, self.process_limit(), seccomp, door.map(door::Door::in_child));
         }
         Ok((command, seccomp_fd))
     }
@@ -329,6 +353,19 @@ pub(crate) struct Launch<'a> {
     pub stdout: Stdio,
     /// Its standard error.
     pub stderr: Stdio,
+    /// Whether it may reach the network through the proxy (when the sandbox's policy is not off).
+    pub network: bool,
+}
+
+/// A started command.
+#[derive(Debug)]
+pub(crate) struct Spawned {
+    /// The process (bwrap's, or bash's).
+    pub child: tokio::process::Child,
+    /// How it runs.
+    pub kind: SandboxKind,
+    /// The listener its proxy variables name, for the proxy to serve while it runs.
+    pub listener: Option<std::net::TcpListener>,
 }
 
 /// Picks the first mechanism of `backend` that works on this machine.

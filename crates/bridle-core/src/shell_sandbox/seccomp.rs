@@ -7,7 +7,8 @@
 //! `perf_event_open`, kernel modules, `kexec`, `open_by_handle_at`, `io_uring` (its operations
 //! bypass this filter), `reboot`, swap, and the terminal ioctls that type into another program
 //! (`TIOCSTI`, `TIOCLINUX`), and new Unix-domain sockets (unless `[sandbox] unix_sockets = true`).
-//! Under Landlock, which cannot filter UDP, it also refuses UDP sockets without network.
+//! Under Landlock, which cannot filter UDP, it also refuses UDP sockets (names are resolved by
+//! Bridle's proxy, the only way out).
 //!
 //! Rule: the filter is built once per sandbox (a session's, when it starts; a sandbox whose filter
 //! cannot be built confines nothing and says so), refuses on an unknown architecture (the arch
@@ -35,10 +36,10 @@ pub(super) struct Policy {
 
 impl Policy {
     /// The policy for a backend: `None` where nothing is confined.
-    pub fn for_backend(kind: super::SandboxKind, unix_sockets: bool, network: bool) -> Option<Policy> {
+    pub fn for_backend(kind: super::SandboxKind, unix_sockets: bool) -> Option<Policy> {
         match kind {
             super::SandboxKind::Bwrap => Some(Policy::bwrap(unix_sockets)),
-            super::SandboxKind::Landlock => Some(Policy::landlock(unix_sockets, network)),
+            super::SandboxKind::Landlock => Some(Policy::landlock(unix_sockets)),
             super::SandboxKind::None => None,
         }
     }
@@ -48,9 +49,9 @@ impl Policy {
         Policy { no_unix_sockets: !unix_sockets, no_udp: false }
     }
 
-    /// Landlock: sockets are the filter's to refuse.
-    pub fn landlock(unix_sockets: bool, network: bool) -> Policy {
-        Policy { no_unix_sockets: !unix_sockets, no_udp: !network }
+    /// Landlock: sockets are the filter's to refuse; UDP always (the host's network is shared).
+    pub fn landlock(unix_sockets: bool) -> Policy {
+        Policy { no_unix_sockets: !unix_sockets, no_udp: true }
     }
 }
 

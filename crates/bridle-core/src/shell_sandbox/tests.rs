@@ -40,7 +40,7 @@ fn cover_holds_everything_but_the_excluded_paths() {
 
 #[test]
 fn bwrap_mounts_the_workspace_after_the_writable_paths_and_masks_last() {
-    let args = bwrap::arguments(&confinement(Path::new("/work/ws")), Some(7));
+    let args = bwrap::arguments(&confinement(Path::new("/work/ws")), Some(7), false);
     let ws = position(&args, &["--bind", "/work/ws", "/work/ws"]).unwrap();
     let cache = position(&args, &["--bind", "/srv/cache", "/srv/cache"]).unwrap();
     // `/srv` holds a writable path: emptied before the bind that puts the path back.
@@ -60,14 +60,31 @@ fn bwrap_mounts_the_workspace_after_the_writable_paths_and_masks_last() {
 }
 
 #[test]
-fn bwrap_in_plan_mounts_the_workspace_read_only_and_network_stays_when_allowed() {
+fn bwrap_in_plan_mounts_the_workspace_read_only_and_keeps_only_the_network_made_for_it() {
     let c = Confinement { read_only: true, network: true, ..confinement(Path::new("/work/ws")) };
-    let args = bwrap::arguments(&c, None);
+    let args = bwrap::arguments(&c, None, false);
     assert!(position(&args, &["--ro-bind", "/work/ws", "/work/ws"]).is_some());
     assert!(position(&args, &["--bind", "/work/ws", "/work/ws"]).is_none());
-    // The network allowed or not, the host's namespace is never shared.
+    // Without a door bwrap makes an empty network; with one it keeps the one made for the
+    // command (never the host's: that one is left before bwrap starts).
     assert!(position(&args, &["--share-net"]).is_none());
     assert!(position(&args, &["--unshare-all"]).is_some());
+    let with_door = bwrap::arguments(&c, None, true);
+    assert!(position(&with_door, &["--unshare-all"]).unwrap() < position(&with_door, &["--share-net"]).unwrap());
+}
+
+#[test]
+fn commands_are_told_the_proxy_and_ssh_goes_through_it() {
+    let env: std::collections::HashMap<String, String> = door::proxy_environment(3128)
+        .into_iter()
+        .map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned()))
+        .collect();
+    for name in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+        assert_eq!(env[name], "http://127.0.0.1:3128");
+    }
+    assert_eq!(env["ALL_PROXY"], "socks5h://127.0.0.1:3128");
+    assert!(!env.contains_key("NO_PROXY") && !env.contains_key("no_proxy"));
+    assert!(env["GIT_SSH_COMMAND"].contains("$BRIDLE_SSH_TUNNEL"));
 }
 
 #[test]
@@ -99,9 +116,7 @@ fn the_doors_to_the_desktop_are_masked() {
 
 #[test]
 fn the_seccomp_filter_compiles_and_starts_with_the_architecture_check() {
-    for policy in
-        [seccomp::Policy::bwrap(false), seccomp::Policy::landlock(false, false), seccomp::Policy::landlock(true, true)]
-    {
+    for policy in [seccomp::Policy::bwrap(false), seccomp::Policy::landlock(false), seccomp::Policy::landlock(true)] {
         let program = seccomp::program(policy).unwrap();
         assert!(program.len() > 40, "{}", program.len());
         assert_eq!(seccomp::bytes(&program).len(), program.len() * 8);
@@ -116,7 +131,7 @@ fn what_lives_under_the_private_tmp_is_not_masked_unless_a_bind_shows_it() {
         masked: vec![PathBuf::from("/tmp/data"), PathBuf::from("/tmp/ws/data")],
         ..confinement(Path::new("/tmp/ws"))
     };
-    let args = bwrap::arguments(&c, None);
+    let args = bwrap::arguments(&c, None, false);
     assert!(position(&args, &["/tmp/data"]).is_none(), "{args:?}");
     assert!(position(&args, &["/tmp/ws/data"]).is_some(), "{args:?}");
 }

@@ -111,6 +111,9 @@ pub struct ToolContext {
     /// What the session knows of its files (read stamps, checkpoints); `None` outside a
     /// session (`bridle tool`), where nothing is checkpointed.
     pub files: Option<Arc<SessionFiles>>,
+    /// The session's proxy and where it asks and records, when commands may reach hosts
+    /// (`[sandbox.network]` not off); `None`: no network.
+    pub network: Option<crate::network::CallNetwork>,
 }
 
 impl ToolContext {
@@ -134,6 +137,7 @@ impl ToolContext {
             tool_timeout,
             turn_id: String::new(),
             files: None,
+            network: None,
         }
     }
 }

@@ -133,10 +133,21 @@ impl Tool for Bash {
             stdin: std::process::Stdio::null(),
             stdout: writer.into(),
             stderr: errors.into(),
+            network: ctx.network.is_some(),
         };
         let started = std::time::Instant::now();
-        let (mut child, sandbox) =
+        let spawned =
             shell.spawn(launch, args.escalate).await.map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
+        let (mut child, sandbox) = (spawned.child, spawned.kind);
+        // The command's way out, served for this call while it runs.
+        let serving = match (spawned.listener, &ctx.network) {
+            (Some(listener), Some(net)) => Some(
+                net.proxy
+                    .serve(listener, &ctx.call_id, &args.command, net.gate.clone())
+                    .map_err(|e| ToolError::new(format!("cannot serve the command's network: {e}")))?,
+            ),
+            _ => None,
+        };
         // Owns the group from here: dropped (interrupt, timeout of the pipeline), it kills it.
         let mut group = ProcessGroup::new(child.id(), ctx.call_id.clone());
 
@@ -161,6 +172,10 @@ impl Tool for Bash {
             }
         };
         drop(group);
+        let hosts = match serving {
+            Some(serving) => serving.finish().await,
+            None => Vec::new(),
+        };
         drain.finish(GRACE).await;
         let elapsed = started.elapsed();
         let (shown, cut) = output::head_and_tail_of_file(&out_path, output::DEFAULT_MAX_CHARS)
@@ -191,6 +206,9 @@ impl Tool for Bash {
             text.push('\n');
             text.push_str(&output::saved_note(path));
         }
+        if let Some(note) = hosts_note(&hosts) {
+            text.push_str(&note);
+        }
         // What a confining sandbox does not hold (none for an unconfined run: its note says more).
         let gaps = if sandbox == SandboxKind::None { None } else { shell.gaps() };
         match (sandbox, args.escalate, &gaps) {
@@ -216,13 +234,33 @@ impl Tool for Bash {
                 "sandbox": sandbox.as_str(),
                 "sandboxGaps": gaps,
                 "escalated": args.escalate,
-                "network": args.escalate || sandbox == SandboxKind::None || shell.network(),
+                "network": sandbox == SandboxKind::None || (shell.network() && ctx.network.is_some()),
+                // The hosts the command reached or was refused, through the proxy.
+                "hosts": hosts,
                 // What a command changes is not checkpointed: undo cannot restore it.
                 "checkpointed": false,
             })),
             changes: Vec::new(),
         })
     }
+}
+
+/// The hosts a command reached and was refused, for the model (each refused one with why).
+fn hosts_note(hosts: &[crate::network::HostUse]) -> Option<String> {
+    if hosts.is_empty() {
+        return None;
+    }
+    let reached: Vec<String> = hosts.iter().filter(|h| h.allowed).map(|h| format!("{}:{}", h.host, h.port)).collect();
+    let mut note = String::from("\n[network:");
+    if !reached.is_empty() {
+        note.push_str(&format!(" reached {}", reached.join(", ")));
+    }
+    for h in hosts.iter().filter(|h| !h.allowed) {
+        let why = h.reason.as_deref().unwrap_or("refused");
+        note.push_str(&format!("{} refused {}:{} ({why})", if note.ends_with(':') { "" } else { ";" }, h.host, h.port));
+    }
+    note.push(']');
+    Some(note)
 }
 
 #[cfg(test)]

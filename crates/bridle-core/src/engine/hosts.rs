@@ -1,0 +1,135 @@
+//! The session's side of the network proxy ([`crate::network::Gate`]): a host the policy leaves
+//! to a person becomes an approval request (tool `network`, `{host, port, command}`) in the
+//! session's queue, shown and answered like any other while the connection waits; every
+//! connection becomes one `network` audit row.
+//!
+//! Rules: a request is never held for a resumed turn (its stored call is its own, never the
+//! command's, and it is marked run once answered), so an answer about a host can never run a
+//! command; a request that cannot wait (approvals deferred to another process) is refused at once
+//! and says why; "always" writes the host to the config through the permit.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bridle_protocol::{ApprovalAnswer, ApprovalRequest, DecisionSource, Finding, Severity, ToolCall};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
+
+use super::dispatch::TurnRecorder;
+use super::session::Session;
+use crate::audit::AuditKind;
+use crate::calls::{connection_row, CallEvent, Recorder};
+use crate::network::{Answer, Connection, Gate, HostRequest, Source};
+use crate::store::ApprovalStatus;
+
+/// The tool name network requests carry.
+pub(crate) const NETWORK_TOOL: &str = "network";
+
+/// One call's gate: the session, the turn, and the call's cancellation.
+pub(crate) struct SessionGate {
+    pub session: Arc<Session>,
+    pub turn_id: String,
+    pub cancel: CancellationToken,
+}
+
+#[async_trait]
+impl Gate for SessionGate {
+    async fn ask(&self, request: &HostRequest) -> Answer {
+        let session = &self.session;
+        let desk = session.desk();
+        if desk.defer {
+            let why = "approvals are left to another process (`--on-ask defer`), and a connection cannot wait for one";
+            return Answer::Refused(Source::User, why.into());
+        }
+        let now = desk.clock.now_ms();
+        let arguments = json!({"host": request.host, "port": request.port, "command": request.command}).to_string();
+        let id = uuid::Uuid::new_v4().to_string();
+        // Its own call: the command's approval is never this one.
+        let call = ToolCall {
+            id: format!("{}:network:{id}", request.call_id),
+            provider_id: String::new(),
+            name: NETWORK_TOOL.into(),
+            arguments: arguments.clone(),
+        };
+        let approval = ApprovalRequest {
+            id: id.clone(),
+            session_id: session.id.clone(),
+            call_id: request.call_id.clone(),
+            tool: NETWORK_TOOL.into(),
+            arguments,
+            findings: vec![Finding {
+                guardian: NETWORK_TOOL.into(),
+                rule: "unlisted-host".into(),
+                severity: Severity::Medium,
+                message: format!(
+                    "the command wants to connect to {}:{}, which [sandbox.network] does not name",
+                    request.host, request.port
+                ),
+            }],
+            preview: None,
+            call_hash: host_hash(request),
+            created_at: now,
+            expires_at: now.saturating_add(desk.timeout.as_millis() as i64),
+        };
+        let recorder = TurnRecorder { session, turn_id: &self.turn_id };
+        if let Err(e) = desk.store.insert_approval(&approval, &self.turn_id, &call) {
+            return Answer::Refused(Source::User, format!("the request could not be stored ({e})"));
+        }
+        recorder.record(&call, CallEvent::ApprovalRequested(&approval, DecisionSource::Mode)).await;
+        let stored = match desk.queue.wait(&id, &self.cancel).await {
+            Ok(stored) => stored,
+            Err(e) => return Answer::Refused(Source::User, format!("the answer could not be read ({e})")),
+        };
+        recorder.record(&call, CallEvent::ApprovalResolved(&stored)).await;
+        let _ = desk.store.mark_approved(&id, ApprovalStatus::Started);
+        let feedback = stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
+        match (stored.status, stored.answer.map(|a| a.decision)) {
+            (ApprovalStatus::Approved, Some(ApprovalAnswer::ApproveSession)) => Answer::Session,
+            (ApprovalStatus::Approved, Some(ApprovalAnswer::ApproveAlways)) => {
+                let entry = format!("{}:{}", host_entry(&request.host), request.port);
+                if let Some(problem) = session.calls().permit().allow_host_always(&entry) {
+                    recorder.record(&call, CallEvent::Trouble(&problem)).await;
+                }
+                Answer::Always
+            }
+            (ApprovalStatus::Approved, _) => Answer::Once,
+            (ApprovalStatus::Expired, _) => {
+                Answer::Refused(Source::Timeout, format!("nobody answered within {} s", desk.timeout.as_secs()))
+            }
+            (ApprovalStatus::Interrupted, _) => {
+                Answer::Refused(Source::User, feedback.unwrap_or_else(|| "the turn was interrupted".into()))
+            }
+            _ => Answer::Refused(
+                Source::User,
+                match feedback {
+                    Some(f) => format!("denied by the user: {f}"),
+                    None => "denied by the user".into(),
+                },
+            ),
+        }
+    }
+
+    fn record(&self, c: &Connection) {
+        let session = &self.session;
+        session.audit(AuditKind::Network, Some(&self.turn_id), |row| connection_row(c, row));
+    }
+}
+
+/// A host as an `allow` entry: an IPv6 address in brackets.
+fn host_entry(host: &str) -> String {
+    match host.parse::<std::net::Ipv6Addr>() {
+        Ok(_) => format!("[{host}]"),
+        Err(_) => host.to_string(),
+    }
+}
+
+/// What an answer about a host names: the host, the port and the call.
+fn host_hash(request: &HostRequest) -> String {
+    let mut hasher = Sha256::new();
+    for part in [NETWORK_TOOL, &request.host, &request.port.to_string(), &request.call_id] {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    format!("{:x}", hasher.finalize())
+}

@@ -1,0 +1,180 @@
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use std::sync::atomic::AtomicUsize;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A gate that answers every question the same way and keeps what it is told.
+struct Desk {
+    answer: Answer,
+    asked: AtomicUsize,
+    rows: Mutex<Vec<Connection>>,
+}
+
+#[async_trait]
+impl Gate for Desk {
+    async fn ask(&self, _: &HostRequest) -> Answer {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        self.answer.clone()
+    }
+    fn record(&self, connection: &Connection) {
+        self.rows.lock().unwrap().push(connection.clone());
+    }
+}
+
+/// An upstream that answers each connection with `hello` and then echoes.
+async fn upstream() -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let _ = s.write_all(b"hello").await;
+                let mut buf = [0u8; 1024];
+                while let Ok(n) = s.read(&mut buf).await {
+                    if n == 0 || s.write_all(&buf[..n]).await.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+fn proxy(mode: NetworkMode, allow: &[&str], deny: &[&str]) -> Arc<Proxy> {
+    let s = |l: &[&str]| l.iter().map(|p| p.to_string()).collect();
+    let resolver = SystemResolver::with_pinned("ok.test=127.0.0.1,bad.test=127.0.0.1,new.test=127.0.0.1").unwrap();
+    Arc::new(Proxy::new(&NetworkConfig { mode, allow: s(allow), deny: s(deny) }, Arc::new(resolver)).unwrap())
+}
+
+fn desk(answer: Answer) -> Arc<Desk> {
+    Arc::new(Desk { answer, asked: AtomicUsize::new(0), rows: Mutex::default() })
+}
+
+fn serve(proxy: &Arc<Proxy>, desk: &Arc<Desk>) -> (Serving, SocketAddr) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    (proxy.serve(listener, "call-1", "curl x", desk.clone()).unwrap(), addr)
+}
+
+async fn connect_via(addr: SocketAddr, target: &str) -> (String, TcpStream) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(format!("CONNECT {target} HTTP/1.1\r\n\r\n").as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut b = [0u8; 1];
+        if s.read(&mut b).await.unwrap() == 0 {
+            break;
+        }
+        head.push(b[0]);
+    }
+    (String::from_utf8(head).unwrap(), s)
+}
+
+#[tokio::test]
+async fn an_allowed_host_is_tunnelled_and_counted_and_a_denied_one_is_refused_at_once() {
+    let port = upstream().await;
+    let p = proxy(NetworkMode::Allow, &["ok.test", "127.0.0.1"], &["bad.test"]);
+    let d = desk(Answer::Once);
+    let (serving, addr) = serve(&p, &d);
+
+    let (head, mut s) = connect_via(addr, &format!("ok.test:{port}")).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let mut hello = [0u8; 5];
+    s.read_exact(&mut hello).await.unwrap();
+    s.write_all(b"ping").await.unwrap();
+    let mut echo = [0u8; 4];
+    s.read_exact(&mut echo).await.unwrap();
+    assert_eq!((&hello, &echo), (b"hello", b"ping"));
+    drop(s);
+
+    let (head, _) = connect_via(addr, &format!("bad.test:{port}")).await;
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+
+    let uses = serving.finish().await;
+    assert_eq!(uses.len(), 2, "{uses:?}");
+    let ok = uses.iter().find(|u| u.host == "ok.test").unwrap();
+    let bad = uses.iter().find(|u| u.host == "bad.test").unwrap();
+    assert!(ok.allowed && ok.sent == 4 && ok.received == 9, "{uses:?}");
+    assert!(!bad.allowed && bad.reason.as_deref().unwrap().contains("denied"), "{uses:?}");
+    let rows = d.rows.lock().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().any(|r| r.source == Source::Deny("bad.test".into()) && !r.allowed));
+    assert!(rows.iter().any(|r| r.host == "ok.test" && r.reached && r.address.is_some()));
+    assert_eq!(d.asked.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn loopback_and_metadata_are_refused_even_when_every_host_is_allowed() {
+    let port = upstream().await;
+    let p = proxy(NetworkMode::Allow, &["*"], &[]);
+    let d = desk(Answer::Once);
+    let (serving, addr) = serve(&p, &d);
+    for target in [
+        format!("127.0.0.1:{port}"),
+        format!("ok.test:{port}"),
+        "169.254.169.254:80".into(),
+        format!("localhost:{port}"),
+    ] {
+        let (head, _) = connect_via(addr, &target).await;
+        assert!(head.starts_with("HTTP/1.1 403"), "{target}: {head}");
+    }
+    let uses = serving.finish().await;
+    assert!(uses.iter().all(|u| !u.allowed), "{uses:?}");
+    assert!(uses[1].reason.as_deref().unwrap().contains("ok.test resolves to 127.0.0.1"), "{uses:?}");
+}
+
+#[tokio::test]
+async fn an_unknown_host_is_asked_about_once_for_all_its_connections_and_a_session_answer_sticks() {
+    let port = upstream().await;
+    let p = proxy(NetworkMode::Ask, &["127.0.0.1"], &[]);
+    let d = desk(Answer::Session);
+    let (serving, addr) = serve(&p, &d);
+    let target = format!("new.test:{port}");
+    let (a, b, c) = tokio::join!(connect_via(addr, &target), connect_via(addr, &target), connect_via(addr, &target));
+    for (head, _) in [&a, &b, &c] {
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    }
+    assert_eq!(d.asked.load(Ordering::SeqCst), 1);
+    assert_eq!(p.session_hosts(), std::slice::from_ref(&target));
+    drop((a, b, c));
+    serving.finish().await;
+
+    // The next command: the session's answer holds, nobody is asked.
+    let (serving, addr) = serve(&p, &d);
+    let (head, _) = connect_via(addr, &target).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(d.asked.load(Ordering::SeqCst), 1);
+    serving.finish().await;
+
+    let refusing = desk(Answer::Refused(Source::Timeout, "nobody answered".into()));
+    let (serving, addr) = serve(&p, &refusing);
+    let (head, _) = connect_via(addr, &format!("other.test:{port}")).await;
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    assert_eq!(serving.finish().await[0].reason.as_deref(), Some("nobody answered"));
+}
+
+#[tokio::test]
+async fn socks5_carries_any_tcp() {
+    let port = upstream().await;
+    let p = proxy(NetworkMode::Allow, &["ok.test", "127.0.0.1"], &[]);
+    let d = desk(Answer::Once);
+    let (serving, addr) = serve(&p, &d);
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let mut hello = vec![5, 1, 0, 5, 1, 0, 3, 7];
+    hello.extend_from_slice(b"ok.test");
+    hello.extend_from_slice(&port.to_be_bytes());
+    s.write_all(&hello).await.unwrap();
+    let mut reply = [0u8; 12];
+    s.read_exact(&mut reply).await.unwrap();
+    assert_eq!(&reply[..4], &[5, 0, 5, 0]);
+    let mut greeting = [0u8; 5];
+    s.read_exact(&mut greeting).await.unwrap();
+    assert_eq!(&greeting, b"hello");
+    drop(s);
+    let uses = serving.finish().await;
+    assert!(uses[0].allowed, "{uses:?}");
+    assert_eq!(d.rows.lock().unwrap()[0].protocol, Protocol::Socks5);
+}
