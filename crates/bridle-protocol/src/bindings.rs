@@ -38,6 +38,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         McpStatus,
         Mode,
         ModelInfo,
+        NetworkMode,
+        NetworkSettings,
         ModelPrice,
         Op,
         PlanItem,

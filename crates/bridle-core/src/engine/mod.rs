@@ -357,6 +357,11 @@ impl Engine {
         session::sandbox_of(&self.current_calls())
     }
 
+    /// The hosts a person allowed for this session (`host:port`).
+    pub fn session_hosts(&self) -> Vec<String> {
+        self.current_calls().permit().network().map(|proxy| proxy.session_hosts()).unwrap_or_default()
+    }
+
     /// The mode in force now (a `SetMode` takes effect between turns).
     pub fn mode(&self) -> Mode {
         self.current_calls().permit().mode()

@@ -21,10 +21,12 @@ use crate::provider;
 use crate::settings::{self, SaveError};
 
 impl SessionHost {
-    /// The Settings view's values.
+    /// The Settings view's values, with the hosts allowed for the open session.
     pub async fn settings_get(&self) -> Result<Settings, ErrorInfo> {
         let wiring = self.wiring();
-        blocking(ErrorCode::SettingsReadFailed, move || Ok(settings::read(&wiring))).await
+        let mut read = blocking(ErrorCode::SettingsReadFailed, move || Ok(settings::read(&wiring))).await?;
+        read.session_hosts = self.engine().await.map(|engine| engine.session_hosts()).unwrap_or_default();
+        Ok(read)
     }
 
     /// Saves the form, reloads the config and reopens the open session under it.

@@ -2,6 +2,7 @@
 import type { LimitSettings } from "./LimitSettings";
 import type { McpServerSettings } from "./McpServerSettings";
 import type { Mode } from "./Mode";
+import type { NetworkSettings } from "./NetworkSettings";
 import type { ProviderKindInfo } from "./ProviderKindInfo";
 import type { ProviderSettings } from "./ProviderSettings";
 import type { RuleSettings } from "./RuleSettings";
@@ -39,9 +40,13 @@ mode: Mode,
  */
 rules: RuleSettings, 
 /**
- * Whether sandboxed commands may use the network.
+ * Which hosts sandboxed commands may reach (`[sandbox.network]`).
  */
-sandboxNetwork: boolean, 
+network: NetworkSettings, 
+/**
+ * The hosts a person allowed for the running session (`host:port`), when one runs.
+ */
+sessionHosts: Array<string>, 
 /**
  * Turn limits.
  */
