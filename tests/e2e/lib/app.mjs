@@ -6,14 +6,19 @@ import { appBinary, outDir, webdriverUrl } from "./env.mjs";
 import { sleep, startSession } from "./webdriver.mjs";
 
 /**
- * Starts the app with `--data-dir`, `--workspace` and any extra args; returns the WebDriver
- * session once the chat input is on screen.
+ * Starts the app with `--data-dir`, `--workspace` and any extra args, and `env` added to its
+ * environment; returns the WebDriver session once the chat input is on screen.
  */
-export async function launchApp({ dataDir, workspace, extraArgs = [] }) {
+export async function launchApp({ dataDir, workspace, extraArgs = [], env = {} }) {
   const args = ["--data-dir", dataDir, "--workspace", workspace, ...extraArgs];
+  // WebKitWebDriver starts the app with its own environment and takes no variables in the
+  // capabilities, so added ones go through env(1): it sets them and execs the app, which keeps
+  // env's process id (the one the driver watches and ends) and inherits the driver's sockets.
+  const vars = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+  const [binary, argv] = vars.length > 0 ? ["/usr/bin/env", [...vars, appBinary(), ...args]] : [appBinary(), args];
   let session;
   try {
-    session = await startSession(webdriverUrl(), appBinary(), args);
+    session = await startSession(webdriverUrl(), binary, argv);
   } catch (err) {
     // An app that exits at start-up leaves POST /session hanging; its own words are in the log.
     throw new Error(`${err.message}\napp and WebKitWebDriver output (tail):\n${driverLogTail()}`, { cause: err });

@@ -26,6 +26,8 @@ export type { Settings } from "./bindings/Settings";
 export type { SettingsUpdate } from "./bindings/SettingsUpdate";
 export type { ProviderSettings } from "./bindings/ProviderSettings";
 export type { RuleSettings } from "./bindings/RuleSettings";
+export type { NetworkMode } from "./bindings/NetworkMode";
+export type { NetworkSettings } from "./bindings/NetworkSettings";
 export type { LimitSettings } from "./bindings/LimitSettings";
 export type { ModelInfo } from "./bindings/ModelInfo";
 export type { RuleMeaning } from "./bindings/RuleMeaning";

@@ -57,7 +57,8 @@ export const SETTINGS: Settings = {
   keySource: null,
   mode: "ask",
   rules: { allow: [], ask: [], deny: [] },
-  sandboxNetwork: false,
+  network: { mode: "off", allow: [], deny: [] },
+  sessionHosts: [],
   limits: { maxSteps: 50, toolTimeoutSecs: 60, approvalTimeoutSecs: 600, maxRetries: 4 },
   kinds: [
     { kind: "openai", defaultBaseUrl: "https://api.openai.com/v1", keyVariable: "OPENAI_API_KEY" },

@@ -15,6 +15,7 @@ mod llama;
 mod local_servers;
 mod long_sessions;
 mod mcp;
+mod network;
 mod patches;
 mod run;
 mod sandbox;

@@ -17,7 +17,7 @@ use super::bridle::*;
 
 /// Who runs `bridle`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum User {
+pub(super) enum User {
     /// Whoever runs the tests (root in CI).
     Invoking,
     /// `nobody`, dropped to from root.
@@ -56,16 +56,18 @@ fn binary_for(user: User) -> PathBuf {
 
 /// A workspace, a data dir, canaries and a fake home with a secret, outside `/tmp` (a private
 /// `/tmp` must not be what makes an attempt fail), owned by whoever runs `bridle`.
-struct Setup {
+pub(super) struct Setup {
     root: tempfile::TempDir,
     user: User,
-    dirs: Dirs,
+    pub dirs: Dirs,
     canaries: PathBuf,
     home: PathBuf,
+    /// Variables Bridle is launched with beyond the usual ones.
+    env: Vec<(String, String)>,
 }
 
 impl Setup {
-    fn new(user: User, config: &str) -> Setup {
+    pub(super) fn new(user: User, config: &str) -> Setup {
         let root = tempfile::tempdir_in("/var/tmp").unwrap();
         std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut dirs = Dirs::new();
@@ -79,15 +81,21 @@ impl Setup {
         std::fs::write(canaries.join("canary"), "untouched\n").unwrap();
         std::fs::write(home.join(".ssh/id_rsa"), "SECRET-KEY-MATERIAL\n").unwrap();
         std::fs::write(dirs.data.join("config.toml"), config).unwrap();
-        let setup = Setup { root, user, dirs, canaries, home };
+        let setup = Setup { root, user, dirs, canaries, home, env: Vec::new() };
         setup.hide("canaries", &setup.canaries.display().to_string());
         setup.hide("home", &setup.home.display().to_string());
         setup.hide("data", &setup.dirs.data.display().to_string());
         setup
     }
 
+    /// Launches Bridle with `name=value` too.
+    pub(super) fn with_env(mut self, name: &str, value: &str) -> Setup {
+        self.env.push((name.into(), value.into()));
+        self
+    }
+
     /// Writes a target where a command can read it (`.t/NAME`).
-    fn hide(&self, name: &str, value: &str) {
+    pub(super) fn hide(&self, name: &str, value: &str) {
         std::fs::create_dir_all(self.dirs.workspace.join(".t")).unwrap();
         std::fs::write(self.dirs.workspace.join(".t").join(name), value).unwrap();
         self.own();
@@ -110,7 +118,7 @@ impl Setup {
     }
 
     /// `bridle tool bash` with `command`, approved; the result the model would get.
-    async fn bash(&self, command: &str) -> Value {
+    pub(super) async fn bash(&self, command: &str) -> Value {
         let args = json!({ "command": command }).to_string();
         let out = tokio::process::Command::from(as_user(self.user, binary_for(self.user)))
             .args(["tool", "bash", "--mode", "auto", "--approve", "--args", &args])
@@ -124,6 +132,7 @@ impl Setup {
             .env("LANG", "C.UTF-8")
             // A secret in Bridle's own environment, which no command may read.
             .env("OPENAI_API_KEY", CANARY)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&self.dirs.workspace)
             .stdin(std::process::Stdio::null())
             .output()
@@ -136,7 +145,7 @@ impl Setup {
     }
 }
 
-fn output(result: &Value) -> &str {
+pub(super) fn output(result: &Value) -> &str {
     result["output"].as_str().unwrap()
 }
 
@@ -153,7 +162,7 @@ fn as_user(user: User, program: impl AsRef<std::ffi::OsStr>) -> std::process::Co
 }
 
 /// Who the escapes run as: the invoking user and, when that is root, `nobody` too.
-fn users() -> Vec<User> {
+pub(super) fn users() -> Vec<User> {
     if is_root() {
         vec![User::Invoking, User::Nobody]
     } else {
@@ -164,13 +173,16 @@ fn users() -> Vec<User> {
 
 /// `RLIMIT_NPROC`, a user's process limit, counts every process of that user: the escape runs
 /// (each starts processes up to its limit, as `nobody` among others) take turns.
-static ONE_NOBODY_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(super) static ONE_NOBODY_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Every escape class, then ordinary work; `expected` is the sandbox the results must name.
 async fn escapes_fail_and_work_goes_on(backend: &str, expected: &str, user: User) {
     let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
-    let config =
-        format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\nmax_processes = 200\ntmp_size = \"64M\"\n");
+    // With the network on (every public host, through the proxy): no door opens with it.
+    let config = format!(
+        "mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\nmax_processes = 200\ntmp_size = \"64M\"\n\
+         [sandbox.network]\nmode = \"allow\"\nallow = [\"*\"]\n"
+    );
     let t = Setup::new(user, &config);
     let config_file = t.dirs.data.join("config.toml");
 

@@ -1,14 +1,19 @@
 // A call waiting for a human, the same card in Chat and in Approvals: tool, editable arguments,
-// findings, the diff it would make, time left, and the four answers. Buttons act only on the
-// user's click or shortcut key; nothing in the model's text can press them. "Always" writes a
-// permanent rule, so its key asks to be pressed twice: a stray `a` never does that alone.
+// findings, the diff it would make, time left, and the four answers. A network request (a
+// sandboxed command asking for a host) is the same card about a host (`data-kind="network"`):
+// where, and the command that asked, with answers worded for hosts and no arguments to edit.
+// Buttons act only on the user's click or shortcut key; nothing in the model's text can press
+// them. "Always" writes to the config for good, so its key asks to be pressed twice: a stray `a`
+// never does that alone.
 import { useMemo, useState } from "react";
 import type { ApprovalAnswer, ApprovalRequest } from "../../api/types";
 import type { AnswerDetails } from "../../store/useSession";
 import { DiffLines } from "../diff/DiffLines";
+import { CALL_ANSWERS, hostAnswers } from "./answers";
 import { checkEdit, prettyArguments } from "./args";
 import { ExpiryClock } from "./ExpiryClock";
 import { FindingList } from "./FindingList";
+import { hostPort, hostRequestOf } from "./hostRequest";
 import { useShortcutKeys } from "./useShortcutKeys";
 
 export type AnswerFn = (request: ApprovalRequest, decision: ApprovalAnswer, details?: AnswerDetails) => void;
@@ -24,14 +29,9 @@ interface Props {
   onFocusCard?: (approvalId: string) => void;
 }
 
-const ANSWERS: { decision: ApprovalAnswer; testId: string; label: string; key: string; hint: string }[] = [
-  { decision: "approveOnce", testId: "approve-once", label: "Approve once", key: "y", hint: "Run this call" },
-  { decision: "approveSession", testId: "approve-session", label: "For this session", key: "s", hint: "Run it and the same call for the rest of the session" },
-  { decision: "approveAlways", testId: "approve-always", label: "Always", key: "a", hint: "Run it and add an allow rule to the config" },
-  { decision: "deny", testId: "deny", label: "Deny", key: "n", hint: "Do not run it; the model is told, with your feedback" },
-];
-
 export function ApprovalCard({ request, onAnswer, answering = false, shortcuts = false, onFocusCard }: Props) {
+  const host = useMemo(() => hostRequestOf(request), [request]);
+  const answers = useMemo(() => (host ? hostAnswers(host) : CALL_ANSWERS), [host]);
   const original = useMemo(() => prettyArguments(request.arguments), [request.arguments]);
   const [text, setText] = useState(original);
   const [feedback, setFeedback] = useState("");
@@ -48,7 +48,7 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
     onAnswer(request, decision, { editedArguments: edit.edited });
   };
   useShortcutKeys(shortcuts, (key) => {
-    const match = ANSWERS.find((a) => a.key === key);
+    const match = answers.find((a) => a.key === key);
     if (match?.decision === "approveAlways" && !alwaysArmed) {
       if (!answering && edit.ok) setAlwaysArmed(true);
       return;
@@ -63,37 +63,59 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
       className={shortcuts ? "approval-card active" : "approval-card"}
       data-testid="approval-card"
       data-tool={request.tool}
+      data-kind={host ? "network" : undefined}
+      data-host={host?.host}
+      data-port={host?.port}
       data-approval-id={request.id}
       onFocus={() => onFocusCard?.(request.id)}
     >
       <div className="approval-head">
         <span className="approval-title">
-          Approve <code>{request.tool}</code>?
+          {host ? (
+            <>
+              Connect to <code>{hostPort(host)}</code>?
+            </>
+          ) : (
+            <>
+              Approve <code>{request.tool}</code>?
+            </>
+          )}
         </span>
         <ExpiryClock expiresAt={request.expiresAt} />
       </div>
       <FindingList findings={request.findings} />
-      <label className="approval-label">
-        arguments{text !== original && <span className="muted"> (edited: approving sends your version, judged again)</span>}
-        <textarea
-          className="code approval-arguments"
-          data-testid="approval-arguments"
-          spellCheck={false}
-          rows={rows}
-          value={text}
-          aria-invalid={error !== null}
-          onChange={(e) => setText(e.target.value)}
-        />
-      </label>
-      {error && (
-        <p className="field-error" role="status" data-testid="approval-arguments-error">
-          {error}
-        </p>
-      )}
-      {text !== original && (
-        <button type="button" className="link-button" onClick={() => setText(original)}>
-          Undo my edits
-        </button>
+      {host ? (
+        <>
+          <div className="approval-label">asked by the command</div>
+          <pre className="code approval-command" data-testid="approval-command">
+            {host.command || "(not known)"}
+          </pre>
+        </>
+      ) : (
+        <>
+          <label className="approval-label">
+            arguments{text !== original && <span className="muted"> (edited: approving sends your version, judged again)</span>}
+            <textarea
+              className="code approval-arguments"
+              data-testid="approval-arguments"
+              spellCheck={false}
+              rows={rows}
+              value={text}
+              aria-invalid={error !== null}
+              onChange={(e) => setText(e.target.value)}
+            />
+          </label>
+          {error && (
+            <p className="field-error" role="status" data-testid="approval-arguments-error">
+              {error}
+            </p>
+          )}
+          {text !== original && (
+            <button type="button" className="link-button" onClick={() => setText(original)}>
+              Undo my edits
+            </button>
+          )}
+        </>
       )}
       {request.preview && (
         <>
@@ -103,11 +125,13 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
       )}
       {alwaysArmed && shortcuts && (
         <p className="approval-confirm" role="status" data-testid="approve-always-confirm">
-          Press <kbd>a</kbd> again to run it and add an allow rule to the config for good; any other key cancels.
+          Press <kbd>a</kbd> again to{" "}
+          {host ? `allow ${hostPort(host)} for good (added to [sandbox.network] allow)` : "run it and add an allow rule to the config for good"}; any
+          other key cancels.
         </p>
       )}
       <div className="approval-actions">
-        {ANSWERS.map((a) => (
+        {answers.map((a) => (
           <button
             key={a.decision}
             type="button"
@@ -124,7 +148,7 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
         <input
           className="deny-feedback"
           data-testid="deny-feedback"
-          placeholder="Feedback for the model when denying (optional)"
+          placeholder={host ? "Why, for the model, when denying (optional)" : "Feedback for the model when denying (optional)"}
           value={feedback}
           onChange={(e) => setFeedback(e.target.value)}
         />

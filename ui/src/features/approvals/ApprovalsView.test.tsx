@@ -21,6 +21,25 @@ async function openApprovals() {
 
 /** The Approvals view (Chat stays mounted, hidden, with the same cards inline). */
 const view = () => within(screen.getByRole("region", { name: "Approvals" }));
+/** A sandboxed command's request for `host:port`, as the engine makes it. */
+function networkRequest({ host = "new.test", port = 8080 }: { host?: string; port?: number } = {}) {
+  const command = `curl -sS http://${host.includes(":") ? `[${host}]` : host}:${port}/`;
+  return approvalRequest({
+    id: "n1",
+    callId: "b1",
+    tool: "network",
+    arguments: JSON.stringify({ host, port, command }),
+    findings: [
+      {
+        guardian: "network",
+        rule: "unlisted-host",
+        severity: "medium",
+        message: `the command wants to connect to ${host}:${port}, which [sandbox.network] does not name`,
+      },
+    ],
+    callHash: "hash-n1",
+  });
+}
 const resolveOps = () => fakeEngine.submit.mock.calls.map(([op]) => op).filter((op) => op.type === "resolveApproval");
 
 describe("Approvals view", () => {
@@ -146,6 +165,43 @@ describe("Approvals view", () => {
     // A second key before the engine answers sends nothing more.
     await user.keyboard("a");
     expect(resolveOps()).toHaveLength(3);
+  });
+
+  it("shows a network request as a question about its host, with answers worded for hosts", async () => {
+    const user = await openApprovals();
+    emit({ type: "approvalRequested", sessionId: S, request: networkRequest() });
+    const card = view().getByTestId("approval-card");
+    expect(card.dataset).toMatchObject({ tool: "network", kind: "network", host: "new.test", port: "8080" });
+    expect(within(card).getByText(/^Connect to/).textContent).toBe("Connect to new.test:8080?");
+    expect(within(card).getByTestId("approval-command").textContent).toBe("curl -sS http://new.test:8080/");
+    expect(within(card).getByTestId("approval-finding").textContent).toContain("which [sandbox.network] does not name");
+    // Nothing to edit: the answer is about the host, not about the command's arguments.
+    expect(within(card).queryByTestId("approval-arguments")).toBeNull();
+    expect(["approve-once", "approve-session", "approve-always", "deny"].map((id) => within(card).getByTestId(id).textContent)).toEqual([
+      "Allow for this commandy",
+      "Allow for the sessions",
+      "Always allow (adds new.test:8080 to [sandbox.network] allow)a",
+      "Denyn",
+    ]);
+
+    await user.click(within(card).getByTestId("approve-session"));
+    expect(resolveOps()).toEqual([
+      { type: "resolveApproval", approvalId: "n1", decision: "approveSession", feedback: null, editedArguments: null, callHash: "hash-n1" },
+    ]);
+  });
+
+  it("puts an IPv6 host in brackets, says what the second `a` writes, and denies with the feedback", async () => {
+    const user = await openApprovals();
+    emit({ type: "approvalRequested", sessionId: S, request: networkRequest({ host: "::1", port: 443 }) });
+    const card = view().getByTestId("approval-card");
+    expect(card.dataset.host).toBe("::1");
+    expect(within(card).getByTestId("approve-always").textContent).toContain("adds [::1]:443 to [sandbox.network] allow");
+    await user.keyboard("a");
+    expect(view().getByTestId("approve-always-confirm").textContent).toContain("allow [::1]:443 for good");
+    await user.keyboard("x");
+    await user.type(within(card).getByTestId("deny-feedback"), "no local services");
+    await user.click(within(card).getByTestId("deny"));
+    expect(resolveOps()).toMatchObject([{ approvalId: "n1", decision: "deny", feedback: "no local services", editedArguments: null }]);
   });
 
   it("asks for `a` twice before answering always, and any other key cancels", async () => {

@@ -399,4 +399,72 @@ describe("Chat view", () => {
     const notUndoable = screen.getAllByTestId("bash-not-checkpointed");
     expect(notUndoable.map((b) => b.textContent)).toEqual(["not undoable", "not undoable"]);
   });
+  it("asks about a host inside the bash card whose command wants it, then lists the hosts it reached and was refused", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    const command = "curl -sS http://new.test:8080/ https://blocked.test/";
+    emit(
+      { type: "turnStarted", sessionId: S, turnId: T },
+      { type: "toolCallBegin", sessionId: S, turnId: T, call: { id: "b1", providerId: "b1", name: "bash", arguments: JSON.stringify({ command }) } },
+      {
+        type: "approvalRequested",
+        sessionId: S,
+        request: approvalRequest({
+          id: "n1",
+          callId: "b1",
+          tool: "network",
+          arguments: JSON.stringify({ host: "new.test", port: 8080, command }),
+          callHash: "hash-n1",
+        }),
+      },
+    );
+    const card = screen.getByTestId("tool-call");
+    expect(card.dataset.status).toBe("pending");
+    const approval = within(card).getByTestId("approval-card");
+    expect(approval.dataset).toMatchObject({ kind: "network", host: "new.test", port: "8080" });
+    await user.click(within(approval).getByTestId("approve-once"));
+    expect(engine.submit).toHaveBeenLastCalledWith(expect.objectContaining({ type: "resolveApproval", approvalId: "n1", decision: "approveOnce" }));
+    emit({ type: "approvalResolved", sessionId: S, approvalId: "n1", decision: "approveOnce", source: "user" });
+    expect(card.dataset.status).toBe("running");
+    expect(within(card).queryByTestId("bash-hosts")).toBeNull();
+
+    const hosts = [
+      { host: "new.test", port: 8080, allowed: true, connections: 2, sent: 156, received: 2_048, reason: null },
+      { host: "blocked.test", port: 443, allowed: false, connections: 1, sent: 0, received: 0, reason: "blocked.test:443 is in [sandbox.network] deny" },
+      { host: "one.test", port: 80, allowed: true, connections: 1, sent: 78, received: 1_530_000, reason: null },
+    ];
+    emit({
+      type: "toolCallEnd",
+      sessionId: S,
+      turnId: T,
+      status: "ok",
+      durationMs: 40,
+      result: { toolCallId: "b1", output: "exit code 0\n", isError: false, data: { exitCode: 0, sandbox: "bwrap", hosts }, diff: null },
+    });
+    const rows = within(within(card).getByTestId("bash-hosts")).getAllByTestId("bash-host");
+    expect(rows.map((r) => [r.dataset.host, r.dataset.port, r.dataset.allowed, r.textContent])).toEqual([
+      ["new.test", "8080", "true", "reached new.test:8080 — 2 connections, 156 B sent / 2.05 kB received"],
+      ["blocked.test", "443", "false", "refused blocked.test:443 — blocked.test:443 is in [sandbox.network] deny"],
+      ["one.test", "80", "true", "reached one.test:80 — 1 connection, 78 B sent / 1.53 MB received"],
+    ]);
+    expect(rows[1]?.className).toContain("refused");
+  });
+
+  it("shows no host list for a bash result without hosts", async () => {
+    await renderApp();
+    emit(
+      { type: "turnStarted", sessionId: S, turnId: T },
+      { type: "toolCallBegin", sessionId: S, turnId: T, call: { id: "b1", providerId: "b1", name: "bash", arguments: '{"command":"ls"}' } },
+      {
+        type: "toolCallEnd",
+        sessionId: S,
+        turnId: T,
+        status: "ok",
+        durationMs: 5,
+        result: { toolCallId: "b1", output: "exit code 0\n", isError: false, data: { exitCode: 0, sandbox: "bwrap", hosts: [] }, diff: null },
+      },
+    );
+    expect(screen.getByTestId("tool-call").dataset.status).toBe("ok");
+    expect(screen.queryByTestId("bash-hosts")).toBeNull();
+  });
 });

@@ -1,11 +1,13 @@
-// One tool call: name, arguments at a glance, status, duration, and its output on demand. A call
-// waiting for a human carries its approval card.
+// One tool call: name, arguments at a glance, status, duration, and its output on demand. A bash
+// call lists the hosts its command reached or was refused. A call waiting for a human (or whose
+// command waits for an answer about a host) carries its approval card.
 import { useState } from "react";
 import type { ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { formatDuration } from "../usage/format";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
 import { DiffLines } from "../diff/DiffLines";
+import { BashHosts } from "./BashHosts";
 import { BashSandboxBadge } from "./BashSandboxBadge";
 
 type ToolItem = Extract<ChatItem, { kind: "tool" }>;
@@ -48,6 +50,7 @@ export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
         {durationMs !== null && <span className="tool-call-duration">{formatDuration(durationMs)}</span>}
         <span className={`status-chip ${status}`}>{STATUS_TEXT[status]}</span>
       </button>
+      {call.name === "bash" && result && <BashHosts result={result} />}
       {open && (
         <div className="tool-call-body">
           <div className="tool-call-section">arguments</div>

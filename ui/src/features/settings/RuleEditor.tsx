@@ -5,6 +5,7 @@ import { rulesExplain } from "../../api/engine";
 import { describeError } from "../../api/errors";
 import type { RuleMeaning } from "../../api/types";
 import { Field } from "./Field";
+import { LinesInput } from "./LinesInput";
 
 const TITLES = {
   deny: "Deny: always refused",
@@ -19,11 +20,9 @@ interface Props {
 }
 
 export function RuleEditor({ list, patterns, onChange }: Props) {
-  const [text, setText] = useState(patterns.join("\n"));
   const [meanings, setMeanings] = useState<RuleMeaning[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
-  const key = lines.join("\n");
+  const key = patterns.join("\n");
 
   useEffect(() => {
     let stale = false;
@@ -42,18 +41,13 @@ export function RuleEditor({ list, patterns, onChange }: Props) {
   return (
     <div className="rule-editor" data-testid={`settings-rules-${list}`}>
       <Field label={TITLES[list]}>
-        <textarea
-          data-testid={`settings-rules-${list}-input`}
-          rows={Math.max(2, Math.min(8, lines.length + 1))}
-          spellCheck={false}
-          value={text}
+        <LinesInput
+          testId={`settings-rules-${list}-input`}
+          values={patterns}
           placeholder={
             list === "allow" ? "one rule per line, e.g. bash(cargo test*) or edit_file(src/**)" : list === "deny" ? "e.g. bash(git push*)" : "e.g. bash(npm publish*)"
           }
-          onChange={(e) => {
-            setText(e.target.value);
-            onChange(e.target.value.split("\n").map((l) => l.trim()).filter((l) => l.length > 0));
-          }}
+          onChange={onChange}
         />
       </Field>
       {error && <p className="settings-status error">{error}</p>}

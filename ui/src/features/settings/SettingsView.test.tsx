@@ -44,7 +44,7 @@ describe("Settings", () => {
       apiKey: "sk-typed-key",
       mode: "auto-edit",
       rules: { allow: [], ask: [], deny: ["bash(git push*)"] },
-      sandboxNetwork: false,
+      network: SETTINGS.network,
       limits: SETTINGS.limits,
     });
     expect((await screen.findByTestId("settings-status")).textContent).toContain("Saved");
@@ -140,6 +140,54 @@ describe("Settings", () => {
     fakeEngine.settingsGet.mockResolvedValue(SETTINGS);
     fakeEngine.mcpStatus.mockResolvedValue([]);
     fakeEngine.mcpSave.mockResolvedValue(SETTINGS);
+  });
+
+  it("edits the sandbox's network: the mode and the host patterns, one per line", async () => {
+    const user = userEvent.setup();
+    fakeEngine.settingsGet.mockResolvedValue({ ...SETTINGS, network: { mode: "off", allow: ["crates.io"], deny: [] } });
+    render(<App />);
+    await user.click(await screen.findByTestId("nav-settings"));
+    const mode = await screen.findByTestId<HTMLSelectElement>("settings-network-mode");
+    expect([...mode.options].map((o) => [o.value, o.textContent])).toEqual([
+      ["off", "Off: no network"],
+      ["ask", "Ask about unlisted hosts"],
+      ["allow", "Only listed hosts"],
+    ]);
+    expect(mode.value).toBe("off");
+    expect(screen.getByTestId<HTMLTextAreaElement>("settings-network-allow").value).toBe("crates.io");
+    // No session host allowed yet.
+    expect(screen.getByTestId("settings-session-hosts").textContent).toBe("none");
+    expect(screen.queryAllByTestId("session-host")).toEqual([]);
+
+    await user.selectOptions(mode, "ask");
+    // Blank lines and spaces around a pattern are the user's; the list saved is the patterns.
+    await user.type(screen.getByTestId("settings-network-allow"), "{Enter}  *.npmjs.org {Enter}{Enter}github.com:22");
+    await user.type(screen.getByTestId("settings-network-deny"), "tracker.example.com");
+    await user.click(screen.getByTestId("settings-save"));
+
+    await waitFor(() => expect(fakeEngine.settingsSave).toHaveBeenCalledTimes(1));
+    expect(fakeEngine.settingsSave.mock.calls[0]![0]).toEqual({
+      provider: SETTINGS.provider,
+      apiKey: "",
+      mode: SETTINGS.mode,
+      rules: SETTINGS.rules,
+      network: { mode: "ask", allow: ["crates.io", "*.npmjs.org", "github.com:22"], deny: ["tracker.example.com"] },
+      limits: SETTINGS.limits,
+    });
+    fakeEngine.settingsGet.mockResolvedValue(SETTINGS);
+  });
+
+  it("lists the hosts allowed for the open session", async () => {
+    const user = userEvent.setup();
+    fakeEngine.settingsGet.mockResolvedValue({ ...SETTINGS, sessionHosts: ["new.test:8080", "[::1]:443"] });
+    render(<App />);
+    await user.click(await screen.findByTestId("nav-settings"));
+    const list = await screen.findByTestId("settings-session-hosts");
+    expect(within(list).getAllByTestId("session-host").map((h) => [h.dataset.host, h.textContent])).toEqual([
+      ["new.test:8080", "new.test:8080"],
+      ["[::1]:443", "[::1]:443"],
+    ]);
+    fakeEngine.settingsGet.mockResolvedValue(SETTINGS);
   });
 
   it("keeps the form and says why when the shell refuses to save", async () => {

@@ -1,7 +1,8 @@
 // The Settings view, also the first-run panel: provider (kind, base URL, model from the server's
 // own list, context window, API key into the OS keychain), mode, rules with what each one means,
-// the sandbox's network, limits, and the MCP servers (live, saved on their own). Saving writes
-// the config (the shell keeps the user's comments) and never the key, which goes to the keychain; the field never shows a stored key back.
+// the sandbox's network (by host, with the hosts allowed for the open session), limits, and the MCP
+// servers (live, saved on their own). Saving writes the config (the shell keeps the user's
+// comments) and never the key, which goes to the keychain; the field never shows a stored key back.
 import { useEffect, useState } from "react";
 import { modelsList, settingsGet, settingsSave } from "../../api/engine";
 import { describeError } from "../../api/errors";
@@ -9,6 +10,7 @@ import type { ModelInfo, Mode, Settings, SettingsUpdate } from "../../api/types"
 import { MODES } from "../chat/ModePicker";
 import { Field } from "./Field";
 import { McpServers } from "./McpServers";
+import { NetworkSection } from "./NetworkSection";
 import { RuleEditor } from "./RuleEditor";
 
 type Status = { tone: "ok" | "error" | "busy"; text: string } | null;
@@ -19,7 +21,7 @@ interface Props {
 }
 
 function toForm(s: Settings): SettingsUpdate {
-  return { provider: s.provider, apiKey: "", mode: s.mode, rules: s.rules, sandboxNetwork: s.sandboxNetwork, limits: s.limits };
+  return { provider: s.provider, apiKey: "", mode: s.mode, rules: s.rules, network: s.network, limits: s.limits };
 }
 
 function positive(text: string): number | null {
@@ -212,16 +214,12 @@ export function SettingsView({ onSaved }: Props) {
         </section>
 
         <section className="settings-section">
-          <h3>Sandbox and limits</h3>
-          <label className="settings-check">
-            <input
-              data-testid="settings-sandbox-network"
-              type="checkbox"
-              checked={form.sandboxNetwork}
-              onChange={(e) => update({ sandboxNetwork: e.target.checked })}
-            />
-            <span>Let sandboxed commands use the network</span>
-          </label>
+          <h3>Sandbox network</h3>
+          <NetworkSection network={form.network} sessionHosts={settings.sessionHosts} onChange={(network) => update({ network })} />
+        </section>
+
+        <section className="settings-section">
+          <h3>Limits</h3>
           <div className="settings-grid">
             <NumberField label="Model requests per turn" testId="settings-max-steps" value={form.limits.maxSteps} onChange={(maxSteps) => update({ limits: { ...form.limits, maxSteps } })} />
             <NumberField label="Tool timeout (s)" testId="settings-tool-timeout" value={form.limits.toolTimeoutSecs} onChange={(toolTimeoutSecs) => update({ limits: { ...form.limits, toolTimeoutSecs } })} />

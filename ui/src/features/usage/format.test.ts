@@ -1,6 +1,6 @@
 // Token and duration formatting.
 import { describe, expect, it } from "vitest";
-import { costOf, formatCost, formatDuration, formatTokens } from "./format";
+import { costOf, formatBytes, formatCost, formatDuration, formatTokens } from "./format";
 
 describe("formatTokens", () => {
   it("shortens large counts without losing whole-number zeros", () => {
@@ -14,6 +14,20 @@ describe("formatTokens", () => {
       "200k",
       "1.28M",
       "2M",
+    ]);
+  });
+});
+
+describe("formatBytes", () => {
+  it("counts bytes, then kB, MB and GB in powers of 1000", () => {
+    expect([0, 999, 1000, 1530, 64_000, 2_400_000, 3_000_000_000].map(formatBytes)).toEqual([
+      "0 B",
+      "999 B",
+      "1 kB",
+      "1.53 kB",
+      "64 kB",
+      "2.4 MB",
+      "3 GB",
     ]);
   });
 });

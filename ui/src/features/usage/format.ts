@@ -1,4 +1,5 @@
-// Number formatting for token counts, durations and costs: short, stable, no locale surprises.
+// Number formatting for token counts, byte sizes, durations and costs: short, stable, no locale
+// surprises.
 import type { ModelPrice, TokenUsage } from "../../api/types";
 
 /** 950 -> "950", 12_345 -> "12.3k", 1_280_000 -> "1.28M". */
@@ -13,6 +14,14 @@ function trim(x: number): string {
   const fixed = x.toFixed(digits);
   // "12.50" -> "12.5", "2.00" -> "2"; never touch the zeros of a whole number ("200").
   return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
+}
+
+/** 0 -> "0 B", 950 -> "950 B", 1_530 -> "1.53 kB", 2_400_000 -> "2.4 MB" (powers of 1000). */
+export function formatBytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  if (n < 1_000_000) return `${trim(n / 1000)} kB`;
+  if (n < 1_000_000_000) return `${trim(n / 1_000_000)} MB`;
+  return `${trim(n / 1_000_000_000)} GB`;
 }
 
 /** 85 -> "85 ms", 1530 -> "1.5 s", 125_000 -> "2m 5s". */

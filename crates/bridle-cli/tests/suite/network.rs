@@ -1,0 +1,383 @@
+//! The network, by host, from the user's side: real commands (`curl`, `git` over SSH, `npm`)
+//! run through `bridle tool bash` and `bridle run` reach servers the test runs on loopback,
+//! named by host names the test pins (`BRIDLE_NET_RESOLVE`), only as `[sandbox.network]` says;
+//! under bubblewrap and under Landlock, as the invoking user and (as root) as `nobody`. What is
+//! refused is refused at once, and every connection leaves a `network` row in the audit log.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use super::aimock::Aimock;
+use super::bridle::*;
+use super::sandbox::{output, users, Setup, User, ONE_NOBODY_AT_A_TIME};
+
+const PINNED: &str =
+    "ok.test=127.0.0.1,bad.test=127.0.0.1,ssh.test=127.0.0.1,registry.test=127.0.0.1,new.test=127.0.0.1";
+
+/// A plain HTTP server on loopback: `/demo` is an npm packument, anything else a greeting; it
+/// counts the requests it answered.
+struct Http {
+    port: u16,
+    served: Arc<AtomicUsize>,
+}
+
+fn http_server() -> Http {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let served = Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let count = count.clone();
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let body = if head.starts_with("GET /demo ") {
+                    json!({"name": "demo", "dist-tags": {"latest": "1.2.3"},
+                           "versions": {"1.2.3": {"name": "demo", "version": "1.2.3"}}})
+                    .to_string()
+                } else {
+                    "hello from ok.test\n".to_string()
+                };
+                count.fetch_add(1, Ordering::SeqCst);
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    Http { port, served }
+}
+
+/// A TLS server (Python's, with a certificate the test makes for `ok.test`): its port, and the
+/// certificate a client trusts it by.
+struct Tls {
+    port: u16,
+    cert: String,
+    _child: std::process::Child,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Tls {
+    fn drop(&mut self) {
+        let _ = self._child.kill();
+        let _ = self._child.wait();
+    }
+}
+
+fn tls_server() -> Tls {
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=ok.test"])
+        .args(["-addext", "subjectAltName=DNS:ok.test"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let script = format!(
+        "import http.server, ssl, sys\n\
+         class H(http.server.BaseHTTPRequestHandler):\n    \
+             def do_GET(self):\n        \
+                 b = b'hello over tls\\n'\n        \
+                 self.send_response(200); self.send_header('Content-Length', str(len(b))); self.end_headers(); self.wfile.write(b)\n    \
+             def log_message(self, *a): pass\n\
+         s = http.server.HTTPServer(('127.0.0.1', 0), H)\n\
+         c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain('{}', '{}')\n\
+         s.socket = c.wrap_socket(s.socket, server_side=True)\n\
+         print(s.server_address[1], flush=True)\n\
+         s.serve_forever()\n",
+        cert.display(),
+        key.display()
+    );
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    let port = line.trim().parse().unwrap_or_else(|_| panic!("the TLS server said {line:?}"));
+    Tls { port, cert: std::fs::read_to_string(&cert).unwrap(), _child: child, _dir: dir }
+}
+
+/// A stand-in for an SSH server: it keeps the first bytes a client sends and answers with a
+/// banner.
+fn ssh_stand_in() -> (u16, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let keep = heard.clone();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let _ = stream.write_all(b"SSH-2.0-standin\r\n");
+            let mut buf = [0u8; 256];
+            stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+            if let Ok(n) = stream.read(&mut buf) {
+                keep.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        }
+    });
+    (port, heard)
+}
+
+async fn network_rows(t: &Setup) -> Vec<Value> {
+    let out = bridle(&t.dirs, &["audit", "--kind", "network", "--json"]).await;
+    json_lines(&out)
+}
+
+async fn hosts_reach_only_as_the_policy_says(backend: &str, user: User) {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    let http = http_server();
+    let tls = tls_server();
+    let (ssh_port, heard) = ssh_stand_in();
+    let config = format!(
+        "mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n[sandbox.network]\nmode = \"allow\"\n\
+         allow = [\"ok.test\", \"registry.test\", \"ssh.test:{ssh_port}\", \"127.0.0.1\"]\ndeny = [\"bad.test\"]\n"
+    );
+    let t = Setup::new(user, &config).with_env("BRIDLE_NET_RESOLVE", PINNED);
+    t.hide("ca.pem", &tls.cert);
+    t.hide("http", &http.port.to_string());
+    t.hide("tls", &tls.port.to_string());
+    t.hide("ssh", &ssh_port.to_string());
+
+    // Plain HTTP and HTTPS (a CONNECT tunnel: the proxy never sees inside) to an allowed host.
+    let r = t
+        .bash("curl -sS http://ok.test:$(cat .t/http)/ && curl -sS --cacert .t/ca.pem https://ok.test:$(cat .t/tls)/")
+        .await;
+    assert_eq!(r["data"]["sandbox"], backend, "{r}");
+    assert!(output(&r).contains("hello from ok.test\nhello over tls\n"), "{r}");
+    let reached: Vec<&Value> = r["data"]["hosts"].as_array().unwrap().iter().filter(|h| h["allowed"] == true).collect();
+    assert_eq!(reached.len(), 2, "{r}");
+    assert!(reached.iter().all(|h| h["host"] == "ok.test" && h["received"].as_u64().unwrap() > 0), "{r}");
+
+    // A denied host is refused before anything is sent, at once, and the model is told why.
+    let before = http.served.load(Ordering::SeqCst);
+    let r = t
+        .bash("curl -sS -o /dev/null -w '%{http_code}\\n' http://bad.test:$(cat .t/http)/; curl -sS --cacert .t/ca.pem https://bad.test:$(cat .t/tls)/; echo end")
+        .await;
+    assert!(output(&r).contains("403\n"), "{r}");
+    assert!(output(&r).contains("refused bad.test:"), "{r}");
+    assert!(r["data"]["durationMs"].as_u64().unwrap() < 5000, "{r}");
+    assert_eq!(http.served.load(Ordering::SeqCst), before, "bad.test reached the server: {r}");
+
+    // git over SSH, through the same proxy (git's ssh is told to): the SSH client's banner
+    // arrives at the allowed host and port.
+    let r = t.bash("git ls-remote ssh://git@ssh.test:$(cat .t/ssh)/repo.git 2>&1 | tail -3; echo done").await;
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let banner = String::from_utf8_lossy(&heard.lock().unwrap()).into_owned();
+    assert!(banner.starts_with("SSH-2.0-"), "the SSH client's banner did not arrive ({banner:?}): {r}");
+
+    // A package manager against a registry the test serves, named by an allowed host.
+    let r = t
+        .bash("npm_config_cache=/tmp/npm-cache-$$ npm_config_update_notifier=false npm view demo version --registry http://registry.test:$(cat .t/http)/")
+        .await;
+    assert!(output(&r).contains("1.2.3"), "{r}");
+
+    // Around the proxy there is nothing: a direct connection to the server fails.
+    let r = t.bash("curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:$(cat .t/http)/ || echo failed").await;
+    assert!(output(&r).contains("failed"), "{r}");
+
+    // Every connection is on the record.
+    let rows = network_rows(&t).await;
+    let bad: Vec<&Value> = rows.iter().filter(|r| r["payload"]["host"] == "bad.test").collect();
+    assert_eq!(bad.len(), 2, "{rows:?}");
+    assert!(bad.iter().all(|r| r["decision"] == "deny" && r["status"] == "refused"), "{bad:?}");
+    assert!(bad[0]["payload"]["source"].as_str().unwrap().contains("deny bad.test"), "{bad:?}");
+    let ok: Vec<&Value> = rows.iter().filter(|r| r["payload"]["host"] == "ok.test").collect();
+    assert_eq!(ok.len(), 2, "{rows:?}");
+    assert!(ok.iter().all(|r| r["decision"] == "allow" && r["payload"]["bytesReceived"].as_u64().unwrap() > 0));
+    assert!(rows.iter().any(|r| r["payload"]["host"] == "ssh.test" && r["status"] == "reached"), "{rows:?}");
+    assert!(rows.iter().all(|r| r["callId"].as_str().is_some_and(|c| !c.is_empty())), "{rows:?}");
+}
+
+#[tokio::test]
+async fn under_bubblewrap_commands_reach_only_the_hosts_allowed_for_root_and_for_a_user() {
+    for user in users() {
+        hosts_reach_only_as_the_policy_says("bwrap", user).await;
+    }
+}
+
+#[tokio::test]
+async fn under_landlock_commands_reach_only_the_hosts_allowed_for_root_and_for_a_user() {
+    for user in users() {
+        hosts_reach_only_as_the_policy_says("landlock", user).await;
+    }
+}
+
+/// An address of this machine that is not loopback, when it has one.
+fn own_address() -> Option<std::net::IpAddr> {
+    let probe = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    probe.connect("192.0.2.1:9").ok()?;
+    Some(probe.local_addr().ok()?.ip()).filter(|a| !a.is_loopback() && !a.is_unspecified())
+}
+
+#[tokio::test]
+async fn loopback_metadata_and_this_machines_addresses_are_refused_even_when_every_host_is_allowed() {
+    for backend in ["bwrap", "landlock"] {
+        let http = http_server();
+        let config = format!(
+            "mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n[sandbox.network]\nmode = \"allow\"\nallow = [\"*\"]\n"
+        );
+        let t = Setup::new(User::Invoking, &config).with_env("BRIDLE_NET_RESOLVE", PINNED);
+        t.hide("http", &http.port.to_string());
+        let mut targets = vec![
+            "http://127.0.0.1:$P/".to_string(),
+            "http://localhost:$P/".into(),
+            "http://ok.test:$P/".into(),
+            "http://169.254.169.254/latest/meta-data/".into(),
+            "http://[::1]:$P/".into(),
+        ];
+        if let Some(own) = own_address() {
+            targets.push(format!("http://{own}:$P/"));
+        }
+        for target in targets {
+            let r = t.bash(&format!("P=$(cat .t/http); curl -sS -o /dev/null -w '%{{http_code}}\\n' {target}")).await;
+            assert!(output(&r).starts_with("exit code 0\n403\n"), "{backend} {target}: {r}");
+            assert!(r["data"]["durationMs"].as_u64().unwrap() < 5000, "{r}");
+        }
+        assert_eq!(http.served.load(Ordering::SeqCst), 0, "{backend}: a refused address was reached");
+        let rows = network_rows(&t).await;
+        let metadata = rows.iter().find(|r| r["payload"]["host"] == "169.254.169.254").unwrap();
+        assert!(metadata["payload"]["reason"].as_str().unwrap().contains("link-local"), "{metadata}");
+        let localhost = rows.iter().find(|r| r["payload"]["host"] == "localhost").unwrap();
+        assert!(localhost["payload"]["reason"].as_str().unwrap().contains("resolves to"), "{localhost}");
+
+        // No UDP leaves: a datagram to a listener the test runs never arrives.
+        let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        udp.set_nonblocking(true).unwrap();
+        t.hide("udp", &udp.local_addr().unwrap().port().to_string());
+        let r = t
+            .bash("/usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b\"x\", (\"127.0.0.1\", int(sys.argv[1])))' $(cat .t/udp); echo sent")
+            .await;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(udp.recv(&mut [0u8; 8]).is_err(), "{backend}: a datagram arrived: {r}");
+    }
+}
+
+/// An aimock whose model runs `command` with bash once, then says `done`.
+async fn model_running(prompt: &str, command: &str) -> (Aimock, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = json!({"fixtures": [
+        {"match": {"userMessage": prompt, "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "n1", "name": "bash", "arguments": {"command": command}}]}},
+        {"match": {"userMessage": prompt, "hasToolResult": true}, "response": {"content": "done"}}
+    ]});
+    std::fs::write(dir.path().join("script.json"), fixtures.to_string()).unwrap();
+    (Aimock::start_with(dir.path()).await, dir)
+}
+
+/// `bridle run PROMPT --on-ask ON_ASK --json` with `stdin`, pinned names in its environment.
+async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, on_ask: &str, stdin: &str) -> Vec<Value> {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
+        .args(["run", prompt, "--json", "--on-ask", on_ask, "--provider", "openai", "--model", "m"])
+        .arg("--base-url")
+        .arg(format!("{}/v1", mock.url))
+        .arg("--data-dir")
+        .arg(&dirs.data)
+        .arg("--workspace")
+        .arg(&dirs.workspace)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env("BRIDLE_NET_RESOLVE", PINNED)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use tokio::io::AsyncWriteExt;
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.as_bytes()).await.unwrap();
+    drop(input);
+    let out = child.wait_with_output().await.unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    json_lines(&out)
+}
+
+fn bash_output(events: &[Value]) -> String {
+    let end = events.iter().find(|e| e["type"] == "toolCallEnd").expect("the bash call ended");
+    end["result"]["output"].as_str().unwrap().to_string()
+}
+
+fn network_requests(events: &[Value]) -> Vec<&Value> {
+    events.iter().filter(|e| e["type"] == "approvalRequested" && e["request"]["tool"] == "network").collect()
+}
+
+#[tokio::test]
+async fn in_ask_an_unknown_host_waits_for_a_person_and_always_is_kept_in_the_config() {
+    let http = http_server();
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let config_file = dirs.data.join("config.toml");
+    std::fs::write(
+        &config_file,
+        "mode = \"auto\"\n[rules]\nallow = [\"bash(curl *)\"]\n[sandbox.network]\nmode = \"ask\"\nallow = [\"127.0.0.1\"]\n",
+    )
+    .unwrap();
+    let command = format!("curl -sS http://new.test:{}/", http.port);
+    let (mock, _f) = model_running("fetch the pinned page", &command).await;
+
+    // Approved once: the connection waited and went through.
+    let events = run(&dirs, &mock, "fetch the pinned page", "approve", "").await;
+    let asked = network_requests(&events);
+    assert_eq!(asked.len(), 1, "{events:?}");
+    let arguments: Value = serde_json::from_str(asked[0]["request"]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!((arguments["host"].as_str(), arguments["port"].as_u64()), (Some("new.test"), Some(http.port as u64)));
+    assert_eq!(arguments["command"], command);
+    assert!(bash_output(&events).contains("hello from ok.test"), "{events:?}");
+
+    // Denied: the command sees a refusal at once, not a hang.
+    let started = std::time::Instant::now();
+    let events = run(&dirs, &mock, "fetch the pinned page", "deny", "").await;
+    assert_eq!(network_requests(&events).len(), 1);
+    let said = bash_output(&events);
+    assert!(!said.contains("hello from ok.test") && said.contains("refused new.test:"), "{said}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+
+    // "Always", answered on the terminal: written to the config, and a new session reaches the
+    // host without asking.
+    let events = run(&dirs, &mock, "fetch the pinned page", "prompt", "a\n").await;
+    assert!(bash_output(&events).contains("hello from ok.test"), "{events:?}");
+    let written = std::fs::read_to_string(&config_file).unwrap();
+    assert!(written.contains(&format!("\"new.test:{}\"", http.port)), "{written}");
+    let events = run(&dirs, &mock, "fetch the pinned page", "deny", "").await;
+    assert!(network_requests(&events).is_empty(), "{events:?}");
+    assert!(bash_output(&events).contains("hello from ok.test"), "{events:?}");
+
+    // The requests and the connections are on the record.
+    let out = bridle(&dirs, &["audit", "--kind", "approval_requested", "--json"]).await;
+    let requests: Vec<Value> = json_lines(&out).into_iter().filter(|r| r["tool"] == "network").collect();
+    assert_eq!(requests.len(), 3, "{}", stdout(&out));
+    let out = bridle(&dirs, &["audit", "--kind", "network", "--json"]).await;
+    let decisions: Vec<(String, String)> = json_lines(&out)
+        .iter()
+        .map(|r| (r["decision"].as_str().unwrap().to_string(), r["payload"]["source"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            ("allow".to_string(), "user".to_string()),
+            ("deny".into(), "user".into()),
+            ("allow".into(), "user".into()),
+            ("allow".into(), format!("allow new.test:{}", http.port)),
+        ],
+        "{}",
+        stdout(&out)
+    );
+}
