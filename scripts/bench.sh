@@ -45,6 +45,9 @@ OUT="$OUT" bash scripts/bench-tools.sh 2>&1 | tee "$OUT/tools.txt"
 step "apply_patch on a 100k-line file: unified diff against *** Begin Patch (hyperfine, peak memory)"
 OUT="$OUT" bash scripts/bench-patch.sh 2>&1 | tee "$OUT/patch.txt"
 
+step "the network proxy against a direct connection: a 100 MB download, 200 small requests"
+OUT="$OUT" bash scripts/bench-network.sh 2>&1 | tee "$OUT/network.txt"
+
 step "results"
 # criterion prints "<name>\n    time:   [low mid high]" (or on one line for short names).
 awk '

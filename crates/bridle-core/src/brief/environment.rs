@@ -80,7 +80,11 @@ impl Environment {
                 .to_string(),
             (kind, network) => format!(
                 "sandboxed ({kind}): the workspace and /tmp are writable, the rest is read-only, credentials are hidden, {}",
-                if network { "the network is reachable" } else { "there is no network" }
+                if network {
+                    "and the network goes through Bridle's proxy (HTTP_PROXY is set): the hosts the user allows are reached, others are refused"
+                } else {
+                    "there is no network"
+                }
             ),
         };
         format!(
