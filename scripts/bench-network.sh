@@ -21,8 +21,10 @@ head -c 100000000 /dev/urandom > "$WORK/www/big.bin"
 head -c 1000 /dev/urandom > "$WORK/www/small.bin"
 python3 - "$WORK/www" > "$WORK/port" <<'EOF' &
 import functools, http.server, sys
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-handler.log_message = lambda *a: None
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+handler = functools.partial(Quiet, directory=sys.argv[1])
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
 print(server.server_address[1], flush=True)
 server.serve_forever()

@@ -77,10 +77,14 @@ impl Gate for SessionGate {
             return Answer::Refused(Source::User, format!("the request could not be stored ({e})"));
         }
         recorder.record(&call, CallEvent::ApprovalRequested(&approval, DecisionSource::Mode)).await;
+        // The connection can end before the answer (its command timed out, or ended): then the
+        // question goes with it, not left pending.
+        let withdraw = Withdraw { session, id: &id, armed: true };
         let stored = match desk.queue.wait(&id, &self.cancel).await {
             Ok(stored) => stored,
             Err(e) => return Answer::Refused(Source::User, format!("the answer could not be read ({e})")),
         };
+        withdraw.disarm();
         recorder.record(&call, CallEvent::ApprovalResolved(&stored)).await;
         let _ = desk.store.mark_approved(&id, ApprovalStatus::Started);
         let feedback = stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
@@ -113,6 +117,31 @@ impl Gate for SessionGate {
     fn record(&self, c: &Connection) {
         let session = &self.session;
         session.audit(AuditKind::Network, Some(&self.turn_id), |row| connection_row(c, row));
+    }
+}
+
+/// Withdraws a question about a host when the connection that asked is dropped unanswered.
+struct Withdraw<'a> {
+    session: &'a Session,
+    id: &'a str,
+    armed: bool,
+}
+
+impl Withdraw<'_> {
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let why = "the command ended before the answer";
+        if let Ok(true) = self.session.approvals.withdraw(self.id, why) {
+            self.session.announce_withdrawn(self.id);
+        }
     }
 }
 

@@ -197,6 +197,16 @@ impl Session {
         }
     }
 
+    /// Tells the window that request `id` was withdrawn (from sync code: sent without waiting).
+    pub(crate) fn announce_withdrawn(&self, id: &str) {
+        self.events.try_send(Event::ApprovalResolved {
+            session_id: self.id.clone(),
+            approval_id: id.to_string(),
+            decision: bridle_protocol::ApprovalAnswer::Deny,
+            source: bridle_protocol::DecisionSource::User,
+        });
+    }
+
     /// Switches to `mode`: the permit's mode changes, and the calls are built again the one way
     /// ([`super::EngineConfig::calls`]) for the shell sandbox of that mode, under the same
     /// permit (so its rules, an "always" rule added meanwhile included, and its grants hold).

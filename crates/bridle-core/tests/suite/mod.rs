@@ -14,6 +14,7 @@ mod limits;
 mod local_servers;
 mod mcp;
 mod modes;
+mod network;
 mod provider_failures;
 mod sandbox;
 mod special_files;
