@@ -228,6 +228,8 @@ fn own_address() -> Option<std::net::IpAddr> {
     Some(probe.local_addr().ok()?.ip()).filter(|a| !a.is_loopback() && !a.is_unspecified())
 }
 
+/// (That no UDP datagram leaves, with every host allowed, is the escape suite's: it runs with
+/// `allow = ["*"]`.)
 #[tokio::test]
 async fn loopback_metadata_and_this_machines_addresses_are_refused_even_when_every_host_is_allowed() {
     for backend in ["bwrap", "landlock"] {
@@ -258,16 +260,6 @@ async fn loopback_metadata_and_this_machines_addresses_are_refused_even_when_eve
         assert!(metadata["payload"]["reason"].as_str().unwrap().contains("link-local"), "{metadata}");
         let localhost = rows.iter().find(|r| r["payload"]["host"] == "localhost").unwrap();
         assert!(localhost["payload"]["reason"].as_str().unwrap().contains("resolves to"), "{localhost}");
-
-        // No UDP leaves: a datagram to a listener the test runs never arrives.
-        let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-        udp.set_nonblocking(true).unwrap();
-        t.hide("udp", &udp.local_addr().unwrap().port().to_string());
-        let r = t
-            .bash("/usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b\"x\", (\"127.0.0.1\", int(sys.argv[1])))' $(cat .t/udp); echo sent")
-            .await;
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        assert!(udp.recv(&mut [0u8; 8]).is_err(), "{backend}: a datagram arrived: {r}");
     }
 }
 

@@ -41,9 +41,8 @@ const GRACE: Duration = Duration::from_secs(2);
 /// the session's tool timeout, at most 600). Processes it leaves running in the background are
 /// stopped when it ends. Secret environment variables are not available to it. It runs in a
 /// sandbox: the workspace and /tmp are writable, the rest of the machine is read-only,
-/// credentials are hidden, and the network is reached only through Bridle's proxy (already set in
-/// HTTP_PROXY, HTTPS_PROXY and ALL_PROXY), for the hosts the user allows; the result names the hosts
-/// reached and refused, and why. If a command fails only because it needs
+/// credentials are hidden, and only the hosts the user allows are reachable, through a proxy (the
+/// result says which were refused). If a command fails only because it needs
 /// more (network, a write outside the workspace), call bash again with `escalate: true` and a
 /// `justification`: a human decides whether it runs once outside the sandbox. Files a command
 /// changes are not kept in checkpoints, so an undo cannot restore them: change files with the
