@@ -35,8 +35,9 @@ use wire::{Protocol, Refusal};
 const REQUEST_TIME: Duration = Duration::from_secs(30);
 /// How long a connection to a host may take.
 const CONNECT_TIME: Duration = Duration::from_secs(30);
-/// Copy buffer for each direction.
-const BUFFER: usize = 64 * 1024;
+/// Copy buffer for each direction, while a connection is open (two per connection). 64 KiB
+/// measured a quarter below a direct download under bubblewrap; 128 KiB is on par.
+const BUFFER: usize = 128 * 1024;
 
 /// Turns host names into addresses: DNS, or the names pinned for tests.
 #[async_trait]
