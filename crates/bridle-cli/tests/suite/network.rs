@@ -277,8 +277,24 @@ async fn model_running(prompt: &str, command: &str) -> (Aimock, tempfile::TempDi
 
 /// `bridle run PROMPT --on-ask ON_ASK --json` with `stdin`, pinned names in its environment.
 async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, on_ask: &str, stdin: &str) -> Vec<Value> {
+    run_in(dirs, mock, prompt, on_ask, stdin, None).await
+}
+
+/// [`run`], continuing `session` when given.
+async fn run_in(
+    dirs: &Dirs,
+    mock: &Aimock,
+    prompt: &str,
+    on_ask: &str,
+    stdin: &str,
+    session: Option<&str>,
+) -> Vec<Value> {
+    let mut args = vec!["run", prompt, "--json", "--on-ask", on_ask, "--provider", "openai", "--model", "m"];
+    if let Some(id) = session {
+        args.extend(["--session", id]);
+    }
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
-        .args(["run", prompt, "--json", "--on-ask", on_ask, "--provider", "openai", "--model", "m"])
+        .args(args)
         .arg("--base-url")
         .arg(format!("{}/v1", mock.url))
         .arg("--data-dir")
@@ -312,7 +328,7 @@ fn network_requests(events: &[Value]) -> Vec<&Value> {
 }
 
 #[tokio::test]
-async fn in_ask_an_unknown_host_waits_for_a_person_and_always_is_kept_in_the_config() {
+async fn in_ask_an_unknown_host_waits_for_a_person_and_session_and_always_answers_are_kept() {
     let http = http_server();
     let dirs = Dirs::new();
     std::fs::create_dir_all(&dirs.data).unwrap();
@@ -342,6 +358,17 @@ async fn in_ask_an_unknown_host_waits_for_a_person_and_always_is_kept_in_the_con
     assert!(!said.contains("hello from ok.test") && said.contains("refused new.test:"), "{said}");
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 
+    // "For the session", answered on the terminal: the session reaches the host without asking
+    // from then on, in a later process too; another session still asks.
+    let events = run(&dirs, &mock, "fetch the pinned page", "prompt", "s\n").await;
+    assert!(bash_output(&events).contains("hello from ok.test"), "{events:?}");
+    let session = events[0]["sessionId"].as_str().unwrap().to_string();
+    let events = run_in(&dirs, &mock, "fetch the pinned page", "deny", "", Some(&session)).await;
+    assert!(network_requests(&events).is_empty(), "{events:?}");
+    assert!(bash_output(&events).contains("hello from ok.test"), "{events:?}");
+    let events = run(&dirs, &mock, "fetch the pinned page", "deny", "").await;
+    assert_eq!(network_requests(&events).len(), 1, "another session asks again");
+
     // "Always", answered on the terminal: written to the config, and a new session reaches the
     // host without asking.
     let events = run(&dirs, &mock, "fetch the pinned page", "prompt", "a\n").await;
@@ -355,7 +382,7 @@ async fn in_ask_an_unknown_host_waits_for_a_person_and_always_is_kept_in_the_con
     // The requests and the connections are on the record.
     let out = bridle(&dirs, &["audit", "--kind", "approval_requested", "--json"]).await;
     let requests: Vec<Value> = json_lines(&out).into_iter().filter(|r| r["tool"] == "network").collect();
-    assert_eq!(requests.len(), 3, "{}", stdout(&out));
+    assert_eq!(requests.len(), 5, "{}", stdout(&out));
     let out = bridle(&dirs, &["audit", "--kind", "network", "--json"]).await;
     let decisions: Vec<(String, String)> = json_lines(&out)
         .iter()
@@ -365,6 +392,9 @@ async fn in_ask_an_unknown_host_waits_for_a_person_and_always_is_kept_in_the_con
         decisions,
         [
             ("allow".to_string(), "user".to_string()),
+            ("deny".into(), "user".into()),
+            ("allow".into(), "user".into()),
+            ("allow".into(), "session".into()),
             ("deny".into(), "user".into()),
             ("allow".into(), "user".into()),
             ("allow".into(), format!("allow new.test:{}", http.port)),

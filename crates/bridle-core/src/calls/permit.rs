@@ -22,6 +22,9 @@ use crate::guard::Policy;
 use crate::network::Proxy;
 use crate::store::Store;
 
+/// The prefix of a host's grant key (`network:host:port`).
+const HOST_GRANT: &str = "network:";
+
 /// What a session allows now; shared by every call of the session.
 pub struct Permit {
     in_force: RwLock<(Mode, Arc<Policy>)>,
@@ -67,9 +70,25 @@ impl Permit {
             .map(|e| Problem::retryable(ErrorCode::ConfigWriteFailed, format!("cannot write the host `{entry}`: {e}")))
     }
 
-    /// Remembers "approve for this session" answers of `session_id` in `store`.
+    /// Remembers "approve for this session" answers of `session_id` in `store`; the hosts the
+    /// session was allowed before (in another process) are allowed again.
     pub fn with_grants(self, store: Arc<Store>, session_id: impl Into<String>) -> Self {
-        Self { grants: Some((store, session_id.into())), ..self }
+        let session_id = session_id.into();
+        if let Some(proxy) = &self.network {
+            for key in store.grants_with_prefix(&session_id, HOST_GRANT).unwrap_or_default() {
+                proxy.grant(&key[HOST_GRANT.len()..]);
+            }
+        }
+        Self { grants: Some((store, session_id)), ..self }
+    }
+
+    /// A "session" answer about `host_port`: kept with the session's grants, so a later process
+    /// of the session reaches it too (the proxy has it in force already).
+    pub fn grant_host(&self, host_port: &str, now: i64) -> Option<Problem> {
+        let (store, session) = self.grants.as_ref()?;
+        store.add_grant(session, &format!("{HOST_GRANT}{host_port}"), now).err().map(|e| {
+            Problem::retryable(ErrorCode::StoreWriteFailed, format!("cannot remember the host {host_port}: {e}"))
+        })
     }
 
     /// Writes "always" answers as rules to `file`.

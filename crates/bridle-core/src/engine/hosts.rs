@@ -6,7 +6,8 @@
 //! Rules: a request is never held for a resumed turn (its stored call is its own, never the
 //! command's, and it is marked run once answered), so an answer about a host can never run a
 //! command; a request that cannot wait (approvals deferred to another process) is refused at once
-//! and says why; "always" writes the host to the config through the permit.
+//! and says why; "session" is kept with the session's grants (a later process of the session
+//! reaches the host too) and "always" writes the host to the config, both through the permit.
 
 use std::sync::Arc;
 
@@ -89,7 +90,13 @@ impl Gate for SessionGate {
         let _ = desk.store.mark_approved(&id, ApprovalStatus::Started);
         let feedback = stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
         match (stored.status, stored.answer.map(|a| a.decision)) {
-            (ApprovalStatus::Approved, Some(ApprovalAnswer::ApproveSession)) => Answer::Session,
+            (ApprovalStatus::Approved, Some(ApprovalAnswer::ApproveSession)) => {
+                let entry = format!("{}:{}", request.host, request.port);
+                if let Some(problem) = session.calls().permit().grant_host(&entry, desk.clock.now_ms()) {
+                    recorder.record(&call, CallEvent::Trouble(&problem)).await;
+                }
+                Answer::Session
+            }
             (ApprovalStatus::Approved, Some(ApprovalAnswer::ApproveAlways)) => {
                 let entry = format!("{}:{}", host_entry(&request.host), request.port);
                 if let Some(problem) = session.calls().permit().allow_host_always(&entry) {

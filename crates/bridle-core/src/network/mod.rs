@@ -209,6 +209,11 @@ impl Proxy {
         self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).mode()
     }
 
+    /// Allows `host_port` (`host:port`) for the rest of the session.
+    pub fn grant(&self, host_port: &str) {
+        self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(host_port.to_string());
+    }
+
     /// The hosts allowed for this session by a person's answer (`host:port`).
     pub fn session_hosts(&self) -> Vec<String> {
         self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().cloned().collect()
@@ -281,7 +286,7 @@ impl Proxy {
             Judgement::Ask => match call.ask(host, port).await {
                 Answer::Once => Source::User,
                 Answer::Session => {
-                    self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.clone());
+                    self.grant(&key);
                     Source::User
                 }
                 Answer::Always => {

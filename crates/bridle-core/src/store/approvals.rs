@@ -189,6 +189,16 @@ impl Store {
         Ok(n > 0)
     }
 
+    /// The keys of `session_id`'s grants that start with `prefix`, oldest first.
+    pub fn grants_with_prefix(&self, session_id: &str, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let conn = self.conn()?;
+        let mut stmt = conn.prepare(
+            "SELECT key FROM grants WHERE session_id = ?1 AND substr(key, 1, length(?2)) = ?2 ORDER BY created_at, key",
+        )?;
+        let keys = stmt.query_map(params![session_id, prefix], |row| row.get::<_, String>(0))?;
+        Ok(keys.collect::<Result<Vec<_>, _>>()?)
+    }
+
     /// Forgets the session's remembered approvals whose key starts with `prefix`.
     pub fn forget_grants(&self, session_id: &str, prefix: &str) -> Result<usize, StoreError> {
         Ok(self.conn()?.execute(
