@@ -281,8 +281,7 @@ impl ShellSandbox {
     }
 
     /// [`ShellSandbox::spawn`] for a caller outside the async runtime (always confined as far as
-    /// this sandbox goes): a `std` child.
-    /// It has no network.
+    /// this sandbox goes, and without network): a `std` child.
     pub(crate) fn spawn_blocking(&self, launch: Launch<'_>) -> std::io::Result<std::process::Child> {
         let (mut command, seccomp_fd) = self.command(launch, self.kind, None)?;
         let child = match self.kind {
