@@ -91,14 +91,14 @@ impl Gate for SessionGate {
         let feedback = stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
         match (stored.status, stored.answer.map(|a| a.decision)) {
             (ApprovalStatus::Approved, Some(ApprovalAnswer::ApproveSession)) => {
-                let entry = format!("{}:{}", request.host, request.port);
+                let entry = crate::network::entry(&request.host, request.port);
                 if let Some(problem) = session.calls().permit().grant_host(&entry, desk.clock.now_ms()) {
                     recorder.record(&call, CallEvent::Trouble(&problem)).await;
                 }
                 Answer::Session
             }
             (ApprovalStatus::Approved, Some(ApprovalAnswer::ApproveAlways)) => {
-                let entry = format!("{}:{}", host_entry(&request.host), request.port);
+                let entry = crate::network::entry(&request.host, request.port);
                 if let Some(problem) = session.calls().permit().allow_host_always(&entry) {
                     recorder.record(&call, CallEvent::Trouble(&problem)).await;
                 }
@@ -149,14 +149,6 @@ impl Drop for Withdraw<'_> {
         if let Ok(true) = self.session.approvals.withdraw(self.id, why) {
             self.session.announce_withdrawn(self.id);
         }
-    }
-}
-
-/// A host as an `allow` entry: an IPv6 address in brackets.
-fn host_entry(host: &str) -> String {
-    match host.parse::<std::net::Ipv6Addr>() {
-        Ok(_) => format!("[{host}]"),
-        Err(_) => host.to_string(),
     }
 }
 

@@ -28,7 +28,7 @@ use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{NetworkConfig, NetworkMode};
-pub use policy::{HostPattern, Judgement, Policy, Source};
+pub use policy::{entry, HostPattern, Judgement, Policy, Source};
 use wire::{Protocol, Refusal};
 
 /// How long a client has to say where it goes.
@@ -277,7 +277,7 @@ impl Proxy {
         host: &str,
         port: u16,
     ) -> Result<(Source, Vec<SocketAddr>), (Source, String)> {
-        let key = format!("{host}:{port}");
+        let key = entry(host, port);
         let granted = self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&key);
         let judged = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).judge(host, port, granted);
         let source = match judged {
@@ -303,7 +303,7 @@ impl Proxy {
             Ok(_) => return Err((Source::Address, format!("{host} has no address"))),
             Err(e) => return Err((Source::Address, format!("cannot resolve {host}: {e}"))),
         };
-        let policy = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let policy = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner);
         // Every address must pass, not only the first: a name that answers with one public and one
         // private address is refused.
         for addr in &addrs {
@@ -332,7 +332,7 @@ impl CallState {
             .asked
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .entry(format!("{host}:{port}"))
+            .entry(entry(host, port))
             .or_default()
             .clone();
         let request =

@@ -96,6 +96,15 @@ fn prefix(net: u128, addr: u128, width: u8, bits: u8) -> bool {
     (net >> shift) == (addr >> shift)
 }
 
+/// `host:port` as an `allow` entry, a grant and a question's key name it (`[v6]:port` for an
+/// IPv6 address, so it reads back as the same host and port).
+pub fn entry(host: &str, port: u16) -> String {
+    match host.parse::<std::net::Ipv6Addr>() {
+        Ok(_) => format!("[{host}]:{port}"),
+        Err(_) => format!("{host}:{port}"),
+    }
+}
+
 /// `host[:port]`, `[v6][:port]`, or a bare IPv6 address.
 fn split_port(text: &str) -> Result<(&str, Option<u16>), String> {
     let port = |p: &str| p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| format!("`{p}` is not a port"));
@@ -312,6 +321,9 @@ mod tests {
         assert!(p("10.0.0.0/8").matches("10.1.2.3", 5432) && !p("10.0.0.0/8").matches("11.0.0.1", 1));
         assert!(p("[::1]:5432").matches("::1", 5432) && p("[::1]:5432").matches("[::1]", 5432));
         assert!(p("*").matches("anything.test", 1));
+        for (host, port) in [("crates.io", 443), ("::1", 5432), ("10.0.0.5", 22)] {
+            assert!(p(&entry(host, port)).matches(host, port) && !p(&entry(host, port)).matches(host, port + 1));
+        }
         for bad in ["", "a b", "x:0", "x:http", "10.0.0.0/33", "[::1", "*.", "exa mple.com"] {
             assert!(HostPattern::parse(bad).is_err(), "{bad}");
         }

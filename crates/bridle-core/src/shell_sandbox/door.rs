@@ -19,17 +19,15 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 /// loopback of its own, so every one can use the same).
 pub const SANDBOX_PORT: u16 = 3128;
 
-/// What the child needs to open the door, prepared before the fork.
+/// The socket pair a command's listener comes back over.
 pub(super) struct Door {
     /// Bridle's end: the listener arrives here.
     ours: OwnedFd,
     /// The child's end.
     theirs: OwnedFd,
-    uid_map: Vec<u8>,
-    gid_map: Vec<u8>,
 }
 
-/// The raw parts of a [`Door`] the forked child uses (its own copies, made before the fork).
+/// What the forked child uses to open the door: its end of the pair and the namespace's maps.
 pub(super) struct DoorInChild {
     reply: RawFd,
     uid_map: Vec<u8>,
@@ -45,20 +43,19 @@ impl Door {
             rustix::net::SocketFlags::CLOEXEC,
             None,
         )?;
-        // The user namespace maps the user to itself: the command is who Bridle is, no more.
-        let uid = rustix::process::getuid().as_raw();
-        let gid = rustix::process::getgid().as_raw();
-        Ok(Self {
-            ours,
-            theirs,
-            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
-            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
-        })
+        Ok(Self { ours, theirs })
     }
 
-    /// What the child's pre-exec step reads.
+    /// What the child's pre-exec step reads, prepared before the fork. The user namespace maps
+    /// the user to itself: the command is who Bridle is, no more.
     pub(super) fn in_child(&self) -> DoorInChild {
-        DoorInChild { reply: self.theirs.as_raw_fd(), uid_map: self.uid_map.clone(), gid_map: self.gid_map.clone() }
+        let uid = rustix::process::getuid().as_raw();
+        let gid = rustix::process::getgid().as_raw();
+        DoorInChild {
+            reply: self.theirs.as_raw_fd(),
+            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+        }
     }
 
     /// The listener the child sent, once the spawn has returned.
