@@ -41,6 +41,7 @@ pub mod hooks;
 pub mod locks;
 pub mod mcp;
 pub mod network;
+pub mod processes;
 pub mod provider;
 pub mod redact;
 pub mod sandbox;

@@ -144,10 +144,16 @@ impl Wiring {
         }
     }
 
-    /// The conversation store, `<data-dir>/bridle.db`.
+    /// The conversation store, `<data-dir>/bridle.db`. Opening it ends the background processes a
+    /// Bridle process that died left running (DESIGN §4.4), so every front end's start does.
     pub fn store(&self) -> Result<Arc<Store>, WiringError> {
         self.create_data_dir()?;
-        Ok(Arc::new(Store::open(&self.data_dir.join("bridle.db"))?))
+        let store = Store::open(&self.data_dir.join("bridle.db"))?;
+        let ended = crate::processes::end_leftovers(&store, crate::clock::Clock::now_ms(&crate::clock::SystemClock));
+        if ended > 0 {
+            tracing::info!("ended {ended} background process(es) an earlier Bridle process left running");
+        }
+        Ok(Arc::new(store))
     }
 
     /// The audit writer on `<data-dir>/audit.db`.

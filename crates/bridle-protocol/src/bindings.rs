@@ -44,6 +44,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         Op,
         PlanItem,
         PlanStatus,
+        ProcessInfo,
+        ProcessState,
         ProviderKindInfo,
         ProviderSettings,
         RuleMeaning,

@@ -251,6 +251,14 @@ pub enum Event {
         /// (Landlock's gaps), if anything.
         unsandboxed_because: Option<String>,
     },
+    /// A background process started or ended (DESIGN §4.4); the window lists the session's
+    /// processes again.
+    ProcessChanged {
+        /// Session id.
+        session_id: String,
+        /// The process as it stands now.
+        process: crate::ProcessInfo,
+    },
     /// Something the user must see.
     Error {
         /// Session id.
@@ -283,6 +291,7 @@ impl Event {
             | Event::PlanUpdated { session_id, .. }
             | Event::FilesChangedOnDisk { session_id, .. }
             | Event::ModeChanged { session_id, .. }
+            | Event::ProcessChanged { session_id, .. }
             | Event::Error { session_id, .. } => session_id,
         }
     }

@@ -27,6 +27,7 @@ mod event;
 mod history;
 pub mod ipc;
 mod op;
+mod process;
 mod settings;
 mod tool;
 mod usage;
@@ -40,6 +41,7 @@ pub use history::{
     CheckpointChange, HistoryItem, PlanItem, PlanStatus, SessionInfo, SessionSnapshot, SnapshotItem, TurnUsage,
 };
 pub use op::Op;
+pub use process::{ProcessInfo, ProcessState};
 pub use settings::{
     LimitSettings, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode, NetworkSettings,
     ProviderKindInfo, ProviderSettings, RuleMeaning, RuleSettings, Settings, SettingsUpdate,

@@ -57,7 +57,7 @@ impl Keychain {
 impl Drop for Keychain {
     fn drop(&mut self) {
         // The bus and the daemon are in the script's process group: end them all.
-        bridle_core::tools::kill_group(self.child.id());
+        bridle_core::processes::kill_group(self.child.id());
     }
 }
 

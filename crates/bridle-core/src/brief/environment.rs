@@ -136,6 +136,7 @@ fn changed_files(workspace: &Path, shell: &ShellSandbox) -> Option<usize> {
         stdout: Stdio::piped(),
         stderr: Stdio::null(),
         network: false,
+        loopback: None,
     };
     let mut child = shell.spawn_blocking(launch).ok()?;
     let started = Instant::now();

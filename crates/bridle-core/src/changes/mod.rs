@@ -15,6 +15,7 @@ mod blobs;
 mod commit;
 mod diff;
 mod files;
+mod scan;
 mod undo;
 mod watch;
 
@@ -26,6 +27,7 @@ pub use blobs::BlobStore;
 pub use commit::{commit, CommitError, CommitScope};
 pub use diff::{diff_stat, shown, unified_diff};
 pub use files::SessionFiles;
+pub use scan::{Scan, ScannedChange};
 pub use undo::{delete_session, undo, undo_stored, Refused, UndoReport};
 pub use watch::{watch, WorkspaceWatch};
 

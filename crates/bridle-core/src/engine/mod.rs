@@ -11,6 +11,7 @@
 mod dispatch;
 mod events;
 mod hosts;
+mod processes;
 mod session;
 mod step;
 mod turn;
@@ -278,6 +279,7 @@ pub struct Engine {
     events_sent: EventCount,
     closing: CancellationToken,
     instruction_files: Vec<(String, u64)>,
+    processes: Arc<crate::processes::SessionProcesses>,
 }
 
 impl Engine {
@@ -327,6 +329,7 @@ impl Engine {
                 .knowing(me.clone())
         });
         let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
+        let processes = session.processes.clone();
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
@@ -338,7 +341,9 @@ impl Engine {
         });
         let closing = CancellationToken::new();
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
-        Ok((Engine { ops: op_tx, session_id, resumed_turn, calls, events_sent, closing, instruction_files }, event_rx))
+        let engine =
+            Engine { ops: op_tx, session_id, resumed_turn, calls, events_sent, closing, instruction_files, processes };
+        Ok((engine, event_rx))
     }
 
     /// Queues an op.
@@ -360,6 +365,17 @@ impl Engine {
     /// The hosts a person allowed for this session (`host:port`).
     pub fn session_hosts(&self) -> Vec<String> {
         self.current_calls().permit().network().map(|proxy| proxy.session_hosts()).unwrap_or_default()
+    }
+
+    /// The session's background processes, oldest first.
+    pub fn processes(&self) -> Vec<bridle_protocol::ProcessInfo> {
+        self.processes.list()
+    }
+
+    /// Stops background process `id` of this session (its group: SIGTERM, then SIGKILL) and
+    /// returns how it ended.
+    pub async fn stop_process(&self, id: &str) -> Result<bridle_protocol::ProcessInfo, String> {
+        self.processes.stop(id).await
     }
 
     /// The mode in force now (a `SetMode` takes effect between turns).
@@ -482,6 +498,7 @@ async fn run_loop(
 ) {
     // Before the first request: the window the server really serves (2 s at most).
     session.discover_window().await;
+    session.tell_ended_processes().await;
     let mut queue: VecDeque<String> = VecDeque::new();
     let mut running: Option<RunningTurn> = suspended.map(|start| start_turn(&session, start));
     let mut open = true;
@@ -558,6 +575,8 @@ async fn run_loop(
             break;
         }
     }
+    // Nothing the session started outlives it.
+    session.processes.stop_all().await;
     // The session (and its lease) goes before the op queue closes: whoever waits in
     // `Engine::shutdown` may open the session again right away.
     drop(session);

@@ -50,6 +50,8 @@ pub(crate) struct Session {
     _lease: SessionLease,
     /// This session, for what a call hands out that must outlive a borrow (its network gate).
     me: std::sync::Weak<Session>,
+    /// Its background processes, and the loopback its commands share.
+    pub processes: Arc<crate::processes::SessionProcesses>,
 }
 
 impl Session {
@@ -86,6 +88,18 @@ impl Session {
             )
         };
         let ready = ready_servers(&deps);
+        let watch = super::processes::ProcessWatch {
+            session_id: id.clone(),
+            audit: deps.audit.clone(),
+            events: events.clone(),
+            clock: deps.clock.clone(),
+        };
+        let processes = Arc::new(crate::processes::SessionProcesses::new(
+            &id,
+            deps.store.clone(),
+            deps.clock.clone(),
+            Arc::new(watch),
+        ));
         Self {
             id,
             config,
@@ -105,6 +119,7 @@ impl Session {
             events,
             _lease: lease,
             me: std::sync::Weak::new(),
+            processes,
         }
     }
 
@@ -344,6 +359,19 @@ impl Session {
         self.flush_notes(&mut history);
     }
 
+    /// Tells the model of a resumed session which of its background processes ended when it was
+    /// last closed (once).
+    pub(crate) async fn tell_ended_processes(&self) {
+        match self.deps.store.untold_processes(&self.id) {
+            Ok(rows) => {
+                if let Some(note) = super::processes::ended_note(&rows) {
+                    self.record_note(note).await;
+                }
+            }
+            Err(e) => tracing::warn!("session {}: its ended processes cannot be read: {e}", self.id),
+        }
+    }
+
     /// Moves the waiting notes into `history` once no call there waits for a result.
     fn flush_notes(&self, history: &mut Vec<HistoryItem>) {
         let mut notes = self.notes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -553,6 +581,7 @@ impl Session {
             cancel,
             turn_id: turn_id.to_string(),
             files: Some(self.files.clone()),
+            processes: Some(self.processes.clone()),
             ..ToolContext::new(
                 self.id.clone(),
                 call_id,

@@ -227,6 +227,7 @@ impl Hooks {
             stdout: Stdio::piped(),
             stderr: Stdio::piped(),
             network: false,
+            loopback: None,
         };
         let mut child = shell
             .spawn(launch, !hook.sandboxed)
@@ -248,7 +249,7 @@ impl Hooks {
             Ok(Ok(out)) => Ok((out.status.code(), text(&out.stdout), text(&out.stderr))),
             Ok(Err(e)) => Err(format!("the hook `{}` failed: {e}", hook.command)),
             Err(_) => {
-                crate::tools::kill_group(pid);
+                crate::processes::kill_group(pid);
                 Err(format!("the hook `{}` did not finish within {} s", hook.command, hook.timeout.as_secs()))
             }
         }

@@ -20,7 +20,7 @@ use tokio::io::AsyncBufReadExt;
 
 use super::McpTool;
 use crate::config::McpServerConfig;
-use crate::tools::kill_group;
+use crate::processes::kill_group;
 
 /// Bytes of a server's stderr kept for its error report.
 const STDERR_TAIL: usize = 2048;

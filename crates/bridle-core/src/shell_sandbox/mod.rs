@@ -23,7 +23,7 @@ mod landlock;
 mod pids;
 mod seccomp;
 
-pub use door::{SANDBOX_PORT, SSH_COMMAND, SSH_TUNNEL};
+pub use door::{Loopback, SANDBOX_PORT, SSH_COMMAND, SSH_TUNNEL};
 pub use env::{allows_name, child_environment, HostEnvironment};
 
 use std::ffi::OsString;
@@ -252,14 +252,17 @@ impl ShellSandbox {
             // told to go direct would fail where it need not).
             launch.env.retain(|(name, _)| !name.eq_ignore_ascii_case("no_proxy"));
         }
+        let loopback = launch.loopback;
         let (door, landlock_listener) = match kind {
-            SandboxKind::Bwrap if proxied => {
-                launch.env.extend(door::proxy_environment(SANDBOX_PORT));
-                (Some(door::Door::new()?), None)
+            SandboxKind::Bwrap if proxied || loopback.is_some() => {
+                let door = door::Door::new(loopback, proxied)?;
+                launch.env.extend(door.proxy_address().map(door::proxy_environment).unwrap_or_default());
+                (Some(door), None)
             }
             SandboxKind::Landlock if proxied => {
                 let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))?;
-                launch.env.extend(door::proxy_environment(listener.local_addr()?.port()));
+                let address = std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, listener.local_addr()?.port());
+                launch.env.extend(door::proxy_environment(address));
                 (None, Some(listener))
             }
             _ => (None, None),
@@ -274,7 +277,7 @@ impl ShellSandbox {
         };
         drop(seccomp_fd);
         let listener = match door {
-            Some(door) => Some(door.receive()?),
+            Some(door) => door.receive()?,
             None => landlock_listener,
         };
         Ok(Spawned { child, kind, listener })
@@ -304,7 +307,7 @@ impl ShellSandbox {
         &self,
         launch: Launch<'_>,
         kind: SandboxKind,
-        door: Option<&door::Door>,
+        door: Option<&door::Door<'_>>,
     ) -> std::io::Result<(tokio::process::Command, Option<std::os::fd::OwnedFd>)> {
         let mut seccomp_fd = None;
         let mut command = match kind {
@@ -354,6 +357,9 @@ pub(crate) struct Launch<'a> {
     pub stderr: Stdio,
     /// Whether it may reach the network through the proxy (when the sandbox's policy is not off).
     pub network: bool,
+    /// The session's shared network namespace, joined under bubblewrap (none: the command gets
+    /// one of its own).
+    pub loopback: Option<&'a Loopback>,
 }
 
 /// A started command.

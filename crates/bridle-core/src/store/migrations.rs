@@ -100,6 +100,24 @@ const MIGRATIONS: &[&str] = &[
         items TEXT NOT NULL,
         updated_at INTEGER NOT NULL
     );",
+    // 5: the background processes a session started (DESIGN §4.4): who runs each (its pid and
+    // start time, and the Bridle process that owns it), so a crash leaves nothing behind.
+    "CREATE TABLE processes (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        command TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        pid_start INTEGER NOT NULL,
+        owner_pid INTEGER NOT NULL,
+        owner_start INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        state TEXT NOT NULL,
+        exit_code INTEGER,
+        told INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session_id, id)
+    );",
 ];
 
 /// Brings the schema up to date.

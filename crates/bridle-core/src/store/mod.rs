@@ -10,6 +10,7 @@ mod approvals;
 mod changes;
 mod lease;
 mod migrations;
+mod processes;
 mod snapshot;
 
 use std::path::Path;
@@ -21,6 +22,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 pub use approvals::{ApprovalStatus, RecordedAnswer, StoredApproval};
 pub use changes::ChangeRow;
 pub use lease::SessionLease;
+pub use processes::ProcessRow;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

@@ -19,6 +19,9 @@ mod glob_search;
 mod grep_search;
 mod list_files;
 pub mod output;
+mod process_list;
+mod process_output;
+mod process_stop;
 mod read_file;
 mod registry;
 mod repair;
@@ -47,13 +50,16 @@ use crate::workspace::Workspace;
 
 pub use append_file::AppendFile;
 pub use apply_patch::ApplyPatch;
-pub use bash::{kill_group, Bash};
+pub use bash::Bash;
 pub use edit_file::EditFile;
 pub use get_current_time::GetCurrentTime;
 pub use get_token_usage::GetTokenUsage;
 pub use glob_search::GlobSearch;
 pub use grep_search::GrepSearch;
 pub use list_files::ListFiles;
+pub use process_list::ProcessList;
+pub use process_output::ProcessOutput;
+pub use process_stop::ProcessStop;
 pub use read_file::ReadFile;
 pub use registry::{CallError, PreparedCall, RegistryError, ToolRegistry};
 pub use repair::{canonical_json, repair_arguments, RepairError, Repaired};
@@ -114,6 +120,9 @@ pub struct ToolContext {
     /// The session's proxy and where it asks and records, when commands may reach hosts
     /// (`[sandbox.network]` not off); `None`: no network.
     pub network: Option<crate::network::CallNetwork>,
+    /// The session's background processes (and the loopback its commands share); `None`
+    /// outside a session, where nothing may run on after its call.
+    pub processes: Option<Arc<crate::processes::SessionProcesses>>,
 }
 
 impl ToolContext {
@@ -138,6 +147,7 @@ impl ToolContext {
             turn_id: String::new(),
             files: None,
             network: None,
+            processes: None,
         }
     }
 }
@@ -374,6 +384,9 @@ pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     registry.register(Arc::new(GlobSearch))?;
     registry.register(Arc::new(GrepSearch))?;
     registry.register(Arc::new(Bash))?;
+    registry.register(Arc::new(ProcessOutput))?;
+    registry.register(Arc::new(ProcessList))?;
+    registry.register(Arc::new(ProcessStop))?;
     registry.register(Arc::new(GetCurrentTime))?;
     registry.register(Arc::new(GetTokenUsage))?;
     registry.register(Arc::new(UpdatePlan))?;

@@ -6,13 +6,13 @@
 //! file the group gets SIGTERM, then SIGKILL after a grace period, and a sweep kills descendants
 //! that left the group (found by a marker in their environment; Bridle is their subreaper so
 //! they cannot be lost to init); nothing the command started outlives the call. A non-zero exit
-//! is a result, not an error of the harness. The command's environment comes from an allow-list
+//! is a result, not an error of the harness. A call with `background` hands the command to the
+//! session's processes instead ([`crate::processes`]) and answers within two seconds. The command's environment comes from an allow-list
 //! ([`crate::shell_sandbox::child_environment`]). It runs inside the workspace's OS sandbox
 //! ([`crate::shell_sandbox`]) unless the call escalates (which the guard always has a human
 //! approve, but in `bypass`); every result's `data.sandbox` says how it ran.
 
 mod capture;
-mod processes;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -23,10 +23,8 @@ use serde_json::json;
 
 use super::output;
 use super::{Covers, ShellLine, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::processes::{self, ProcessGroup};
 use crate::shell_sandbox::{Launch, SandboxKind};
-
-pub use processes::kill_group;
-use processes::ProcessGroup;
 
 /// Longest timeout a call may ask for.
 pub const MAX_TIMEOUT_SECS: u64 = 600;
@@ -46,7 +44,10 @@ const GRACE: Duration = Duration::from_secs(2);
 /// more (network, a write outside the workspace), call bash again with `escalate: true` and a
 /// `justification`: a human decides whether it runs once outside the sandbox. Files a command
 /// changes are not kept in checkpoints, so an undo cannot restore them: change files with the
-/// file tools.
+/// file tools. For a server, a watcher or a long build, set `background: true`: it answers within
+/// 2 s with a process id and the output so far, and the process runs on (read it with
+/// process_output, stop it with process_stop; the session's commands share one loopback, so a
+/// later command reaches a server it started).
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BashArgs {
@@ -61,6 +62,9 @@ pub struct BashArgs {
     /// Why the command needs to run outside the sandbox (shown to the human who decides).
     #[serde(default)]
     pub justification: Option<String>,
+    /// Run on after the call answers (no timeout; it ends when stopped or the session ends).
+    #[serde(default)]
+    pub background: bool,
 }
 
 /// The `bash` tool.
@@ -111,6 +115,9 @@ impl Tool for Bash {
         if args.timeout_secs == Some(0) {
             return Err(ToolError::new("timeout_secs must be at least 1"));
         }
+        if args.background {
+            return background(args, ctx).await;
+        }
         let timeout = effective_timeout(args, ctx.tool_timeout);
         let out_dir = ctx.workspace.sandbox.tool_output_dir(&ctx.session_id);
         std::fs::create_dir_all(&out_dir)
@@ -135,6 +142,7 @@ impl Tool for Bash {
             stdout: writer.into(),
             stderr: errors.into(),
             network: ctx.network.is_some(),
+            loopback: ctx.processes.as_ref().and_then(|p| p.loopback(shell)),
         };
         let started = std::time::Instant::now();
         let spawned =
@@ -210,19 +218,7 @@ impl Tool for Bash {
         if let Some(note) = hosts_note(&hosts) {
             text.push_str(&note);
         }
-        // What a confining sandbox does not hold (none for an unconfined run: its note says more).
-        let gaps = if sandbox == SandboxKind::None { None } else { shell.gaps() };
-        match (sandbox, args.escalate, &gaps) {
-            (SandboxKind::None, true, _) => text.push_str("\n[note: ran outside the sandbox, as approved]"),
-            (SandboxKind::None, false, _) => text.push_str(&format!(
-                "\n[note: ran without an OS sandbox: {}]",
-                shell.unsandboxed_because().unwrap_or("no sandbox")
-            )),
-            (kind, _, Some(gaps)) => {
-                text.push_str(&format!("\n[note: the {} sandbox does not hold everything: {gaps}]", kind.as_str()))
-            }
-            (_, _, None) => {}
-        }
+        let gaps = sandbox_note(&mut text, ctx, sandbox, args.escalate);
         Ok(ToolOutput {
             output: text,
             data: Some(json!({
@@ -244,6 +240,72 @@ impl Tool for Bash {
             changes: Vec::new(),
         })
     }
+}
+
+/// Appends what the model should know of how the command ran (outside the sandbox, or what a
+/// confining sandbox does not hold); returns the sandbox's gaps.
+fn sandbox_note(text: &mut String, ctx: &ToolContext, sandbox: SandboxKind, escalated: bool) -> Option<String> {
+    let shell = &ctx.workspace.shell;
+    // None for an unconfined run: its note says more.
+    let gaps = if sandbox == SandboxKind::None { None } else { shell.gaps() };
+    match (sandbox, escalated, &gaps) {
+        (SandboxKind::None, true, _) => text.push_str("\n[note: ran outside the sandbox, as approved]"),
+        (SandboxKind::None, false, _) => text.push_str(&format!(
+            "\n[note: ran without an OS sandbox: {}]",
+            shell.unsandboxed_because().unwrap_or("no sandbox")
+        )),
+        (kind, _, Some(gaps)) => {
+            text.push_str(&format!("\n[note: the {} sandbox does not hold everything: {gaps}]", kind.as_str()))
+        }
+        (_, _, None) => {}
+    }
+    gaps
+}
+
+/// Starts the command as a background process of the session and answers once it has run for
+/// [`processes::START_WAIT`] or ended, with its id and its output so far.
+async fn background(args: &BashArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let Some(table) = &ctx.processes else {
+        return Err(ToolError::new(
+            "a background process needs a session (the app or `bridle run`); run the command without `background`",
+        ));
+    };
+    let shell = &ctx.workspace.shell;
+    let start = processes::Start {
+        call_id: &ctx.call_id,
+        command: &args.command,
+        shell,
+        root: ctx.workspace.root(),
+        env: shell.inherited_environment(),
+        escalated: args.escalate,
+        network: ctx.network.clone(),
+    };
+    let id = table.start(start).await.map_err(ToolError::new)?;
+    table.wait_end(&id, processes::START_WAIT).await;
+    let read = table.output(&id, std::time::Duration::ZERO).await.map_err(ToolError::new)?;
+    let process = &read.process;
+    let mut text = match process.state {
+        bridle_protocol::ProcessState::Running => format!(
+            "started in the background as {id}; it runs on. Read its output with process_output (process_id \"{id}\"), stop it with process_stop. Output so far:\n"
+        ),
+        _ => format!("{id} ended at once ({}). Its output:\n", processes::state_words(process, ctx.clock.now_ms())),
+    };
+    text.push_str(if read.text.is_empty() { "(none yet)" } else { &read.text });
+    let gaps = sandbox_note(&mut text, ctx, read.sandbox, args.escalate);
+    Ok(ToolOutput {
+        output: text,
+        data: Some(json!({
+            "processId": id,
+            "background": true,
+            "state": process.state,
+            "exitCode": process.exit_code,
+            "sandbox": read.sandbox.as_str(),
+            "sandboxGaps": gaps,
+            "escalated": args.escalate,
+            "checkpointed": false,
+        })),
+        changes: Vec::new(),
+    })
 }
 
 /// The hosts a command reached and was refused, for the model (each refused one with why).

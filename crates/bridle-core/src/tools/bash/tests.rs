@@ -29,9 +29,12 @@ fn setup_unconfined() -> (tempfile::TempDir, ToolContext) {
 }
 
 async fn bash(ctx: &ToolContext, command: &str, timeout_secs: Option<u64>) -> ToolOutput {
-    Bash.run(&BashArgs { command: command.into(), timeout_secs, escalate: false, justification: None }, ctx)
-        .await
-        .unwrap()
+    Bash.run(
+        &BashArgs { command: command.into(), timeout_secs, escalate: false, justification: None, background: false },
+        ctx,
+    )
+    .await
+    .unwrap()
 }
 
 fn alive(pid: i32) -> bool {
@@ -128,7 +131,7 @@ async fn an_interrupt_drops_the_call_and_kills_the_group() {
     let (tmp, ctx) = setup_unconfined();
     let pid_file = tmp.path().join("pid");
     let command = format!("sleep 300 & echo $! > {}; wait", pid_file.display());
-    let args = BashArgs { command, timeout_secs: Some(600), escalate: false, justification: None };
+    let args = BashArgs { command, timeout_secs: Some(600), escalate: false, justification: None, background: false };
     let run = Bash.run(&args, &ctx);
     // Dropping the future is what an interrupt does (the pipeline stops polling it).
     let _ = tokio::time::timeout(Duration::from_millis(800), run).await;

@@ -3,7 +3,8 @@
 //! A command's processes are its process group, plus descendants that left it (`setsid`,
 //! daemons). Those carry the marker variable in their environment, which they inherit, so a
 //! scan of `/proc` finds them; because Bridle is a child subreaper, orphans are re-parented to
-//! it and can be reaped instead of lingering as zombies.
+//! it and can be reaped instead of lingering as zombies. A process is named by its pid and its
+//! start time together ([`start_time`]), never by its name: a pid is reused, the pair is not.
 
 use std::sync::Once;
 use std::time::Duration;
@@ -42,6 +43,7 @@ pub struct ProcessGroup {
 }
 
 impl ProcessGroup {
+    /// The group `leader` leads, and the processes that carry `call_id`'s marker.
     pub fn new(leader: Option<u32>, call_id: String) -> Self {
         let pgid = leader.and_then(|p| i32::try_from(p).ok()).and_then(Pid::from_raw);
         Self { pgid, call_id, stopped: false }
@@ -138,13 +140,41 @@ fn process_group_of(pid: Pid) -> Option<Pid> {
     fields.nth(1)?.parse::<i32>().ok().and_then(Pid::from_raw)
 }
 
-/// Live processes whose environment carries `MARKER=call_id`.
 /// The processes still carrying `call_id`'s marker (for tests).
 #[cfg(test)]
 pub fn marked(call_id: &str) -> Vec<Pid> {
     marked_processes(call_id)
 }
 
+/// When `pid` started, in clock ticks after boot (`/proc/PID/stat`, field 22); `None` when no
+/// such process lives (a zombie included).
+pub fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut fields = stat[stat.rfind(')')? + 2..].split_whitespace();
+    if matches!(fields.next()?, "Z" | "X") {
+        return None;
+    }
+    // After the state (field 3), field 22 is the 19th.
+    fields.nth(18)?.parse().ok()
+}
+
+/// Whether the process `pid` that started at `started` still runs.
+pub fn is_running(pid: u32, started: u64) -> bool {
+    start_time(pid) == Some(started)
+}
+
+/// Kills what is left of a command whose runner is gone: the group `leader` led (when the leader
+/// is still the process that started at `started`) and every process carrying `call_id`'s marker.
+pub fn kill_leftovers(leader: u32, started: u64, call_id: &str) {
+    if is_running(leader, started) {
+        kill_group(Some(leader));
+    }
+    for pid in marked_processes(call_id) {
+        let _ = kill_process(pid, Signal::KILL);
+    }
+}
+
+/// Live processes whose environment carries `MARKER=call_id`.
 fn marked_processes(call_id: &str) -> Vec<Pid> {
     let needle = format!("{MARKER}={call_id}");
     all_pids()

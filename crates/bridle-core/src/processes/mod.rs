@@ -1,0 +1,71 @@
+//! Every process a command starts, and those that outlive their call (DESIGN §4.2, §4.4).
+//!
+//! A command's processes are found and stopped as a group ([`group`]); a foreground `bash` call
+//! ends them all before it answers. A background process belongs to its session
+//! ([`SessionProcesses`]): it runs in the session's sandbox and network, keeps the end of its
+//! output in a ring, and is recorded in the store while it runs.
+//!
+//! Rule: nothing outlives its session. A session closing stops its processes; a Bridle process
+//! that dies (a crash, `kill -9`) leaves rows behind, and the next start of any front end ends
+//! what they name ([`end_leftovers`]), identified by pid and start time, never by name.
+
+mod background;
+mod group;
+mod ring;
+
+pub use background::{
+    Observer, Output, SessionProcesses, Start, Unobserved, MAX_PER_SESSION, MAX_WAIT, RING_BYTES, START_WAIT,
+};
+#[cfg(test)]
+pub(crate) use group::marked;
+pub use group::{become_subreaper, is_running, kill_group, start_time, ProcessGroup, MARKER};
+
+use bridle_protocol::{ProcessInfo, ProcessState};
+
+use crate::store::Store;
+
+/// How `process` stands, in words: `running for 12 s`, `exited with code 0 after 3 s`, `stopped
+/// after 40 s`, `killed by a signal after 1 s`; `now_ms` is the time now.
+pub fn state_words(process: &ProcessInfo, now_ms: i64) -> String {
+    let secs = |until: i64| (until - process.started_at).max(0) / 1000;
+    match (process.state, process.ended_at, process.exit_code) {
+        (ProcessState::Running, _, _) => format!("running for {} s", secs(now_ms)),
+        (ProcessState::Stopped, ended, _) => format!("stopped after {} s", secs(ended.unwrap_or(now_ms))),
+        (ProcessState::Exited, ended, Some(code)) => {
+            format!("exited with code {code} after {} s", secs(ended.unwrap_or(now_ms)))
+        }
+        (ProcessState::Exited, ended, None) => format!("killed by a signal after {} s", secs(ended.unwrap_or(now_ms))),
+    }
+}
+
+/// Ends the background processes a Bridle process that is gone left running, and closes their
+/// rows (`stopped`; their sessions' models are told when they resume). Rows of a Bridle process
+/// that still runs are left alone. Returns how many were ended.
+pub fn end_leftovers(store: &Store, now_ms: i64) -> usize {
+    let rows = match store.open_processes() {
+        Ok(rows) => rows,
+        Err(e) => {
+            tracing::warn!("the background processes left by an earlier run cannot be read: {e}");
+            return 0;
+        }
+    };
+    let mut ended = 0;
+    for mut row in rows {
+        let owner = (u32::try_from(row.owner_pid).unwrap_or(0), u64::try_from(row.owner_start).unwrap_or(0));
+        if is_running(owner.0, owner.1) {
+            continue;
+        }
+        let (pid, started) = (u32::try_from(row.pid).unwrap_or(0), u64::try_from(row.pid_start).unwrap_or(0));
+        group::kill_leftovers(pid, started, &row.call_id);
+        row.ended_at = Some(now_ms);
+        row.state = ProcessState::Stopped.as_str().into();
+        if let Err(e) = store.end_process(&row, false) {
+            tracing::warn!("process {} of session {}: its end was not recorded: {e}", row.id, row.session_id);
+        }
+        ended += 1;
+    }
+    ended
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,42 @@
+//! `process_list`: the session's background processes.
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::processes;
+
+/// Lists this session's background processes (started by bash with `background: true`): each
+/// one's id, command, and whether it runs (for how long) or how it ended.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessListArgs {}
+
+/// The `process_list` tool.
+pub struct ProcessList;
+
+#[async_trait]
+impl Tool for ProcessList {
+    type Args = ProcessListArgs;
+    const NAME: &'static str = "process_list";
+    const KIND: ToolKind = ToolKind::Read;
+
+    async fn run(&self, _args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let list = super::process_output::table(ctx)?.list();
+        let now = ctx.clock.now_ms();
+        let output = match list.is_empty() {
+            true => "this session has started no background process".to_string(),
+            false => list
+                .iter()
+                .map(|p| format!("{}  {}  `{}`", p.id, processes::state_words(p, now), p.command))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        let rows: Vec<_> = list
+            .iter()
+            .map(|p| json!({"processId": p.id, "command": p.command, "state": p.state, "exitCode": p.exit_code, "startedAt": p.started_at}))
+            .collect();
+        Ok(ToolOutput { output, data: Some(json!({ "processes": rows })), changes: Vec::new() })
+    }
+}

@@ -1,0 +1,78 @@
+//! `process_output`: what a background process wrote since the last read, and how it stands.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::processes::{self, SessionProcesses};
+
+/// Returns the output a background process (started by bash with `background: true`) wrote since
+/// the last read, and whether it still runs (its exit code once it ended, and the files it
+/// changed). With `wait_secs` (at most 30) it waits for new output when there is none yet. Only
+/// the last 1 MiB of output is kept; the result says how much was lost before it was read.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessOutputArgs {
+    /// The process's id (`p1`), from bash or process_list.
+    pub process_id: String,
+    /// Seconds to wait for new output when there is none yet (at most 30; default 0).
+    #[serde(default)]
+    pub wait_secs: Option<u64>,
+}
+
+/// The `process_output` tool.
+pub struct ProcessOutput;
+
+/// The session's processes, or why a call outside a session has none.
+pub(super) fn table(ctx: &ToolContext) -> Result<&SessionProcesses, ToolError> {
+    ctx.processes.as_deref().ok_or_else(|| {
+        ToolError::new("background processes live in a session (the app or `bridle run`); this call has none")
+    })
+}
+
+#[async_trait]
+impl Tool for ProcessOutput {
+    type Args = ProcessOutputArgs;
+    const NAME: &'static str = "process_output";
+    const KIND: ToolKind = ToolKind::Read;
+
+    fn timeout(args: &Self::Args, default: Duration) -> Duration {
+        default.max(Duration::from_secs(args.wait_secs.unwrap_or(0)) + Duration::from_secs(5))
+    }
+
+    async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let wait = Duration::from_secs(args.wait_secs.unwrap_or(0)).min(processes::MAX_WAIT);
+        let read = table(ctx)?.output(args.process_id.trim(), wait).await.map_err(ToolError::new)?;
+        let process = &read.process;
+        let mut text =
+            format!("{} `{}`: {}\n", process.id, process.command, processes::state_words(process, ctx.clock.now_ms()));
+        if read.dropped > 0 {
+            text.push_str(&format!(
+                "[{} bytes of output were lost before this read: only the last {} KiB are kept]\n",
+                read.dropped,
+                processes::RING_BYTES / 1024
+            ));
+        }
+        text.push_str(if read.text.is_empty() { "(no new output)" } else { &read.text });
+        if process.state != bridle_protocol::ProcessState::Running && !process.changed.is_empty() {
+            text.push_str(&format!(
+                "\n[files it changed (not kept in checkpoints, so undo cannot restore them): {}]",
+                process.changed.join(", ")
+            ));
+        }
+        Ok(ToolOutput {
+            output: text,
+            data: Some(json!({
+                "processId": process.id,
+                "state": process.state,
+                "exitCode": process.exit_code,
+                "dropped": read.dropped,
+                "changed": process.changed,
+            })),
+            changes: Vec::new(),
+        })
+    }
+}
