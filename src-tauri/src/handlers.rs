@@ -8,7 +8,7 @@
 
 use bridle_core::session_host::{self, Starting};
 use bridle_protocol::{
-    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, McpServerSettings, McpServerStatus, ModelInfo, Op,
+    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, McpServerSettings, McpServerStatus, ModelInfo, Op, ProcessInfo,
     ProviderSettings, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
 };
 
@@ -89,4 +89,12 @@ pub async fn mcp_save(start: &Starting, server: McpServerSettings, previous: Opt
 
 pub async fn mcp_remove(start: &Starting, name: String) -> Answer<Settings> {
     start.get().await?.mcp_remove(name).await
+}
+
+pub async fn processes_list(start: &Starting) -> Answer<Vec<ProcessInfo>> {
+    start.get().await?.processes_list().await
+}
+
+pub async fn process_stop(start: &Starting, process_id: String) -> Answer<ProcessInfo> {
+    start.get().await?.process_stop(process_id).await
 }

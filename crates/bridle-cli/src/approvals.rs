@@ -97,11 +97,11 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
         drive::start(&mut setup, provider, drive_args, SessionSpec::Resume(session_id)).await?;
     if engine.resumed_turn().is_none() {
         eprintln!("bridle approvals: the session has no turn waiting on this request");
-        drive::finish(&audit);
+        drive::finish(&engine, &audit).await;
         return Ok(0);
     }
     let code = drive::follow(&engine, &mut events, drive_args, false).await;
-    drive::finish(&audit);
+    drive::finish(&engine, &audit).await;
     hub.shutdown().await;
     code
 }

@@ -54,8 +54,15 @@ pub async fn start(
     Ok((engine, events, audit, hub))
 }
 
-/// Waits for the audit rows of the turn to be committed before the process exits.
-pub fn finish(audit: &AuditSink) {
+/// Closes the session (its background processes end and are recorded), then waits for the audit
+/// rows to be committed before the process exits.
+pub async fn finish(engine: &Engine, audit: &AuditSink) {
+    engine.shutdown().await;
+    flush(audit);
+}
+
+/// Waits for the audit rows written so far to be committed.
+pub fn flush(audit: &AuditSink) {
     if let Err(e) = audit.flush() {
         eprintln!("bridle: the audit log could not be written: {e}");
     }

@@ -11,6 +11,7 @@ mod cli;
 mod drive;
 mod mcp;
 mod models;
+mod processes;
 mod run;
 mod sessions;
 mod setup;
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
             Command::Sessions(args) => sessions::sessions(&cli.global, args).await,
             Command::Audit(args) => audit::audit(&cli.global, args),
             Command::Approvals(args) => approvals::approvals(&cli.global, args).await,
+            Command::Processes(args) => processes::processes(&cli.global, args).await,
             Command::Models(args) => models::models(&cli.global, args).await,
             Command::Auth(args) => auth::auth(&cli.global, args),
             Command::Mcp(args) => mcp::mcp(&cli.global, args).await,

@@ -128,7 +128,7 @@ async fn compact(
                     "summarized": done.summarized,
                 }));
             audit.record(row);
-            crate::drive::finish(&audit);
+            crate::drive::flush(&audit);
             let report = serde_json::json!({
                 "tokensBefore": done.tokens_before,
                 "tokensAfter": done.tokens_after,

@@ -119,6 +119,8 @@ error_codes! {
     ConnectionFailed = "connection_failed",
     /// No MCP server of the session has that name.
     McpUnknownServer = "mcp_unknown_server",
+    /// The open session has no background process of that id.
+    NoSuchProcess = "no_such_process",
     /// A command's argument has a value it does not accept.
     InvalidArgument = "invalid_argument",
     /// The audit log could not be read.

@@ -92,6 +92,11 @@ macro_rules! with_commands {
             mcp_save(server: $crate::McpServerSettings, previous: Option<String>) -> $crate::Settings;
             /// Removes one MCP server from the config and stops it.
             mcp_remove(name: String) -> $crate::Settings;
+            /// The open session's background processes, oldest first, each with its output's tail.
+            processes_list() -> Vec<$crate::ProcessInfo>;
+            /// Stops one background process of the open session (SIGTERM, then SIGKILL after 2 s);
+            /// answers once it has ended.
+            process_stop(process_id: String) -> $crate::ProcessInfo;
         }
     };
 }

@@ -14,6 +14,8 @@ export {
   mcpStatus,
   modelsList,
   pendingApprovals,
+  processStop,
+  processesList,
   rulesExplain,
   sessionDelete,
   sessionInfo,

@@ -34,6 +34,8 @@ export type { RuleMeaning } from "./bindings/RuleMeaning";
 export type { ModelPrice } from "./bindings/ModelPrice";
 export type { PlanItem } from "./bindings/PlanItem";
 export type { PlanStatus } from "./bindings/PlanStatus";
+export type { ProcessInfo } from "./bindings/ProcessInfo";
+export type { ProcessState } from "./bindings/ProcessState";
 export type { InstructionFileInfo } from "./bindings/InstructionFileInfo";
 export type { McpServerSettings } from "./bindings/McpServerSettings";
 export type { McpServerStatus } from "./bindings/McpServerStatus";

@@ -41,6 +41,7 @@ export function freesAnswers(code: ErrorCode): boolean {
     case "settings_reload_failed":
     case "connection_failed":
     case "mcp_unknown_server":
+    case "no_such_process":
     case "invalid_argument":
     case "audit_read_failed":
     case "audit_export_failed":

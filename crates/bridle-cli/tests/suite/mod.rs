@@ -17,6 +17,7 @@ mod long_sessions;
 mod mcp;
 mod network;
 mod patches;
+mod processes;
 mod run;
 mod sandbox;
 mod seams;

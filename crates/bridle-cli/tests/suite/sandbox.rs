@@ -117,11 +117,12 @@ impl Setup {
         std::fs::read_to_string(self.canaries.join("canary")).unwrap()
     }
 
-    /// `bridle tool bash` with `command`, approved; the result the model would get.
-    pub(super) async fn bash(&self, command: &str) -> Value {
-        let args = json!({ "command": command }).to_string();
-        let out = tokio::process::Command::from(as_user(self.user, binary_for(self.user)))
-            .args(["tool", "bash", "--mode", "auto", "--approve", "--args", &args])
+    /// `bridle ARGS` as the setup's user, with its data dir, workspace and home, and a secret in
+    /// its own environment.
+    pub(super) fn bridle(&self, args: &[&str]) -> tokio::process::Command {
+        let mut command = tokio::process::Command::from(as_user(self.user, binary_for(self.user)));
+        command
+            .args(args)
             .arg("--data-dir")
             .arg(&self.dirs.data)
             .arg("--workspace")
@@ -134,10 +135,15 @@ impl Setup {
             .env("OPENAI_API_KEY", CANARY)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&self.dirs.workspace)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .await
-            .unwrap();
+            .stdin(std::process::Stdio::null());
+        command
+    }
+
+    /// `bridle tool bash` with `command`, approved; the result the model would get.
+    pub(super) async fn bash(&self, command: &str) -> Value {
+        let args = json!({ "command": command }).to_string();
+        let out =
+            self.bridle(&["tool", "bash", "--mode", "auto", "--approve", "--args", &args]).output().await.unwrap();
         let report: Value = serde_json::from_str(&stdout(&out))
             .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", stdout(&out), stderr(&out)));
         assert_eq!(report["executed"], true, "`{command}` did not run: {report}");

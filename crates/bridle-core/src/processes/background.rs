@@ -116,22 +116,10 @@ struct Background {
 
 impl Background {
     fn info(&self) -> ProcessInfo {
-        let row = lock(&self.row).clone();
-        let state = match row.state.as_str() {
-            "exited" => ProcessState::Exited,
-            "stopped" => ProcessState::Stopped,
-            _ => ProcessState::Running,
-        };
         ProcessInfo {
-            id: row.id,
-            session_id: row.session_id,
-            command: row.command,
-            state,
-            started_at: row.started_at,
-            ended_at: row.ended_at,
-            exit_code: row.exit_code,
             tail: lock(&self.ring).tail(TAIL_BYTES),
             changed: lock(&self.changed).clone(),
+            ..super::info_of(&lock(&self.row))
         }
     }
 

@@ -22,7 +22,54 @@ pub use group::{become_subreaper, is_running, kill_group, start_time, ProcessGro
 
 use bridle_protocol::{ProcessInfo, ProcessState};
 
-use crate::store::Store;
+use crate::store::{ProcessRow, Store};
+
+/// A process as its row records it (no output: that lives in the process that runs it).
+pub fn info_of(row: &ProcessRow) -> ProcessInfo {
+    let state = match row.state.as_str() {
+        "exited" => ProcessState::Exited,
+        "stopped" => ProcessState::Stopped,
+        _ => ProcessState::Running,
+    };
+    ProcessInfo {
+        id: row.id.clone(),
+        session_id: row.session_id.clone(),
+        command: row.command.clone(),
+        state,
+        started_at: row.started_at,
+        ended_at: row.ended_at,
+        exit_code: row.exit_code,
+        tail: String::new(),
+        changed: Vec::new(),
+    }
+}
+
+/// Stops a recorded process from any Bridle process (`bridle processes stop`): its row is closed
+/// first (`stopped`, so the process running it records the end as a stop), then its group and
+/// what carries its marker get SIGTERM, and SIGKILL after the grace period. A row already
+/// closed is left as it is.
+pub async fn stop_recorded(store: &Store, row: &ProcessRow, now_ms: i64) -> Result<ProcessInfo, String> {
+    if row.ended_at.is_some() {
+        return Ok(info_of(row));
+    }
+    let mut ended = row.clone();
+    ended.ended_at = Some(now_ms);
+    ended.state = ProcessState::Stopped.as_str().into();
+    store.end_process(&ended, true).map_err(|e| format!("the stop cannot be recorded: {e}"))?;
+    let (pid, started) = (u32::try_from(row.pid).unwrap_or(0), u64::try_from(row.pid_start).unwrap_or(0));
+    if is_running(pid, started) {
+        let mut group = ProcessGroup::new(Some(pid), row.call_id.clone());
+        group.terminate();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while is_running(pid, started) && std::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        group.stop(std::time::Duration::ZERO).await;
+    } else {
+        group::kill_leftovers(pid, started, &row.call_id);
+    }
+    Ok(info_of(&ended))
+}
 
 /// How `process` stands, in words: `running for 12 s`, `exited with code 0 after 3 s`, `stopped
 /// after 40 s`, `killed by a signal after 1 s`; `now_ms` is the time now.
@@ -66,6 +113,3 @@ pub fn end_leftovers(store: &Store, now_ms: i64) -> usize {
     }
     ended
 }
-
-#[cfg(test)]
-mod tests;

@@ -37,6 +37,16 @@ impl SessionHost {
         .await
     }
 
+    /// The open session's background processes, oldest first.
+    pub async fn processes_list(&self) -> Result<Vec<bridle_protocol::ProcessInfo>, ErrorInfo> {
+        Ok(self.engine().await?.processes())
+    }
+
+    /// Stops background process `id` of the open session; answers once it has ended.
+    pub async fn process_stop(&self, id: String) -> Result<bridle_protocol::ProcessInfo, ErrorInfo> {
+        self.engine().await?.stop_process(&id).await.map_err(|e| failure(ErrorCode::NoSuchProcess, e))
+    }
+
     /// Every stored session, newest first.
     pub async fn sessions_list(&self) -> Result<Vec<SessionInfo>, ErrorInfo> {
         let store = self.0.store.clone();

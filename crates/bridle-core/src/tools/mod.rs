@@ -397,6 +397,10 @@ pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
 #[cfg(test)]
 mod changes_tests;
 
+/// Background processes end to end through the tools: [`crate::processes`] in a session.
+#[cfg(test)]
+mod processes_tests;
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! A tool context on a real temp workspace, for unit tests.

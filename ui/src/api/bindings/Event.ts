@@ -6,6 +6,7 @@ import type { DecisionSource } from "./DecisionSource";
 import type { ErrorInfo } from "./ErrorInfo";
 import type { Mode } from "./Mode";
 import type { PlanItem } from "./PlanItem";
+import type { ProcessInfo } from "./ProcessInfo";
 import type { TokenUsage } from "./TokenUsage";
 import type { ToolCall } from "./ToolCall";
 import type { ToolResult } from "./ToolResult";
@@ -280,7 +281,15 @@ sandbox: string,
  * Why `bash` runs unconfined, when it does; when confined, what its sandbox does not hold
  * (Landlock's gaps), if anything.
  */
-unsandboxedBecause: string | null, } | { "type": "error", 
+unsandboxedBecause: string | null, } | { "type": "processChanged", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * The process as it stands now.
+ */
+process: ProcessInfo, } | { "type": "error", 
 /**
  * Session id.
  */

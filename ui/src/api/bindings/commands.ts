@@ -8,6 +8,7 @@ import type { McpServerSettings } from "./McpServerSettings";
 import type { McpServerStatus } from "./McpServerStatus";
 import type { ModelInfo } from "./ModelInfo";
 import type { Op } from "./Op";
+import type { ProcessInfo } from "./ProcessInfo";
 import type { ProviderSettings } from "./ProviderSettings";
 import type { RuleMeaning } from "./RuleMeaning";
 import type { SessionInfo } from "./SessionInfo";
@@ -104,4 +105,14 @@ export function mcpSave(server: McpServerSettings, previous: string | null): Pro
 /** Removes one MCP server from the config and stops it. */
 export function mcpRemove(name: string): Promise<Settings> {
   return invoke<Settings>("mcp_remove", { name });
+}
+
+/** The open session's background processes, oldest first, each with its output's tail. */
+export function processesList(): Promise<Array<ProcessInfo>> {
+  return invoke<Array<ProcessInfo>>("processes_list");
+}
+
+/** Stops one background process of the open session (SIGTERM, then SIGKILL after 2 s); answers once it has ended. */
+export function processStop(processId: string): Promise<ProcessInfo> {
+  return invoke<ProcessInfo>("process_stop", { processId });
 }

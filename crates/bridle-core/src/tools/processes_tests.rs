@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::*;
+use crate::processes::*;
 use crate::shell_sandbox::SandboxKind;
-use crate::store::ProcessRow;
+use crate::store::{ProcessRow, Store};
 use crate::tools::testing::context;
 use crate::tools::{ToolContext, ToolOutput};
 
@@ -193,8 +193,9 @@ fn leftovers_are_ended_by_pid_and_start_time_never_by_name() {
     let mut left = spawn("call-left");
     let mut unrelated = spawn("call-other");
     let mut owned = spawn("call-owned");
-    let mut dead_owner = std::process::Command::new("true").spawn().unwrap();
+    let mut dead_owner = std::process::Command::new("sleep").arg("30").spawn().unwrap();
     let dead = (dead_owner.id(), start_time(dead_owner.id()).unwrap());
+    dead_owner.kill().unwrap();
     dead_owner.wait().unwrap();
     let me = (std::process::id(), start_time(std::process::id()).unwrap());
     let row = |id: &str, child: &std::process::Child, call: &str, owner: (u32, u64)| ProcessRow {
