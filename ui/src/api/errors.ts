@@ -7,3 +7,13 @@ export function describeError(err: unknown): string {
   }
   return err instanceof Error ? err.message : String(err);
 }
+
+/** Whether a command's failure is the shell's ErrorInfo (rather than, say, a failed `invoke`). */
+export function isErrorInfo(err: unknown): err is ErrorInfo {
+  return (
+    err !== null &&
+    typeof err === "object" &&
+    typeof (err as ErrorInfo).code === "string" &&
+    typeof (err as ErrorInfo).message === "string"
+  );
+}

@@ -1,11 +1,13 @@
 // What the UI itself adds to SessionState: the user's messages (the engine does not echo them),
 // failures to reach the engine, dismissed errors, the session summary, the stored session and the
-// pending requests loaded at start, and answers on their way.
-import type { ApprovalRequest, ErrorCode, Event, SessionSnapshot, SessionSummary } from "../api/types";
+// pending requests loaded at start, the background processes as listed or stopped, and answers
+// on their way.
+import type { ApprovalRequest, ErrorCode, Event, ProcessInfo, SessionSnapshot, SessionSummary } from "../api/types";
 import { addApprovals, markAnswering } from "./approvals";
 import { type SessionState, initialState, nextKey, pushError } from "./state";
 import { reduce } from "./reduce";
 import { loadSnapshot } from "./snapshot";
+import { mergeProcesses } from "./processes";
 
 export type Action =
   | { type: "engine"; event: Event }
@@ -16,6 +18,8 @@ export type Action =
   | { type: "pendingLoaded"; requests: ApprovalRequest[] }
   | { type: "snapshotLoaded"; snapshot: SessionSnapshot }
   | { type: "answerSent"; approvalId: string }
+  /** Processes as `processes_list` or `process_stop` answered: merged by id. */
+  | { type: "processesSeen"; processes: ProcessInfo[] }
   | { type: "reset" };
 
 export function apply(state: SessionState, action: Action): SessionState {
@@ -55,6 +59,8 @@ export function apply(state: SessionState, action: Action): SessionState {
       return loadSnapshot(state, action.snapshot);
     case "answerSent":
       return markAnswering(state, action.approvalId);
+    case "processesSeen":
+      return mergeProcesses(state, action.processes);
     case "reset":
       // Another session is opening: nothing of this one carries over.
       return initialState;

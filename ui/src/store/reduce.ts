@@ -5,6 +5,7 @@ import { type ChatItem, type SessionState, type UsageState, nextKey, pushError }
 import { addApprovals, resolveApproval } from "./approvals";
 import { closeTurn, dropPartialText, setAssistantText, updateTool } from "./items";
 import { freesAnswers } from "./errorCodes";
+import { mergeProcesses } from "./processes";
 
 const ABORT_TEXT: Record<AbortReason, string> = {
   interrupted: "Turn stopped by you.",
@@ -140,6 +141,8 @@ export function reduce(state: SessionState, event: Event): SessionState {
         ...s,
         runMode: { mode: event.mode, sandbox: event.sandbox, unsandboxedBecause: event.unsandboxedBecause },
       };
+    case "processChanged":
+      return mergeProcesses(s, [event.process]);
     case "error": {
       // A refused answer leaves its request pending: let its buttons be used again.
       const refused = freesAnswers(event.info.code) ? { ...s, answering: [] } : s;

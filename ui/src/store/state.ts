@@ -6,6 +6,7 @@ import type {
   ErrorInfo,
   Mode,
   PlanItem,
+  ProcessInfo,
   TokenUsage,
   ToolCall,
   ToolResult,
@@ -99,6 +100,8 @@ export interface SessionState {
   reconnecting: { turnId: string; attempt: number; maxAttempts: number; reason: string } | null;
   /** The model's plan as it last set it (`update_plan`); empty when none. */
   plan: PlanItem[];
+  /** The session's background processes (`bash` with `background`), oldest first. */
+  processes: ProcessInfo[];
   /** Counter for item keys, so the reducer stays pure. */
   seq: number;
   /** Engine events received so far; views that poll the engine refresh when it moves. */
@@ -119,6 +122,7 @@ export const initialState: SessionState = {
   runMode: null,
   reconnecting: null,
   plan: [],
+  processes: [],
   seq: 0,
   eventCount: 0,
 };

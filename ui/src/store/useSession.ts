@@ -1,11 +1,19 @@
 // The one store of the window: subscribes to engine events, loads the open session (summary,
-// stored snapshot, requests still waiting) and offers the user's commands (send, stop, answer an
-// approval). When the shell opens another session (Sessions, Settings saved), `reload` starts
+// stored snapshot, requests still waiting, background processes) and offers the user's commands
+// (send, stop, answer an approval, list and stop background processes). When the shell opens another session (Sessions, Settings saved), `reload` starts
 // over: events of any other session are ignored, and events the snapshot already holds (their
 // `seq` is not above the snapshot's) are skipped; those that arrive while it loads wait for it.
 import { useCallback, useEffect, useReducer, useState } from "react";
-import { onEngineEvent, pendingApprovals, sessionInfo, sessionSnapshot, submit } from "../api/engine";
-import { describeError } from "../api/errors";
+import {
+  onEngineEvent,
+  pendingApprovals,
+  processStop,
+  processesList,
+  sessionInfo,
+  sessionSnapshot,
+  submit,
+} from "../api/engine";
+import { describeError, isErrorInfo } from "../api/errors";
 import type { ApprovalAnswer, ApprovalRequest, Mode, Op, SequencedEvent, SessionSummary } from "../api/types";
 import { type Action, apply } from "./local";
 import { type SessionState, initialState } from "./state";
@@ -30,6 +38,11 @@ export interface SessionCommands {
   undo: (turnId: string, paths?: string[]) => void;
   /** Loads the session the shell has open now, from scratch (after it switched sessions). */
   reload: () => void;
+  /** Asks the engine for the background processes again (their output and state move on their
+   * own); rejects with the engine's error, for the caller to show. */
+  refreshProcesses: () => Promise<void>;
+  /** Stops a background process; resolves once it has ended, rejects with the engine's error. */
+  stopProcess: (processId: string) => Promise<void>;
 }
 
 /** Whether the window is attached to the engine (listening and has the session summary). */
@@ -110,6 +123,17 @@ export function useSession(): Session {
         const message = `Could not load the approval requests waiting from before: ${describeError(err)}`;
         dispatch({ type: "bridgeFailed", code: "pending_approvals_failed", message, retryable: true });
       }
+      // Processes started before the window (re)loaded; later ones arrive as events.
+      try {
+        const processes = await processesList();
+        if (!cancelled) dispatch({ type: "processesSeen", processes });
+      } catch (err) {
+        if (cancelled) return;
+        const message = `Could not list the background processes: ${describeError(err)}`;
+        // No code of the window's own says this: the engine's says why.
+        const code = isErrorInfo(err) ? err.code : "engine_unreachable";
+        dispatch({ type: "bridgeFailed", code, message, retryable: true });
+      }
     })();
     return () => {
       cancelled = true;
@@ -145,8 +169,21 @@ export function useSession(): Session {
   );
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  const refreshProcesses = useCallback(async () => {
+    const processes = await processesList();
+    dispatch({ type: "processesSeen", processes });
+  }, []);
+  const stopProcess = useCallback(async (processId: string) => {
+    const process = await processStop(processId);
+    dispatch({ type: "processesSeen", processes: [process] });
+  }, []);
 
-  return { state, info, connection, commands: { send, stop, answer, dismissError, setMode, undo, reload } };
+  return {
+    state,
+    info,
+    connection,
+    commands: { send, stop, answer, dismissError, setMode, undo, reload, refreshProcesses, stopProcess },
+  };
 }
 
 function submitOrReport(op: Op, dispatch: (action: Action) => void): void {

@@ -12,6 +12,7 @@ import type {
   McpServerStatus,
   ModelInfo,
   Op,
+  ProcessInfo,
   ProviderSettings,
   RuleMeaning,
   SequencedEvent,
@@ -104,6 +105,10 @@ export const fakeEngine = {
   mcpRestart: vi.fn(async (_name: string): Promise<McpServerStatus[]> => []),
   mcpSave: vi.fn(async (_server: McpServerSettings, _previous: string | null): Promise<Settings> => SETTINGS),
   mcpRemove: vi.fn(async (_name: string): Promise<Settings> => SETTINGS),
+  processesList: vi.fn(async (): Promise<ProcessInfo[]> => []),
+  processStop: vi.fn(
+    async (id: string): Promise<ProcessInfo> => processInfo({ id, state: "stopped", endedAt: Date.now() }),
+  ),
 };
 
 export const engineModule = {
@@ -125,6 +130,8 @@ export const engineModule = {
   mcpRestart: (name: string) => fakeEngine.mcpRestart(name),
   mcpSave: (server: McpServerSettings, previous: string | null) => fakeEngine.mcpSave(server, previous),
   mcpRemove: (name: string) => fakeEngine.mcpRemove(name),
+  processesList: () => fakeEngine.processesList(),
+  processStop: (id: string) => fakeEngine.processStop(id),
   onMcpStatus: async (cb: (servers: McpServerStatus[]) => void) => {
     fakeEngine.mcpListener = cb;
     return () => {
@@ -162,6 +169,22 @@ export function approvalRequest(over: Partial<ApprovalRequest> = {}): ApprovalRe
     callHash: "hash-a1",
     createdAt: Date.now(),
     expiresAt: Date.now() + 10 * 60_000,
+    ...over,
+  };
+}
+
+/** A background process of session s1 with overridable fields (running, started a second ago). */
+export function processInfo(over: Partial<ProcessInfo> = {}): ProcessInfo {
+  return {
+    id: "p1",
+    sessionId: "s1",
+    command: "npm run dev",
+    state: "running",
+    startedAt: Date.now() - 1000,
+    endedAt: null,
+    exitCode: null,
+    tail: "",
+    changed: [],
     ...over,
   };
 }

@@ -250,10 +250,17 @@ async fn loopback_metadata_and_this_machines_addresses_are_refused_even_when_eve
             targets.push(format!("http://{own}:$P/"));
         }
         for target in targets {
-            let r = t.bash(&format!("P=$(cat .t/http); curl -sS -o /dev/null -w '%{{http_code}}\\n' {target}")).await;
+            // Through the proxy even where `NO_PROXY` would send the client direct (loopback).
+            let r = t
+                .bash(&format!("P=$(cat .t/http); curl -sS --noproxy '' -o /dev/null -w '%{{http_code}}\\n' {target}"))
+                .await;
             assert!(output(&r).starts_with("exit code 0\n403\n"), "{backend} {target}: {r}");
             assert!(r["data"]["durationMs"].as_u64().unwrap() < 5000, "{r}");
         }
+        // Direct, loopback is the sandbox's own (bwrap) or closed but for the proxy (Landlock):
+        // the host's server is not there.
+        let r = t.bash("P=$(cat .t/http); curl -sS --max-time 5 http://127.0.0.1:$P/").await;
+        assert!(output(&r).starts_with("exit code 7\n"), "{backend}: the host's loopback was reached: {r}");
         assert_eq!(http.served.load(Ordering::SeqCst), 0, "{backend}: a refused address was reached");
         let rows = network_rows(&t).await;
         let metadata = rows.iter().find(|r| r["payload"]["host"] == "169.254.169.254").unwrap();

@@ -7,8 +7,7 @@ use serde_json::json;
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::processes;
 
-/// Lists this session's background processes (started by bash with `background: true`): each
-/// one's id, command, and whether it runs (for how long) or how it ended.
+/// Lists this session's background processes and their state.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessListArgs {}

@@ -9,16 +9,14 @@ use serde_json::json;
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::processes::{self, SessionProcesses};
 
-/// Returns the output a background process (started by bash with `background: true`) wrote since
-/// the last read, and whether it still runs (its exit code once it ended, and the files it
-/// changed). With `wait_secs` (at most 30) it waits for new output when there is none yet. Only
-/// the last 1 MiB of output is kept; the result says how much was lost before it was read.
+/// A background process's output since the last read (the last 1 MiB is kept) and its state;
+/// waits up to `wait_secs` for new output.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessOutputArgs {
-    /// The process's id (`p1`), from bash or process_list.
+    /// Its id (`p1`).
     pub process_id: String,
-    /// Seconds to wait for new output when there is none yet (at most 30; default 0).
+    /// Seconds to wait for new output (at most 30).
     #[serde(default)]
     pub wait_secs: Option<u64>,
 }

@@ -9,12 +9,11 @@ use serde_json::json;
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::processes;
 
-/// Stops a background process (started by bash with `background: true`) and every process it
-/// started: SIGTERM, then SIGKILL after 2 s. Returns how it ended and the end of its output.
+/// Stops a background process and its children (SIGTERM, then SIGKILL after 2 s).
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessStopArgs {
-    /// The process's id (`p1`).
+    /// Its id (`p1`).
     pub process_id: String,
 }
 

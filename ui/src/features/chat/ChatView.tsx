@@ -1,10 +1,13 @@
-// The Chat view: session header, the transcript, the plan, the composer and the usage status bar.
+// The Chat view: session header, the transcript, the background processes, the plan, the composer
+// and the usage status bar.
+import { runningCount } from "../../store/processes";
 import type { Session } from "../../store/useSession";
 import { ContextMeter } from "../usage/ContextMeter";
 import { TokenUsageReadout } from "../usage/TokenUsageReadout";
 import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
 import { PlanPanel } from "./PlanPanel";
+import { ProcessesPanel } from "./ProcessesPanel";
 import { SessionHeader } from "./SessionHeader";
 
 export function ChatView({ session }: { session: Session }) {
@@ -18,6 +21,7 @@ export function ChatView({ session }: { session: Session }) {
         connection={connection}
         busy={busy}
         reconnecting={state.reconnecting}
+        runningProcesses={runningCount(state.processes)}
         onMode={commands.setMode}
       />
       <MessageList
@@ -27,6 +31,7 @@ export function ChatView({ session }: { session: Session }) {
         onAnswer={commands.answer}
         workspace={info?.workspace ?? null}
       />
+      <ProcessesPanel processes={state.processes} onRefresh={commands.refreshProcesses} onStop={commands.stopProcess} />
       <PlanPanel plan={state.plan} />
       <Composer busy={busy} onSend={commands.send} onStop={commands.stop} />
       <footer className="statusbar">

@@ -1,7 +1,8 @@
 // One line above the transcript: which workspace and model this session runs with, its mode (a
 // picker: the engine switches between turns and confirms), how `bash` runs under it, and whether
-// a turn is working — or reconnecting after its stream broke; and which project instruction files
-// (`AGENTS.md`, `CLAUDE.md`) the model was given, with what they cost in every request.
+// a turn is working — or reconnecting after its stream broke; which project instruction files
+// (`AGENTS.md`, `CLAUDE.md`) the model was given, with what they cost in every request; and how
+// many background processes run.
 import type { Mode, SessionSummary } from "../../api/types";
 import type { RunMode, SessionState } from "../../store/state";
 import type { Connection } from "../../store/useSession";
@@ -15,10 +16,12 @@ interface Props {
   connection: Connection;
   busy: boolean;
   reconnecting: SessionState["reconnecting"];
+  /** Background processes of the session still running. */
+  runningProcesses: number;
   onMode: (mode: Mode) => void;
 }
 
-export function SessionHeader({ info, runMode, connection, busy, reconnecting, onMode }: Props) {
+export function SessionHeader({ info, runMode, connection, busy, reconnecting, runningProcesses, onMode }: Props) {
   return (
     <header className="session-header">
       <span className="session-workspace" data-testid="session-workspace" title={info?.workspace}>
@@ -44,6 +47,11 @@ export function SessionHeader({ info, runMode, connection, busy, reconnecting, o
           <ModePicker mode={runMode.mode} busy={busy} onMode={onMode} />
           <SandboxStatus sandbox={runMode.sandbox} why={runMode.unsandboxedBecause} />
         </>
+      )}
+      {runningProcesses > 0 && (
+        <span className="chip processes-count" data-testid="processes-count" title="Background processes running">
+          {runningProcesses} running
+        </span>
       )}
       {reconnecting ? (
         <span className="turn-state reconnecting" role="status" data-testid="reconnecting" title={reconnecting.reason}>

@@ -44,10 +44,8 @@ const GRACE: Duration = Duration::from_secs(2);
 /// more (network, a write outside the workspace), call bash again with `escalate: true` and a
 /// `justification`: a human decides whether it runs once outside the sandbox. Files a command
 /// changes are not kept in checkpoints, so an undo cannot restore them: change files with the
-/// file tools. For a server, a watcher or a long build, set `background: true`: it answers within
-/// 2 s with a process id and the output so far, and the process runs on (read it with
-/// process_output, stop it with process_stop; the session's commands share one loopback, so a
-/// later command reaches a server it started).
+/// file tools. For a server, watcher or long build, set `background: true`: it answers within 2 s
+/// with a process id and runs on (see process_output, process_stop).
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BashArgs {
@@ -62,7 +60,7 @@ pub struct BashArgs {
     /// Why the command needs to run outside the sandbox (shown to the human who decides).
     #[serde(default)]
     pub justification: Option<String>,
-    /// Run on after the call answers (no timeout; it ends when stopped or the session ends).
+    /// Run on after answering, until stopped or the session ends.
     #[serde(default)]
     pub background: bool,
 }
