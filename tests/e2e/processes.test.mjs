@@ -62,6 +62,26 @@ function processRows(session) {
   );
 }
 
+/** True once no process with NEEDLE runs but those of `before`; throws naming the others. */
+function noLoopBut(before) {
+  const left = tickProcesses();
+  for (const [pid, p] of before) if (left.get(pid)?.start === p.start) left.delete(pid);
+  if (left.size === 0) return true;
+  throw new Error(`still running: ${[...left].map(([pid, p]) => `${pid} ${p.cmdline}`).join("; ")}`);
+}
+
+/** Sends `prompt` and waits for the turn's end and a running process of it whose output has begun. */
+async function startTicker(session, prompt) {
+  const seen = new Set((await processRows(session)).map((r) => r.id));
+  await send(session, prompt);
+  const started = await waitUnlessError(session, async () => {
+    const rows = await processRows(session);
+    return rows.find((r) => !seen.has(r.id) && r.state === "running" && r.output?.includes("tick 1")) ?? null;
+  }, `a new running process after "${prompt}"`, 45000);
+  await waitFor(async () => (await (await session.find(".session-header .turn-state")).text()) === "Idle", "the turn's end", 20000);
+  return started;
+}
+
 export default async function processes({ log }) {
   const dirs = tempDirs();
   const mock = await startAimock(FIXTURES, join(outDir(), "aimock-processes.log"));
@@ -149,6 +169,20 @@ export default async function processes({ log }) {
     }, "no process of the loop to be left", 5000);
     const stopped = await screenshot(session, "processes-stopped.png");
     log(`screenshot ${stopped.file}, ${stopped.colours} colours`);
+
+    // Switching to another session ends the processes of the one left.
+    await startTicker(session, `again, ${PROMPT}`);
+    await (await session.find("[data-testid=nav-sessions]")).click();
+    await (await waitFor(() => session.find("[data-testid=session-new]"), "New session", 10000)).click();
+    await waitFor(async () => (await session.find("[data-testid=processes-panel]")) === null, "the new session's empty panel", 10000);
+    await waitFor(() => noLoopBut(before), "no process of the loop after the switch", 10000);
+
+    // Closing the window ends the open session's processes.
+    await (await session.find("[data-testid=nav-chat]")).click();
+    await startTicker(session, `once more, ${PROMPT}`);
+    await session.close();
+    session = null;
+    await waitFor(() => noLoopBut(before), "no process of the loop after the window closed", 10000);
   } catch (err) {
     const window = session ? await describeWindow(session, "processes") : "(not started)";
     const rows = session ? await processRows(session).catch((e) => e.message) : null;

@@ -41,6 +41,7 @@ export function ProcessRow({ process: p, now, stopping, failure, onStop }: Props
   return (
     <li className={`process-row ${p.state}`} data-testid="process-row" data-state={p.state} data-process-id={p.id}>
       <div className="process-head">
+        <span className="process-id">{p.id}</span>
         <code className="process-command" title={p.command}>
           {p.command}
         </code>
