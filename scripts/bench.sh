@@ -48,6 +48,9 @@ OUT="$OUT" bash scripts/bench-patch.sh 2>&1 | tee "$OUT/patch.txt"
 step "the network proxy against a direct connection: a 100 MB download, 200 small requests"
 OUT="$OUT" bash scripts/bench-network.sh 2>&1 | tee "$OUT/network.txt"
 
+step "background processes: the answer of a background start against a foreground call, Bridle's memory with 8 idle against 8 busy writers over 60 s"
+OUT="$OUT" bash scripts/bench-processes.sh 2>&1 | tee "$OUT/processes.txt"
+
 step "results"
 # criterion prints "<name>\n    time:   [low mid high]" (or on one line for short names).
 awk '

@@ -31,6 +31,15 @@ pub(super) fn table(ctx: &ToolContext) -> Result<&SessionProcesses, ToolError> {
     })
 }
 
+/// A process's output as the model gets it: head and tail when long, the whole of it saved in the
+/// session's tool-output folder (the one rule for large outputs).
+pub(super) fn bounded(ctx: &ToolContext, text: &str) -> Result<String, ToolError> {
+    let dir = ctx.workspace.sandbox.tool_output_dir(&ctx.session_id);
+    super::output::bound(text, &dir, &ctx.call_id, super::output::DEFAULT_MAX_CHARS)
+        .map(|(shown, _)| shown)
+        .map_err(|e| ToolError::new(format!("cannot save the process's output: {e}")))
+}
+
 #[async_trait]
 impl Tool for ProcessOutput {
     type Args = ProcessOutputArgs;
@@ -54,7 +63,7 @@ impl Tool for ProcessOutput {
                 processes::RING_BYTES / 1024
             ));
         }
-        text.push_str(if read.text.is_empty() { "(no new output)" } else { &read.text });
+        text.push_str(&if read.text.is_empty() { "(no new output)".into() } else { bounded(ctx, &read.text)? });
         if process.state != bridle_protocol::ProcessState::Running && !process.changed.is_empty() {
             text.push_str(&format!(
                 "\n[files it changed (not kept in checkpoints, so undo cannot restore them): {}]",

@@ -42,7 +42,10 @@ impl Tool for ProcessStop {
             processes::state_words(&read.process, ctx.clock.now_ms())
         );
         if !read.text.is_empty() {
-            output.push_str(&format!("\noutput since the last read:\n{}", read.text));
+            output.push_str(&format!(
+                "\noutput since the last read:\n{}",
+                super::process_output::bounded(ctx, &read.text)?
+            ));
         }
         if !read.process.changed.is_empty() {
             output.push_str(&format!(

@@ -269,6 +269,7 @@ async fn background(args: &BashArgs, ctx: &ToolContext) -> Result<ToolOutput, To
         ));
     };
     let shell = &ctx.workspace.shell;
+    let started = std::time::Instant::now();
     let start = processes::Start {
         call_id: &ctx.call_id,
         command: &args.command,
@@ -288,13 +289,18 @@ async fn background(args: &BashArgs, ctx: &ToolContext) -> Result<ToolOutput, To
         ),
         _ => format!("{id} ended at once ({}). Its output:\n", processes::state_words(process, ctx.clock.now_ms())),
     };
-    text.push_str(if read.text.is_empty() { "(none yet)" } else { &read.text });
+    text.push_str(&if read.text.is_empty() {
+        "(none yet)".into()
+    } else {
+        super::process_output::bounded(ctx, &read.text)?
+    });
     let gaps = sandbox_note(&mut text, ctx, read.sandbox, args.escalate);
     Ok(ToolOutput {
         output: text,
         data: Some(json!({
             "processId": id,
             "background": true,
+            "durationMs": started.elapsed().as_millis() as u64,
             "state": process.state,
             "exitCode": process.exit_code,
             "sandbox": read.sandbox.as_str(),
