@@ -48,8 +48,8 @@ const PRIVILEGE: &[&str] =
 
 /// bwrap's options for `c`, up to (not including) `--` and the command; `seccomp` is the file
 /// descriptor the filter's bytes can be read from; `own_network`: bwrap starts inside the
-/// network namespace its parent made for the command (with the proxy's door, [`super::door`])
-/// and keeps it, rather than making an empty one.
+/// network namespace its parent made or joined for the command (the session's loopback, the
+/// proxy's door: [`super::door`]) and keeps it, rather than making an empty one.
 pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>, own_network: bool) -> Vec<OsString> {
     let mut args: Vec<OsString> = PRIVILEGE.iter().map(OsString::from).collect();
     if own_network {

@@ -1,7 +1,7 @@
 //! What a sandboxed command's process gets between fork and exec: its process limit (a pids
-//! cgroup it joins, else `RLIMIT_NPROC`), a network of its own with the proxy's door when it
-//! has network ([`super::door`]), and the one file descriptor it must inherit (the seccomp
-//! filter bwrap reads).
+//! cgroup it joins, else `RLIMIT_NPROC`), its network namespace, made or the session's joined, with
+//! the proxy's door when it has network ([`super::door`]), and the one file descriptor it must
+//! inherit (the seccomp filter bwrap reads).
 //!
 //! Rule: only async-signal-safe system calls run in the forked child (no allocation, no lock),
 //! and no descriptor is made inheritable in Bridle itself, where a process spawned at the same
