@@ -5,14 +5,7 @@
 # pattern), directly on the host and through `bridle tool bash` under bubblewrap and Landlock
 # (the same commands; the proxy's host name is pinned to the loopback server). Measured inside
 # the command, so the sandbox's start-up is not counted.
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
-. scripts/env.sh
-OUT="${OUT:-$ROOT/test-output/bench}"
-mkdir -p "$OUT"
-cargo build --locked --release -q -p bridle-cli
-BRIDLE="$CARGO_TARGET_DIR/release/bridle"
+. "$(dirname "$0")/bench-cli.sh"
 WORK="$(mktemp -d /var/tmp/bridle-bench-net.XXXXXX)"
 SERVER=""
 trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT

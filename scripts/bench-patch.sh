@@ -3,14 +3,7 @@
 # function renamed near the end) as a unified diff and as a `*** Begin Patch` patch, each through
 # `bridle tool apply_patch`, side by side in one hyperfine run (the file is put back before every
 # run), then the peak memory of one run of each (GNU time's maximum resident set size).
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
-. scripts/env.sh
-OUT="${OUT:-$ROOT/test-output/bench}"
-mkdir -p "$OUT"
-cargo build --locked --release -q -p bridle-cli
-BRIDLE="$CARGO_TARGET_DIR/release/bridle"
+. "$(dirname "$0")/bench-cli.sh"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/ws" "$WORK/data"

@@ -4,14 +4,7 @@
 # process runs on, at once when it ends), against a foreground `true`; and Bridle's memory while
 # 8 background processes run for 60 s, idle (`sleep`) against busy (`yes`, writing as fast as
 # they can: each keeps only its last 1 MiB).
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
-. scripts/env.sh
-OUT="${OUT:-$ROOT/test-output/bench}"
-mkdir -p "$OUT"
-cargo build --locked --release -q -p bridle-cli
-BRIDLE="$CARGO_TARGET_DIR/release/bridle"
+. "$(dirname "$0")/bench-cli.sh"
 WORK="$(mktemp -d /var/tmp/bridle-bench-proc.XXXXXX)"
 MOCK=""
 trap '[ -n "$MOCK" ] && kill "$MOCK" 2>/dev/null; [ -z "${KEEP:-}" ] && rm -rf "$WORK"' EXIT

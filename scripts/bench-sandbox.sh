@@ -5,14 +5,7 @@
 # row pays the same process start, config, store and audit). With BEFORE=<git revision>, the
 # same call under bwrap by that revision's bridle is a row too (built once in a worktree), e.g.
 # BEFORE=bdfccf5 for bwrap before the user namespace, capability drop and seccomp filter.
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
-. scripts/env.sh
-OUT="${OUT:-$ROOT/test-output/bench}"
-mkdir -p "$OUT"
-cargo build --locked --release -q -p bridle-cli
-BRIDLE="$CARGO_TARGET_DIR/release/bridle"
+. "$(dirname "$0")/bench-cli.sh"
 if [ -n "${BEFORE:-}" ]; then
   OLD="$(mktemp -d)"
   git worktree add -q --detach "$OLD/src" "$BEFORE"

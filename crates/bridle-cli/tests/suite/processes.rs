@@ -150,45 +150,46 @@ async fn a_server_in_the_background_serves_the_next_command_for_root_and_for_a_u
     }
 }
 
+/// `bridle run PROMPT` against a model that starts `command` in the background, then asks for an
+/// escalation: an escalation always asks, so Bridle waits on its prompt with no command running.
+/// Returns the running `bridle run` and the model once the process is listed as running.
+async fn started_and_waiting(
+    t: &Setup,
+    prompt: &str,
+    command: &str,
+) -> (tokio::process::Child, Aimock, tempfile::TempDir) {
+    let (mock, fixtures) = model(json!([
+        {"match": {"userMessage": prompt, "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "b1", "name": "bash", "arguments": {"command": command, "background": true}}]}},
+        {"match": {"userMessage": prompt, "toolCallId": "b1"},
+         "response": {"toolCalls": [{"id": "e1", "name": "bash", "arguments": {"command": "true", "escalate": true, "justification": "wait"}}]}}
+    ]))
+    .await;
+    let base = format!("{}/v1", mock.url);
+    let args =
+        ["run", prompt, "--json", "--on-ask", "prompt", "--provider", "openai", "--model", "m", "--base-url", &base];
+    let child =
+        t.bridle(&args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).spawn().unwrap();
+    // Listed as running once recorded (the row is written when the process has started).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !json_lines(&bridle(&t.dirs, &["processes", "list", "--json"]).await).iter().any(|p| p["state"] == "running")
+    {
+        assert!(std::time::Instant::now() < deadline, "`{command}` never ran");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    (child, mock, fixtures)
+}
+
 /// Under Landlock a process outlives a `kill -9` of Bridle (no namespace dies with it): the next
 /// start of a front end ends it.
 #[tokio::test]
 async fn what_a_killed_bridle_left_running_is_ended_at_the_next_start_and_nothing_else() {
     let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
     let t = Setup::new(User::Invoking, "mode = \"auto\"\n[sandbox]\nbackend = \"landlock\"\n");
-    let (mock, _f) = model(json!([
-        {"match": {"userMessage": "start", "hasToolResult": false},
-         "response": {"toolCalls": [{"id": "b1", "name": "bash", "arguments": {"command": "exec sleep 301", "background": true}}]}},
-        // An escalation always asks: Bridle waits on its prompt, with no command running.
-        {"match": {"userMessage": "start", "toolCallId": "b1"},
-         "response": {"toolCalls": [{"id": "e1", "name": "bash", "arguments": {"command": "true", "escalate": true, "justification": "wait"}}]}}
-    ]))
-    .await;
-    let base = format!("{}/v1", mock.url);
-    let mut command = t.bridle(&[
-        "run",
-        "start",
-        "--json",
-        "--on-ask",
-        "prompt",
-        "--provider",
-        "openai",
-        "--model",
-        "m",
-        "--base-url",
-        &base,
-    ]);
-    let mut bridle_run =
-        command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).spawn().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let session = loop {
-        let listed = json_lines(&bridle(&t.dirs, &["processes", "list", "--json"]).await);
-        if let Some(p) = listed.iter().find(|p| p["id"] == "p1" && p["state"] == "running") {
-            break p["sessionId"].as_str().unwrap().to_string();
-        }
-        assert!(std::time::Instant::now() < deadline, "p1 never ran");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
+    let (mut bridle_run, _mock, _f) = started_and_waiting(&t, "start", "exec sleep 301").await;
+    let listed = json_lines(&bridle(&t.dirs, &["processes", "list", "--json"]).await);
+    assert_eq!((&listed[0]["id"], &listed[0]["state"]), (&json!("p1"), &json!("running")), "{listed:?}");
+    let session = listed[0]["sessionId"].as_str().unwrap().to_string();
     bridle_run.start_kill().unwrap();
     bridle_run.wait().await.unwrap();
     let left: Vec<u32> = running("sleep", "301").into_iter().filter(|p| marked(*p)).collect();
@@ -204,36 +205,7 @@ async fn what_a_killed_bridle_left_running_is_ended_at_the_next_start_and_nothin
     unrelated.wait().unwrap();
 
     // Stopping by hand, from another process, while the owner runs: `bridle processes stop`.
-    let (mock, _f) = model(json!([
-        {"match": {"userMessage": "again", "hasToolResult": false},
-         "response": {"toolCalls": [{"id": "b2", "name": "bash", "arguments": {"command": "exec sleep 302", "background": true}}]}},
-        {"match": {"userMessage": "again", "toolCallId": "b2"},
-         "response": {"toolCalls": [{"id": "e2", "name": "bash", "arguments": {"command": "true", "escalate": true, "justification": "wait"}}]}}
-    ]))
-    .await;
-    let base = format!("{}/v1", mock.url);
-    let mut command = t.bridle(&[
-        "run",
-        "again",
-        "--json",
-        "--on-ask",
-        "prompt",
-        "--provider",
-        "openai",
-        "--model",
-        "m",
-        "--base-url",
-        &base,
-    ]);
-    let mut bridle_run =
-        command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).spawn().unwrap();
-    while running("sleep", "302").is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline + std::time::Duration::from_secs(30),
-            "p1 of the second run never ran"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let (mut bridle_run, _mock, _f) = started_and_waiting(&t, "again", "exec sleep 302").await;
     let out = bridle(&t.dirs, &["processes", "stop", "p1"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let stopped: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
