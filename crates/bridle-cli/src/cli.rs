@@ -53,6 +53,8 @@ pub enum Command {
     Audit(crate::audit::AuditArgs),
     /// List pending approval requests, or answer one from this process.
     Approvals(ApprovalsArgs),
+    /// Serve the Agent Client Protocol on stdin and stdout (for Zed, JetBrains IDEs, Neovim).
+    Acp,
     /// List or stop the background processes sessions started.
     Processes(crate::processes::ProcessesArgs),
     /// List the models the configured server offers, with their context windows where known.

@@ -4,6 +4,7 @@
 //! Rule: the JSON shapes and exit codes of DESIGN section 12 are a contract other programs and
 //! tests rely on; human-readable text goes to stderr, machine-readable text to stdout.
 
+mod acp;
 mod approvals;
 mod audit;
 mod auth;
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
             Command::Sessions(args) => sessions::sessions(&cli.global, args).await,
             Command::Audit(args) => audit::audit(&cli.global, args),
             Command::Approvals(args) => approvals::approvals(&cli.global, args).await,
+            Command::Acp => acp::acp(&cli.global).await,
             Command::Processes(args) => processes::processes(&cli.global, args).await,
             Command::Models(args) => models::models(&cli.global, args).await,
             Command::Auth(args) => auth::auth(&cli.global, args),

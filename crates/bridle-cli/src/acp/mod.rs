@@ -1,0 +1,225 @@
+//! `bridle acp`: Bridle as an Agent Client Protocol v1 agent on stdin and stdout (DESIGN §15), so
+//! an editor (Zed, a JetBrains IDE, Neovim) or a headless client drives the same engine, guard,
+//! sandbox, approvals and audit as the window and `bridle run`.
+//!
+//! Each ACP session is one engine, built the one way front ends build it ([`crate::drive`]) with
+//! the client's `cwd` as the workspace (checked as `--workspace` is) and the client's MCP
+//! servers beside the config's; a task per session turns its events into `session/update`s
+//! ([`session`]), and an approval request becomes `session/request_permission`.
+//!
+//! Rules: stdout carries protocol messages only (logs go to stderr); a malformed message gets a
+//! JSON-RPC error and the connection goes on; when the client closes stdin, every session is
+//! shut down as the window closing does (its processes end, pending approvals stay stored).
+
+mod session;
+mod translate;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, CancelNotification, InitializeRequest, InitializeResponse, LoadSessionRequest,
+    LoadSessionResponse, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, SessionId, SetSessionModeRequest, SetSessionModeResponse,
+};
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::{Agent, Client, Error, Responder, Stdio, V1};
+use bridle_core::config::{McpServerConfig, DEFAULT_MCP_STARTUP_SECS};
+use bridle_core::engine::SessionSpec;
+use bridle_core::wiring::Flags;
+
+use crate::cli::Global;
+use session::AcpSession;
+
+/// The open sessions, by id.
+type Sessions = Arc<Mutex<HashMap<String, Arc<AcpSession>>>>;
+
+fn lock(sessions: &Sessions) -> std::sync::MutexGuard<'_, HashMap<String, Arc<AcpSession>>> {
+    sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Serves ACP on stdin and stdout until the client closes the connection.
+pub async fn acp(global: &Global) -> anyhow::Result<u8> {
+    // The data dir and config the other front ends use; each session brings its own workspace.
+    let flags = Flags { workspace: None, data_dir: global.data_dir.clone(), config: global.config.clone() };
+    let sessions: Sessions = Arc::default();
+    let (on_new, on_load, on_prompt, on_cancel, on_mode) =
+        (sessions.clone(), sessions.clone(), sessions.clone(), sessions.clone(), sessions.clone());
+    let (new_flags, load_flags) = (flags.clone(), flags.clone());
+    let served = Agent
+        .v1()
+        .name("bridle")
+        .on_receive_request(
+            async move |request: InitializeRequest, responder: Responder<InitializeResponse, V1>, _cx| {
+                responder.respond(initialize(request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: NewSessionRequest,
+                        responder: Responder<NewSessionResponse, V1>,
+                        cx: ConnectionTo<Client>| {
+                let opened = open(&new_flags, &request.cwd, &request.mcp_servers, SessionSpec::New, cx).await;
+                match opened {
+                    Ok(session) => {
+                        let response = NewSessionResponse::new(SessionId::new(session.id.clone()))
+                            .modes(session::modes(session.mode()));
+                        lock(&on_new).insert(session.id.clone(), session);
+                        responder.respond(response)
+                    }
+                    Err(e) => responder.respond_with_error(invalid(e)),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest,
+                        responder: Responder<LoadSessionResponse, V1>,
+                        cx: ConnectionTo<Client>| {
+                let id = request.session_id.0.to_string();
+                let old = lock(&on_load).remove(&id);
+                if let Some(old) = old {
+                    old.close().await;
+                }
+                let spec = SessionSpec::Resume(id);
+                match open(&load_flags, &request.cwd, &request.mcp_servers, spec, cx).await {
+                    Ok(session) => {
+                        session.replay();
+                        let response = LoadSessionResponse::new().modes(session::modes(session.mode()));
+                        lock(&on_load).insert(session.id.clone(), session);
+                        responder.respond(response)
+                    }
+                    Err(e) => responder.respond_with_error(invalid(e)),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest, responder: Responder<PromptResponse, V1>, cx: ConnectionTo<Client>| {
+                let Some(session) = lock(&on_prompt).get(request.session_id.0.as_ref()).cloned() else {
+                    return responder.respond_with_error(unknown_session(&request.session_id));
+                };
+                // The turn runs outside the dispatch loop: a cancel (or a permission answer)
+                // must get through while it runs.
+                cx.spawn(async move {
+                    match session.prompt(&request.prompt).await {
+                        Ok(stop) => responder.respond(PromptResponse::new(stop)),
+                        Err(e) => responder.respond_with_error(Error::internal_error().data(e)),
+                    }
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest, responder: Responder<SetSessionModeResponse, V1>, _cx| {
+                let Some(session) = lock(&on_mode).get(request.session_id.0.as_ref()).cloned() else {
+                    return responder.respond_with_error(unknown_session(&request.session_id));
+                };
+                match session.set_mode(&request.mode_id.0).await {
+                    Ok(()) => responder.respond(SetSessionModeResponse::new()),
+                    Err(e) => responder.respond_with_error(Error::invalid_params().data(e)),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CancelNotification, _cx| {
+                let session = lock(&on_cancel).get(notification.session_id.0.as_ref()).cloned();
+                if let Some(session) = session {
+                    session.cancel().await;
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await;
+    // The client closed the connection: every session closes as the window closing does.
+    let open: Vec<Arc<AcpSession>> = lock(&sessions).drain().map(|(_, s)| s).collect();
+    for session in open {
+        session.close().await;
+    }
+    match served {
+        Ok(()) => Ok(0),
+        Err(e) => {
+            eprintln!("bridle acp: {e}");
+            Ok(crate::cli::EXIT_ERROR)
+        }
+    }
+}
+
+/// What Bridle offers: v1, sessions that load, text, resource links and embedded resources.
+fn initialize(request: InitializeRequest) -> InitializeResponse {
+    let prompt = PromptCapabilities::new().embedded_context(true);
+    let capabilities = AgentCapabilities::new().load_session(true).prompt_capabilities(prompt);
+    InitializeResponse::new(request.protocol_version).agent_capabilities(capabilities)
+}
+
+/// Opens `spec` with `cwd` as its workspace and the client's MCP servers added.
+async fn open(
+    flags: &Flags,
+    cwd: &std::path::Path,
+    servers: &[McpServer],
+    spec: SessionSpec,
+    cx: ConnectionTo<Client>,
+) -> Result<Arc<AcpSession>, String> {
+    let flags = Flags { workspace: Some(cwd.to_path_buf()), ..flags.clone() };
+    let mut setup = bridle_core::wiring::Wiring::from_process(flags).map_err(|e| e.to_string())?;
+    for server in servers {
+        let (name, config) = mcp_server(server)?;
+        setup.config.mcp.servers.insert(name, config);
+    }
+    AcpSession::start(setup, spec, cx).await.map_err(|e| format!("{e:#}"))
+}
+
+/// A client's MCP server as the config would write it (stdio and HTTP; SSE is refused).
+fn mcp_server(server: &McpServer) -> Result<(String, McpServerConfig), String> {
+    let value = serde_json::to_value(server).map_err(|e| e.to_string())?;
+    let name = value["name"].as_str().unwrap_or_default().to_string();
+    if name.is_empty() {
+        return Err("an MCP server without a name".into());
+    }
+    let pairs = |key: &str, k: &str, v: &str| {
+        value[key]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| Some((e[k].as_str()?.to_string(), e[v].as_str()?.to_string())))
+                    .collect::<std::collections::BTreeMap<_, _>>()
+            })
+            .unwrap_or_default()
+    };
+    let config = match (value.get("command").and_then(|c| c.as_str()), value.get("url").and_then(|u| u.as_str())) {
+        (Some(command), _) => McpServerConfig {
+            command: Some(command.to_string()),
+            args: value["args"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+                .unwrap_or_default(),
+            env: pairs("env", "name", "value"),
+            url: None,
+            headers: Default::default(),
+            enabled: true,
+            startup_timeout_secs: DEFAULT_MCP_STARTUP_SECS,
+        },
+        (None, Some(url)) if value["type"] != "sse" => McpServerConfig {
+            command: None,
+            args: Vec::new(),
+            env: Default::default(),
+            url: Some(url.to_string()),
+            headers: pairs("headers", "name", "value"),
+            enabled: true,
+            startup_timeout_secs: DEFAULT_MCP_STARTUP_SECS,
+        },
+        _ => return Err(format!("the MCP server `{name}` uses a transport Bridle does not speak (SSE)")),
+    };
+    Ok((name, config))
+}
+
+fn invalid(message: String) -> Error {
+    Error::invalid_params().data(message)
+}
+
+fn unknown_session(id: &SessionId) -> Error {
+    Error::invalid_params().data(format!("no open session `{}`: call session/new or session/load first", id.0))
+}

@@ -1,0 +1,232 @@
+//! One ACP session: an engine, and the task that tells the client what it does.
+//!
+//! Rules: a prompt is one turn, answered with how it stopped; every event of the turn reaches the
+//! client in order, as an update, before the prompt's answer; an approval request is asked with
+//! `session/request_permission` on a task of its own (a cancel or the approval timeout can
+//! settle it first) and answered with the request's call hash, so the answer runs only the call
+//! it was given for; a file a call changed is sent as a diff of its whole text before and after.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::v1::schema::{
+    ContentBlock, RequestPermissionRequest, SessionMode, SessionModeId, SessionModeState, SessionNotification,
+    SessionUpdate, StopReason,
+};
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::Client;
+use bridle_core::audit::AuditSink;
+use bridle_core::engine::{Engine, SessionSpec};
+use bridle_core::mcp::McpHub;
+use bridle_core::store::Store;
+use bridle_core::wiring::Wiring;
+use bridle_protocol::{ApprovalRequest, Event, HistoryItem, Mode, Op};
+use tokio::sync::{mpsc, oneshot};
+
+use super::translate::{self, Changed};
+use crate::cli::{DriveArgs, ProviderArgs};
+use crate::drive;
+
+/// One open session.
+pub struct AcpSession {
+    pub id: String,
+    engine: Engine,
+    audit: AuditSink,
+    hub: Arc<McpHub>,
+    store: Arc<Store>,
+    root: PathBuf,
+    cx: ConnectionTo<Client>,
+    /// Told how the running turn stopped.
+    turn: Mutex<Option<oneshot::Sender<Result<StopReason, String>>>>,
+}
+
+/// The modes a client may pick, the one in force marked.
+pub fn modes(current: Mode) -> SessionModeState {
+    let available = Mode::ALL
+        .iter()
+        .map(|m| SessionMode::new(SessionModeId::new(m.as_str()), m.as_str()))
+        .collect();
+    SessionModeState::new(SessionModeId::new(current.as_str()), available)
+}
+
+impl AcpSession {
+    /// Starts the engine for `spec` and the task that forwards its events.
+    pub async fn start(mut setup: Wiring, spec: SessionSpec, cx: ConnectionTo<Client>) -> anyhow::Result<Arc<Self>> {
+        let drive_args = DriveArgs { json: false, on_ask: Some(crate::cli::OnAsk::Prompt), max_steps: None };
+        let (engine, events, audit, hub) = drive::start(&mut setup, &ProviderArgs::default(), &drive_args, spec).await?;
+        let session = Arc::new(Self {
+            id: engine.session_id().to_string(),
+            engine,
+            audit,
+            hub,
+            store: setup.store()?,
+            root: setup.workspace.clone(),
+            cx,
+            turn: Mutex::new(None),
+        });
+        tokio::spawn(pump(Arc::downgrade(&session), events));
+        Ok(session)
+    }
+
+    /// The mode in force.
+    pub fn mode(&self) -> Mode {
+        self.engine.mode()
+    }
+
+    fn send(&self, update: Option<SessionUpdate>) {
+        if let Some(update) = update {
+            let notification = SessionNotification::new(self.id.clone(), update);
+            if let Err(e) = self.cx.send_notification(notification) {
+                tracing::warn!("session {}: an update did not reach the client: {e}", self.id);
+            }
+        }
+    }
+
+    /// Sends the stored history as updates (`session/load`).
+    pub fn replay(&self) {
+        let history = self.store.history(&self.id, 0).unwrap_or_default();
+        for item in history {
+            match item {
+                HistoryItem::User { text } => self.send(translate::user_text(&text)),
+                HistoryItem::Assistant { text, tool_calls, .. } => {
+                    if !text.is_empty() {
+                        self.send(translate::agent_text(&text));
+                    }
+                    for call in &tool_calls {
+                        self.send(translate::tool_call(call, &self.root));
+                    }
+                }
+                HistoryItem::ToolResult { result } => {
+                    let status =
+                        if result.is_error { bridle_protocol::ToolStatus::Error } else { bridle_protocol::ToolStatus::Ok };
+                    self.send(translate::tool_end(&result, status, &[], &self.root));
+                }
+            }
+        }
+    }
+
+    /// Runs one turn for `prompt`; answers how it stopped.
+    pub async fn prompt(&self, prompt: &[ContentBlock]) -> Result<StopReason, String> {
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut turn = self.turn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if turn.is_some() {
+                return Err("a prompt of this session is still running; cancel it first".into());
+            }
+            *turn = Some(tx);
+        }
+        let text = translate::prompt_text(prompt);
+        if let Err(e) = self.engine.submit(Op::UserMessage { text }).await {
+            self.turn.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            return Err(e.to_string());
+        }
+        rx.await.unwrap_or_else(|_| Err("the session closed before the turn ended".into()))
+    }
+
+    /// Interrupts the running turn (`session/cancel`).
+    pub async fn cancel(&self) {
+        let _ = self.engine.submit(Op::Interrupt).await;
+    }
+
+    /// Switches to the mode `id` names.
+    pub async fn set_mode(&self, id: &str) -> Result<(), String> {
+        let mode: Mode = id.parse()?;
+        self.engine.submit(Op::SetMode { mode }).await.map_err(|e| e.to_string())
+    }
+
+    /// Closes the session as the window closing does: its turn is interrupted, its processes
+    /// end, pending approvals stay stored.
+    pub async fn close(&self) {
+        drive::finish(&self.engine, &self.audit).await;
+        self.hub.shutdown().await;
+    }
+
+    fn finish_turn(&self, stop: Result<StopReason, String>) {
+        if let Some(tx) = self.turn.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+            let _ = tx.send(stop);
+        }
+    }
+
+    /// Asks the client about `request` and answers the engine (a deny when the client cancels or
+    /// fails to answer; the approval timeout denies without it).
+    async fn ask(self: Arc<Self>, request: ApprovalRequest) {
+        let question = translate::permission(&request, &self.root);
+        let mut body = question;
+        body["sessionId"] = serde_json::json!(self.id);
+        let answer = match serde_json::from_value::<RequestPermissionRequest>(body) {
+            Ok(ask) => match self.cx.send_request(ask).block_task().await {
+                Ok(response) => {
+                    let outcome = serde_json::to_value(&response.outcome).unwrap_or_default();
+                    let option = outcome.get("optionId").and_then(|o| o.as_str()).map(String::from);
+                    translate::answer(option.as_deref())
+                }
+                Err(e) => {
+                    tracing::warn!("session {}: the permission request failed: {e}", self.id);
+                    bridle_protocol::ApprovalAnswer::Deny
+                }
+            },
+            Err(e) => {
+                tracing::warn!("session {}: the permission request could not be built: {e}", self.id);
+                bridle_protocol::ApprovalAnswer::Deny
+            }
+        };
+        let feedback = (answer == bridle_protocol::ApprovalAnswer::Deny).then(|| "rejected in the editor".to_string());
+        let op = Op::ResolveApproval {
+            approval_id: request.id.clone(),
+            decision: answer,
+            feedback,
+            edited_arguments: None,
+            call_hash: Some(request.call_hash.clone()),
+        };
+        let _ = self.engine.submit(op).await;
+    }
+}
+
+/// Forwards a session's events to its client until the engine stops (or the session is gone).
+async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<Event>) {
+    // The text of each file a running call names, read when it was announced: its diff's "before".
+    let mut before: HashMap<String, HashMap<String, Option<String>>> = HashMap::new();
+    let mut changed: HashMap<String, Vec<String>> = HashMap::new();
+    let mut last_error: Option<String> = None;
+    while let Some(event) = events.recv().await {
+        let Some(s) = session.upgrade() else { return };
+        match event {
+            Event::AssistantDelta { text, .. } => s.send(translate::agent_text(&text)),
+            Event::ToolCallBegin { call, .. } => {
+                before.insert(call.id.clone(), translate::texts(&s.root, &translate::paths(&call)));
+                s.send(translate::tool_call(&call, &s.root));
+            }
+            Event::ApprovalRequested { request, .. } => {
+                tokio::spawn(s.clone().ask(request));
+            }
+            Event::FileChanged { call_id, path, .. } => changed.entry(call_id).or_default().push(path),
+            Event::ToolCallEnd { status, result, .. } => {
+                let known = before.remove(&result.tool_call_id).unwrap_or_default();
+                let files: Vec<Changed> = changed
+                    .remove(&result.tool_call_id)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|path| Changed {
+                        before: known.get(&path).cloned().flatten(),
+                        after: std::fs::read_to_string(s.root.join(&path)).ok(),
+                        path,
+                    })
+                    .collect();
+                s.send(translate::tool_end(&result, status, &files, &s.root));
+            }
+            Event::PlanUpdated { items, .. } => s.send(translate::plan(&items)),
+            Event::ModeChanged { mode, .. } => s.send(translate::current_mode(mode)),
+            Event::Error { info, .. } => last_error = Some(info.message),
+            Event::TurnCompleted { .. } => s.finish_turn(Ok(translate::stop_reason(None))),
+            Event::TurnAborted { reason, .. } => match (reason, last_error.take()) {
+                (bridle_protocol::AbortReason::Error, Some(message)) => s.finish_turn(Err(message)),
+                (reason, _) => s.finish_turn(Ok(translate::stop_reason(Some(reason)))),
+            },
+            _ => {}
+        }
+    }
+    if let Some(s) = session.upgrade() {
+        s.finish_turn(Err("the session's engine stopped".into()));
+    }
+}

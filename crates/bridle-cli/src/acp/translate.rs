@@ -1,0 +1,231 @@
+//! What Bridle's engine says, as ACP v1 says it: events and stored history become
+//! `session/update`s, a prompt's content blocks become the user's message, an approval request
+//! becomes `session/request_permission`'s tool call and options.
+//!
+//! Rule: plain functions over values, no I/O but the one read of a changed file's text; what the
+//! model wrote is carried as data, never interpreted.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use agent_client_protocol::v1::schema::{ContentBlock, SessionUpdate, StopReason};
+use bridle_protocol::{AbortReason, ApprovalAnswer, ApprovalRequest, ToolCall, ToolResult, ToolStatus};
+use serde_json::{json, Value};
+
+/// An update from its JSON form (the schema's own field names).
+pub fn update(value: Value) -> Option<SessionUpdate> {
+    serde_json::from_value(value).map_err(|e| tracing::warn!("an ACP update could not be built: {e}")).ok()
+}
+
+/// A piece of the assistant's answer.
+pub fn agent_text(text: &str) -> Option<SessionUpdate> {
+    update(json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}))
+}
+
+/// A piece of the user's message (a replayed history).
+pub fn user_text(text: &str) -> Option<SessionUpdate> {
+    update(json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": text}}))
+}
+
+/// ACP's kind of a tool.
+pub fn kind(tool: &str) -> &'static str {
+    match tool {
+        "read_file" | "list_files" | "process_output" | "process_list" | "get_token_usage" | "get_current_time" => {
+            "read"
+        }
+        "write_file" | "edit_file" | "append_file" | "apply_patch" => "edit",
+        "glob_search" | "grep_search" => "search",
+        "bash" | "process_stop" => "execute",
+        "update_plan" => "think",
+        "network" => "fetch",
+        _ => "other",
+    }
+}
+
+/// What a person reads for a call: the tool and its main argument.
+pub fn title(call: &ToolCall) -> String {
+    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+    let main = ["command", "path", "pattern", "process_id", "host"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+        .map(|s| s.chars().take(120).collect::<String>());
+    match (call.name.as_str(), main) {
+        ("bash", Some(command)) => format!("Run `{command}`"),
+        (name, Some(main)) => format!("{name} {main}"),
+        (name, None) => name.to_string(),
+    }
+}
+
+/// The workspace files a call names: its `path`, or the files its patch names.
+pub fn paths(call: &ToolCall) -> Vec<String> {
+    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+    if let Some(path) = args.get("path").and_then(Value::as_str) {
+        return vec![path.to_string()];
+    }
+    let patch = args.get("patch").and_then(Value::as_str).unwrap_or_default();
+    let mut found: Vec<String> = Vec::new();
+    for line in patch.lines() {
+        let named = ["*** Update File: ", "*** Delete File: ", "*** Add File: ", "*** Move to: ", "--- a/", "+++ b/"]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix));
+        if let Some(path) = named.map(str::trim).filter(|p| !p.is_empty()) {
+            if !found.iter().any(|f| f == path) {
+                found.push(path.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// The `tool_call` announcing `call` (pending, its raw input and the files it names).
+pub fn tool_call(call: &ToolCall, root: &Path) -> Option<SessionUpdate> {
+    let locations: Vec<Value> = paths(call).iter().map(|p| json!({"path": root.join(p)})).collect();
+    update(json!({
+        "sessionUpdate": "tool_call",
+        "toolCallId": call.id,
+        "title": title(call),
+        "kind": kind(&call.name),
+        "status": "pending",
+        "rawInput": serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null),
+        "locations": locations,
+    }))
+}
+
+/// One file a call changed: its path and its text before and after (`None`: absent).
+pub struct Changed {
+    pub path: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// The `tool_call_update` ending a call: its status, its output as text, and a diff for every
+/// file it changed.
+pub fn tool_end(result: &ToolResult, status: ToolStatus, changed: &[Changed], root: &Path) -> Option<SessionUpdate> {
+    let status = match status {
+        ToolStatus::Ok => "completed",
+        _ => "failed",
+    };
+    let mut content = vec![json!({"type": "content", "content": {"type": "text", "text": result.output}})];
+    for c in changed {
+        content.push(json!({
+            "type": "diff",
+            "path": root.join(&c.path),
+            "oldText": c.before,
+            "newText": c.after.clone().unwrap_or_default(),
+        }));
+    }
+    update(json!({
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": result.tool_call_id,
+        "status": status,
+        "content": content,
+        "rawOutput": result.data,
+    }))
+}
+
+/// The model's plan.
+pub fn plan(items: &[bridle_protocol::PlanItem]) -> Option<SessionUpdate> {
+    let entries: Vec<Value> = items
+        .iter()
+        .map(|i| {
+            let status = serde_json::to_value(i.status).unwrap_or(Value::Null);
+            let status = match status.as_str() {
+                Some("inProgress" | "in_progress") => "in_progress",
+                Some("completed" | "done") => "completed",
+                _ => "pending",
+            };
+            json!({"content": i.step, "priority": "medium", "status": status})
+        })
+        .collect();
+    update(json!({"sessionUpdate": "plan", "entries": entries}))
+}
+
+/// The mode now in force.
+pub fn current_mode(mode: bridle_protocol::Mode) -> Option<SessionUpdate> {
+    update(json!({"sessionUpdate": "current_mode_update", "currentModeId": mode.as_str()}))
+}
+
+/// How a turn that ended is told to the client.
+pub fn stop_reason(aborted: Option<AbortReason>) -> StopReason {
+    match aborted {
+        None => StopReason::EndTurn,
+        Some(AbortReason::Interrupted) => StopReason::Cancelled,
+        Some(AbortReason::MaxSteps) => StopReason::MaxTurnRequests,
+        Some(_) => StopReason::EndTurn,
+    }
+}
+
+/// The user's message of a prompt: text as it is, a resource link as its URI, an embedded text
+/// resource with its URI and text; other blocks (an image, audio) are named, not dropped unseen.
+pub fn prompt_text(blocks: &[ContentBlock]) -> String {
+    let mut parts = Vec::new();
+    for block in blocks {
+        let value = serde_json::to_value(block).unwrap_or(Value::Null);
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
+        match kind {
+            "text" => parts.push(value["text"].as_str().unwrap_or_default().to_string()),
+            "resource_link" => {
+                parts.push(format!("[file: {}]", value["uri"].as_str().unwrap_or_default()));
+            }
+            "resource" => {
+                let resource = &value["resource"];
+                let uri = resource["uri"].as_str().unwrap_or_default();
+                match resource["text"].as_str() {
+                    Some(text) => parts.push(format!("[file: {uri}]\n```\n{text}\n```")),
+                    None => parts.push(format!("[file: {uri} (binary, not included)]")),
+                }
+            }
+            other => parts.push(format!("[{other} content not supported by this model, left out]")),
+        }
+    }
+    parts.join("\n")
+}
+
+/// `session/request_permission`'s tool call and its four options, for `request`.
+pub fn permission(request: &ApprovalRequest, root: &Path) -> Value {
+    let call = ToolCall {
+        id: request.call_id.clone(),
+        provider_id: String::new(),
+        name: request.tool.clone(),
+        arguments: request.arguments.clone(),
+    };
+    let mut content: Vec<Value> = request
+        .findings
+        .iter()
+        .map(|f| json!({"type": "content", "content": {"type": "text", "text": format!("{:?}: {}", f.severity, f.message)}}))
+        .collect();
+    if let Some(preview) = &request.preview {
+        content.push(json!({"type": "content", "content": {"type": "text", "text": preview}}));
+    }
+    json!({
+        "toolCall": {
+            "toolCallId": request.call_id,
+            "title": title(&call),
+            "kind": kind(&request.tool),
+            "status": "pending",
+            "rawInput": serde_json::from_str::<Value>(&request.arguments).unwrap_or(Value::Null),
+            "content": content,
+            "locations": paths(&call).iter().map(|p| json!({"path": root.join(p)})).collect::<Vec<_>>(),
+        },
+        "options": [
+            {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "allow_always", "name": "Always allow", "kind": "allow_always"},
+            {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+            {"optionId": "reject_always", "name": "Always reject", "kind": "reject_always"},
+        ],
+    })
+}
+
+/// Bridle's answer for the option a client selected (`None`: cancelled, or an option not offered).
+pub fn answer(option: Option<&str>) -> ApprovalAnswer {
+    match option {
+        Some("allow_once") => ApprovalAnswer::ApproveOnce,
+        Some("allow_always") => ApprovalAnswer::ApproveAlways,
+        _ => ApprovalAnswer::Deny,
+    }
+}
+
+/// The text of each workspace file `paths` names now (`None`: absent or unreadable).
+pub fn texts(root: &Path, paths: &[String]) -> HashMap<String, Option<String>> {
+    paths.iter().map(|p| (p.clone(), std::fs::read_to_string(root.join(p)).ok())).collect()
+}
