@@ -34,6 +34,17 @@ pub async fn start(
     drive: &DriveArgs,
     spec: SessionSpec,
 ) -> anyhow::Result<(Engine, Receiver<Event>, AuditSink, Arc<McpHub>)> {
+    start_as("cli", setup, provider_args, drive, spec).await
+}
+
+/// [`start`] for the front end `front_end` (named in the session's audit).
+pub async fn start_as(
+    front_end: &'static str,
+    setup: &mut Wiring,
+    provider_args: &ProviderArgs,
+    drive: &DriveArgs,
+    spec: SessionSpec,
+) -> anyhow::Result<(Engine, Receiver<Event>, AuditSink, Arc<McpHub>)> {
     if let Some(n) = drive.max_steps {
         setup.config.limits.max_steps = n;
     }
@@ -49,7 +60,7 @@ pub async fn start(
         clock: Arc::new(SystemClock),
         audit: audit.clone(),
     };
-    let config = EngineConfig { defer_approvals: on_ask(drive) == OnAsk::Defer, ..setup.engine_config() };
+    let config = EngineConfig { defer_approvals: on_ask(drive) == OnAsk::Defer, front_end, ..setup.engine_config() };
     let (engine, events) = Engine::spawn(config, deps, spec)?;
     Ok((engine, events, audit, hub))
 }

@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, InitializeRequest, InitializeResponse, LoadSessionRequest,
-    LoadSessionResponse, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    PromptResponse, SessionId, SetSessionModeRequest, SetSessionModeResponse,
+    LoadSessionResponse, McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
+    PromptRequest, PromptResponse, SessionId, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Agent, Client, Error, Responder, Stdio, V1};
@@ -151,7 +151,8 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
 /// What Bridle offers: v1, sessions that load, text, resource links and embedded resources.
 fn initialize(request: InitializeRequest) -> InitializeResponse {
     let prompt = PromptCapabilities::new().embedded_context(true);
-    let capabilities = AgentCapabilities::new().load_session(true).prompt_capabilities(prompt);
+    let mcp = McpCapabilities::new().http(true);
+    let capabilities = AgentCapabilities::new().load_session(true).prompt_capabilities(prompt).mcp_capabilities(mcp);
     InitializeResponse::new(request.protocol_version).agent_capabilities(capabilities)
 }
 

@@ -43,10 +43,7 @@ pub struct AcpSession {
 
 /// The modes a client may pick, the one in force marked.
 pub fn modes(current: Mode) -> SessionModeState {
-    let available = Mode::ALL
-        .iter()
-        .map(|m| SessionMode::new(SessionModeId::new(m.as_str()), m.as_str()))
-        .collect();
+    let available = Mode::ALL.iter().map(|m| SessionMode::new(SessionModeId::new(m.as_str()), m.as_str())).collect();
     SessionModeState::new(SessionModeId::new(current.as_str()), available)
 }
 
@@ -54,7 +51,8 @@ impl AcpSession {
     /// Starts the engine for `spec` and the task that forwards its events.
     pub async fn start(mut setup: Wiring, spec: SessionSpec, cx: ConnectionTo<Client>) -> anyhow::Result<Arc<Self>> {
         let drive_args = DriveArgs { json: false, on_ask: Some(crate::cli::OnAsk::Prompt), max_steps: None };
-        let (engine, events, audit, hub) = drive::start(&mut setup, &ProviderArgs::default(), &drive_args, spec).await?;
+        let (engine, events, audit, hub) =
+            drive::start_as("acp", &mut setup, &ProviderArgs::default(), &drive_args, spec).await?;
         let session = Arc::new(Self {
             id: engine.session_id().to_string(),
             engine,
@@ -98,8 +96,11 @@ impl AcpSession {
                     }
                 }
                 HistoryItem::ToolResult { result } => {
-                    let status =
-                        if result.is_error { bridle_protocol::ToolStatus::Error } else { bridle_protocol::ToolStatus::Ok };
+                    let status = if result.is_error {
+                        bridle_protocol::ToolStatus::Error
+                    } else {
+                        bridle_protocol::ToolStatus::Ok
+                    };
                     self.send(translate::tool_end(&result, status, &[], &self.root));
                 }
             }
@@ -187,7 +188,6 @@ impl AcpSession {
 async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<Event>) {
     // The text of each file a running call names, read when it was announced: its diff's "before".
     let mut before: HashMap<String, HashMap<String, Option<String>>> = HashMap::new();
-    let mut changed: HashMap<String, Vec<String>> = HashMap::new();
     let mut last_error: Option<String> = None;
     while let Some(event) = events.recv().await {
         let Some(s) = session.upgrade() else { return };
@@ -200,13 +200,12 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
             Event::ApprovalRequested { request, .. } => {
                 tokio::spawn(s.clone().ask(request));
             }
-            Event::FileChanged { call_id, path, .. } => changed.entry(call_id).or_default().push(path),
             Event::ToolCallEnd { status, result, .. } => {
                 let known = before.remove(&result.tool_call_id).unwrap_or_default();
-                let files: Vec<Changed> = changed
-                    .remove(&result.tool_call_id)
-                    .unwrap_or_default()
-                    .into_iter()
+                // The files it changed are in its result (their events follow the end).
+                let changed = result.data.as_ref().and_then(|d| d.get("changes")).and_then(|c| c.as_array());
+                let paths = changed.into_iter().flatten().filter_map(|c| c.get("path")?.as_str().map(String::from));
+                let files: Vec<Changed> = paths
                     .map(|path| Changed {
                         before: known.get(&path).cloned().flatten(),
                         after: std::fs::read_to_string(s.root.join(&path)).ok(),

@@ -3,6 +3,7 @@
 mod aimock;
 mod bridle;
 
+mod acp;
 mod adversarial;
 mod approvals;
 mod audit;

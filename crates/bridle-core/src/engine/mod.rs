@@ -81,6 +81,8 @@ pub struct EngineConfig {
     /// commands and hooks inherit its allowed part, and the sandbox masks the desktop sockets it
     /// names. Empty by default: then they inherit nothing.
     pub host_environment: HostEnvironment,
+    /// The front end driving the session (`app`, `cli`, `acp`), named in its audit.
+    pub front_end: &'static str,
 }
 
 impl Default for EngineConfig {
@@ -103,6 +105,7 @@ impl Default for EngineConfig {
             compaction: crate::config::CompactionConfig::default(),
             hooks: crate::config::HooksConfig::default(),
             host_environment: HostEnvironment::default(),
+            front_end: "",
         }
     }
 }
@@ -130,6 +133,7 @@ impl EngineConfig {
             compaction: config.compaction.clone(),
             hooks: config.hooks.clone(),
             host_environment: HostEnvironment::default(),
+            front_end: "",
         }
     }
 
@@ -337,6 +341,7 @@ impl Engine {
                 "mode": session.calls().permit().mode().as_str(),
                 "resumed": resumed_turn.is_some(),
                 "sandbox": session.sandbox().0,
+                "frontEnd": session.config.front_end,
             }))
         });
         let closing = CancellationToken::new();

@@ -208,6 +208,7 @@ impl SessionHost {
             audit: wiring.audit()?,
         };
         let mut config = wiring.engine_config();
+        config.front_end = "app";
         config.workspace = workspace.clone();
         let (engine, events) = Engine::spawn(config, deps, spec)?;
         let provider_config = wiring.config.provider.as_ref();

@@ -1,0 +1,179 @@
+//! `bridle acp` from real clients no one here wrote: `acpx` (npm, a headless ACP client) drives a
+//! turn against aimock — the answer streams back, a write in `ask` becomes a permission request,
+//! approving writes the file (its diff in the tool call's content), rejecting leaves it
+//! byte-identical and the model is told; and raw JSON-RPC lines that are not what they should be
+//! get errors while the connection goes on.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::aimock::{repo_root, Aimock};
+use super::bridle::*;
+
+/// An aimock with `fixtures`, kept with its folder.
+async fn model(fixtures: Value) -> (Aimock, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("script.json"), json!({ "fixtures": fixtures }).to_string()).unwrap();
+    (Aimock::start_with(dir.path()).await, dir)
+}
+
+fn write_config(dirs: &Dirs, mock: &Aimock, mode: &str) {
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let config =
+        format!("mode = \"{mode}\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
+    std::fs::write(dirs.data.join("config.toml"), config).unwrap();
+}
+
+/// `acpx exec PROMPT` against `bridle acp` with `policy` (`--approve-all` or `--deny-all`): every
+/// JSON-RPC message it logged, in order.
+async fn acpx(dirs: &Dirs, policy: &str, prompt: &str) -> Vec<Value> {
+    let agent = format!("{} acp --data-dir {}", env!("CARGO_BIN_EXE_bridle"), dirs.data.display());
+    let out = tokio::process::Command::new("node")
+        .arg(repo_root().join("node_modules/acpx/dist/cli.js"))
+        .args(["--agent", &agent, "--cwd"])
+        .arg(&dirs.workspace)
+        .args([policy, "--format", "json", "--timeout", "60", "--ttl", "1", "exec", prompt])
+        .current_dir(&dirs.workspace)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env("HOME", dirs.data.parent().unwrap())
+        .output()
+        .await
+        .unwrap();
+    // acpx exits 5 (its PERMISSION_DENIED) when it rejected a request; the turn still ended.
+    let expected = if policy == "--deny-all" { 5 } else { 0 };
+    assert_eq!(out.status.code(), Some(expected), "acpx: {}\n{}", stdout(&out), stderr(&out));
+    stdout(&out).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+fn updates<'a>(messages: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    messages
+        .iter()
+        .filter(|m| m["method"] == "session/update" && m["params"]["update"]["sessionUpdate"] == kind)
+        .map(|m| &m["params"]["update"])
+        .collect()
+}
+
+fn stop_reason(messages: &[Value]) -> Option<&str> {
+    messages.iter().find_map(|m| m["result"]["stopReason"].as_str())
+}
+
+async fn audit_rows(dirs: &Dirs, kind: &str) -> Vec<Value> {
+    json_lines(&bridle(dirs, &["audit", "--kind", kind, "--json"]).await)
+}
+
+#[tokio::test]
+async fn acpx_gets_the_answer_and_a_write_asks_with_approve_writing_and_reject_leaving_the_file() {
+    let dirs = Dirs::new();
+    std::fs::write(dirs.workspace.join("notes.txt"), "kept as it was\n").unwrap();
+    let write = json!({"path": "notes.txt", "content": "rewritten by the agent\n"});
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "say hello", "hasToolResult": false}, "response": {"content": "Hello from Bridle"}},
+        {"match": {"userMessage": "rewrite the notes", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "w1", "name": "write_file", "arguments": write}]}},
+        {"match": {"userMessage": "rewrite the notes", "hasToolResult": true}, "response": {"content": "over"}}
+    ]))
+    .await;
+    write_config(&dirs, &mock, "ask");
+
+    let hello = acpx(&dirs, "--approve-all", "say hello").await;
+    let text: String =
+        updates(&hello, "agent_message_chunk").iter().map(|u| u["content"]["text"].as_str().unwrap()).collect();
+    assert_eq!(text, "Hello from Bridle");
+    assert_eq!(stop_reason(&hello), Some("end_turn"));
+
+    // Rejected: the permission request names the call and offers the four answers; nothing is
+    // written and the model is told.
+    let rejected = acpx(&dirs, "--deny-all", "rewrite the notes").await;
+    let asked: Vec<&Value> = rejected.iter().filter(|m| m["method"] == "session/request_permission").collect();
+    assert_eq!(asked.len(), 1, "{rejected:?}");
+    let kinds: Vec<&str> =
+        asked[0]["params"]["options"].as_array().unwrap().iter().map(|o| o["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["allow_once", "allow_always", "reject_once", "reject_always"]);
+    assert_eq!(asked[0]["params"]["toolCall"]["kind"], "edit");
+    assert_eq!(std::fs::read(dirs.workspace.join("notes.txt")).unwrap(), b"kept as it was\n");
+    let ended = updates(&rejected, "tool_call_update");
+    assert_eq!(ended.last().unwrap()["status"], "failed", "{ended:?}");
+    assert_eq!(stop_reason(&rejected), Some("end_turn"));
+    let told = mock.journal().await.last().unwrap().to_string();
+    assert!(told.contains("rejected in the editor"), "the model was not told: {told}");
+
+    // Approved: written, and the diff of the whole file arrives in the tool call's content.
+    let approved = acpx(&dirs, "--approve-all", "rewrite the notes").await;
+    assert_eq!(std::fs::read_to_string(dirs.workspace.join("notes.txt")).unwrap(), "rewritten by the agent\n");
+    let ended = updates(&approved, "tool_call_update");
+    let last = ended.last().unwrap();
+    assert_eq!(last["status"], "completed", "{last}");
+    let diff = last["content"].as_array().unwrap().iter().find(|c| c["type"] == "diff").expect("a diff in the content");
+    assert_eq!(Path::new(diff["path"].as_str().unwrap()), dirs.workspace.canonicalize().unwrap().join("notes.txt"));
+    assert_eq!(
+        (diff["oldText"].as_str(), diff["newText"].as_str()),
+        (Some("kept as it was\n"), Some("rewritten by the agent\n"))
+    );
+    assert_eq!(stop_reason(&approved), Some("end_turn"));
+
+    // The audit names the front end and who answered.
+    let started = audit_rows(&dirs, "session_started").await;
+    assert!(started.iter().all(|r| r["payload"]["frontEnd"] == "acp"), "{started:?}");
+    let resolved = audit_rows(&dirs, "approval_resolved").await;
+    let answers: Vec<(&str, &str)> =
+        resolved.iter().map(|r| (r["decision"].as_str().unwrap_or(""), r["source"].as_str().unwrap_or(""))).collect();
+    assert!(answers.contains(&("deny", "user")) && answers.contains(&("allow", "user")), "{answers:?}");
+}
+
+/// Lines a client should never send get JSON-RPC errors; the connection answers what follows, and
+/// closing stdin ends `bridle acp` cleanly. Stdout holds nothing but protocol messages.
+#[tokio::test]
+async fn malformed_input_gets_errors_and_the_connection_goes_on() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let dirs = Dirs::new();
+    let (mock, _f) = model(json!([{"match": {"userMessage": "hi"}, "response": {"content": "hello"}}])).await;
+    write_config(&dirs, &mock, "ask");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
+        .args(["acp", "--data-dir"])
+        .arg(&dirs.data)
+        .env("OPENAI_API_KEY", "sk-test")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"))
+    };
+    let sent = [
+        "this is not json".to_string(),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": 1}}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "no/such/method", "params": {}}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "/no/such/folder", "mcpServers": []}}).to_string(),
+    ];
+    let mut answers = Vec::new();
+    for line in &sent {
+        input.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        input.flush().await.unwrap();
+        answers.push(next().await);
+    }
+    let code = |a: &Value| (a["id"].clone(), a["error"]["code"].clone());
+    assert_eq!(answers[0]["error"]["code"], -32700, "not JSON: {:?}", answers[0]);
+    assert_eq!(code(&answers[1]), (json!(1), json!(-32600)), "before initialize: {:?}", answers[1]);
+    assert_eq!((answers[2]["id"].clone(), answers[2]["result"]["protocolVersion"].clone()), (json!(2), json!(1)));
+    assert_eq!(answers[2]["result"]["agentCapabilities"]["loadSession"], true);
+    assert_eq!(code(&answers[3]), (json!(3), json!(-32601)), "unknown method: {:?}", answers[3]);
+    assert_eq!(code(&answers[4]), (json!(4), json!(-32602)), "unknown session: {:?}", answers[4]);
+    assert!(answers[4]["error"]["data"].as_str().unwrap_or_default().contains("no open session"), "{:?}", answers[4]);
+    assert_eq!(code(&answers[5]), (json!(5), json!(-32602)), "a missing folder: {:?}", answers[5]);
+    drop(input);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait()).await.unwrap().unwrap();
+    assert_eq!(status.code(), Some(0));
+}
