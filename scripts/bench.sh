@@ -51,6 +51,9 @@ OUT="$OUT" bash scripts/bench-network.sh 2>&1 | tee "$OUT/network.txt"
 step "background processes: the answer of a background start against a foreground call, Bridle's memory with 8 idle against 8 busy writers over 60 s"
 OUT="$OUT" bash scripts/bench-processes.sh 2>&1 | tee "$OUT/processes.txt"
 
+step "ACP: bridle acp against bridle run --json, time to the first answer chunk; an idle bridle acp's memory"
+OUT="$OUT" bash scripts/bench-acp.sh 2>&1 | tee "$OUT/acp.txt"
+
 step "results"
 # criterion prints "<name>\n    time:   [low mid high]" (or on one line for short names).
 awk '

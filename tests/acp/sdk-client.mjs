@@ -45,7 +45,7 @@
 
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { Readable, Writable } from "node:stream";
+import { Readable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
 const { client, methods, ndJsonStream, PROTOCOL_VERSION } = acp;
@@ -94,13 +94,17 @@ function safeJson(value) {
   }
 }
 
+/** A JSON-RPC error as {code, message, data}; anything else (a closed pipe, a closed connection)
+ * as {code: null, message, data: {errno}}. */
 function errorJson(e) {
-  if (e && typeof e === "object" && "code" in e) {
+  if (e && typeof e === "object" && typeof e.code === "number") {
     const out = { code: e.code, message: e.message };
     if (e.data !== undefined) out.data = e.data;
     return out;
   }
-  return { code: null, message: String(e?.message ?? e) };
+  const out = { code: null, message: String(e?.message ?? e) };
+  if (e && typeof e === "object" && typeof e.code === "string") out.data = { errno: e.code };
+  return out;
 }
 
 function check(schemaName, value) {
@@ -126,6 +130,10 @@ try {
   const kinds = ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"];
   plan.permission ??= "allow_once";
   if (!kinds.includes(plan.permission)) throw new Error(`plan.permission must be one of ${kinds.join(", ")}`);
+  const ops = ["start", "initialize", "new", "prompt", "setMode", "restart", "load", "raw", "sleep"];
+  plan.steps.forEach((step, i) => {
+    if (!ops.includes(step?.op)) throw new Error(`step ${i}: unknown op ${JSON.stringify(step?.op)} (one of ${ops.join(", ")})`);
+  });
 } catch (e) {
   process.stderr.write(`sdk-client: bad plan ${planPath}: ${e.message}\n`);
   process.exit(1);
@@ -233,7 +241,7 @@ function spawnAgent() {
         resolve(ctx);
         await held;
       })
-      .catch((e) => log(`connection ended: ${e?.message ?? e}`));
+      .catch((e) => log(`SDK connection closed: ${e?.message ?? e}`));
   });
   state.release = release;
   return state;
@@ -266,10 +274,17 @@ function observeLine(state, line) {
 }
 
 async function startAgent() {
+  if (agent && !agent.exited) await stopAgent();
   agent = spawnAgent();
-  // A spawn failure shows up as an exit before the connection does anything useful.
-  await Promise.race([agent.ready, agent.exitPromise]);
-  if (agent.exited?.error) throw new Error(`could not start the agent: ${agent.exited.error}`);
+  // The agent cannot be started (no such program...): the plan cannot run.
+  const spawned = await Promise.race([
+    new Promise((resolve) => agent.child.once("spawn", () => resolve(true))),
+    agent.exitPromise.then(() => false),
+  ]);
+  if (!spawned && agent.exited?.error)
+    throw Object.assign(new Error(`cannot start the agent ${JSON.stringify(plan.agent[0])}: ${agent.exited.error}`), {
+      planError: true,
+    });
   agent.ctx = await agent.ready;
   return { pid: agent.child.pid };
 }
@@ -424,7 +439,7 @@ async function main() {
 try {
   await main();
 } catch (e) {
-  process.stderr.write(`sdk-client: ${e?.stack ?? e}\n`);
+  process.stderr.write(`sdk-client: ${e?.planError ? e.message : (e?.stack ?? e)}\n`);
   if (agent && !agent.exited) agent.child.kill("SIGKILL");
   process.exit(1);
 }

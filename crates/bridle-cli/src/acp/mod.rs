@@ -60,7 +60,7 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                         responder: Responder<NewSessionResponse, V1>,
                         cx: ConnectionTo<Client>| {
                 let opened = open(&new_flags, &request.cwd, &request.mcp_servers, SessionSpec::New, cx).await;
-                match opened {
+                match opened.map_err(OpenError::message) {
                     Ok(session) => {
                         let response = NewSessionResponse::new(SessionId::new(session.id.clone()))
                             .modes(session::modes(session.mode()));
@@ -89,7 +89,10 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                         lock(&on_load).insert(session.id.clone(), session);
                         responder.respond(response)
                     }
-                    Err(e) => responder.respond_with_error(invalid(e)),
+                    Err(OpenError::NoSession(e)) => responder.respond_with_error(
+                        Error::new(-32002, e).data(serde_json::json!({"sessionId": request.session_id.0.as_ref()})),
+                    ),
+                    Err(OpenError::Invalid(e)) => responder.respond_with_error(invalid(e)),
                 }
             },
             agent_client_protocol::on_receive_request!(),
@@ -156,21 +159,53 @@ fn initialize(request: InitializeRequest) -> InitializeResponse {
     InitializeResponse::new(request.protocol_version).agent_capabilities(capabilities)
 }
 
-/// Opens `spec` with `cwd` as its workspace and the client's MCP servers added.
+/// Why a session could not be opened.
+enum OpenError {
+    /// `session/load` of a session the store does not have.
+    NoSession(String),
+    /// Anything else the request got wrong.
+    Invalid(String),
+}
+
+impl OpenError {
+    fn message(self) -> String {
+        match self {
+            OpenError::NoSession(m) | OpenError::Invalid(m) => m,
+        }
+    }
+}
+
+/// Opens `spec` with `cwd` as its workspace (absolute, not Bridle's data dir) and the client's MCP
+/// servers added.
 async fn open(
     flags: &Flags,
     cwd: &std::path::Path,
     servers: &[McpServer],
     spec: SessionSpec,
     cx: ConnectionTo<Client>,
-) -> Result<Arc<AcpSession>, String> {
+) -> Result<Arc<AcpSession>, OpenError> {
+    if !cwd.is_absolute() {
+        return Err(OpenError::Invalid(format!("cwd must be an absolute path, not `{}`", cwd.display())));
+    }
     let flags = Flags { workspace: Some(cwd.to_path_buf()), ..flags.clone() };
-    let mut setup = bridle_core::wiring::Wiring::from_process(flags).map_err(|e| e.to_string())?;
+    let mut setup = bridle_core::wiring::Wiring::from_process(flags).map_err(|e| OpenError::Invalid(e.to_string()))?;
+    let inside_data = |dir: &std::path::Path| {
+        let data = setup.data_dir.canonicalize().unwrap_or_else(|_| setup.data_dir.clone());
+        dir.canonicalize().is_ok_and(|d| d.starts_with(&data))
+    };
+    if inside_data(&setup.workspace) {
+        return Err(OpenError::Invalid(format!("`{}` is Bridle's data dir, not a workspace", cwd.display())));
+    }
+    if let SessionSpec::Resume(id) = &spec {
+        if setup.store().map_err(|e| OpenError::Invalid(e.to_string()))?.session(id).is_err() {
+            return Err(OpenError::NoSession(format!("no stored session `{id}`")));
+        }
+    }
     for server in servers {
-        let (name, config) = mcp_server(server)?;
+        let (name, config) = mcp_server(server).map_err(OpenError::Invalid)?;
         setup.config.mcp.servers.insert(name, config);
     }
-    AcpSession::start(setup, spec, cx).await.map_err(|e| format!("{e:#}"))
+    AcpSession::start(setup, spec, cx).await.map_err(|e| OpenError::Invalid(format!("{e:#}")))
 }
 
 /// A client's MCP server as the config would write it (stdio and HTTP; SSE is refused).
@@ -221,6 +256,8 @@ fn invalid(message: String) -> Error {
     Error::invalid_params().data(message)
 }
 
+/// ACP's "session not found": resource not found, naming the session.
 fn unknown_session(id: &SessionId) -> Error {
-    Error::invalid_params().data(format!("no open session `{}`: call session/new or session/load first", id.0))
+    Error::new(-32002, format!("no open session `{}`: call session/new or session/load first", id.0))
+        .data(serde_json::json!({"sessionId": id.0.as_ref()}))
 }

@@ -160,19 +160,24 @@ impl AcpSession {
                 Ok(response) => {
                     let outcome = serde_json::to_value(&response.outcome).unwrap_or_default();
                     let option = outcome.get("optionId").and_then(|o| o.as_str()).map(String::from);
-                    translate::answer(option.as_deref())
+                    let why = match option {
+                        Some(_) => "rejected in the editor",
+                        None => "the editor withdrew the question",
+                    };
+                    (translate::answer(option.as_deref()), why)
                 }
                 Err(e) => {
                     tracing::warn!("session {}: the permission request failed: {e}", self.id);
-                    bridle_protocol::ApprovalAnswer::Deny
+                    (bridle_protocol::ApprovalAnswer::Deny, "the editor did not answer")
                 }
             },
             Err(e) => {
                 tracing::warn!("session {}: the permission request could not be built: {e}", self.id);
-                bridle_protocol::ApprovalAnswer::Deny
+                (bridle_protocol::ApprovalAnswer::Deny, "the question could not be asked")
             }
         };
-        let feedback = (answer == bridle_protocol::ApprovalAnswer::Deny).then(|| "rejected in the editor".to_string());
+        let (answer, why) = answer;
+        let feedback = (answer == bridle_protocol::ApprovalAnswer::Deny).then(|| why.to_string());
         let op = Op::ResolveApproval {
             approval_id: request.id.clone(),
             decision: answer,
@@ -189,6 +194,8 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
     // The text of each file a running call names, read when it was announced: its diff's "before".
     let mut before: HashMap<String, HashMap<String, Option<String>>> = HashMap::new();
     let mut last_error: Option<String> = None;
+    // Approval ids to the calls they are for: an approved call is then running.
+    let mut asked: HashMap<String, String> = HashMap::new();
     while let Some(event) = events.recv().await {
         let Some(s) = session.upgrade() else { return };
         match event {
@@ -198,7 +205,14 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
                 s.send(translate::tool_call(&call, &s.root));
             }
             Event::ApprovalRequested { request, .. } => {
+                asked.insert(request.id.clone(), request.call_id.clone());
                 tokio::spawn(s.clone().ask(request));
+            }
+            Event::ApprovalResolved { approval_id, decision, .. } => {
+                let call = asked.remove(&approval_id);
+                if let Some(call) = call.filter(|_| decision != bridle_protocol::ApprovalAnswer::Deny) {
+                    s.send(translate::in_progress(&call));
+                }
             }
             Event::ToolCallEnd { status, result, .. } => {
                 let known = before.remove(&result.tool_call_id).unwrap_or_default();

@@ -91,6 +91,11 @@ pub fn tool_call(call: &ToolCall, root: &Path) -> Option<SessionUpdate> {
     }))
 }
 
+/// A call that runs now (approved).
+pub fn in_progress(call_id: &str) -> Option<SessionUpdate> {
+    update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress"}))
+}
+
 /// One file a call changed: its path and its text before and after (`None`: absent).
 pub struct Changed {
     pub path: String,

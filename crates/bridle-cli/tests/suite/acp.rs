@@ -1,8 +1,10 @@
 //! `bridle acp` from real clients no one here wrote: `acpx` (npm, a headless ACP client) drives a
 //! turn against aimock — the answer streams back, a write in `ask` becomes a permission request,
 //! approving writes the file (its diff in the tool call's content), rejecting leaves it
-//! byte-identical and the model is told; and raw JSON-RPC lines that are not what they should be
-//! get errors while the connection goes on.
+//! byte-identical and the model is told; the official TypeScript SDK drives a session through a
+//! tool call, a cancel during a long command, the client's own MCP server, a restart of the agent
+//! and `session/load`, and a switch to `plan`; and raw JSON-RPC lines that are not what they
+//! should be get errors while the connection goes on.
 
 use std::path::Path;
 
@@ -170,10 +172,135 @@ async fn malformed_input_gets_errors_and_the_connection_goes_on() {
     assert_eq!((answers[2]["id"].clone(), answers[2]["result"]["protocolVersion"].clone()), (json!(2), json!(1)));
     assert_eq!(answers[2]["result"]["agentCapabilities"]["loadSession"], true);
     assert_eq!(code(&answers[3]), (json!(3), json!(-32601)), "unknown method: {:?}", answers[3]);
-    assert_eq!(code(&answers[4]), (json!(4), json!(-32602)), "unknown session: {:?}", answers[4]);
-    assert!(answers[4]["error"]["data"].as_str().unwrap_or_default().contains("no open session"), "{:?}", answers[4]);
+    assert_eq!(code(&answers[4]), (json!(4), json!(-32002)), "unknown session: {:?}", answers[4]);
+    assert_eq!(answers[4]["error"]["data"]["sessionId"], "nope", "{:?}", answers[4]);
     assert_eq!(code(&answers[5]), (json!(5), json!(-32602)), "a missing folder: {:?}", answers[5]);
     drop(input);
     let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait()).await.unwrap().unwrap();
     assert_eq!(status.code(), Some(0));
+}
+
+/// `tests/acp/sdk-client.mjs` (the official TypeScript SDK as the client) running `plan`: its
+/// transcript.
+async fn sdk_client(dirs: &Dirs, plan: Value) -> Value {
+    let file = dirs.data.parent().unwrap().join("plan.json");
+    std::fs::write(&file, plan.to_string()).unwrap();
+    let out = tokio::process::Command::new("node")
+        .arg(repo_root().join("tests/acp/sdk-client.mjs"))
+        .arg(&file)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("no transcript ({e}): {}", stdout(&out)))
+}
+
+/// Processes whose command line is exactly `argv`.
+fn running(argv: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            let zombie = stat.rfind(')').is_some_and(|i| stat[i + 2..].starts_with('Z'));
+            !zombie && String::from_utf8_lossy(&cmdline).trim_end_matches('\0').replace('\0', " ") == argv
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_and_loads_the_session() {
+    let dirs = Dirs::new();
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "run it", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo ran"}}]}},
+        {"match": {"userMessage": "run it", "hasToolResult": true}, "response": {"content": "it ran"}},
+        {"match": {"userMessage": "wait long", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "c2", "name": "bash", "arguments": {"command": "sleep 37"}}]}},
+        {"match": {"userMessage": "echo it", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "c3", "name": "mcp__everything__echo", "arguments": {"message": "from the client"}}]}},
+        {"match": {"userMessage": "echo it", "hasToolResult": true}, "response": {"content": "echoed"}},
+        {"match": {"userMessage": "write in plan", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "c4", "name": "write_file", "arguments": {"path": "out.txt", "content": "x"}}]}},
+        {"match": {"userMessage": "write in plan", "hasToolResult": true}, "response": {"content": "could not"}},
+        {"match": {"userMessage": "leave one running", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "c5", "name": "bash", "arguments": {"command": "exec sleep 38", "background": true}}]}},
+        {"match": {"userMessage": "leave one running", "hasToolResult": true}, "response": {"content": "left"}}
+    ]))
+    .await;
+    write_config(&dirs, &mock, "auto");
+    let everything = repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let server = json!({"name": "everything", "command": "node", "args": [everything, "stdio"], "env": []});
+    let plan = json!({
+        "agent": [env!("CARGO_BIN_EXE_bridle"), "acp", "--data-dir", dirs.data],
+        "env": {"OPENAI_API_KEY": "sk-test"},
+        "cwd": dirs.workspace,
+        "permission": "allow_once",
+        "steps": [
+            {"op": "start"}, {"op": "initialize"},
+            {"op": "new", "mcpServers": [server]},
+            {"op": "prompt", "text": "run it"},
+            {"op": "prompt", "text": "wait long", "cancelAfterMs": 1500},
+            {"op": "prompt", "text": "echo it"},
+            {"op": "prompt", "text": "leave one running"},
+            {"op": "restart"},
+            {"op": "load"},
+            {"op": "setMode", "mode": "plan"},
+            {"op": "prompt", "text": "write in plan"}
+        ]
+    });
+    let t = sdk_client(&dirs, plan).await;
+    let steps = t["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| s["ok"] == true), "{steps:?}");
+    assert_eq!(t["invalid"], json!([]), "updates the SDK's schema refuses");
+    assert_eq!(t["stdoutNoise"], json!([]), "stdout carried more than protocol messages");
+    let stop = |i: usize| steps[i]["result"]["stopReason"].as_str().unwrap_or_default().to_string();
+    let during = |i: usize, kind: &str| -> Vec<Value> {
+        t["updates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["step"] == i && u["update"]["sessionUpdate"] == kind)
+            .map(|u| u["update"].clone())
+            .collect()
+    };
+
+    // A turn with a tool call.
+    assert_eq!(stop(3), "end_turn");
+    assert_eq!(during(3, "tool_call")[0]["kind"], "execute");
+    let ended = during(3, "tool_call_update");
+    assert_eq!(ended.last().unwrap()["status"], "completed");
+    assert!(ended.last().unwrap()["content"].to_string().contains("ran"), "{ended:?}");
+
+    // Cancelled during a long command: answered at once, the command gone.
+    assert_eq!(stop(4), "cancelled");
+    let cancel_ms = t["cancelToAnswerMs"].as_f64().unwrap();
+    assert!(cancel_ms < 500.0, "the cancel took {cancel_ms} ms");
+    assert_eq!(running("sleep 37"), 0, "the cancelled command still runs");
+
+    // The client's MCP server, used in a turn.
+    let echoed = during(5, "tool_call_update");
+    assert!(echoed.last().unwrap()["content"].to_string().contains("Echo: from the client"), "{echoed:?}");
+
+    // Closing stdin (the restart) closed the session: what it left running ended.
+    assert_eq!(steps[6]["result"]["stopReason"], "end_turn");
+    assert_eq!(running("sleep 38"), 0, "a background process outlived the client's connection");
+
+    // After a restart of the agent, the stored history comes back as updates.
+    let replayed: Vec<String> = during(8, "user_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap().to_string())
+        .filter(|t| !t.starts_with("[Bridle]"))
+        .collect();
+    assert_eq!(replayed, ["run it", "wait long", "echo it", "leave one running"]);
+    assert!(!during(8, "tool_call").is_empty() && !during(8, "agent_message_chunk").is_empty());
+
+    // `plan` refuses the write.
+    assert_eq!(during(9, "current_mode_update").len() + during(10, "current_mode_update").len(), 1);
+    let refused = during(10, "tool_call_update");
+    assert_eq!(refused.last().unwrap()["status"], "failed", "{refused:?}");
+    assert!(!dirs.workspace.join("out.txt").exists());
+    assert_eq!(t["exitCode"], 0);
 }

@@ -18,7 +18,7 @@ const CAPACITY: usize = 32 * 1024;
 const MAX_BATCH: usize = 2048;
 
 enum Message {
-    Record(AuditRecord),
+    Record(Box<AuditRecord>),
     Flush(SyncSender<Result<(), AuditError>>),
     Shutdown,
 }
@@ -77,7 +77,7 @@ impl AuditSink {
     /// Queues `record`; waits only if the queue is full.
     pub fn record(&self, record: AuditRecord) {
         let Some(writer) = &self.inner else { return };
-        let message = match writer.tx.try_send(Message::Record(record)) {
+        let message = match writer.tx.try_send(Message::Record(Box::new(record))) {
             Ok(()) => return,
             Err(TrySendError::Full(message)) => message,
             Err(TrySendError::Disconnected(_)) => {
@@ -137,7 +137,7 @@ fn write_loop(log: &AuditLog, rx: &Receiver<Message>, unreported: &Mutex<Option<
         // Take whatever is already queued, up to a batch: one transaction for all of it.
         while let Some(message) = next.take() {
             match message {
-                Message::Record(r) => batch.push(r),
+                Message::Record(r) => batch.push(*r),
                 Message::Flush(reply) => waiting.push(reply),
                 Message::Shutdown => shutdown = true,
             }
