@@ -30,3 +30,11 @@ if ! cmp -s package-lock.json node_modules/.package-lock.json.bridle 2>/dev/null
 else
   echo "setup: npm packages match package-lock.json"
 fi
+# The ACP clients the tests drive `bridle acp` with (tests/acp): acpx pulls platform packages some
+# registries do not serve, which `npm ci` refuses, so they are installed apart, with `npm install`.
+if ! cmp -s tests/acp/package-lock.json tests/acp/node_modules/.package-lock.json.bridle 2>/dev/null; then
+  npm install --prefix tests/acp --no-audit --no-fund
+  cp tests/acp/package-lock.json tests/acp/node_modules/.package-lock.json.bridle
+else
+  echo "setup: the ACP test clients match tests/acp/package-lock.json"
+fi

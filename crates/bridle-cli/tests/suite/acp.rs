@@ -32,7 +32,7 @@ fn write_config(dirs: &Dirs, mock: &Aimock, mode: &str) {
 async fn acpx(dirs: &Dirs, policy: &str, prompt: &str) -> Vec<Value> {
     let agent = format!("{} acp --data-dir {}", env!("CARGO_BIN_EXE_bridle"), dirs.data.display());
     let out = tokio::process::Command::new("node")
-        .arg(repo_root().join("node_modules/acpx/dist/cli.js"))
+        .arg(repo_root().join("tests/acp/node_modules/acpx/dist/cli.js"))
         .args(["--agent", &agent, "--cwd"])
         .arg(&dirs.workspace)
         .args([policy, "--format", "json", "--timeout", "60", "--ttl", "1", "exec", prompt])
@@ -227,7 +227,11 @@ async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_an
         {"match": {"userMessage": "write in plan", "hasToolResult": true}, "response": {"content": "could not"}},
         {"match": {"userMessage": "leave one running", "hasToolResult": false},
          "response": {"toolCalls": [{"id": "c5", "name": "bash", "arguments": {"command": "exec sleep 38", "background": true}}]}},
-        {"match": {"userMessage": "leave one running", "hasToolResult": true}, "response": {"content": "left"}}
+        {"match": {"userMessage": "leave one running", "hasToolResult": true}, "response": {"content": "left"}},
+        {"match": {"userMessage": "plan it", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "c6", "name": "update_plan", "arguments": {"items": [
+             {"step": "read the code", "status": "done"}, {"step": "change it", "status": "in_progress"}]}}]}},
+        {"match": {"userMessage": "plan it", "hasToolResult": true}, "response": {"content": "planned"}}
     ]))
     .await;
     write_config(&dirs, &mock, "auto");
@@ -248,7 +252,8 @@ async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_an
             {"op": "restart"},
             {"op": "load"},
             {"op": "setMode", "mode": "plan"},
-            {"op": "prompt", "text": "write in plan"}
+            {"op": "prompt", "text": "write in plan"},
+            {"op": "prompt", "text": "plan it"}
         ]
     });
     let t = sdk_client(&dirs, plan).await;
@@ -302,5 +307,15 @@ async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_an
     let refused = during(10, "tool_call_update");
     assert_eq!(refused.last().unwrap()["status"], "failed", "{refused:?}");
     assert!(!dirs.workspace.join("out.txt").exists());
+
+    // The model's plan.
+    let plan = during(11, "plan");
+    let entries: Vec<(&str, &str)> = plan[0]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["content"].as_str().unwrap(), e["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(entries, [("read the code", "completed"), ("change it", "in_progress")]);
     assert_eq!(t["exitCode"], 0);
 }
