@@ -20,6 +20,7 @@
 //! assert!(!text.contains("abcdef0123456789") && !text.contains("sk-proj-"));
 //! ```
 
+mod gitleaks;
 mod patterns;
 
 #[cfg(test)]
@@ -64,6 +65,21 @@ const SECRET_KEYS_EXACT: &[&str] = &["auth", "pass", "pwd"];
 /// Key fragments about token *counts*, not tokens (`max_tokens`, `tokenUsage`).
 const TOKEN_COUNT_PARTS: &[&str] = &["tokens", "tokencount", "tokenusage", "tokenlimit"];
 
+/// `text` with every secret shape replaced: Bridle's own shapes first (their markers name the
+/// kind), then the gitleaks rule set's (their markers name the rule).
+fn redact(text: &str) -> std::borrow::Cow<'_, str> {
+    match patterns::redact(text) {
+        std::borrow::Cow::Borrowed(text) => gitleaks::redact(text),
+        std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(gitleaks::redact(&text).into_owned()),
+    }
+}
+
+/// How many gitleaks rules there are, and how many the regex engine cannot compile.
+#[cfg(test)]
+pub fn gitleaks_rules() -> (usize, usize) {
+    gitleaks::counts()
+}
+
 /// A sanitised copy of `value` (see the module docs for what changes).
 pub fn sanitize(value: &Value) -> Value {
     walk(value, 0)
@@ -71,13 +87,13 @@ pub fn sanitize(value: &Value) -> Value {
 
 /// `text` with every secret-shaped value replaced, then cut to [`MAX_STRING_CHARS`].
 pub fn sanitize_text(text: &str) -> String {
-    cut(&patterns::redact(text), MAX_STRING_CHARS)
+    cut(&redact(text), MAX_STRING_CHARS)
 }
 
 /// Whether `text` holds something secret-shaped (the bash environment scrub asks this of each
 /// variable's value).
 pub fn looks_secret(text: &str) -> bool {
-    patterns::redact(text) != text
+    redact(text) != text
 }
 
 /// Whether a value stored under `key` is replaced whatever it looks like.
@@ -122,7 +138,7 @@ fn walk(value: &Value, depth: usize) -> Value {
             let mut out = Map::new();
             for (key, v) in entries.iter().take(MAX_ITEMS) {
                 let clean = if is_secret_key(key) { under_secret_key(key, v, depth) } else { walk(v, depth + 1) };
-                out.insert(cut(&patterns::redact(key), MAX_KEY_CHARS), clean);
+                out.insert(cut(&redact(key), MAX_KEY_CHARS), clean);
             }
             if entries.len() > MAX_ITEMS {
                 out.insert("[cut]".into(), Value::String(format!("[cut: {} entries in all]", entries.len())));

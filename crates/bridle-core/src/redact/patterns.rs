@@ -103,6 +103,32 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         pattern(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", |_| "[redacted:sendgrid-key]".into()),
         pattern(r"\bgl(?:pat|dt|rt|ptt|ft|soat|imt|agent|cbt)-[A-Za-z0-9_-]{20,}", |_| "[redacted:gitlab-token]".into()),
         pattern(r"\bnpm_[A-Za-z0-9]{36,}", |_| "[redacted:npm-token]".into()),
+        pattern(r"\bgsk_[A-Za-z0-9]{40,}", |_| "[redacted:groq-key]".into()),
+        pattern(r"\br8_[A-Za-z0-9]{30,}", |_| "[redacted:replicate-token]".into()),
+        pattern(r"\bxai-[A-Za-z0-9]{60,}", |_| "[redacted:xai-key]".into()),
+        pattern(r"\bnvapi-[A-Za-z0-9_-]{40,}", |_| "[redacted:nvidia-key]".into()),
+        pattern(r"\blsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}", |_| "[redacted:langsmith-key]".into()),
+        pattern(r"\btvly-(?:dev-|prod-)?[A-Za-z0-9]{20,}", |_| "[redacted:tavily-key]".into()),
+        pattern(r"\bya29\.[A-Za-z0-9_-]{20,}", |_| "[redacted:google-oauth-token]".into()),
+        pattern(r"\bGOCSPX-[A-Za-z0-9_-]{20,}", |_| "[redacted:google-oauth-secret]".into()),
+        // A Discord bot token (user id, timestamp, HMAC) and a Telegram bot token, bare.
+        pattern(r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b", |c| {
+            let token = group(c, 0);
+            let mixed = token.contains(|ch: char| ch.is_ascii_digit()) && token.contains(|ch: char| ch.is_ascii_lowercase());
+            if mixed { "[redacted:discord-bot-token]".into() } else { token.to_string() }
+        }),
+        pattern(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b", |_| "[redacted:telegram-bot-token]".into()),
+        // AWS session tokens (their base64 opens on the same bytes), whatever name they are under.
+        pattern(r"\b(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9/+=]{40,}", |_| "[redacted:aws-session-token]".into()),
+        // A PEM body without its BEGIN line: lines of base64 opening on a DER sequence (`MII`).
+        pattern(r"\bMII[A-Za-z0-9+/]{60,}(?:\s*[A-Za-z0-9+/]{16,}){2,}={0,2}", |_| "[redacted:private-key]".into()),
+        // A wallet's recovery phrase: 12 to 24 lowercase words after a word that names one.
+        pattern(r"(?i)\b((?:mnemonic|seed phrase|seed words|recovery phrase|secret recovery phrase|seed)\b[^A-Za-z\n]{0,12})((?-i:[a-z]{3,8})(?:\s+(?-i:[a-z]{3,8})){11,23})\b", |c| {
+            format!("{}[redacted:seed-phrase]", group(c, 1))
+        }),
+        // `redis-cli -a PASSWORD` (and `--pass`).
+        pattern(r"\b(redis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+)([^\s-]\S*)", |c| format!("{}{REDACTED}", group(c, 1))),
+
         pattern(r"\bhf_[A-Za-z0-9]{30,}", |_| "[redacted:huggingface-token]".into()),
         // Azure storage and service bus connection strings.
         pattern(r"(?i)\b((?:AccountKey|SharedAccessKey)\s*=\s*)([A-Za-z0-9+/]{20,}={0,2})", |c| {

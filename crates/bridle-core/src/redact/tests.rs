@@ -8,7 +8,7 @@ use super::*;
 
 #[test]
 fn every_pattern_compiles() {
-    assert_eq!(patterns::compiled(), 30);
+    assert_eq!(patterns::compiled(), 44);
 }
 
 #[test]
@@ -243,4 +243,79 @@ fn deep_nesting_is_cut() {
     let text = sanitize(&value).to_string();
     assert!(text.contains("[cut: nested deeper than 32]"));
     assert!(!text.contains("leaf"));
+}
+
+#[test]
+fn the_gitleaks_rules_compile_here() {
+    let (used, skipped) = super::gitleaks_rules();
+    eprintln!("gitleaks rules: {used} in force, {skipped} skipped");
+    assert!(used >= 200, "only {used} gitleaks rules compiled ({skipped} skipped)");
+}
+
+/// The second red-team pass's shapes: each is gone from the sanitised text, and its marker says
+/// what it was (Bridle's name, or the gitleaks rule's id). Made-up values of the real shapes.
+#[test]
+fn the_red_teams_new_shapes_are_redacted_with_a_marker_naming_them() {
+    let b62 = "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mN7pQ9rS1tU3vW5";
+    let hex = "0123456789abcdef0123456789abcdef";
+    let cases: Vec<(String, &str)> = vec![
+        (format!("GROQ gsk_{}", &b62[..52]), "groq-key"),
+        (format!("token r8_{}", &b62[..37]), "replicate-token"),
+        (format!("pplx-{}", &b62[..48]), "gitleaks:perplexity-api-key"),
+        (format!("xai-{}", &b62[..64]), "xai-key"),
+        (format!("nvapi-{}", &b62[..64]), "nvidia-key"),
+        (format!("lsv2_pt_{hex}_{}", &hex[..10]), "langsmith-key"),
+        (format!("tvly-dev-{}", &b62[..32]), "tavily-key"),
+        (format!("ya29.a0{}", &b62[..60]), "google-oauth-token"),
+        (format!("GOCSPX-{}", &b62[..28]), "google-oauth-secret"),
+        ("MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GhJkLm.aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z".to_string(), "discord-bot-token"),
+        (format!("bot 123456789:AA{}", &b62[..33]), "telegram-bot-token"),
+        (format!("vault hvs.{b62}{}", &b62[..30]), "gitleaks:vault-service-token"),
+        (
+            "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6MUA".to_string(),
+            "gitleaks:age-secret-key",
+        ),
+        (format!("dapi{hex}"), "gitleaks:databricks-api-token"),
+        (format!("shpat_{hex}"), "gitleaks:shopify-access-token"),
+        (format!("glsa_{}_{}", &b62[..32], &hex[..8]), "gitleaks:grafana-service-account-token"),
+        (format!("twilio SK{hex}"), "gitleaks:twilio-api-key"),
+        (format!("AWS_SESSION_TOKEN IQoJb3JpZ2luX2VjE{}", &b62[..60]), "aws-session-token"),
+        (format!("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC{}\n{}\n{}", &b62[..40], &b62[..64], &b62[..30]), "private-key"),
+        (
+            "my seed phrase: abandon ability able about above absent absorb abstract absurd abuse access accident"
+                .to_string(),
+            "seed-phrase",
+        ),
+    ];
+    for (text, kind) in &cases {
+        let clean = sanitize_text(text);
+        assert!(clean.contains(&format!("[redacted:{kind}]")), "`{text}` became `{clean}`");
+    }
+    assert_eq!(sanitize_text("redis-cli -h db -a s3cretPass ping"), "redis-cli -h db -a [redacted] ping");
+}
+
+/// What looks a little like a secret and is not: hashes, ids, words, an image.
+#[test]
+fn the_new_shapes_leave_look_alikes_alone() {
+    let alike = [
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "id 123e4567-e89b-12d3-a456-426614174000",
+        "the seed of the idea was planted",
+        "use a mnemonic: every good boy does fine",
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+        "tokens used: 4096 of 128000",
+        "cargo build --release && ./target/release/bridle --help",
+    ];
+    for text in alike {
+        assert_eq!(sanitize_text(text), text);
+    }
+}
+
+/// The gitleaks rules match bytes: text around a match that is not ASCII stays whole.
+#[test]
+fn a_gitleaks_match_beside_characters_that_are_not_ascii_keeps_them_whole() {
+    let text = "clé 🔑shpat_0123456789abcdef0123456789abcdef🔑 fin, secret_key = \"ßüéß0aB3dE5fG7hJ9kL1mN3pQ5\"";
+    let clean = sanitize_text(text);
+    assert!(clean.starts_with("clé 🔑[redacted:gitleaks:shopify-access-token]🔑 fin"), "{clean}");
+    assert!(!clean.contains("0aB3dE5fG7hJ9kL1mN3pQ5"), "{clean}");
 }
