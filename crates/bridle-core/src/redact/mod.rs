@@ -87,7 +87,7 @@ pub fn sanitize(value: &Value) -> Value {
 
 /// `text` with every secret-shaped value replaced, then cut to [`MAX_STRING_CHARS`].
 pub fn sanitize_text(text: &str) -> String {
-    cut(&redact(text), MAX_STRING_CHARS)
+    redact_then_cut(text, MAX_STRING_CHARS)
 }
 
 /// Whether `text` holds something secret-shaped (the bash environment scrub asks this of each
@@ -138,7 +138,7 @@ fn walk(value: &Value, depth: usize) -> Value {
             let mut out = Map::new();
             for (key, v) in entries.iter().take(MAX_ITEMS) {
                 let clean = if is_secret_key(key) { under_secret_key(key, v, depth) } else { walk(v, depth + 1) };
-                out.insert(cut(&redact(key), MAX_KEY_CHARS), clean);
+                out.insert(redact_then_cut(key, MAX_KEY_CHARS), clean);
             }
             if entries.len() > MAX_ITEMS {
                 out.insert("[cut]".into(), Value::String(format!("[cut: {} entries in all]", entries.len())));
@@ -161,6 +161,25 @@ fn under_secret_key(key: &str, value: &Value, depth: usize) -> Value {
 }
 
 /// `text` cut to `max` characters, with a marker giving the original length.
+/// Characters past the cut that are still redacted, so a secret straddling the cut is seen whole
+/// (the longest shapes, PEM keys, are a few thousand).
+const STRADDLE_MARGIN: usize = 64 * 1024;
+
+/// `text` redacted, then cut to `max` characters. Only what is kept and the margin past it are
+/// read by the shapes: a huge string (an 8 MiB file write) costs what its kept part costs.
+fn redact_then_cut(text: &str, max: usize) -> String {
+    let Some((window, _)) = text.char_indices().nth(max + STRADDLE_MARGIN) else {
+        return cut(&redact(text), max);
+    };
+    let total = text.chars().count();
+    let kept = redact(&text[..window]);
+    match kept.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…[cut: {total} chars in all]", &kept[..end]),
+        // The redacted window came out shorter than `max`: it is still not the whole text.
+        None => format!("{kept}…[cut: {total} chars in all]"),
+    }
+}
+
 fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),

@@ -319,3 +319,16 @@ fn a_gitleaks_match_beside_characters_that_are_not_ascii_keeps_them_whole() {
     assert!(clean.starts_with("clé 🔑[redacted:gitleaks:shopify-access-token]🔑 fin"), "{clean}");
     assert!(!clean.contains("0aB3dE5fG7hJ9kL1mN3pQ5"), "{clean}");
 }
+
+/// An 8 MiB string (a big file write's arguments) is read only as far as it is kept: its secret
+/// near the start is gone, its size is said, and it takes no longer than a small one would.
+#[test]
+fn a_huge_string_is_redacted_where_it_is_kept_and_cut() {
+    let text = format!("token ghp_abcdefghijklmnopqrstuvwxyz0123456789 {}", "c".repeat(8 * 1024 * 1024));
+    let started = std::time::Instant::now();
+    let clean = sanitize_text(&text);
+    assert!(clean.starts_with("token [redacted:github-token] ccc"), "{}", &clean[..60]);
+    assert!(clean.ends_with(&format!("…[cut: {} chars in all]", text.chars().count())));
+    assert!(clean.chars().count() < MAX_STRING_CHARS + 40);
+    eprintln!("8 MiB sanitised in {:?}", started.elapsed());
+}
