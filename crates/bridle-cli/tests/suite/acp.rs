@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use super::aimock::{repo_root, Aimock};
 use super::bridle::*;
+use super::processes::running;
 
 /// An aimock with `fixtures`, kept with its folder.
 async fn model(fixtures: Value) -> (Aimock, tempfile::TempDir) {
@@ -196,20 +197,6 @@ async fn sdk_client(dirs: &Dirs, plan: Value) -> Value {
     serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("no transcript ({e}): {}", stdout(&out)))
 }
 
-/// Processes whose command line is exactly `argv`.
-fn running(argv: &str) -> usize {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-            let zombie = stat.rfind(')').is_some_and(|i| stat[i + 2..].starts_with('Z'));
-            !zombie && String::from_utf8_lossy(&cmdline).trim_end_matches('\0').replace('\0', " ") == argv
-        })
-        .count()
-}
-
 #[tokio::test]
 async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_and_loads_the_session() {
     let dirs = Dirs::new();
@@ -283,7 +270,7 @@ async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_an
     assert_eq!(stop(4), "cancelled");
     let cancel_ms = t["cancelToAnswerMs"].as_f64().unwrap();
     assert!(cancel_ms < 500.0, "the cancel took {cancel_ms} ms");
-    assert_eq!(running("sleep 37"), 0, "the cancelled command still runs");
+    assert_eq!(running("sleep", "37").len(), 0, "the cancelled command still runs");
 
     // The client's MCP server, used in a turn.
     let echoed = during(5, "tool_call_update");
@@ -291,7 +278,7 @@ async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_an
 
     // Closing stdin (the restart) closed the session: what it left running ended.
     assert_eq!(steps[6]["result"]["stopReason"], "end_turn");
-    assert_eq!(running("sleep 38"), 0, "a background process outlived the client's connection");
+    assert_eq!(running("sleep", "38").len(), 0, "a background process outlived the client's connection");
 
     // After a restart of the agent, the stored history comes back as updates.
     let replayed: Vec<String> = during(8, "user_message_chunk")

@@ -46,7 +46,7 @@ fn outputs(events: &[Value]) -> Vec<String> {
 }
 
 /// Live processes started as `program` (path aside) with exactly `args`.
-fn running(program: &str, args: &str) -> Vec<u32> {
+pub(super) fn running(program: &str, args: &str) -> Vec<u32> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
