@@ -130,6 +130,18 @@ impl Background {
     fn bump(&self) {
         self.pulse.send_modify(|n| *n += 1);
     }
+
+    /// Waits until `done` holds or `limit` has passed, looking again at every output and at the
+    /// end (subscribed before the first look, so no pulse falls between the two).
+    async fn wait_until(&self, limit: Duration, done: impl Fn(&Self) -> bool) {
+        let mut pulse = self.pulse.subscribe();
+        let deadline = tokio::time::Instant::now() + limit;
+        while !done(self) {
+            if tokio::time::timeout_at(deadline, pulse.changed()).await.is_err() {
+                break;
+            }
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -343,35 +355,19 @@ impl SessionProcesses {
         self.all().iter().map(|b| b.info()).collect()
     }
 
-    /// How many run now.
-    pub fn running(&self) -> usize {
-        self.all().iter().filter(|b| !b.ended()).count()
-    }
-
     /// The output of `id` since the last read; waits up to `wait` (at most [`MAX_WAIT`]) for some
     /// when there is none yet and the process runs.
     pub async fn output(&self, id: &str, wait: Duration) -> Result<Output, String> {
         let background = self.find(id)?;
-        let mut pulse = background.pulse.subscribe();
-        let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
-        while !lock(&background.ring).has_new() && !background.ended() {
-            if tokio::time::timeout_at(deadline, pulse.changed()).await.is_err() {
-                break;
-            }
-        }
+        background.wait_until(wait.min(MAX_WAIT), |b| lock(&b.ring).has_new() || b.ended()).await;
         let NewOutput { text, dropped } = lock(&background.ring).take_new();
         Ok(Output { process: background.info(), text, dropped, sandbox: background.sandbox })
     }
 
     /// Waits until `id` has ended, at most `limit`.
     pub async fn wait_end(&self, id: &str, limit: Duration) {
-        let Ok(background) = self.find(id) else { return };
-        let mut pulse = background.pulse.subscribe();
-        let deadline = tokio::time::Instant::now() + limit;
-        while !background.ended() {
-            if tokio::time::timeout_at(deadline, pulse.changed()).await.is_err() {
-                break;
-            }
+        if let Ok(background) = self.find(id) {
+            background.wait_until(limit, Background::ended).await;
         }
     }
 
@@ -406,14 +402,8 @@ impl Drop for SessionProcesses {
 
 /// Asks `background` to stop and waits for its end (the grace period and the sweep included).
 async fn stop_and_wait(background: &Arc<Background>) {
-    let mut pulse = background.pulse.subscribe();
     background.stop.cancel();
-    let limit = tokio::time::Instant::now() + GRACE * 4;
-    while !background.ended() {
-        if tokio::time::timeout_at(limit, pulse.changed()).await.is_err() {
-            break;
-        }
-    }
+    background.wait_until(GRACE * 4, Background::ended).await;
 }
 
 /// What the waiter holds for a process's end.
