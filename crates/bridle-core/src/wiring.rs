@@ -82,6 +82,19 @@ pub struct Wiring {
     api_keys: HashMap<&'static str, String>,
     /// Every variable of the launch's environment (empty when it was given as a lookup only).
     environment: HostEnvironment,
+    /// The store once opened: opened (and its leftovers ended) once per launch, however many
+    /// parts of a front end ask for it.
+    store: OpenedStore,
+}
+
+/// The launch's store, shared by the clones of its wiring.
+#[derive(Clone, Default)]
+struct OpenedStore(Arc<std::sync::OnceLock<Arc<Store>>>);
+
+impl std::fmt::Debug for OpenedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() { "OpenedStore(open)" } else { "OpenedStore(not yet)" })
+    }
 }
 
 /// Marks this process non-dumpable, so no process of the same user (a command under Landlock, a
@@ -131,7 +144,16 @@ impl Wiring {
             })
             .collect();
         let home = paths::home(&env);
-        Ok(Self { workspace, data_dir, config_file, home, config, api_keys, environment: HostEnvironment::default() })
+        Ok(Self {
+            workspace,
+            data_dir,
+            config_file,
+            home,
+            config,
+            api_keys,
+            environment: HostEnvironment::default(),
+            store: OpenedStore::default(),
+        })
     }
 
     /// The engine's settings: everything the config says, for this workspace and data dir.
@@ -144,16 +166,21 @@ impl Wiring {
         }
     }
 
-    /// The conversation store, `<data-dir>/bridle.db`. Opening it ends the background processes a
-    /// Bridle process that died left running (DESIGN §4.4), so every front end's start does.
+    /// The conversation store, `<data-dir>/bridle.db`, opened at the first call and shared after.
+    /// Opening it ends the background processes a Bridle process that died left running (DESIGN
+    /// §4.4), so every front end's start does.
     pub fn store(&self) -> Result<Arc<Store>, WiringError> {
+        if let Some(store) = self.store.0.get() {
+            return Ok(store.clone());
+        }
         self.create_data_dir()?;
         let store = Store::open(&self.data_dir.join("bridle.db"))?;
         let ended = crate::processes::end_leftovers(&store, crate::clock::Clock::now_ms(&crate::clock::SystemClock));
         if ended > 0 {
             tracing::info!("ended {ended} background process(es) an earlier Bridle process left running");
         }
-        Ok(Arc::new(store))
+        // Two threads opening at once both open; the first kept is the one every later call gets.
+        Ok(self.store.0.get_or_init(|| Arc::new(store)).clone())
     }
 
     /// The audit writer on `<data-dir>/audit.db`.
