@@ -201,7 +201,10 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
         match event {
             Event::AssistantDelta { text, .. } => s.send(translate::agent_text(&text)),
             Event::ToolCallBegin { call, .. } => {
-                before.insert(call.id.clone(), translate::texts(&s.root, &translate::paths(&call)));
+                // Only a call that edits needs its files' text before (a read of a big file does not).
+                if translate::kind(&call.name) == "edit" {
+                    before.insert(call.id.clone(), translate::texts(&s.root, &translate::paths(&call)));
+                }
                 s.send(translate::tool_call(&call, &s.root));
             }
             Event::ApprovalRequested { request, .. } => {

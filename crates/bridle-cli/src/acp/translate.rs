@@ -43,22 +43,20 @@ pub fn kind(tool: &str) -> &'static str {
 }
 
 /// What a person reads for a call: the tool and its main argument.
-pub fn title(call: &ToolCall) -> String {
-    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+fn title(tool: &str, args: &Value) -> String {
     let main = ["command", "path", "pattern", "process_id", "host"]
         .iter()
         .find_map(|k| args.get(*k).and_then(Value::as_str))
         .map(|s| s.chars().take(120).collect::<String>());
-    match (call.name.as_str(), main) {
+    match (tool, main) {
         ("bash", Some(command)) => format!("Run `{command}`"),
         (name, Some(main)) => format!("{name} {main}"),
         (name, None) => name.to_string(),
     }
 }
 
-/// The workspace files a call names: its `path`, or the files its patch names.
-pub fn paths(call: &ToolCall) -> Vec<String> {
-    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+/// The workspace files a call's arguments name: its `path`, or the files its patch names.
+fn named_paths(args: &Value) -> Vec<String> {
     if let Some(path) = args.get("path").and_then(Value::as_str) {
         return vec![path.to_string()];
     }
@@ -77,18 +75,35 @@ pub fn paths(call: &ToolCall) -> Vec<String> {
     found
 }
 
-/// The `tool_call` announcing `call` (pending, its raw input and the files it names).
-pub fn tool_call(call: &ToolCall, root: &Path) -> Option<SessionUpdate> {
-    let locations: Vec<Value> = paths(call).iter().map(|p| json!({"path": root.join(p)})).collect();
-    update(json!({
-        "sessionUpdate": "tool_call",
-        "toolCallId": call.id,
-        "title": title(call),
-        "kind": kind(&call.name),
+/// The workspace files `call` names.
+pub fn paths(call: &ToolCall) -> Vec<String> {
+    named_paths(&serde_json::from_str(&call.arguments).unwrap_or(Value::Null))
+}
+
+/// What ACP says of a pending call, in its announcement and in a permission request alike: its
+/// id, title, kind, raw input and the files it names (the arguments read once).
+fn pending(call_id: &str, tool: &str, arguments: &str, root: &Path) -> serde_json::Map<String, Value> {
+    let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    let locations: Vec<Value> = named_paths(&args).iter().map(|p| json!({"path": root.join(p)})).collect();
+    let described = json!({
+        "toolCallId": call_id,
+        "title": title(tool, &args),
+        "kind": kind(tool),
         "status": "pending",
-        "rawInput": serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null),
+        "rawInput": args,
         "locations": locations,
-    }))
+    });
+    match described {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// The `tool_call` announcing `call`.
+pub fn tool_call(call: &ToolCall, root: &Path) -> Option<SessionUpdate> {
+    let mut announced = pending(&call.id, &call.name, &call.arguments, root);
+    announced.insert("sessionUpdate".into(), json!("tool_call"));
+    update(Value::Object(announced))
 }
 
 /// A call that runs now (approved).
@@ -188,12 +203,6 @@ pub fn prompt_text(blocks: &[ContentBlock]) -> String {
 
 /// `session/request_permission`'s tool call and its four options, for `request`.
 pub fn permission(request: &ApprovalRequest, root: &Path) -> Value {
-    let call = ToolCall {
-        id: request.call_id.clone(),
-        provider_id: String::new(),
-        name: request.tool.clone(),
-        arguments: request.arguments.clone(),
-    };
     let mut content: Vec<Value> = request
         .findings
         .iter()
@@ -202,16 +211,10 @@ pub fn permission(request: &ApprovalRequest, root: &Path) -> Value {
     if let Some(preview) = &request.preview {
         content.push(json!({"type": "content", "content": {"type": "text", "text": preview}}));
     }
+    let mut call = pending(&request.call_id, &request.tool, &request.arguments, root);
+    call.insert("content".into(), Value::Array(content));
     json!({
-        "toolCall": {
-            "toolCallId": request.call_id,
-            "title": title(&call),
-            "kind": kind(&request.tool),
-            "status": "pending",
-            "rawInput": serde_json::from_str::<Value>(&request.arguments).unwrap_or(Value::Null),
-            "content": content,
-            "locations": paths(&call).iter().map(|p| json!({"path": root.join(p)})).collect::<Vec<_>>(),
-        },
+        "toolCall": call,
         "options": [
             {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
             {"optionId": "allow_always", "name": "Always allow", "kind": "allow_always"},
