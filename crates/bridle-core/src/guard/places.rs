@@ -61,6 +61,9 @@ pub(crate) struct Located {
     pub system: bool,
     /// An unknown variable was read as empty to get here (`$DIR/` became `/`).
     pub via_empty_variable: bool,
+    /// A folder that holds credentials or Bridle's data somewhere beneath it (`~`, `/`,
+    /// `~/.config`): reading it recursively reads them.
+    pub holds_secrets: bool,
 }
 
 /// Stands for the home folder when it is not known.
@@ -219,7 +222,23 @@ impl Places {
             }
         }
         let system = self.is_system(&absolute);
-        Some(Located { absolute, place, system, via_empty_variable })
+        let holds_secrets = self.holds_secrets(&absolute);
+        Some(Located { absolute, place, system, via_empty_variable, holds_secrets })
+    }
+
+    /// Whether a secret lives at or below `folder`: the home folders that hold them (this one,
+    /// another user's, root's) and every folder above them.
+    fn holds_secrets(&self, folder: &Path) -> bool {
+        if !folder.is_absolute() {
+            return false;
+        }
+        if matches!(folder.to_str(), Some("/" | "/home" | "/Users")) {
+            return true;
+        }
+        let homes = [self.home(), PathBuf::from("/root")];
+        let named = homes.iter().flat_map(|h| SECRET_NAMES.iter().map(move |(name, _)| h.join(name)));
+        let protected = self.sandbox.iter().flat_map(|s| s.protected_with_reasons().map(|(p, _)| p.to_path_buf()));
+        named.chain(protected).any(|secret| secret.starts_with(folder))
     }
 
     /// Whether a globbed path could name a credential: matched against where the secrets of
@@ -271,6 +290,11 @@ impl Places {
                 secrets.extend(SECRET_FILES.iter().map(|file| (secret.join(file), *why)));
                 secrets.push((secret, *why));
             }
+        }
+        // Bridle's data and the user's protected paths (`~/.local/share/bri*`).
+        for (path, why) in self.sandbox.iter().flat_map(PathSandbox::protected_with_reasons) {
+            secrets.push((path.join("config.toml"), why));
+            secrets.push((path.to_path_buf(), why));
         }
         secrets
     }

@@ -262,6 +262,11 @@ impl PathSandbox {
         self.sensitive.iter().map(|p| p.path.clone()).collect()
     }
 
+    /// Every protected path with what it protects, for the guard to match globs against.
+    pub(crate) fn protected_with_reasons(&self) -> impl Iterator<Item = (&Path, &'static str)> {
+        self.sensitive.iter().map(|p| (p.path.as_path(), p.why))
+    }
+
     /// The folder where `session_id`'s large tool outputs are saved.
     pub fn tool_output_dir(&self, session_id: &str) -> PathBuf {
         self.tool_output_root.join(session_id)

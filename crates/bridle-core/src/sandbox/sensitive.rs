@@ -8,7 +8,7 @@ use super::resolve::canonical_or_lexical;
 #[derive(Debug, Clone)]
 pub(super) struct Protected {
     pub(super) path: PathBuf,
-    why: &'static str,
+    pub(super) why: &'static str,
 }
 
 /// Credentials under a home folder, by what they hold: the one list. File tools refuse them

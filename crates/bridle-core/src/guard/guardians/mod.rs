@@ -22,10 +22,10 @@ use std::sync::Arc;
 
 use bridle_protocol::{Finding, Severity};
 
-use super::places::{Cwd, GlobChecks, Located, Places};
+use super::places::{Cwd, GlobChecks, Located, Places, GLOB_WEIGHT};
 use super::shell::budget::Budget;
 use super::shell::operands::{operands, Operand};
-use super::shell::{self, Script, Signal, SimpleCommand};
+use super::shell::{self, Script, Signal, SimpleCommand, UNKNOWN};
 use crate::sandbox::PathSandbox;
 
 /// A path one simple command touches, located.
@@ -48,6 +48,14 @@ pub(crate) struct ShellView {
     pub cwds: Vec<Cwd>,
     /// Each command's paths (same index as `script.commands`).
     pub paths: Vec<Vec<PathOperand>>,
+    /// Each command's write targets that are only known when it runs (`rm -rf "$(cat f)"`,
+    /// `: > ~-/x`), as written.
+    pub unknown_writes: Vec<Vec<String>>,
+    /// Each command runs what the line downloaded earlier (`git clone URL d && bash d/x.sh`).
+    pub runs_download: Vec<bool>,
+    /// For each command whose program is only known when it runs: the command as each program
+    /// that would make it critical, with its paths located for that program.
+    pub stand_ins: Vec<(usize, SimpleCommand, Vec<PathOperand>)>,
 }
 
 impl ShellView {
@@ -56,24 +64,36 @@ impl ShellView {
         let mut lookup = Lookup { places, budget, globs: GlobChecks::default() };
         let mut cwds = Vec::with_capacity(script.commands.len());
         let mut paths = Vec::with_capacity(script.commands.len());
+        let mut unknown_writes = Vec::with_capacity(script.commands.len());
+        let mut runs_download = Vec::with_capacity(script.commands.len());
+        let mut stand_ins = Vec::new();
+        let mut downloads = Downloads::default();
         let mut cwd = Cwd::Workspace;
         // `cd -` returns to the folder before the last change; `pushd`/`popd` keep a stack.
         let mut previous = Cwd::Workspace;
+        let mut moved = false;
         let mut stack: Vec<Cwd> = Vec::new();
-        for cmd in &script.commands {
+        for (index, cmd) in script.commands.iter().enumerate() {
             // `env -C DIR cmd` runs cmd in DIR, for that command only.
             let own = cmd.chdir.as_deref().and_then(|dir| lookup.locate(dir, &cwd, false)).map(|l| at(l.absolute));
             let here = own.unwrap_or_else(|| cwd.clone());
-            let located: Vec<PathOperand> = operands(cmd)
-                .into_iter()
-                .filter(worth_judging)
-                .filter_map(|op| {
-                    let located = lookup.locate(&op.path, &here, op.certain)?;
-                    Some(PathOperand { text: op.path, writes: op.writes, located })
-                })
-                .collect();
+            // `$OLDPWD` and `~-`: the folder before the line's last `cd`, else unknown.
+            let oldpwd = match (&previous, moved) {
+                (Cwd::At(dir), true) => dir.to_string_lossy().into_owned(),
+                (Cwd::Workspace, true) => {
+                    lookup.places.sandbox().map_or(".".into(), |s| s.root().display().to_string())
+                }
+                _ => UNKNOWN.to_string(),
+            };
+            let (located, unknown) = lookup.operands(cmd, &here, &oldpwd);
+            runs_download.push(downloads.runs(cmd, &located, &here, &mut lookup));
+            downloads.note(cmd, &here, &mut lookup);
+            if cmd.dynamic {
+                stand_ins.extend(lookup.stand_ins(cmd, &here, &oldpwd).into_iter().map(|(c, p)| (index, c, p)));
+            }
             cwds.push(here);
             paths.push(located);
+            unknown_writes.push(unknown);
             let next = match cmd.program.as_deref() {
                 Some("cd" | "pushd") => Some(lookup.next_cwd(cmd, &cwd, &previous)),
                 Some("popd") => Some(stack.pop().unwrap_or(Cwd::Unknown)),
@@ -84,12 +104,13 @@ impl ShellView {
                     stack.push(cwd.clone());
                 }
                 previous = std::mem::replace(&mut cwd, next);
+                moved = true;
             }
         }
         if lookup.budget.exhausted() && !script.signals.contains(&Signal::TooLarge) {
             script.signals.push(Signal::TooLarge);
         }
-        Self { script, cwds, paths }
+        Self { script, cwds, paths, unknown_writes, runs_download, stand_ins }
     }
 
     /// Commands with their paths and working directories.
@@ -111,6 +132,60 @@ struct Lookup<'p> {
 }
 
 impl Lookup<'_> {
+    /// The paths `cmd` touches, located from `here`; and the write targets it names that are
+    /// only known when it runs.
+    fn operands(&mut self, cmd: &SimpleCommand, here: &Cwd, oldpwd: &str) -> (Vec<PathOperand>, Vec<String>) {
+        let mut located = Vec::new();
+        let mut unknown = Vec::new();
+        for op in operands(cmd).into_iter().filter(worth_judging) {
+            let text = with_oldpwd(&op.path, oldpwd);
+            match self.locate(&text, here, op.certain) {
+                Some(l) => located.push(PathOperand { text: op.path, writes: op.writes, located: l }),
+                None if op.certain && op.writes => unknown.push(op.word.raw.clone()),
+                None => {}
+            }
+        }
+        (located, unknown)
+    }
+
+    /// `cmd`, whose program is only known when it runs, as each program a critical shell rule
+    /// names (`"$x" -rf ~` as `rm`), with its paths located for that program. Charged to the
+    /// budget; what it refuses is not made (and the line asks for it).
+    fn stand_ins(&mut self, cmd: &SimpleCommand, here: &Cwd, oldpwd: &str) -> Vec<(SimpleCommand, Vec<PathOperand>)> {
+        let mut out = Vec::new();
+        let written = cmd.words.first().map(|w| w.value.as_str()).unwrap_or_default();
+        // `/???/r?`: only the programs the glob could name; `$x`: any.
+        let globbed = !written.contains('$');
+        if globbed && !self.budget.take(GLOB_WEIGHT) {
+            return out;
+        }
+        let glob = match globbed {
+            true => match globset::Glob::new(shell::basename(written)) {
+                Ok(glob) => Some(glob.compile_matcher()),
+                // Not a glob after all (`ls\e[1A`): it names no program a rule names.
+                Err(_) => return out,
+            },
+            false => None,
+        };
+        for program in shell_rules::critical_programs() {
+            if glob.as_ref().is_some_and(|g| !g.is_match(program.as_str())) {
+                continue;
+            }
+            if !self.budget.take(shell::budget::command_weight(&cmd.words, &cmd.redirects)) {
+                break;
+            }
+            let mut stand_in = cmd.clone();
+            stand_in.program = Some(program.to_string());
+            stand_in.dynamic = false;
+            if let Some(first) = stand_in.words.first_mut() {
+                *first = shell::Word::plain(program);
+            }
+            let (paths, _) = self.operands(&stand_in, here, oldpwd);
+            out.push((stand_in, paths));
+        }
+        out
+    }
+
     fn locate(&mut self, text: &str, cwd: &Cwd, certain: bool) -> Option<Located> {
         let cwd = match cwd {
             Cwd::At(dir) if reads_cwd(text) && !self.budget.take(self.made_by_line(dir)) => &Cwd::Unknown,
@@ -141,6 +216,122 @@ impl Lookup<'_> {
             return Cwd::Unknown;
         }
         self.locate(&word.value, cwd, true).map_or(Cwd::Unknown, |l| at(l.absolute))
+    }
+}
+
+/// `$OLDPWD` and a leading `~-` replaced by the folder before the line's last `cd`.
+fn with_oldpwd(text: &str, oldpwd: &str) -> String {
+    let text = match text.strip_prefix("~-") {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{oldpwd}{rest}"),
+        _ => text.to_string(),
+    };
+    if text.contains("OLDPWD") {
+        text.replace("${OLDPWD}", oldpwd).replace("$OLDPWD", oldpwd)
+    } else {
+        text
+    }
+}
+
+/// Where the line downloaded to so far (`git clone URL dir`, `curl -o f`, `wget -P dir`), for
+/// telling when a later command runs what was downloaded. Bounded: past
+/// [`Downloads::MAX`] destinations the rest are not followed (the first fetch already has
+/// its own finding).
+#[derive(Default)]
+struct Downloads {
+    into: Vec<PathBuf>,
+}
+
+impl Downloads {
+    const MAX: usize = 16;
+
+    /// Notes where `cmd` downloads to, if it is a fetcher.
+    fn note(&mut self, cmd: &SimpleCommand, here: &Cwd, lookup: &mut Lookup<'_>) {
+        if self.into.len() >= Self::MAX {
+            return;
+        }
+        for target in download_targets(cmd) {
+            if let Some(l) = lookup.locate(&target, here, true) {
+                self.into.push(l.absolute);
+            }
+        }
+    }
+
+    /// Whether `cmd` runs a file below a download, or builds in a folder below one.
+    fn runs(&self, cmd: &SimpleCommand, paths: &[PathOperand], here: &Cwd, lookup: &mut Lookup<'_>) -> bool {
+        if self.into.is_empty() {
+            return false;
+        }
+        let under = |p: &Path| self.into.iter().any(|d| p.starts_with(d));
+        let Some(program) = cmd.program.as_deref() else { return false };
+        let first = cmd.words.first().map(|w| w.value.as_str()).unwrap_or_default();
+        let script = match program {
+            _ if first.contains('/') => Some(first.to_string()),
+            "source" | "." => cmd.positionals().first().map(|w| w.value.clone()),
+            p if shell::is_shell_or_interpreter(p) => cmd.positionals().first().map(|w| w.value.clone()),
+            _ => None,
+        };
+        if let Some(script) = script {
+            return lookup.locate(&script, here, true).is_some_and(|l| under(&l.absolute));
+        }
+        // `cd dir && make install`: a build run inside what was downloaded.
+        let builds = matches!(program, "make" | "cmake" | "ninja" | "meson" | "npm" | "yarn" | "pnpm" | "pip" | "pip3")
+            || program.starts_with("configure");
+        let cwd = match here {
+            Cwd::At(dir) => Some(dir.to_path_buf()),
+            Cwd::Workspace => lookup.places.sandbox().map(|s| s.root().to_path_buf()),
+            Cwd::Unknown => None,
+        };
+        (builds && cwd.is_some_and(|c| under(&c)))
+            || paths.iter().any(|p| !p.writes && under(&p.located.absolute) && builds)
+    }
+}
+
+/// Where a fetcher writes: `git clone URL [DIR]`, `curl -o F`, `wget -O F` / `-P DIR` (else the
+/// working directory), `scp`/`rsync` from a remote to the last operand.
+fn download_targets(cmd: &SimpleCommand) -> Vec<String> {
+    let Some(program) = cmd.program.as_deref() else { return Vec::new() };
+    let args: Vec<&str> = cmd.args().iter().map(|w| w.value.as_str()).collect();
+    let value_of = |names: &[&str]| {
+        args.windows(2).find(|p| names.contains(&p[0])).map(|p| p[1].to_string()).or_else(|| {
+            args.iter().find_map(|a| names.iter().find_map(|n| a.strip_prefix(&format!("{n}=")).map(str::to_string)))
+        })
+    };
+    let positionals: Vec<String> = cmd.positionals().iter().map(|w| w.value.clone()).collect();
+    match program {
+        "git" | "hg" | "svn" | "gh" => {
+            let sub = positionals.iter().position(|p| matches!(p.as_str(), "clone" | "checkout" | "co"));
+            let Some(sub) = sub else { return Vec::new() };
+            let rest: Vec<&String> = positionals[sub + 1..].iter().filter(|p| p.as_str() != "repo").collect();
+            match rest.as_slice() {
+                [_, dir, ..] => vec![(*dir).clone()],
+                [url] => vec![url
+                    .trim_end_matches('/')
+                    .trim_end_matches(".git")
+                    .rsplit(['/', ':'])
+                    .next()
+                    .unwrap_or(".")
+                    .to_string()],
+                [] => Vec::new(),
+            }
+        }
+        "curl" => match value_of(&["-o", "--output"]) {
+            Some(file) => vec![file],
+            None if args.iter().any(|a| *a == "-O" || *a == "--remote-name" || a.starts_with("-O")) => {
+                vec![value_of(&["--output-dir"]).unwrap_or_else(|| ".".into())]
+            }
+            None => Vec::new(),
+        },
+        "wget" | "aria2c" => {
+            let file = value_of(&["-O", "--output-document", "-o", "--out"]).filter(|f| f != "-");
+            let dir = value_of(&["-P", "--directory-prefix", "-d", "--dir"]);
+            vec![file.or(dir).unwrap_or_else(|| ".".into())]
+        }
+        "scp" | "rsync"
+            if positionals.len() >= 2 && positionals[..positionals.len() - 1].iter().any(|p| p.contains(':')) =>
+        {
+            positionals.last().cloned().into_iter().collect()
+        }
+        _ => Vec::new(),
     }
 }
 

@@ -4,9 +4,10 @@
 //! paths — is critical whether read or written; writing or deleting outside the workspace is
 //! high; reading outside it is low. Devices that hold nothing (`/dev/null`, `/dev/stdout`, ...)
 //! are nothing; scratch space (`/tmp/...`) is nothing to read and low to write (see
-//! [`super::super::places`]). A path that depends on a variable the guard cannot know is not
-//! judged here (the shell-rule guardian weighs `rm -rf $DIR/`). File tools' paths are judged by
-//! the sandbox before the guard, not here.
+//! [`super::super::places`]). A path that depends on a variable from the environment is not
+//! judged here (the shell-rule guardian weighs `rm -rf $DIR/`); a path a command writes that
+//! is only known when it runs (a substitution's output, `read`, `~-` before any `cd`) is high:
+//! it could be anything. File tools' paths are judged by the sandbox before the guard, not here.
 
 use bridle_protocol::{Finding, Severity};
 
@@ -37,7 +38,16 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
             }
         }
     }
+    let unknown: Vec<String> = view.unknown_writes.iter().flatten().cloned().collect();
     let mut out = Vec::new();
+    if !unknown.is_empty() {
+        out.push(finding(
+            GUARDIAN,
+            "unknown-target",
+            Severity::High,
+            format!("writes or deletes a path only known when it runs: {}", list(&unknown)),
+        ));
+    }
     if !sensitive.is_empty() {
         out.push(finding(
             GUARDIAN,

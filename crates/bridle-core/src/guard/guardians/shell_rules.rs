@@ -16,6 +16,7 @@ use regex::RegexSet;
 use serde::Deserialize;
 
 mod matching;
+mod secrets;
 
 use super::{finding, ShellView};
 
@@ -65,6 +66,10 @@ enum Check {
     KillAll,
     ProgramFromScratch,
     ReadsOutside,
+    RunsDownload,
+    HuntsSecrets,
+    ListsSecrets,
+    ReadsSecretFolder,
 }
 
 #[derive(Debug, Deserialize)]
@@ -207,18 +212,76 @@ impl ShellRules {
     /// The rules that match, with the command each matched first.
     pub(crate) fn matches<'r>(&'r self, view: &ShellView) -> Vec<(&'r ShellRule, String)> {
         let mut out: Vec<(&ShellRule, String)> = Vec::new();
-        for (cmd, paths, _) in view.commands() {
+        for (index, (cmd, paths, _)) in view.commands().enumerate() {
             for rule in &self.rules {
                 if out.iter().any(|(r, _)| std::ptr::eq(*r, rule)) {
                     continue;
                 }
-                if rule.matches(view, cmd, paths) {
+                if rule.matches(view, index, cmd, paths) {
                     out.push((rule, cmd.raw.clone()));
                 }
             }
         }
         out
     }
+
+    /// The critical rules a command whose program is only known at run time would match as one
+    /// of the programs they name, with that program and the command.
+    fn critical_stand_ins<'r>(&'r self, view: &ShellView) -> Vec<(&'r ShellRule, String, String)> {
+        let mut out: Vec<(&ShellRule, String, String)> = Vec::new();
+        for (index, cmd, paths) in &view.stand_ins {
+            let program = cmd.program.clone().unwrap_or_default();
+            // A glob names the programs it matches; any other unknown word could be any of them,
+            // so only what its arguments say counts (`$x -rf ~`), never the name alone.
+            let globbed = view.script.commands.get(*index).is_some_and(|c| !c.words[0].value.contains('$'));
+            let named = |rule: &ShellRule| rule.programs.iter().any(|p| p.trim_end_matches('*') == program);
+            let telling = |rule: &ShellRule| globbed || rule.says_more_than_its_program();
+            for rule in self.rules.iter().filter(|r| r.severity == Severity::Critical && named(r) && telling(r)) {
+                if out.iter().any(|(r, _, _)| std::ptr::eq(*r, rule)) {
+                    continue;
+                }
+                if rule.matches(view, *index, cmd, paths) {
+                    let raw = view.script.commands.get(*index).map(|c| c.raw.clone()).unwrap_or_default();
+                    out.push((rule, program.clone(), raw));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl ShellRule {
+    /// Whether the rule asks anything of a command beyond its program's name.
+    fn says_more_than_its_program(&self) -> bool {
+        !self.subcommands.is_empty()
+            || !self.flags.is_empty()
+            || self.args.is_some()
+            || self.targets.is_some()
+            || self.write_targets.is_some()
+            || self.any_targets.is_some()
+            || self.check.is_some()
+    }
+}
+
+static CRITICAL_PROGRAMS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut programs: Vec<String> = builtin()
+        .map(|rules| {
+            rules
+                .rules
+                .iter()
+                .filter(|r| r.severity == Severity::Critical)
+                .flat_map(|r| r.programs.iter().map(|p| p.trim_end_matches('*').to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    programs.sort();
+    programs.dedup();
+    programs
+});
+
+/// The programs the critical rules name: what a program only known at run time is tried as.
+pub(crate) fn critical_programs() -> &'static [String] {
+    &CRITICAL_PROGRAMS
 }
 
 /// Findings for a shell command.
@@ -234,13 +297,30 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
             )]
         }
     };
-    rules
+    let shown = |command: &str| {
+        let shown: String = command.chars().take(120).collect();
+        let ellipsis = if shown.len() < command.len() { "…" } else { "" };
+        format!("{shown}{ellipsis}")
+    };
+    let mut out: Vec<Finding> = rules
         .matches(view)
         .into_iter()
         .map(|(rule, command)| {
-            let shown: String = command.chars().take(120).collect();
-            let ellipsis = if shown.len() < command.len() { "…" } else { "" };
-            finding(GUARDIAN, &rule.id, rule.severity, format!("{}: `{shown}{ellipsis}`", rule.message))
+            finding(GUARDIAN, &rule.id, rule.severity, format!("{}: `{}`", rule.message, shown(&command)))
         })
-        .collect()
+        .collect();
+    // Judged as the worst thing it could be: `"$x" -rf ~` is critical if `$x` is `rm`.
+    out.extend(rules.critical_stand_ins(view).into_iter().map(|(rule, program, command)| {
+        finding(
+            GUARDIAN,
+            "unknown-program",
+            Severity::Critical,
+            format!(
+                "runs a program only known when it runs; were it `{program}`: {}: `{}`",
+                rule.message,
+                shown(&command)
+            ),
+        )
+    }));
+    out
 }

@@ -89,7 +89,7 @@ pub(super) fn word_weight(word: &Word) -> usize {
 
 /// What a command made again weighs (a loop body per value, a clause per start path): its
 /// words, its redirections and the command itself.
-pub(super) fn command_weight(words: &[Word], redirects: &[Redirect]) -> usize {
+pub(crate) fn command_weight(words: &[Word], redirects: &[Redirect]) -> usize {
     size_of::<SimpleCommand>()
         + words.iter().map(word_weight).sum::<usize>()
         + redirects

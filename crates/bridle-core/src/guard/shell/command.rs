@@ -59,7 +59,18 @@ impl SimpleCommand {
 }
 
 /// Shells that read a script from standard input when given no script file.
-pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh"];
+pub const SHELLS: &[&str] = &[
+    "sh", "bash", "rbash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh", "oksh", "loksh",
+    "elvish", "nu", "xonsh", "pwsh",
+];
+
+/// Files that are standard input (`bash /dev/stdin`, `. /dev/fd/0`).
+const STDIN_FILES: &[&str] = &["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
+
+/// Whether `program` (a basename) is a shell, versions included (`ksh93`).
+pub fn is_shell(program: &str) -> bool {
+    SHELLS.contains(&program) || SHELLS.contains(&program.trim_end_matches(|c: char| c.is_ascii_digit()))
+}
 
 /// Interpreters that run code read from standard input when given no script.
 pub const INTERPRETERS: &[&str] =
@@ -68,20 +79,24 @@ pub const INTERPRETERS: &[&str] =
 /// Whether `program` (a basename) is a shell or interpreter, versions included (`python3.12`).
 pub fn is_shell_or_interpreter(program: &str) -> bool {
     let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    SHELLS.contains(&program) || INTERPRETERS.contains(&program) || INTERPRETERS.contains(&base)
+    is_shell(program) || INTERPRETERS.contains(&program) || INTERPRETERS.contains(&base)
 }
 
 impl SimpleCommand {
-    /// A shell or interpreter that will read code from standard input: no script file and no
-    /// `-c`/`-e` code argument (`bash`, `sh -s`, `python3 -`, `perl`).
+    /// A shell or interpreter that will read code from standard input: no script file (or
+    /// `/dev/stdin` as one) and no `-c`/`-e` code argument (`bash`, `sh -s`, `python3 -`,
+    /// `perl`, `. /dev/stdin`).
     pub fn reads_code_from_stdin(&self) -> bool {
         let Some(program) = self.program.as_deref() else { return false };
+        if matches!(program, "." | "source") {
+            return self.positionals().first().is_some_and(|w| STDIN_FILES.contains(&w.value.as_str()));
+        }
         if !is_shell_or_interpreter(program) {
             return false;
         }
         // Letters that mean "the code is the next argument": `-c` for shells (and python),
         // `-e`/`-E` for perl, ruby and node, `-r` for php.
-        let code_letters: &[char] = if SHELLS.contains(&program) { &['c'] } else { &['c', 'e', 'E', 'r', 'p'] };
+        let code_letters: &[char] = if is_shell(program) { &['c'] } else { &['c', 'e', 'E', 'r', 'p'] };
         let mut skip_value = false;
         for w in self.args() {
             let v = w.value.as_str();
@@ -104,8 +119,14 @@ impl SimpleCommand {
                 }
                 continue;
             }
-            return false;
+            return STDIN_FILES.contains(&v);
         }
         true
+    }
+
+    /// A shell (or `.`/`source`) that will run what it reads on standard input as shell code.
+    pub fn runs_stdin_as_shell(&self) -> bool {
+        self.reads_code_from_stdin()
+            && self.program.as_deref().is_some_and(|p| is_shell(p) || matches!(p, "." | "source"))
     }
 }

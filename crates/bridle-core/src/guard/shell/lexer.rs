@@ -110,7 +110,7 @@ const OPERATORS: &[(&str, Option<Op>, Option<RedirectOp>)] = &[
 ];
 
 /// Reserved words after which the next word is again in command position.
-const LEADING_KEYWORDS: &[&str] = &["if", "then", "else", "elif", "do", "while", "until", "!", "{", "time"];
+const LEADING_KEYWORDS: &[&str] = &["if", "then", "else", "elif", "do", "while", "until", "!", "{", "time", "coproc"];
 
 pub(super) fn is_invisible(c: char) -> bool {
     matches!(c,

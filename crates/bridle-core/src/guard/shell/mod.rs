@@ -20,19 +20,22 @@
 
 pub mod budget;
 mod command;
+mod fold;
 mod lexer;
 pub(crate) mod operands;
 mod split;
 #[cfg(test)]
 mod tests;
 mod unwrap;
+mod vars;
 mod words;
 
-pub use command::{is_shell_or_interpreter, INTERPRETERS, SHELLS};
+pub use command::{is_shell, is_shell_or_interpreter, INTERPRETERS, SHELLS};
 pub use split::parse;
 pub(crate) use split::parse_budgeted;
 #[cfg(test)]
 pub(crate) use split::parse_measured;
+pub(crate) use vars::UNKNOWN;
 
 /// How deep commands may nest (`$(...)` inside `sh -c` inside `eval` ...) before the rest is
 /// left unread and a [`Signal::TooDeep`] raised.
@@ -73,6 +76,8 @@ pub struct Nested {
     pub kind: NestedKind,
     /// Its text, to be read as a script of its own.
     pub text: String,
+    /// How it stands in the word's value (`$(...)`, the backticks and their escapes).
+    pub raw: String,
 }
 
 /// How a nested command was written.
@@ -283,10 +288,14 @@ pub fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// `NAME=value` or `NAME+=value` with an unquoted, valid name.
+/// `NAME=value`, `NAME+=value` or `NAME[i]=value` with an unquoted, valid name.
 pub fn is_assignment(word: &Word) -> bool {
     let Some(eq) = word.raw.find('=') else { return false };
     let name = word.raw[..eq].strip_suffix('+').unwrap_or(&word.raw[..eq]);
+    let name = match name.strip_suffix(']').and_then(|n| n.split_once('[')) {
+        Some((array, index)) if !index.contains(['[', ']']) => array,
+        _ => name,
+    };
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')

@@ -10,6 +10,7 @@
 //! the line's [`Budget`] (start paths times clauses can be many).
 
 use super::budget::{command_weight, word_weight, Budget};
+use super::vars::UNKNOWN;
 use super::{basename, is_assignment, lexer, Word};
 
 /// What unwrapping a simple command's words gave.
@@ -29,7 +30,10 @@ pub(super) struct Unwrapped {
     pub chdir: Option<String>,
 }
 
-const SHELLS_WITH_C: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh"];
+const SHELLS_WITH_C: &[&str] = &[
+    "sh", "bash", "rbash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "fish", "csh", "tcsh", "oksh", "loksh",
+    "elvish", "nu", "xonsh", "pwsh",
+];
 
 /// Skips options starting at `i`; `with_value` lists options that take the next word (also
 /// accepted glued: `-n10`, `--signal=KILL`). Returns the index of the first non-option.
@@ -51,7 +55,10 @@ fn skip_options(words: &[Word], mut i: usize, with_value: &[&str]) -> usize {
     i
 }
 
-pub(super) fn unwrap(words: Vec<Word>, budget: &mut Budget) -> Unwrapped {
+/// Peels the wrappers off `words`; `input` is what the command reads on its standard input when
+/// the reader knows it (an `echo` before it in a pipeline, a here-string), which `xargs` turns
+/// into arguments.
+pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget) -> Unwrapped {
     let mut out = Unwrapped::default();
     let mut words = words;
     let mut i = 0;
@@ -118,28 +125,11 @@ pub(super) fn unwrap(words: Vec<Word>, budget: &mut Budget) -> Unwrapped {
             "ionice" => Some(skip_options(&words, i + 1, &["-c", "-n", "--class", "--classdata"])),
             "taskset" | "chrt" => Some(skip_options(&words, i + 1, &[]) + 1),
             "chroot" => Some(skip_options(&words, i + 1, &["--userspec", "--groups"]) + 1),
-            "xargs" => Some(skip_options(
-                &words,
-                i + 1,
-                &[
-                    "-I",
-                    "-L",
-                    "-n",
-                    "-P",
-                    "-s",
-                    "-d",
-                    "-E",
-                    "-a",
-                    "--arg-file",
-                    "--delimiter",
-                    "--max-args",
-                    "--max-lines",
-                    "--max-procs",
-                    "--max-chars",
-                    "--replace",
-                    "--eof",
-                ],
-            )),
+            "xargs" => {
+                let j = skip_options(&words, i + 1, XARGS_WITH_VALUE);
+                words = xargs_arguments(words, i, j, input);
+                Some(j)
+            }
             "sudo" | "doas" | "pkexec" | "run0" => {
                 let edit = words[i + 1..]
                     .iter()
@@ -218,7 +208,63 @@ pub(super) fn unwrap(words: Vec<Word>, budget: &mut Budget) -> Unwrapped {
                 }
                 None
             }
-            shell if SHELLS_WITH_C.contains(&shell) => {
+            // `trap 'rm -rf ~' EXIT`: the string runs when the signal comes.
+            "trap" => {
+                let j = skip_options(&words, i + 1, &[]);
+                if let (Some(code), true) = (words.get(j), words.len() > j + 1) {
+                    if code.value != "-" && !code.value.is_empty() {
+                        out.scripts.push(code.value.clone());
+                    }
+                }
+                None
+            }
+            // `sg GROUP -c CMD` or `sg GROUP CMD`: CMD is shell code.
+            "sg" | "newgrp" => {
+                let rest = words.get(i + 2..).unwrap_or(&[]);
+                let code = match rest.split_first() {
+                    Some((flag, code)) if flag.value == "-c" => code.iter().map(|w| w.value.as_str()).collect(),
+                    _ => rest.iter().map(|w| w.value.as_str()).collect::<Vec<_>>(),
+                };
+                if !code.is_empty() {
+                    out.scripts.push(code.join(" "));
+                    out.wrappers.push(name);
+                    i = words.len();
+                    break;
+                }
+                None
+            }
+            // Programs whose arguments are shell code (`hyperfine 'a' 'b'`, `tmux new -d 'a'`),
+            // or whose code option's value is (`npx -c 'a'`): read as scripts; the program
+            // stays what it is.
+            runner if SHELL_STRING_RUNNERS.iter().any(|(r, _, _)| *r == runner) => {
+                let (_, with_value, joined) =
+                    SHELL_STRING_RUNNERS.iter().find(|(r, _, _)| *r == runner).copied().unwrap_or(("", &[], false));
+                let mut positionals = Vec::new();
+                let mut j = i + 1;
+                while let Some(w) = words.get(j) {
+                    let v = w.value.as_str();
+                    if with_value.contains(&v) {
+                        j += 2;
+                        continue;
+                    }
+                    if CODE_OPTIONS.contains(&v) {
+                        out.scripts.extend(words.get(j + 1).map(|w| w.value.clone()));
+                        j += 2;
+                        continue;
+                    }
+                    if !v.starts_with('-') && !RUNNER_SUBCOMMANDS.contains(&v) {
+                        positionals.push(v.to_string());
+                    }
+                    j += 1;
+                }
+                match joined {
+                    true if !positionals.is_empty() => out.scripts.push(positionals.join(" ")),
+                    true => {}
+                    false => out.scripts.extend(positionals),
+                }
+                None
+            }
+            shell if SHELLS_WITH_C.contains(&shell_name(shell)) => {
                 let mut j = i + 1;
                 let mut has_c = false;
                 while let Some(w) = words.get(j) {
@@ -256,6 +302,38 @@ pub(super) fn unwrap(words: Vec<Word>, budget: &mut Budget) -> Unwrapped {
                 &["-o", "-e", "-p", "-s", "-u", "-E", "-O", "-S", "-P", "-a", "-b", "-I", "-X"],
             )),
             "fakeroot" | "fakechroot" => Some(skip_options(&words, i + 1, &["-l", "-s", "-i", "--lib", "--faked"])),
+            // Run the command that follows their options, as it is or as another user, under a
+            // tracer, a fake display or bus, or through a proxy.
+            wrapper if PLAIN_WRAPPERS.iter().any(|(w, _)| *w == wrapper) => {
+                let with_value = PLAIN_WRAPPERS.iter().find(|(w, _)| *w == wrapper).map_or(&[][..], |(_, v)| *v);
+                let mut j = skip_options(&words, i + 1, with_value);
+                // `perf stat CMD`, `gdb --args CMD`: a subcommand or marker first.
+                if matches!(wrapper, "perf" | "gdb") {
+                    j = words[i + 1..]
+                        .iter()
+                        .position(|w| matches!(w.value.as_str(), "stat" | "record" | "trace" | "--args"))
+                        .map_or(words.len(), |p| skip_options(&words, i + 2 + p, with_value));
+                }
+                // `gosu USER CMD`, `setarch ARCH CMD`, `faketime TIME CMD`: an operand first.
+                if matches!(wrapper, "gosu" | "su-exec" | "setarch" | "s6-setuidgid" | "faketime") {
+                    j += 1;
+                }
+                Some(j)
+            }
+            "bwrap" => {
+                let mut j = i + 1;
+                while let Some(w) = words.get(j) {
+                    let v = w.value.as_str();
+                    if !v.starts_with("--") {
+                        break;
+                    }
+                    j += 1 + BWRAP_VALUES.iter().find(|(o, _)| *o == v).map_or(0, |(_, n)| *n);
+                }
+                Some(j)
+            }
+            "ip" if words.get(i + 1..i + 3).is_some_and(|w| w[0].value == "netns" && w[1].value == "exec") => {
+                Some(i + 4)
+            }
             "unshare" | "nsenter" | "firejail" | "proot" => {
                 Some(skip_options(&words, i + 1, &["-t", "--target", "-S", "-G", "--setuid", "--setgid", "-R", "-w"]))
             }
@@ -350,8 +428,422 @@ pub(super) fn unwrap(words: Vec<Word>, budget: &mut Budget) -> Unwrapped {
     }
     out.words = words.get(i..).map(<[Word]>::to_vec).unwrap_or_default();
     out.commands = exec_clauses(&out.words, budget);
+    if let Some(tail) = possibly_wrapped(&out.words) {
+        if budget.take(command_weight(tail, &[])) {
+            out.commands.push(tail.to_vec());
+        }
+    }
     out
 }
+
+/// `chronic rm -rf ~`: a program the reader does not know, whose arguments name a program that
+/// matters (one that deletes, fetches, runs code or is Bridle), may be a wrapper that runs
+/// them; from that word on they are read as a command too, and judged as one.
+fn possibly_wrapped(words: &[Word]) -> Option<&[Word]> {
+    let program = basename(&words.first()?.value);
+    if program.is_empty() || NOT_WRAPPERS.contains(&program) || names_a_program_that_matters(program) {
+        return None;
+    }
+    // A bare name or a standard program path, not a file the command reads (`sha256sum
+    // target/release/bridle`).
+    let names = |w: &Word| {
+        let v = w.value.as_str();
+        let standard =
+            ["/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/"].iter().any(|d| v.starts_with(d));
+        (!v.contains('/') || standard) && names_a_program_that_matters(basename(v))
+    };
+    let at = words.iter().skip(1).position(names)?;
+    Some(&words[1 + at..])
+}
+
+fn names_a_program_that_matters(name: &str) -> bool {
+    MATTERS.contains(&name) || name.starts_with("mkfs") || super::is_shell_or_interpreter(name)
+}
+
+/// Programs that delete, overwrite, fetch, signal or run code, or are Bridle.
+const MATTERS: &[&str] = &[
+    "rm",
+    "srm",
+    "shred",
+    "rmdir",
+    "unlink",
+    "dd",
+    "mv",
+    "cp",
+    "chmod",
+    "chown",
+    "truncate",
+    "tee",
+    "find",
+    "curl",
+    "wget",
+    "kill",
+    "pkill",
+    "killall",
+    "bridle",
+    "bridle-app",
+    "eval",
+    "sudo",
+    "doas",
+    "su",
+    "xargs",
+    "cat",
+];
+
+/// Programs known not to run their arguments (they print, search or read them).
+const NOT_WRAPPERS: &[&str] = &[
+    "echo",
+    "printf",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "man",
+    "info",
+    "whatis",
+    "apropos",
+    "tldr",
+    "help",
+    "which",
+    "type",
+    "whereis",
+    "command",
+    "hash",
+    "alias",
+    "unalias",
+    "complete",
+    "compgen",
+    "history",
+    "declare",
+    "typeset",
+    "export",
+    "local",
+    "readonly",
+    "read",
+    "test",
+    "[",
+    "[[",
+    "git",
+    "sed",
+    "awk",
+    "jq",
+    "yq",
+    "printenv",
+    "apt",
+    "apt-get",
+    "apt-cache",
+    "dpkg",
+    "dnf",
+    "yum",
+    "brew",
+    "pacman",
+    "snap",
+    "cargo",
+    "rustup",
+    "pip",
+    "pip3",
+    "npm",
+    "pnpm",
+    "yarn",
+    "gem",
+    "go",
+    "make",
+    "ls",
+    "file",
+    "stat",
+    "wc",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "sort",
+    "uniq",
+    "diff",
+    "cmp",
+    "comm",
+    "touch",
+    "mkdir",
+    "ln",
+    "install",
+    "pgrep",
+    "ps",
+    "pidof",
+    "lsof",
+    "wait",
+    "true",
+    "false",
+    "exit",
+    "return",
+    "shift",
+    "set",
+    "unset",
+    "trap",
+    "cd",
+    "pushd",
+    "popd",
+    "dirs",
+    "kill",
+    "pkill",
+    "killall",
+    "tar",
+    "zip",
+    "unzip",
+    "gzip",
+    "gunzip",
+    "xz",
+    "zstd",
+    "base64",
+    "xxd",
+    "od",
+    "hexdump",
+    "strings",
+];
+
+const XARGS_WITH_VALUE: &[&str] = &[
+    "-I",
+    "-L",
+    "-n",
+    "-P",
+    "-s",
+    "-d",
+    "-E",
+    "-a",
+    "--arg-file",
+    "--delimiter",
+    "--max-args",
+    "--max-lines",
+    "--max-procs",
+    "--max-chars",
+    "--replace",
+    "--eof",
+];
+
+/// `xargs`'s command, from `at` (after xargs's options, which start after `xargs` at `start`),
+/// with the input in place: in every `-I` replacement, or appended as arguments. An input the
+/// reader does not know makes each replacement [`UNKNOWN`]; appended unknown input adds
+/// nothing (the rules weigh `xargs rm` on its own).
+fn xargs_arguments(mut words: Vec<Word>, start: usize, at: usize, input: Option<&str>) -> Vec<Word> {
+    let options = &words[start + 1..at.min(words.len())];
+    let mut replace = None;
+    for (k, w) in options.iter().enumerate() {
+        let v = w.value.as_str();
+        if v == "-I" || v == "--replace" {
+            replace = options.get(k + 1).map(|w| w.value.clone());
+        } else if let Some(r) = v.strip_prefix("-I").or_else(|| v.strip_prefix("--replace=")) {
+            replace = Some(r.to_string());
+        } else if v == "-i" {
+            replace = Some("{}".to_string());
+        } else if let Some(r) = v.strip_prefix("-i") {
+            replace = Some(r.to_string());
+        }
+    }
+    let first_line = input.map(|text| text.lines().next().unwrap_or("").trim().to_string());
+    match (replace.filter(|r| !r.is_empty()), input) {
+        (Some(r), _) => {
+            let with = first_line.unwrap_or_else(|| UNKNOWN.to_string());
+            for w in words.iter_mut().skip(at) {
+                if w.value.contains(&r) {
+                    w.value = w.value.replace(&r, &with);
+                    w.expands = w.value.contains('$');
+                }
+            }
+        }
+        (None, Some(text)) if at < words.len() => {
+            let origin = words[at].clone();
+            words.extend(text.split_whitespace().map(|v| Word {
+                raw: v.to_string(),
+                value: v.to_string(),
+                ..origin.clone()
+            }));
+        }
+        (None, _) => {}
+    }
+    words
+}
+
+/// A shell's name without a version (`ksh93` is `ksh`).
+fn shell_name(program: &str) -> &str {
+    let base = program.trim_end_matches(|c: char| c.is_ascii_digit());
+    if SHELLS_WITH_C.contains(&base) {
+        base
+    } else {
+        program
+    }
+}
+
+/// Wrappers that run the command after their options, with the options that take a value.
+const PLAIN_WRAPPERS: &[(&str, &[&str])] = &[
+    ("setpriv", &["--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits"]),
+    ("chronic", &[]),
+    ("eatmydata", &[]),
+    ("catchsegv", &[]),
+    ("torsocks", &["-u", "-p", "-a", "-P"]),
+    ("proxychains", &["-f"]),
+    ("proxychains4", &["-f"]),
+    ("tsocks", &[]),
+    ("flatpak-spawn", &[]),
+    ("valgrind", &[]),
+    (
+        "xvfb-run",
+        &[
+            "-n",
+            "--server-num",
+            "-s",
+            "--server-args",
+            "-e",
+            "--error-file",
+            "-f",
+            "--auth-file",
+            "-w",
+            "--wait",
+            "-p",
+            "--xauth-protocol",
+        ],
+    ),
+    ("dbus-run-session", &["--config-file", "--dbus-daemon"]),
+    ("dbus-launch", &["--config-file"]),
+    ("chpst", &["-u", "-U", "-b", "-e", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"]),
+    ("daemonize", &["-a", "-c", "-e", "-E", "-l", "-o", "-p", "-u"]),
+    (
+        "perf",
+        &["-e", "--event", "-p", "--pid", "-o", "--output", "-r", "--repeat", "-x", "-F", "--freq", "-c", "--count"],
+    ),
+    ("gdb", &[]),
+    ("lldb", &[]),
+    ("entr", &[]),
+    (
+        "numactl",
+        &["-C", "-N", "-m", "-p", "-i", "--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave"],
+    ),
+    ("prlimit", &["-p", "--pid"]),
+    ("cgexec", &["-g"]),
+    ("trickle", &["-d", "-u", "-w", "-t", "-l", "-n"]),
+    ("faketime", &["-m", "-f"]),
+    ("gosu", &[]),
+    ("su-exec", &[]),
+    ("s6-setuidgid", &[]),
+    ("setarch", &[]),
+    ("linux32", &[]),
+    ("linux64", &[]),
+    ("caffeinate", &["-t", "-w"]),
+    ("with-contenv", &[]),
+    ("schedtool", &["-a", "-p", "-n", "-e"]),
+    ("runcon", &["-u", "-r", "-t", "-l"]),
+    ("sandbox-exec", &["-f", "-n", "-p", "-D"]),
+];
+
+/// Programs whose positional arguments are shell code: their options that take a value, and
+/// whether the positionals make one command (`tmux new -d rm -rf x`) or one each (`hyperfine`).
+const SHELL_STRING_RUNNERS: &[(&str, &[&str], bool)] = &[
+    (
+        "hyperfine",
+        &[
+            "-r",
+            "--runs",
+            "-w",
+            "--warmup",
+            "-m",
+            "--min-runs",
+            "-M",
+            "--max-runs",
+            "-n",
+            "--command-name",
+            "-S",
+            "--shell",
+            "-u",
+            "--time-unit",
+            "--export-json",
+            "--export-csv",
+            "--export-markdown",
+            "--export-asciidoc",
+            "--style",
+            "-N",
+        ],
+        false,
+    ),
+    ("tmux", &["-s", "-n", "-t", "-c", "-x", "-y", "-e", "-f", "-L", "-S", "-F"], true),
+    ("screen", &["-S", "-c", "-e", "-p", "-X"], true),
+    (
+        "watchexec",
+        &[
+            "-e",
+            "--exts",
+            "-w",
+            "--watch",
+            "-i",
+            "--ignore",
+            "-f",
+            "--filter",
+            "-d",
+            "--debounce",
+            "-s",
+            "--signal",
+            "--shell",
+        ],
+        true,
+    ),
+    ("nodemon", &["-e", "--ext", "-w", "--watch", "-i", "--ignore", "-d", "--delay"], true),
+    ("npx", &["-p", "--package"], false),
+    ("pnpx", &["-p", "--package"], false),
+];
+
+/// Options whose value is shell code, for [`SHELL_STRING_RUNNERS`].
+const CODE_OPTIONS: &[&str] = &["-c", "--call", "--exec", "-x", "-p", "--prepare", "--cleanup", "-s", "--setup", "-C"];
+
+/// Subcommands of the runners that are not code (`tmux new-session -d 'cmd'`).
+const RUNNER_SUBCOMMANDS: &[&str] = &["new", "new-session", "new-window", "split-window", "send-keys", "run-shell"];
+
+/// bwrap's options that take values, and how many.
+const BWRAP_VALUES: &[(&str, usize)] = &[
+    ("--bind", 2),
+    ("--bind-try", 2),
+    ("--ro-bind", 2),
+    ("--ro-bind-try", 2),
+    ("--dev-bind", 2),
+    ("--dev-bind-try", 2),
+    ("--symlink", 2),
+    ("--setenv", 2),
+    ("--file", 2),
+    ("--bind-data", 2),
+    ("--ro-bind-data", 2),
+    ("--chmod", 2),
+    ("--proc", 1),
+    ("--dev", 1),
+    ("--tmpfs", 1),
+    ("--dir", 1),
+    ("--chdir", 1),
+    ("--unsetenv", 1),
+    ("--uid", 1),
+    ("--gid", 1),
+    ("--hostname", 1),
+    ("--seccomp", 1),
+    ("--add-seccomp-fd", 1),
+    ("--lock-file", 1),
+    ("--remount-ro", 1),
+    ("--cap-add", 1),
+    ("--cap-drop", 1),
+    ("--perms", 1),
+    ("--size", 1),
+    ("--userns", 1),
+    ("--userns2", 1),
+    ("--pidns", 1),
+    ("--args", 1),
+    ("--info-fd", 1),
+    ("--json-status-fd", 1),
+    ("--block-fd", 1),
+    ("--userns-block-fd", 1),
+    ("--sync-fd", 1),
+    ("--exec-label", 1),
+    ("--file-label", 1),
+    ("--overlay-src", 1),
+    ("--overlay", 3),
+    ("--tmp-overlay", 1),
+    ("--ro-overlay", 1),
+    ("--argv0", 1),
+    ("--mqueue", 1),
+];
 
 fn is_python(name: &str) -> bool {
     name == "python" || name.strip_prefix("python").is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))

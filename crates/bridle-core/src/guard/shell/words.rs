@@ -2,39 +2,57 @@
 //! (`{rm,-rf,~}` is three words) and the values of variables set earlier in the same line
 //! (`D=$HOME; rm -rf $D` deletes the home folder).
 //!
-//! Rule: only what is certain is expanded — unquoted braces with a comma, variables whose value
-//! the line itself set — and every byte made is charged to the line's [`Budget`]; what would
+//! Rule: only what is certain is expanded — unquoted braces with a comma or a sequence,
+//! variables whose value the line itself set — and every byte made is charged to the line's [`Budget`]; what would
 //! pass it (or the number of words one brace expression may become) stays as written, unknown
 //! for the guardians, and spends the budget so the line asks.
 
-use std::collections::HashMap;
 use std::mem::size_of;
 
 use super::budget::Budget;
-use super::Word;
+use super::vars::Vars;
+use super::{lexer, Word, MAX_DEPTH};
 
 /// Words one brace expression may produce before the rest is left unexpanded.
 const MAX_EXPANSION: usize = 256;
 
-/// `word` after brace expansion: itself, or the words bash would make of it.
+/// `word` after brace expansion: itself, or the words bash would make of it. Braces expand on
+/// the text as written, before quotes are removed, so `{rm,-rf,/}''` and `{r""m,-rf,~}` are
+/// three words each (each product is then read again as a word); quoted or escaped braces
+/// are literal.
 pub(super) fn brace_expand(word: Word, budget: &mut Budget) -> Vec<Word> {
-    // Quoted or escaped braces are literal; an expansion's text is not known yet (a `~` is
-    // expanded after braces, so it does not stop them).
-    let unknown = word.expands && (word.value.contains('$') || !word.nested.is_empty());
-    if word.quoted || unknown || word.raw != word.value || !word.value.contains('{') {
+    // An expansion's text is not known yet (a `~` is expanded after braces, so it does not
+    // stop them); a word a variable filled was not a brace expression when bash expanded braces.
+    let unknown = word.raw.contains(['$', '`']) || !word.nested.is_empty();
+    if unknown || !word.raw.contains('{') {
         return vec![word];
     }
     // Each product is kept twice (as written and as read).
-    let Some(out) = expand(&word.value, budget.left() / 2) else {
+    let Some(out) = expand(&word.raw, budget.left() / 2) else {
         // `{rm,-rf,~}{,}{,}...`: left as written, the word is not what runs.
         budget.give_up();
         return vec![word];
     };
     let weight: usize = out.iter().map(|v| size_of::<Word>() + 2 * v.len()).sum();
-    if out.len() <= 1 || !budget.take(weight) {
+    let unchanged = out.len() == 1 && out[0] == word.raw;
+    if unchanged || !budget.take(weight) {
         return vec![word];
     }
-    out.into_iter().filter(|v| !v.is_empty()).map(|v| Word { raw: v.clone(), value: v, ..word.clone() }).collect()
+    let plain = word.raw == word.value;
+    out.into_iter()
+        .filter(|v| !v.is_empty())
+        .filter_map(|raw| {
+            if plain {
+                return Some(Word { raw: raw.clone(), value: raw, ..word.clone() });
+            }
+            // Quotes inside a product: read it as the word it now is (`r""m` is `rm`).
+            let read = lexer::lex(&raw, MAX_DEPTH).tokens.into_iter().find_map(|t| match t {
+                lexer::Token::Word(w) => Some(w),
+                _ => None,
+            })?;
+            Some(Word { raw, value: read.value, quoted: read.quoted, ..word.clone() })
+        })
+        .collect()
 }
 
 /// The words `text` expands to, in bash's order, or `None` past [`MAX_EXPANSION`] words or
@@ -74,47 +92,94 @@ fn expand(text: &str, max_bytes: usize) -> Option<Vec<String>> {
     }
 }
 
-/// The first `{...}` with a comma at its own level: where it opens and closes, and its parts.
-/// One pass pairs every brace (a stack of the open ones), so a word of many braces costs its
-/// length, not its length squared.
-fn first_brace(text: &str) -> Option<(usize, usize, Vec<&str>)> {
+/// The first `{...}` with a comma at its own level, or a sequence (`{a..e}`, `{1..9..2}`):
+/// where it opens and closes, and its parts. Braces inside quotes or after a backslash are
+/// text. One pass pairs every brace (a stack of the open ones), so a word of many braces costs
+/// its length, not its length squared.
+fn first_brace(text: &str) -> Option<(usize, usize, Vec<String>)> {
     let bytes = text.as_bytes();
     // Open braces with the commas at their own level.
     let mut open: Vec<(usize, Vec<usize>)> = Vec::new();
-    let mut first: Option<(usize, usize, Vec<usize>)> = None;
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'{' => open.push((i, Vec::new())),
-            b',' => {
+    let mut first: Option<(usize, usize, Vec<String>)> = None;
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\\') => i += 1,
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'{') => open.push((i, Vec::new())),
+            (None, b',') => {
                 if let Some((_, commas)) = open.last_mut() {
                     commas.push(i);
                 }
             }
-            b'}' => {
-                let Some((at, commas)) = open.pop() else { continue };
-                if !commas.is_empty() && first.as_ref().is_none_or(|(f, _, _)| at < *f) {
-                    first = Some((at, i, commas));
+            (None, b'}') => {
+                if let Some((at, commas)) = open.pop() {
+                    let earlier = first.as_ref().is_none_or(|(f, _, _)| at < *f);
+                    let parts = if commas.is_empty() {
+                        sequence(&text[at + 1..i])
+                    } else {
+                        Some(split_at(text, at, i, &commas))
+                    };
+                    if let (Some(parts), true) = (parts, earlier) {
+                        first = Some((at, i, parts));
+                    }
                 }
             }
             _ => {}
         }
+        i += 1;
     }
-    let (at, close, commas) = first?;
-    let mut parts = Vec::with_capacity(commas.len() + 1);
-    let mut start = at + 1;
-    for c in commas {
-        parts.push(&text[start..c]);
-        start = c + 1;
-    }
-    parts.push(&text[start..close]);
-    Some((at, close, parts))
+    first
 }
 
-/// `word` with `$NAME` and `${NAME}` replaced where the line set NAME earlier; still
-/// `expands` if anything unknown remains. A value that would pass what is left of the budget
-/// is not made: the word stays as written.
-pub(super) fn substitute(word: Word, vars: &HashMap<String, String>, budget: &mut Budget) -> Word {
-    if !word.expands || vars.is_empty() || !word.value.contains('$') {
+fn split_at(text: &str, at: usize, close: usize, commas: &[usize]) -> Vec<String> {
+    let mut parts = Vec::with_capacity(commas.len() + 1);
+    let mut start = at + 1;
+    for &c in commas {
+        parts.push(text[start..c].to_string());
+        start = c + 1;
+    }
+    parts.push(text[start..close].to_string());
+    parts
+}
+
+/// `a..e`, `1..10`, `10..1..3`: the values bash makes, or `None` when it is not a sequence
+/// (or would make more than [`MAX_EXPANSION`] values).
+fn sequence(inner: &str) -> Option<Vec<String>> {
+    let parts: Vec<&str> = inner.split("..").collect();
+    let (from, to, step) = match parts.as_slice() {
+        [a, b] => (*a, *b, 1i64),
+        [a, b, c] => (*a, *b, c.parse::<i64>().ok()?.checked_abs()?.max(1)),
+        _ => return None,
+    };
+    let letter = |s: &str| (s.len() == 1 && s.as_bytes()[0].is_ascii_alphabetic()).then(|| i64::from(s.as_bytes()[0]));
+    let (start, end, letters) = match (from.parse::<i64>(), to.parse::<i64>()) {
+        (Ok(a), Ok(b)) => (a, b, false),
+        _ => (letter(from)?, letter(to)?, true),
+    };
+    let count = start.abs_diff(end) / step.unsigned_abs() + 1;
+    if count > MAX_EXPANSION as u64 {
+        return None;
+    }
+    let direction = if end >= start { step } else { -step };
+    let values = (0..count as i64).map(|k| start + k * direction);
+    Some(
+        values
+            .map(|v| if letters { char::from(u8::try_from(v).unwrap_or(b'?')).to_string() } else { v.to_string() })
+            .collect(),
+    )
+}
+
+/// `word` with each parameter the line can say something about replaced ([`Vars::parameter`]:
+/// a value the line set, a default, [`UNKNOWN`](super::vars::UNKNOWN)); still `expands` if
+/// anything unknown remains. A value that would pass what is left of the budget is not made:
+/// the word stays as written.
+pub(super) fn substitute(word: Word, vars: &Vars, budget: &mut Budget) -> Word {
+    if !word.expands || !word.value.contains('$') {
         return word;
     }
     let limit = budget.left();
@@ -124,28 +189,35 @@ pub(super) fn substitute(word: Word, vars: &HashMap<String, String>, budget: &mu
     while let Some(at) = rest.find('$') {
         value.push_str(&rest[..at]);
         let after = &rest[at + 1..];
-        let (name, used) = match after.strip_prefix('{') {
-            Some(inner) => match inner.find('}') {
-                Some(end) if is_name(&inner[..end]) => (&inner[..end], end + 2),
-                _ => ("", 0),
+        let (read, used) = match after.strip_prefix('{') {
+            Some(inner) => match closing_brace(inner) {
+                Some(end) => (vars.parameter(&inner[..end]), end + 2),
+                None => (None, 0),
             },
             None => {
                 let len = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
-                (&after[..len], len)
+                if len == 0 {
+                    (None, 0)
+                } else {
+                    (vars.parameter(&after[..len]), len)
+                }
             }
         };
-        match vars.get(name).filter(|_| is_name(name)) {
+        match read {
             Some(known) => {
                 if value.len() + known.len() > limit {
                     budget.give_up();
                     return word;
                 }
-                value.push_str(known);
+                value.push_str(&known);
                 replaced = true;
+                rest = &after[used..];
             }
-            None => value.push('$'),
+            None => {
+                value.push('$');
+                rest = after;
+            }
         }
-        rest = if vars.contains_key(name) && is_name(name) { &after[used..] } else { after };
     }
     value.push_str(rest);
     if !replaced {
@@ -156,6 +228,54 @@ pub(super) fn substitute(word: Word, vars: &HashMap<String, String>, budget: &mu
     }
     let expands = value.contains('$') || !word.nested.is_empty();
     Word { quoted: word.quoted && !tilde_value(&word.value, &value), value, expands, ..word }
+}
+
+/// Where the `}` closing a `${` ends, nested braces counted.
+fn closing_brace(inner: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return Some(i),
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// An unquoted word whose value a substitution filled with separators is split there, as bash
+/// splits it (`x="rm -rf ~"; $x` runs `rm` with two arguments); `ifs` is the line's own `IFS`
+/// (`IFS=,; c=rm,-rf,/; $c`), unknown when it could not be read.
+pub(super) fn split_fields(word: Word, ifs: Option<&str>) -> Vec<Word> {
+    let unknown = word.value.contains("$(") || word.value.contains('`') || ifs.is_some_and(|i| i.contains("$("));
+    let separator = |c: char| match ifs {
+        Some(ifs) => ifs.contains(c),
+        None => matches!(c, ' ' | '\t' | '\n'),
+    };
+    // Only what an expansion made is split: with the default IFS an unquoted word's own text
+    // holds no separator; with the line's own IFS only a word that is one expansion is split
+    // (its literal text could hold separators bash leaves alone).
+    let expanded = word.raw.contains(['$', '`']);
+    if word.quoted
+        || unknown
+        || !expanded
+        || (ifs.is_some() && !one_expansion(&word.raw))
+        || !word.value.contains(separator)
+    {
+        return vec![word];
+    }
+    word.value
+        .split(separator)
+        .filter(|v| !v.is_empty())
+        .map(|v| Word { raw: word.raw.clone(), value: v.to_string(), ..word.clone() })
+        .collect()
+}
+
+/// A word that is one parameter expansion and nothing else (`$x`, `${x}`).
+pub(super) fn one_expansion(raw: &str) -> bool {
+    raw.strip_prefix('$')
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric() || "_{}".contains(c)))
 }
 
 /// `"$D"` whose value is `~/x`: bash expanded the tilde where the value was set (an assignment,
@@ -364,12 +484,6 @@ fn unescape(text: &str, echo_style: bool) -> String {
     out
 }
 
-fn is_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -388,7 +502,15 @@ mod tests {
         super::printed(program, args, usize::MAX).unwrap()
     }
 
-    fn substitute(word: &Word, vars: &HashMap<String, String>) -> Word {
+    fn vars(pairs: &[(&str, &str)]) -> Vars {
+        let mut vars = Vars::default();
+        for (name, value) in pairs {
+            vars.assign(name, value);
+        }
+        vars
+    }
+
+    fn substitute(word: &Word, vars: &Vars) -> Word {
         super::substitute(word.clone(), vars, &mut Budget::for_len(0))
     }
 
@@ -397,10 +519,15 @@ mod tests {
         assert_eq!(values(brace_expand(&Word::plain("{rm,-rf,~}"))), ["rm", "-rf", "~"]);
         assert_eq!(values(brace_expand(&Word::plain("/etc/{passwd,shadow}"))), ["/etc/passwd", "/etc/shadow"]);
         assert_eq!(values(brace_expand(&Word::plain("a{b,c{d,e}}f"))), ["abf", "acdf", "acef"]);
-        for literal in ["{}", "{a}", "x{", "}{", "${HOME}"] {
+        assert_eq!(values(brace_expand(&Word::plain("{r..r}m"))), ["rm"]);
+        assert_eq!(values(brace_expand(&Word::plain("{a..c}"))), ["a", "b", "c"]);
+        assert_eq!(values(brace_expand(&Word::plain("{3..1}"))), ["3", "2", "1"]);
+        let quoted_part = Word { quoted: true, raw: "{rm,-rf,/}''".into(), ..Word::plain("{rm,-rf,/}") };
+        assert_eq!(values(brace_expand(&quoted_part)), ["rm", "-rf", "/"]);
+        for literal in ["{}", "{a}", "x{", "}{", "${HOME}", "{a..}", "{1..2..x}"] {
             assert_eq!(values(brace_expand(&Word::plain(literal))), [literal]);
         }
-        let quoted = Word { quoted: true, ..Word::plain("{rm,-rf}") };
+        let quoted = Word { quoted: true, raw: "'{rm,-rf}'".into(), ..Word::plain("{rm,-rf}") };
         assert_eq!(values(brace_expand(&quoted)), ["{rm,-rf}"]);
         assert_eq!(values(brace_expand(&Word::plain("{x,{a,b}}y"))), ["xy", "ay", "by"]);
         assert_eq!(values(brace_expand(&Word::plain("{{a,b}"))), ["{a", "{b"]);
@@ -414,7 +541,7 @@ mod tests {
     #[test]
     fn what_would_pass_the_budget_is_left_as_written() {
         let big = "x".repeat(budget::FLOOR / 2 + 1);
-        let vars = HashMap::from([("a".to_string(), big.clone())]);
+        let vars = vars(&[("a", &big)]);
         let word = Word { expands: true, ..Word::plain("$a$a") };
         let mut budget = Budget::for_len(0);
         let kept = super::substitute(word.clone(), &vars, &mut budget);
@@ -442,7 +569,7 @@ mod tests {
 
     #[test]
     fn known_variables_are_substituted_and_unknown_ones_stay() {
-        let vars = HashMap::from([("D".to_string(), "$HOME".to_string()), ("X".to_string(), "/".to_string())]);
+        let vars = vars(&[("D", "$HOME"), ("X", "/")]);
         let word = |v: &str| Word { expands: true, ..Word::plain(v) };
         assert_eq!(substitute(&word("$D"), &vars).value, "$HOME");
         assert_eq!(substitute(&word("${X}etc"), &vars).value, "/etc");

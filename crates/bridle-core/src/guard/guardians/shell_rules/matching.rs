@@ -4,9 +4,9 @@
 //! Rule: every condition a rule gives must hold; within a condition, any listed value will do.
 
 use super::super::{PathOperand, ShellView};
-use super::{Check, ShellRule, TargetClass};
+use super::{secrets, Check, ShellRule, TargetClass};
 use crate::guard::places::Place;
-use crate::guard::shell::{is_shell_or_interpreter, NestedKind, SimpleCommand, SHELLS};
+use crate::guard::shell::{is_shell, is_shell_or_interpreter, NestedKind, SimpleCommand};
 
 /// Values given to options that come before a subcommand (`git -C dir push`).
 const GLOBAL_OPTIONS_WITH_VALUE: &[&str] =
@@ -36,7 +36,7 @@ fn positional_values(cmd: &SimpleCommand) -> Vec<&str> {
 }
 
 impl ShellRule {
-    pub(super) fn matches(&self, view: &ShellView, cmd: &SimpleCommand, paths: &[PathOperand]) -> bool {
+    pub(super) fn matches(&self, view: &ShellView, index: usize, cmd: &SimpleCommand, paths: &[PathOperand]) -> bool {
         if !self.programs.is_empty() {
             let Some(program) = cmd.program.as_deref() else { return false };
             let named = self.programs.iter().any(|p| match p.strip_suffix('*') {
@@ -114,6 +114,10 @@ impl ShellRule {
             Some(Check::ReadsOutside) => paths.iter().any(|p| {
                 !p.located.via_empty_variable && matches!(p.located.place, Place::Outside | Place::Sensitive(_))
             }),
+            Some(Check::RunsDownload) => view.runs_download.get(index).copied().unwrap_or(false),
+            Some(Check::HuntsSecrets) => secrets::hunts(cmd, paths),
+            Some(Check::ListsSecrets) => secrets::lists(cmd, paths),
+            Some(Check::ReadsSecretFolder) => secrets::reads_folder(cmd, paths),
             // A program run from shared scratch space: anyone could have put it there.
             Some(Check::ProgramFromScratch) => cmd
                 .words
@@ -158,7 +162,7 @@ fn pipe_to_shell(cmd: &SimpleCommand) -> bool {
         return true;
     }
     let Some(program) = cmd.program.as_deref() else { return false };
-    let runs_code = SHELLS.contains(&program) || matches!(program, "source" | "." | "eval");
+    let runs_code = is_shell(program) || matches!(program, "source" | "." | "eval");
     let fetched = |text: &str| {
         text.split_whitespace().next().is_some_and(|first| FETCHERS.contains(&crate::guard::shell::basename(first)))
     };

@@ -32,8 +32,9 @@ impl Lexer {
                     self.word().nested.extend(nested);
                 } else {
                     self.signal(Signal::CommandSubstitution { quoted: in_double_quotes });
+                    let raw = self.chars[start..=close].iter().collect();
                     let w = self.word();
-                    w.nested.push(Nested { kind: NestedKind::Substitution, text: inner });
+                    w.nested.push(Nested { kind: NestedKind::Substitution, text: inner, raw });
                     w.substitutions += 1;
                 }
                 self.push_raw(start, close + 1);
@@ -186,8 +187,9 @@ impl Lexer {
             }
         }
         self.signal(Signal::Backtick);
+        let raw = self.chars[start..self.i].iter().collect();
         let w = self.word();
-        w.nested.push(Nested { kind: NestedKind::Backtick, text: inner });
+        w.nested.push(Nested { kind: NestedKind::Backtick, text: inner, raw });
         w.substitutions += 1;
         self.push_raw(start, self.i);
     }
@@ -200,8 +202,9 @@ impl Lexer {
         };
         let inner: String = self.chars[self.i + 2..close].iter().collect();
         self.signal(Signal::ProcessSubstitution);
+        let raw = self.chars[start..=close].iter().collect();
         let w = self.word();
-        w.nested.push(Nested { kind: NestedKind::Process, text: inner });
+        w.nested.push(Nested { kind: NestedKind::Process, text: inner, raw });
         w.substitutions += 1;
         self.push_raw(start, close + 1);
         self.i = close + 1;

@@ -20,8 +20,9 @@ mod replay;
 use super::budget::Budget;
 use super::lexer::{self, Op, Token};
 use super::unwrap::unwrap;
-use super::words;
+use super::vars::{Vars, UNKNOWN};
 use super::{basename, is_assignment, Origin, Redirect, Script, Signal, SimpleCommand, Word, MAX_DEPTH};
+use super::{fold, words};
 use replay::loop_variables;
 
 /// Reads a command line.
@@ -45,7 +46,7 @@ pub(crate) fn parse_budgeted(command: &str) -> (Script, Budget) {
         pipelines: Vec::new(),
         functions: Vec::new(),
         signals: Vec::new(),
-        vars: HashMap::new(),
+        vars: Vars::default(),
         seen: HashSet::new(),
         loops: HashMap::new(),
         bodies: HashMap::new(),
@@ -74,7 +75,7 @@ struct Splitter {
     functions: Vec<String>,
     signals: Vec<Signal>,
     /// Variables set earlier in the line (`a=rm; $a -rf /`).
-    vars: HashMap<String, String>,
+    vars: Vars,
     /// Substitution texts already read.
     seen: HashSet<String>,
     /// `for NAME in a b c`: every value NAME takes (`for d in / ~; do rm -rf $d; done`).
@@ -209,10 +210,7 @@ impl Splitter {
         // `echo 'rm -rf /' | sh`: what is echoed is the script the shell runs.
         for pair in stages.windows(2) {
             let (left, right) = (&self.commands[pair[0]], &self.commands[pair[1]]);
-            if right.reads_code_from_stdin()
-                && right.program.as_deref().is_some_and(|p| super::SHELLS.contains(&p))
-                && matches!(left.program.as_deref(), Some("echo" | "printf"))
-            {
+            if right.runs_stdin_as_shell() && matches!(left.program.as_deref(), Some("echo" | "printf")) {
                 let args: Vec<&str> = left.args().iter().map(|w| w.value.as_str()).collect();
                 let printed = words::printed(left.program.as_deref().unwrap_or_default(), &args, self.budget.left());
                 let Some(text) = printed.filter(|text| self.budget.take(text.len())) else {
@@ -248,8 +246,11 @@ impl Splitter {
         if let Some((name, values)) = stripped.loop_values {
             let mut kept = Vec::new();
             for w in values {
+                let w = fold::fold(w, &self.vars, &mut self.budget);
                 let known = words::substitute(w, &self.vars, &mut self.budget);
-                kept.extend(words::brace_expand(known, &mut self.budget).into_iter().map(|w| w.value));
+                for field in words::split_fields(known, None) {
+                    kept.extend(words::brace_expand(field, &mut self.budget).into_iter().map(|w| w.value));
+                }
                 if kept.len() >= MAX_LOOP_VALUES {
                     kept.truncate(MAX_LOOP_VALUES);
                     break;
@@ -263,7 +264,17 @@ impl Splitter {
         }
         let function = walk.function_stack.last().map(|(name, _)| name.clone());
         let end = walk.end;
-        let at = Position { chars: walk.chars, end, depth: walk.depth, origin: walk.origin, inherited: walk.inherited };
+        // What the command reads on its standard input, when the reader knows it: an `echo`
+        // before it in the pipeline, or its own here-string or heredoc.
+        let stdin = walk.pipeline.last().and_then(|&i| self.printed_by(i)).or_else(|| given_on_stdin(&redirects));
+        let at = Position {
+            chars: walk.chars,
+            end,
+            depth: walk.depth,
+            origin: walk.origin,
+            inherited: walk.inherited,
+            stdin: stdin.as_deref(),
+        };
         let mut loops = loop_variables(&words, &redirects, &self.loops);
         // One level of replay per loop variable the command reads: bounded like nesting.
         if loops.len() > MAX_DEPTH {
@@ -302,15 +313,41 @@ impl Splitter {
         // Once the line sets IFS, an unquoted expansion splits where bash says, not at spaces:
         // such words stay unknown.
         let ifs_set = self.vars.contains_key("IFS");
+        let ifs = self.vars.get("IFS").map(str::to_string);
         if ifs_set && words.iter().any(|w| w.expands && !w.quoted) {
             self.signal(Signal::IfsExpansion);
         }
         let mut expanded = Vec::with_capacity(words.len());
         for w in words {
-            let known = if ifs_set && !w.quoted { w } else { words::substitute(w, &self.vars, &mut self.budget) };
-            expanded.extend(words::brace_expand(known, &mut self.budget));
+            let w = fold::fold(w, &self.vars, &mut self.budget);
+            if let Some(items) = self.vars.splice(&w) {
+                expanded.extend(items);
+                continue;
+            }
+            // With the line's own IFS, a word that is more than one expansion is split where the
+            // reader does not follow: left unknown.
+            if ifs_set && !w.quoted && !words::one_expansion(&w.raw) {
+                expanded.push(w);
+                continue;
+            }
+            let known = words::substitute(w, &self.vars, &mut self.budget);
+            let fields = if is_assignment(&known) { vec![known] } else { words::split_fields(known, ifs.as_deref()) };
+            for field in fields {
+                expanded.extend(words::brace_expand(field, &mut self.budget));
+            }
         }
         let words = expanded;
+        // Redirection targets are expanded as words are (`F=~/.bashrc; : > $F`).
+        let redirects: Vec<Redirect> = redirects
+            .into_iter()
+            .map(|mut r| {
+                if !matches!(r.op, super::RedirectOp::HereDoc { .. }) {
+                    let target = fold::fold(std::mem::take(&mut r.target), &self.vars, &mut self.budget);
+                    r.target = words::substitute(target, &self.vars, &mut self.budget);
+                }
+                r
+            })
+            .collect();
         // `$SHELL -c '...'`: the user's shell, whatever it is, runs the string as a script.
         let mut words = words;
         if let Some(first) = words.first_mut() {
@@ -321,7 +358,7 @@ impl Splitter {
                 first.expands = false;
             }
         }
-        let unwrapped = unwrap(words, &mut self.budget);
+        let unwrapped = unwrap(words, at.stdin, &mut self.budget);
         let mut wrappers = at.inherited.to_vec();
         wrappers.extend(unwrapped.wrappers);
         for script in &unwrapped.scripts {
@@ -342,13 +379,29 @@ impl Splitter {
             }
         }
         if declares || words.is_empty() {
-            // Remembered so `x=rm; $x -rf /` is read as `rm -rf /`.
+            // Remembered so `x=rm; $x -rf /` is read as `rm -rf /`; `declare -n r=HOME` makes
+            // `$r` read `$HOME`.
+            let nameref = declares && words[1..].iter().any(|w| w.value.starts_with('-') && w.value.contains('n'));
             for a in &assignments {
                 if let Some((name, value)) = a.value.split_once('=') {
-                    self.vars.insert(name.trim_end_matches('+').to_string(), value.to_string());
+                    let name = name.trim_end_matches('+');
+                    // `a[0]=rm`: one element of an array.
+                    if let Some((array, index)) = name.strip_suffix(']').and_then(|n| n.split_once('[')) {
+                        self.vars.assign_element(array, index, value);
+                        continue;
+                    }
+                    match (nameref, a.expands && (value.contains("$(") || value.contains('`'))) {
+                        (true, _) => {
+                            let target = self.vars.get(value).map_or_else(|| format!("${{{value}}}"), str::to_string);
+                            self.vars.assign(name, &target);
+                        }
+                        (false, true) => self.vars.set_unknown(name),
+                        (false, false) => self.vars.assign(name, value),
+                    }
                 }
             }
         }
+        self.note_variables_set(&words, given_on_stdin(&redirects).as_deref());
         if words.is_empty() && redirects.is_empty() && assignments.is_empty() {
             return None;
         }
@@ -389,9 +442,18 @@ impl Splitter {
         };
         command.raw = if raw.trim().is_empty() { command.text() } else { raw.trim().to_string() };
         // A heredoc or here-string given to a shell is a script.
-        let shell_stdin =
-            command.reads_code_from_stdin() && command.program.as_deref().is_some_and(|p| super::SHELLS.contains(&p));
-        let stdin_scripts = if shell_stdin { command.stdin_text.clone() } else { Vec::new() };
+        let shell_stdin = command.runs_stdin_as_shell();
+        let mut stdin_scripts = if shell_stdin { command.stdin_text.clone() } else { Vec::new() };
+        // `source <(echo 'rm -rf ~')`, `bash <(printf ...)`: what the substitution prints is
+        // the script it runs.
+        let runs_a_file = command.program.as_deref().is_some_and(|p| matches!(p, "source" | ".") || super::is_shell(p));
+        if runs_a_file {
+            for w in command.words.iter().skip(1) {
+                for n in w.nested.iter().filter(|n| n.kind == super::NestedKind::Process) {
+                    stdin_scripts.extend(fold::output(&n.text, &self.vars, &mut self.budget));
+                }
+            }
+        }
         let clauses = unwrapped.commands;
         let call = command
             .program
@@ -410,15 +472,23 @@ impl Splitter {
         for text in stdin_scripts {
             self.parse_into(&text, depth + 1, Origin::Stdin, &wrappers);
         }
-        let clause_at =
-            Position { chars: &[], end: 0, depth: depth + 1, origin: Origin::FindExec, inherited: &wrappers };
+        let clause_at = Position {
+            chars: &[],
+            end: 0,
+            depth: depth + 1,
+            origin: Origin::FindExec,
+            inherited: &wrappers,
+            stdin: None,
+        };
         for clause in clauses {
             self.emit(clause, Vec::new(), &clause_at, false, None);
         }
         Some(index)
     }
 
-    /// The program's basename, following `$(which rm)`, `${X:-rm}` and `x=rm; $x`.
+    /// The program's basename, following `$(which rm)` and what [`fold`] and the line's
+    /// variables made of the word; dynamic when any of it is only known at run time (an
+    /// unresolved expansion or substitution, a glob: `/???/r?`).
     fn resolve_program(&self, word: &Word) -> (String, bool) {
         if let Some(inner) = &word.whole_substitution {
             let lexed = lexer::lex(inner, MAX_DEPTH);
@@ -426,13 +496,14 @@ impl Splitter {
                 .tokens
                 .iter()
                 .filter_map(|t| match t {
-                    Token::Word(w) => Some(w.value.as_str()),
+                    Token::Word(w) if !w.expands => Some(w.value.as_str()),
                     _ => None,
                 })
                 .collect();
+            // Only what names one program and prints it alone.
             let named = match words.as_slice() {
-                ["which" | "whereis" | "echo" | "printf" | "realpath" | "readlink", .., last] => Some(*last),
-                ["command" | "type", flag, last] if flag.starts_with('-') => Some(*last),
+                ["which" | "realpath", name] => Some(*name),
+                ["command", "-v", name] | ["type", "-P" | "-p", name] | ["readlink", "-f" | "-e", name] => Some(*name),
                 _ => None,
             };
             return match named {
@@ -441,40 +512,137 @@ impl Splitter {
             };
         }
         let value = word.value.as_str();
-        if let Some(name) = value.strip_prefix('$') {
-            let (name, default) = match name.strip_prefix('{').and_then(|n| n.strip_suffix('}')) {
-                Some(inner) => {
-                    let len = inner.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
-                    let rest = &inner[len..];
-                    let default = ["-", ":-", "=", ":="].iter().find_map(|op| rest.strip_prefix(op));
-                    (&inner[..len], default)
-                }
-                None => (name, None),
-            };
-            if let Some(v) = self.vars.get(name) {
-                let first = v.split_whitespace().next().unwrap_or("");
-                return (basename(first).to_string(), false);
-            }
-            if let Some(d) = default.filter(|d| !d.is_empty() && !d.contains('$')) {
-                return (basename(d).to_string(), false);
-            }
-            // The user's shell: whatever it is, it runs `-c` strings as one.
-            if matches!(name, "SHELL" | "BASH") {
-                return ("bash".to_string(), false);
-            }
-            return (value.to_string(), true);
+        let unknown = word.expands && (value.contains('$') || value.contains('`'));
+        let globbed = !word.quoted && value.contains(['*', '?', '[']) && !matches!(value, "[" | "[[");
+        if !unknown && !globbed {
+            return (basename(value).to_string(), false);
         }
-        (basename(value).to_string(), word.expands && word.value.contains('$'))
+        // The user's shell: whatever it is, it runs `-c` strings as one.
+        if matches!(value, "$SHELL" | "${SHELL}" | "$BASH" | "${BASH}") && !self.vars.contains_key("SHELL") {
+            return ("bash".to_string(), false);
+        }
+        (value.to_string(), true)
+    }
+
+    /// What command `index` prints, when it is an `echo` or `printf` of known words.
+    fn printed_by(&mut self, index: usize) -> Option<String> {
+        let cmd = self.commands.get(index)?;
+        let program = cmd.program.as_deref().filter(|p| matches!(*p, "echo" | "printf"))?;
+        if cmd.args().iter().any(|w| w.expands) {
+            return None;
+        }
+        let args: Vec<&str> = cmd.args().iter().map(|w| w.value.as_str()).collect();
+        let text = words::printed(program, &args, self.budget.left())?;
+        self.budget.take(text.len()).then_some(text)
+    }
+
+    /// Variables a builtin sets: to what it reads from a here-string the reader knows (`read -r
+    /// d <<< ~`), to what it prints (`printf -v d %s ~`), or else to what the reader cannot know
+    /// (`read d`, `mapfile`, `getopts`); `unset` forgets them.
+    fn note_variables_set(&mut self, words: &[Word], stdin: Option<&str>) {
+        let Some((first, args)) = words.split_first() else { return };
+        let values = |with_value: &[&str]| {
+            let mut names = Vec::new();
+            let mut i = 0;
+            while let Some(w) = args.get(i) {
+                let v = w.value.as_str();
+                if with_value.contains(&v) {
+                    if v == "-a" {
+                        names.extend(args.get(i + 1).map(|w| w.value.clone()));
+                    }
+                    i += 2;
+                    continue;
+                }
+                if !v.starts_with('-') {
+                    names.push(v.to_string());
+                }
+                i += 1;
+            }
+            names
+        };
+        let unknown = match basename(&first.value) {
+            "read" => {
+                let names = values(&["-a", "-d", "-n", "-N", "-p", "-t", "-u", "-i"]);
+                let array = args.iter().any(|w| w.value.starts_with('-') && w.value.contains('a'));
+                let line = stdin.and_then(|text| text.lines().next());
+                match (line, array) {
+                    (Some(line), true) => {
+                        for name in &names {
+                            self.vars.assign(name, &format!("({line})"));
+                        }
+                    }
+                    (Some(line), false) => {
+                        let mut fields = line.split_whitespace();
+                        for (k, name) in names.iter().enumerate() {
+                            let value = if k + 1 == names.len() {
+                                fields.by_ref().collect::<Vec<_>>().join(" ")
+                            } else {
+                                fields.next().unwrap_or_default().to_string()
+                            };
+                            self.vars.assign(name, &value);
+                        }
+                    }
+                    (None, _) => names.iter().for_each(|n| self.vars.set_unknown(n)),
+                }
+                return;
+            }
+            "mapfile" | "readarray" => {
+                values(&["-d", "-n", "-O", "-s", "-u", "-C", "-c"]).into_iter().rev().take(1).collect()
+            }
+            "getopts" => args.get(1).map(|w| vec![w.value.clone()]).unwrap_or_default(),
+            "printf" if args.first().is_some_and(|w| w.value == "-v") => {
+                let Some(name) = args.get(1).map(|w| w.value.clone()) else { return };
+                let rest: Vec<&str> = args[2..].iter().map(|w| w.value.as_str()).collect();
+                let known = !args[2..].iter().any(|w| w.expands);
+                match known.then(|| words::printed("printf", &rest, self.budget.left())).flatten() {
+                    Some(text) if self.budget.take(text.len()) => self.vars.assign(&name, &text),
+                    _ => self.vars.set_unknown(&name),
+                }
+                return;
+            }
+            // `set -- a b` (or `set a b`): the positional parameters.
+            "set" => {
+                let from = match args.iter().position(|w| w.value == "--") {
+                    Some(p) => p + 1,
+                    None if args.first().is_some_and(|w| !w.value.starts_with(['-', '+'])) => 0,
+                    None => return,
+                };
+                let values = args[from..].iter().map(|w| if w.expands { UNKNOWN.to_string() } else { w.value.clone() });
+                self.vars.set_array("@", values.collect());
+                return;
+            }
+            "unset" => {
+                for w in args.iter().filter(|w| !w.value.starts_with('-')) {
+                    self.vars.remove(&w.value);
+                }
+                return;
+            }
+            _ => return,
+        };
+        for name in unknown {
+            self.vars.set_unknown(&name);
+        }
     }
 }
 
-/// Where a command sits: its text, its end in it, how deep, where from, under which wrappers.
+/// Where a command sits: its text, its end in it, how deep, where from, under which wrappers,
+/// and what it reads on its standard input when that is known.
 struct Position<'a> {
     chars: &'a [char],
     end: usize,
     depth: usize,
     origin: Origin,
     inherited: &'a [String],
+    stdin: Option<&'a str>,
+}
+
+/// The text a command's own here-string or heredoc gives it.
+fn given_on_stdin(redirects: &[Redirect]) -> Option<String> {
+    redirects.iter().rev().find_map(|r| match r.op {
+        super::RedirectOp::HereString if !r.target.expands => Some(format!("{}\n", r.target.value)),
+        super::RedirectOp::HereDoc { .. } if r.target.quoted || r.target.nested.is_empty() => r.body.clone(),
+        _ => None,
+    })
 }
 
 fn open_group(walk: &mut Walk<'_>) {
@@ -528,6 +696,12 @@ fn strip_reserved_words(words: &mut Vec<Word>, walk: &mut Walk<'_>) -> Stripped 
             "case" => {
                 words.clear();
                 return Stripped { defined, loop_values: None };
+            }
+            // `coproc cmd` and `coproc NAME { cmds; }` run the command in the background.
+            "coproc" => {
+                if words.get(at + 2).is_some_and(|w| w.value == "{" && !w.quoted) {
+                    at += 1;
+                }
             }
             "function" if words.len() >= at + 2 => {
                 let name = words[at + 1].value.clone();

@@ -119,7 +119,8 @@ impl Splitter {
             let (background, pipeline) = (cmd.background, cmd.pipeline);
             let mut wrappers = inherited.to_vec();
             wrappers.extend(cmd.wrappers.iter().cloned());
-            let at = Position { chars: &[], end: 0, depth, origin: Origin::ShellString, inherited: &wrappers };
+            let at =
+                Position { chars: &[], end: 0, depth, origin: Origin::ShellString, inherited: &wrappers, stdin: None };
             if let Some(new) = self.emit(words, redirects, &at, background, Some(name.to_string())) {
                 match pipelines.last_mut() {
                     Some((id, stages)) if *id == pipeline => stages.push(new),
