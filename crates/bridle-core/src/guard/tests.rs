@@ -374,6 +374,33 @@ fn the_config_guardian_flags_exec_config_writes_by_any_tool() {
         is_exec_config("Cargo.toml") && is_exec_config("crates/x/Cargo.toml") && is_exec_config(".git/hooks/pre-push")
     );
     assert!(!is_exec_config("src/main.rs") && !is_exec_config("Cargo.lock"));
+    // What the second red-team pass found written with no finding.
+    for file in [
+        "conftest.py",
+        "tests/conftest.py",
+        "sitecustomize.py",
+        ".pnpmfile.cjs",
+        "gradlew",
+        "gradle/wrapper/gradle-wrapper.properties",
+        ".vscode/settings.json",
+        ".devcontainer/devcontainer.json",
+        ".eslintrc.js",
+        "eslint.config.mjs",
+        "vite.config.ts",
+        "go.mod",
+        "composer.json",
+        "pytest.ini",
+        "AGENTS.md",
+        "docs/CLAUDE.md",
+        "json/__init__.py",
+        "src/subprocess.py",
+        ".git/config",
+    ] {
+        assert!(is_exec_config(file), "{file}");
+    }
+    for file in ["src/app/json.py", "lib/utils.py", "README.md", "docs/guide.md", "src/config.ts", "JSON.py"] {
+        assert!(!is_exec_config(file), "{file}");
+    }
     let allowed = w.guard_with(Mode::AutoEdit, &["write_file(Cargo.toml)"], &[], &[]);
     let v = allowed.judge(&w.call("write_file", serde_json::json!({"path": "Cargo.toml", "content": "x"})));
     assert_eq!((v.decision, v.source), (Decision::Allow, DecisionSource::Rule));

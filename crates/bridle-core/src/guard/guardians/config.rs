@@ -2,7 +2,10 @@
 //!
 //! Rule (DESIGN §6): changing a file that decides what an approved command will run —
 //! `package.json`'s scripts, a `Makefile`, `build.rs`, `.cargo/config.toml`, git hooks, CI
-//! workflows, `.envrc` ... — is a medium finding, whichever tool does it (a file tool, or a
+//! workflows, `.envrc`, a test runner's or linter's config that is code (`conftest.py`,
+//! `vite.config.ts`), a build wrapper (`gradlew`), editor and dev-container settings, a module
+//! shadowing a standard one (`json.py`), the instructions every later agent session reads
+//! (`AGENTS.md`) ... — is a medium finding, whichever tool does it (a file tool, or a
 //! shell redirection, `sed -i`, `tee`, `cp`, `mv`), so approving `npm test` once cannot be
 //! turned into anything by a silent edit. Paths are matched workspace-relative and canonical
 //! (`src/../Makefile` is `Makefile`), case-insensitively (macOS file systems are), at any depth
@@ -79,12 +82,175 @@ pub const EXEC_CONFIG_FILES: &[&str] = &[
     "**/docker-compose.yaml",
     "**/compose.yml",
     "**/compose.yaml",
+    // Test runners and linters whose config is code, or names code to load.
+    "**/conftest.py",
+    "**/sitecustomize.py",
+    "**/usercustomize.py",
+    "**/*.pth",
+    "**/pytest.ini",
+    "**/.pylintrc",
+    "**/pylintrc",
+    "**/mypy.ini",
+    "**/hatch.toml",
+    "**/*.config.js",
+    "**/*.config.cjs",
+    "**/*.config.mjs",
+    "**/*.config.ts",
+    "**/*.config.cts",
+    "**/*.config.mts",
+    "**/.eslintrc.js",
+    "**/.eslintrc.cjs",
+    "**/.prettierrc.js",
+    "**/.prettierrc.cjs",
+    "**/.prettierrc.mjs",
+    "**/.babelrc.js",
+    "**/.mocharc.js",
+    "**/.mocharc.cjs",
+    "**/karma.conf.js",
+    "**/gulpfile.js",
+    "**/Gruntfile.js",
+    "**/.pnpmfile.cjs",
+    "**/.pnpmfile.js",
+    "**/.pnp.cjs",
+    "**/.yarn/plugins/**",
+    "**/.yarn/releases/**",
+    "**/turbo.json",
+    "**/nx.json",
+    "**/project.json",
+    "**/go.mod",
+    "**/go.work",
+    "**/composer.json",
+    "**/mix.exs",
+    "**/*.cabal",
+    "**/Setup.hs",
+    "**/flake.nix",
+    "**/shell.nix",
+    "**/default.nix",
+    "**/conanfile.py",
+    "**/SConstruct",
+    // (Bazel's `BUILD` and `WORKSPACE` are left out: matched without case they are `build/`.)
+    "**/BUILD.bazel",
+    "**/MODULE.bazel",
+    "**/*.bzl",
+    "**/Vagrantfile",
+    "**/Tiltfile",
+    "**/Earthfile",
+    // Build wrappers: scripts checked in and run by name, and what they download.
+    "**/gradlew",
+    "**/gradlew.bat",
+    "**/gradle/wrapper/gradle-wrapper.properties",
+    "**/gradle.properties",
+    "**/mvnw",
+    "**/mvnw.cmd",
+    "**/.mvn/**",
+    // Editor, IDE and dev-container settings that run commands or choose interpreters.
+    "**/.vscode/settings.json",
+    "**/.vscode/launch.json",
+    "**/*.code-workspace",
+    "**/.idea/workspace.xml",
+    "**/.idea/runConfigurations/**",
+    "**/.devcontainer.json",
+    "**/.devcontainer/**",
+    "**/.zed/settings.json",
+    "**/.zed/tasks.json",
+    "**/.helix/languages.toml",
+    "**/.nvim.lua",
+    "**/.exrc",
+    // git's own configuration (hooks paths, fsmonitor, filters run commands).
+    "**/.git/config",
+    // Instructions read into every later agent session's prompt, and agents' own settings.
+    "**/AGENTS.md",
+    "**/CLAUDE.md",
+    "**/GEMINI.md",
+    "**/.cursorrules",
+    "**/.cursor/rules/**",
+    "**/.clinerules",
+    "**/.windsurfrules",
+    "**/.github/copilot-instructions.md",
+    "**/.claude/**",
+];
+
+/// Standard-library modules a file at the top of a Python project would shadow (`json.py`,
+/// `os/__init__.py`): every import of them anywhere would run it instead.
+const SHADOWED_MODULES: &[&str] = &[
+    "abc",
+    "argparse",
+    "ast",
+    "asyncio",
+    "base64",
+    "builtins",
+    "codecs",
+    "collections",
+    "contextlib",
+    "copy",
+    "csv",
+    "ctypes",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "email",
+    "enum",
+    "functools",
+    "getpass",
+    "glob",
+    "hashlib",
+    "http",
+    "importlib",
+    "inspect",
+    "io",
+    "itertools",
+    "json",
+    "logging",
+    "math",
+    "multiprocessing",
+    "os",
+    "pathlib",
+    "pickle",
+    "platform",
+    "pprint",
+    "queue",
+    "random",
+    "re",
+    "secrets",
+    "select",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "socket",
+    "sqlite3",
+    "ssl",
+    "stat",
+    "string",
+    "struct",
+    "subprocess",
+    "sys",
+    "tempfile",
+    "textwrap",
+    "threading",
+    "time",
+    "traceback",
+    "types",
+    "typing",
+    "unittest",
+    "urllib",
+    "uuid",
+    "warnings",
+    "weakref",
+    "zipfile",
 ];
 
 static EXEC_CONFIG: LazyLock<Option<GlobSet>> = LazyLock::new(|| {
     let mut builder = GlobSetBuilder::new();
     for pattern in EXEC_CONFIG_FILES {
         let glob = GlobBuilder::new(pattern).case_insensitive(true).literal_separator(true).build().ok()?;
+        builder.add(glob);
+    }
+    // Module names are case-sensitive in Python; at the root and under `src/`, where a
+    // project's own imports look first.
+    let names = SHADOWED_MODULES.join(",");
+    for pattern in ["{NAMES}.py", "{NAMES}/__init__.py", "src/{NAMES}.py", "src/{NAMES}/__init__.py"] {
+        let glob = GlobBuilder::new(&pattern.replace("NAMES", &names)).literal_separator(true).build().ok()?;
         builder.add(glob);
     }
     builder.build().ok()
