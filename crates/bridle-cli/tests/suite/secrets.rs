@@ -182,3 +182,125 @@ async fn the_shell_environment_keeps_no_secret() {
         assert!(!output.contains(&value[2..]), "the value of {name} reached the command");
     }
 }
+
+/// The second red-team pass's shapes, as (label, the text carrying it, a distinctive piece that
+/// must not reach the disk, the marker the audit shows instead). Made-up values of the real
+/// shapes, built at run time.
+fn new_shapes() -> Vec<(&'static str, String, String, &'static str)> {
+    let b62 = &"aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mN7pQ9rS1tU3vW5".repeat(2);
+    let hex = "0123456789abcdef0123456789abcdef";
+    let piece = |s: &str, from: usize| s[from..from + 16].to_string();
+    let one = |label, text: String, at: usize, marker| {
+        let p = piece(&text, at);
+        (label, text, p, marker)
+    };
+    vec![
+        one("groq", format!("gsk_{}", &b62[..52]), 8, "groq-key"),
+        one("replicate", format!("r8_{}", &b62[1..38]), 6, "replicate-token"),
+        one("perplexity", format!("pplx-{}", &b62[2..50]), 8, "gitleaks:perplexity-api-key"),
+        one("xai", format!("xai-{}", &b62[..64]), 10, "xai-key"),
+        one("nvidia", format!("nvapi-{}", &b62[3..64]), 10, "nvidia-key"),
+        one("langsmith", format!("lsv2_pt_{hex}_{}", &hex[..10]), 10, "langsmith-key"),
+        one("tavily", format!("tvly-dev-{}", &b62[4..36]), 12, "tavily-key"),
+        one("google-oauth", format!("ya29.a0{}", &b62[5..65]), 10, "google-oauth-token"),
+        one("google-secret", format!("GOCSPX-{}", &b62[6..34]), 9, "google-oauth-secret"),
+        one("telegram", format!("bot 123456789:AA{}", &b62[7..40]), 16, "telegram-bot-token"),
+        one("vault", format!("hvs.{}", &b62[..96]), 8, "gitleaks:vault-service-token"),
+        one("databricks", format!("dapi{hex}"), 6, "gitleaks:databricks-api-token"),
+        one("shopify", format!("shpat_{hex}"), 8, "gitleaks:shopify-access-token"),
+        one("twilio", format!("twilio SK{}", "fedcba9876543210fedcba9876543210"), 10, "gitleaks:twilio-api-key"),
+        one("aws-session", format!("IQoJb3JpZ2luX2VjE{}", &b62[8..68]), 20, "aws-session-token"),
+        one("slack-webhook", format!("https://hooks.slack.com/services/T0AB/B0CD/{}", &b62[9..33]), 44, "slack-webhook"),
+        one("discord-webhook", format!("https://discord.com/api/webhooks/1122334455/{}", &b62[10..44]), 46, "discord-webhook"),
+        one("high-entropy", format!("DEPLOY_KEY={}", &b62[11..43]), 12, "high-entropy"),
+        one(
+            "seed",
+            "seed phrase: abandon ability able about above absent absorb abstract absurd abuse access accident"
+                .to_string(),
+            40,
+            "seed-phrase",
+        ),
+    ]
+}
+
+/// What looks like a secret and is not: it stays readable in the audit.
+const LOOK_ALIKES: &[&str] = &[
+    "3f786850e387550fdab836ed7e6dc881de23001b",
+    "123e4567-e89b-12d3-a456-426614174000",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+];
+
+/// Each new secret shape goes through `bridle run` three ways — a command's output, a file the
+/// model writes, an MCP tool's arguments and answer (the real `server-everything` echo) — and
+/// none reaches `audit.db`, its WAL or the export; each leaves its marker, and the look-alikes
+/// stay as they were.
+#[tokio::test]
+async fn the_new_secret_shapes_reach_no_audit_file_through_a_command_a_file_or_an_mcp_call() {
+    let shapes = new_shapes();
+    let dirs = Dirs::new();
+    // Each call carries a third of the shapes, so every string stays under the audit's cut.
+    let thirds: Vec<String> = shapes
+        .chunks(shapes.len().div_ceil(3))
+        .map(|chunk| chunk.iter().map(|s| format!("{}\n", s.1)).collect())
+        .collect();
+    let alike: String = LOOK_ALIKES.iter().map(|a| format!("{a}\n")).collect();
+    std::fs::write(dirs.workspace.join("shapes.txt"), format!("{alike}{}", thirds[0])).unwrap();
+
+    let fixtures = tempfile::tempdir().unwrap();
+    let script = json!({"fixtures": [
+        {"match": {"userMessage": "carry the shapes", "hasToolResult": false},
+         "response": {"toolCalls": [
+            {"id": "call_cat", "name": "bash", "arguments": {"command": "cat shapes.txt"}},
+            {"id": "call_write", "name": "write_file", "arguments": {"path": "notes.txt", "content": thirds[1]}},
+            {"id": "call_mcp", "name": "mcp__everything__echo", "arguments": {"message": thirds[2]}}
+         ]}},
+        {"match": {"userMessage": "carry the shapes", "hasToolResult": true}, "response": {"content": "Carried."}}
+    ]});
+    std::fs::write(fixtures.path().join("shapes.json"), script.to_string()).unwrap();
+    let mock = Aimock::start_with(fixtures.path()).await;
+    let everything =
+        super::aimock::repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    std::fs::write(
+        dirs.data.join("config.toml"),
+        format!(
+            "mode = \"bypass\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n\
+             [mcp.servers.everything]\ncommand = \"node\"\nargs = [\"{}\", \"stdio\"]\n",
+            mock.url,
+            everything.display()
+        ),
+    )
+    .unwrap();
+
+    let out = bridle(&dirs, &["run", "carry the shapes", "--json"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ends: Vec<serde_json::Value> = json_lines(&out).into_iter().filter(|e| e["type"] == "toolCallEnd").collect();
+    assert_eq!(ends.len(), 3, "{ends:?}");
+    assert!(ends.iter().all(|e| e["status"] == "ok"), "{ends:?}");
+    // The tools did their work with the real text: the file holds it, the echo answered it.
+    assert_eq!(std::fs::read_to_string(dirs.workspace.join("notes.txt")).unwrap(), thirds[1]);
+    let results: String = ends.iter().map(|e| e["result"].to_string()).collect();
+    assert!(results.contains("Echo: "), "the echo answered: {results}");
+
+    let export = dirs.data.join("audit.jsonl");
+    let out = bridle(&dirs, &["audit", "export", export.to_str().unwrap()]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let exported = std::fs::read_to_string(&export).unwrap();
+    let mut files = vec![export, dirs.data.join("audit.db")];
+    let wal = dirs.data.join("audit.db-wal");
+    if wal.exists() {
+        files.push(wal);
+    }
+    for file in &files {
+        let bytes = std::fs::read(file).unwrap();
+        for (label, _, piece, _) in &shapes {
+            assert!(!bytes.windows(piece.len()).any(|w| w == piece.as_bytes()), "{label} found in {}", file.display());
+        }
+    }
+    for (label, _, _, marker) in &shapes {
+        assert!(exported.contains(&format!("[redacted:{marker}]")), "no `{marker}` marker for {label} in the export");
+    }
+    for alike in LOOK_ALIKES {
+        assert!(exported.contains(alike), "the look-alike `{alike}` was redacted");
+    }
+}

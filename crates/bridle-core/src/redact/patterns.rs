@@ -49,6 +49,26 @@ fn is_token_count(name: &str, value: &str) -> bool {
         && value.chars().all(|c| c.is_ascii_digit())
 }
 
+/// Whether `value` looks like a random token: letters and digits mixed, not all one case of
+/// hex (a hash names content, not a secret), and at least 3.5 bits of entropy per character.
+pub(super) fn looks_random(value: &str) -> bool {
+    let has = |f: fn(&char) -> bool| value.chars().any(|c| f(&c));
+    if !(has(char::is_ascii_digit) && has(char::is_ascii_alphabetic)) || already_redacted(value) {
+        return false;
+    }
+    let hex = value.chars().all(|c| c.is_ascii_hexdigit());
+    if hex && (value.len() == 40 || value.len() == 64) && !has(char::is_ascii_uppercase) {
+        return false;
+    }
+    let mut counts = [0u32; 256];
+    for b in value.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    let len = value.len() as f64;
+    let entropy: f64 = counts.iter().filter(|&&n| n > 0).map(|&n| f64::from(n) / len).map(|p| -p * p.log2()).sum();
+    entropy >= 3.5
+}
+
 fn vendor_key(caps: &Captures<'_>) -> String {
     if group(caps, 0).starts_with("sk-ant-") { "[redacted:anthropic-key]" } else { "[redacted:openai-key]" }.into()
 }
@@ -95,6 +115,23 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         pattern(r"xox[abposre]-[A-Za-z0-9-]{8,}|\bxapp-[A-Za-z0-9-]{8,}", |_| "[redacted:slack-token]".into()),
         pattern(r"(?i)\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+", |_| {
             "https://hooks.slack.com/[redacted:slack-webhook]".into()
+        }),
+        // Webhook URLs: whoever holds one can post as the integration.
+        pattern(r"(?i)\bhttps?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+", |_| {
+            "[redacted:discord-webhook]".into()
+        }),
+        pattern(r#"(?i)\bhttps://[a-z0-9-]+\.webhook\.office\.com/webhookb2/[^\s"'<>]+"#, |_| "[redacted:teams-webhook]".into()),
+        pattern(r#"(?i)\bhttps://[a-z0-9-]+\.logic\.azure\.com[^\s"'<>]*sig=[^\s"'<>&]+"#, |_| {
+            "[redacted:teams-webhook]".into()
+        }),
+        pattern(r"(?i)\bhttps://hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]+/?", |_| "[redacted:zapier-webhook]".into()),
+        pattern(r"(?i)\bhttps://maker\.ifttt\.com/trigger/[^\s/]+/with/key/[A-Za-z0-9_-]+", |_| {
+            "[redacted:ifttt-webhook]".into()
+        }),
+        pattern(r#"(?i)\bhttps?://[^\s/"'<>]+/hooks/[a-z0-9]{26}\b"#, |_| "[redacted:mattermost-webhook]".into()),
+        // Twilio: an account SID's auth token beside it (its API keys are a gitleaks rule).
+        pattern(r"\b(AC[0-9a-fA-F]{32})([:\s,]+)([0-9a-fA-F]{32})\b", |c| {
+            format!("{}{}[redacted:twilio-auth-token]", group(c, 1), group(c, 2))
         }),
         pattern(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{16,}", |_| {
             "[redacted:stripe-key]".into()
@@ -208,6 +245,19 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
                 format!("{}{}{REDACTED}", group(c, 1), group(c, 2))
             }
         }),
+        // A long random-looking value after any key-like name (`DEPLOY_KEY=…`, `x-api-sig: …`,
+        // `signing_salt "…"`): what no vendor shape names, told by its entropy.
+        pattern(
+            r#"(?i)\b([A-Za-z0-9_.-]*(?:key|secret|token|auth|cred|sig|salt|seed|pass)[A-Za-z0-9_.-]*)(\\?["']?\s*[:=]?\s*\\?["']?)([A-Za-z0-9+/_.=-]{20,})"#,
+            |c| {
+                let value = group(c, 3);
+                if looks_random(value) && !group(c, 2).is_empty() {
+                    format!("{}{}[redacted:high-entropy]", group(c, 1), group(c, 2))
+                } else {
+                    group(c, 0).to_string()
+                }
+            },
+        ),
         pattern(&name_assign, |c| {
             let (name, value) = (group(c, 1), group(c, 3));
             if already_redacted(value) || is_token_count(name, value) {

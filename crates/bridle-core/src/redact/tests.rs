@@ -8,7 +8,7 @@ use super::*;
 
 #[test]
 fn every_pattern_compiles() {
-    assert_eq!(patterns::compiled(), 44);
+    assert_eq!(patterns::compiled(), 52);
 }
 
 #[test]
@@ -292,6 +292,31 @@ fn the_red_teams_new_shapes_are_redacted_with_a_marker_naming_them() {
         assert!(clean.contains(&format!("[redacted:{kind}]")), "`{text}` became `{clean}`");
     }
     assert_eq!(sanitize_text("redis-cli -h db -a s3cretPass ping"), "redis-cli -h db -a [redacted] ping");
+    let hooks = [
+        ("https://discord.com/api/webhooks/112233445566778899/aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z", "discord-webhook"),
+        ("https://contoso.webhook.office.com/webhookb2/1f2e3d4c-aaaa@bbbb/IncomingWebhook/0a1b2c/dd", "teams-webhook"),
+        ("https://hooks.zapier.com/hooks/catch/123456/abcde12/", "zapier-webhook"),
+        ("https://maker.ifttt.com/trigger/deploy/with/key/aB3dE5fG7hJ9kL1mN3pQ5r", "ifttt-webhook"),
+        ("https://chat.example.com/hooks/xo3bq8y9o7gyjbmdqz1r4w6hfe", "mattermost-webhook"),
+        ("https://hooks.slack.com/workflows/T0AAAA/A0BB/12345/aB3dE5fG7hJ9kL1mN3pQ5r", "slack-webhook"),
+    ];
+    for (hook, kind) in hooks {
+        let clean = sanitize_text(&format!("posting to {hook} now"));
+        assert!(clean.contains(&format!("[redacted:{kind}]")) && !clean.contains("aB3dE5"), "{hook} became {clean}");
+    }
+    // Twilio's older shapes: an API key alone, an account's auth token beside its SID.
+    let twilio = format!("-u AC{hex}:{} and SK{}", "fedcba9876543210fedcba9876543210", &hex[..32]);
+    let clean = sanitize_text(&twilio);
+    assert!(!clean.contains("fedcba98") && !clean.contains(&format!("SK{}", &hex[..32])), "{clean}");
+    // No vendor shape, but a random value after a key-like name.
+    for text in [
+        "DEPLOY_KEY=q8Zt3Vb7Nm2Xc5Lk9Pj4Rw6Hy1Df0Gs",
+        "x-api-sig: Mz9Qr4Tn7Vb2Lk8Xc5Wp3Hj6Yd1Fs0Ga",
+        "signing_salt \"t7Kq2Vn9Zb4Xm6Lc3Rp8Wj5Hd1Fy0Gs\"",
+    ] {
+        let clean = sanitize_text(text);
+        assert!(clean.contains("[redacted") && !clean.contains("Vb7Nm2Xc5") && !clean.contains("Tn7Vb2Lk8") && !clean.contains("Vn9Zb4Xm6"), "`{text}` became `{clean}`");
+    }
 }
 
 /// What looks a little like a secret and is not: hashes, ids, words, an image.
@@ -305,6 +330,11 @@ fn the_new_shapes_leave_look_alikes_alone() {
         "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
         "tokens used: 4096 of 128000",
         "cargo build --release && ./target/release/bridle --help",
+        "primary_key = \"user_id\"",
+        "sort_key=created_at_descending_order",
+        "keyboard layout us_international_with_dead_keys",
+        "see https://docs.example.com/hooks/overview for webhooks",
+        "AC0123456789abcdef0123456789abcdef is the account",
     ];
     for text in alike {
         assert_eq!(sanitize_text(text), text);
