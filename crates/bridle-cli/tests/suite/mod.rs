@@ -11,6 +11,7 @@ mod brief;
 mod checkpoints;
 mod crash;
 mod files;
+mod guard;
 mod keychain;
 mod llama;
 mod local_servers;

@@ -210,8 +210,18 @@ fn new_shapes() -> Vec<(&'static str, String, String, &'static str)> {
         one("shopify", format!("shpat_{hex}"), 8, "gitleaks:shopify-access-token"),
         one("twilio", format!("twilio SK{}", "fedcba9876543210fedcba9876543210"), 10, "gitleaks:twilio-api-key"),
         one("aws-session", format!("IQoJb3JpZ2luX2VjE{}", &b62[8..68]), 20, "aws-session-token"),
-        one("slack-webhook", format!("https://hooks.slack.com/services/T0AB/B0CD/{}", &b62[9..33]), 44, "slack-webhook"),
-        one("discord-webhook", format!("https://discord.com/api/webhooks/1122334455/{}", &b62[10..44]), 46, "discord-webhook"),
+        one(
+            "slack-webhook",
+            format!("https://hooks.slack.com/services/T0AB/B0CD/{}", &b62[9..33]),
+            44,
+            "slack-webhook",
+        ),
+        one(
+            "discord-webhook",
+            format!("https://discord.com/api/webhooks/1122334455/{}", &b62[10..44]),
+            46,
+            "discord-webhook",
+        ),
         one("high-entropy", format!("DEPLOY_KEY={}", &b62[11..43]), 12, "high-entropy"),
         one(
             "seed",

@@ -315,7 +315,13 @@ fn the_red_teams_new_shapes_are_redacted_with_a_marker_naming_them() {
         "signing_salt \"t7Kq2Vn9Zb4Xm6Lc3Rp8Wj5Hd1Fy0Gs\"",
     ] {
         let clean = sanitize_text(text);
-        assert!(clean.contains("[redacted") && !clean.contains("Vb7Nm2Xc5") && !clean.contains("Tn7Vb2Lk8") && !clean.contains("Vn9Zb4Xm6"), "`{text}` became `{clean}`");
+        assert!(
+            clean.contains("[redacted")
+                && !clean.contains("Vb7Nm2Xc5")
+                && !clean.contains("Tn7Vb2Lk8")
+                && !clean.contains("Vn9Zb4Xm6"),
+            "`{text}` became `{clean}`"
+        );
     }
 }
 
