@@ -19,6 +19,11 @@ const SHELL: &str = "cargo test --workspace 2>&1 | tail -20";
 const COMPOUND: &str =
     "cd crates/core && cargo build --release 2>&1 | grep -E 'error|warning' | head -50; git status -s && git diff --stat";
 
+/// A program word only known at run time: judged as every program a critical rule names.
+const UNKNOWN_PROGRAM: &str = "x=$(cat name.txt); $x -rf ~";
+/// An array spliced into a command, and an unknown wrapper.
+const ARRAY: &str = "arr=(rm -rf build); \"${arr[@]}\" && chronic cargo test -q";
+
 struct Setup {
     _tmp: tempfile::TempDir,
     guard: Guard,
@@ -64,7 +69,13 @@ fn setup() -> Setup {
     let edit = registry
         .prepare("edit_file", r#"{"path":"src/lib.rs","old_text":"pub fn a() {}","new_text":"pub fn a() -> u8 { 1 }"}"#)
         .unwrap();
-    let calls = vec![("bash: typical", bash(SHELL)), ("edit_file", edit), ("bash: compound", bash(COMPOUND))];
+    let calls = vec![
+        ("bash: typical", bash(SHELL)),
+        ("edit_file", edit),
+        ("bash: compound", bash(COMPOUND)),
+        ("bash: unknown program", bash(UNKNOWN_PROGRAM)),
+        ("bash: array", bash(ARRAY)),
+    ];
     Setup { _tmp: tmp, guard, calls }
 }
 
@@ -110,6 +121,25 @@ fn nested_groups(s: &Setup, n: usize) {
     println!("judge {n} nested groups: {:.1} ms ({:?})", start.elapsed().as_secs_f64() * 1e3, verdict.decision);
 }
 
+/// One judgement of the 210-byte line that doubles a variable 25 times, timed once.
+fn doubling(s: &Setup) {
+    let registry = builtin_registry().unwrap();
+    let mut command = "a=x;".to_string();
+    for _ in 0..25 {
+        command.push_str(" a=$a$a;");
+    }
+    command.push_str(" echo $a");
+    let call = registry.prepare("bash", &serde_json::json!({ "command": command }).to_string()).unwrap();
+    let start = Instant::now();
+    let verdict = black_box(s.guard.judge(&call));
+    println!(
+        "judge the {}-byte doubling line: {:.2} ms ({:?})",
+        command.len(),
+        start.elapsed().as_secs_f64() * 1e3,
+        verdict.decision
+    );
+}
+
 fn main() {
     let s = setup();
     let mut criterion = Criterion::default().configure_from_args();
@@ -119,4 +149,5 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--test");
     percentiles(&s, if quick { 100 } else { 100_000 });
     nested_groups(&s, if quick { 1_000 } else { 100_000 });
+    doubling(&s);
 }

@@ -1,0 +1,112 @@
+//! The variables a line sets through builtins rather than assignments: `read`, `mapfile`,
+//! `getopts`, `printf -v`, `set --`, `unset`; and what an `echo` in a pipeline feeds the next
+//! stage.
+//!
+//! Rule: a value the reader can compute (a here-string `read` reads, what `printf -v` prints)
+//! is followed; anything else is [`UNKNOWN`], never left unset.
+
+use super::super::vars::UNKNOWN;
+use super::super::{basename, words, Word};
+use super::Splitter;
+
+impl Splitter {
+    /// What command `index` prints, when it is an `echo` or `printf` of known words.
+    pub(super) fn printed_by(&mut self, index: usize) -> Option<String> {
+        let cmd = self.commands.get(index)?;
+        let program = cmd.program.as_deref().filter(|p| matches!(*p, "echo" | "printf"))?;
+        if cmd.args().iter().any(|w| w.expands) {
+            return None;
+        }
+        let args: Vec<&str> = cmd.args().iter().map(|w| w.value.as_str()).collect();
+        let text = words::printed(program, &args, self.budget.left())?;
+        self.budget.take(text.len()).then_some(text)
+    }
+
+    /// Variables a builtin sets: to what it reads from a here-string the reader knows (`read -r
+    /// d <<< ~`), to what it prints (`printf -v d %s ~`), or else to what the reader cannot know
+    /// (`read d`, `mapfile`, `getopts`); `unset` forgets them.
+    pub(super) fn note_variables_set(&mut self, words: &[Word], stdin: Option<&str>) {
+        let Some((first, args)) = words.split_first() else { return };
+        let values = |with_value: &[&str]| {
+            let mut names = Vec::new();
+            let mut i = 0;
+            while let Some(w) = args.get(i) {
+                let v = w.value.as_str();
+                if with_value.contains(&v) {
+                    if v == "-a" {
+                        names.extend(args.get(i + 1).map(|w| w.value.clone()));
+                    }
+                    i += 2;
+                    continue;
+                }
+                if !v.starts_with('-') {
+                    names.push(v.to_string());
+                }
+                i += 1;
+            }
+            names
+        };
+        let unknown = match basename(&first.value) {
+            "read" => {
+                let names = values(&["-a", "-d", "-n", "-N", "-p", "-t", "-u", "-i"]);
+                let array = args.iter().any(|w| w.value.starts_with('-') && w.value.contains('a'));
+                let line = stdin.and_then(|text| text.lines().next());
+                match (line, array) {
+                    (Some(line), true) => {
+                        for name in &names {
+                            self.vars.assign(name, &format!("({line})"));
+                        }
+                    }
+                    (Some(line), false) => {
+                        let mut fields = line.split_whitespace();
+                        for (k, name) in names.iter().enumerate() {
+                            let value = if k + 1 == names.len() {
+                                fields.by_ref().collect::<Vec<_>>().join(" ")
+                            } else {
+                                fields.next().unwrap_or_default().to_string()
+                            };
+                            self.vars.assign(name, &value);
+                        }
+                    }
+                    (None, _) => names.iter().for_each(|n| self.vars.set_unknown(n)),
+                }
+                return;
+            }
+            "mapfile" | "readarray" => {
+                values(&["-d", "-n", "-O", "-s", "-u", "-C", "-c"]).into_iter().rev().take(1).collect()
+            }
+            "getopts" => args.get(1).map(|w| vec![w.value.clone()]).unwrap_or_default(),
+            "printf" if args.first().is_some_and(|w| w.value == "-v") => {
+                let Some(name) = args.get(1).map(|w| w.value.clone()) else { return };
+                let rest: Vec<&str> = args[2..].iter().map(|w| w.value.as_str()).collect();
+                let known = !args[2..].iter().any(|w| w.expands);
+                match known.then(|| words::printed("printf", &rest, self.budget.left())).flatten() {
+                    Some(text) if self.budget.take(text.len()) => self.vars.assign(&name, &text),
+                    _ => self.vars.set_unknown(&name),
+                }
+                return;
+            }
+            // `set -- a b` (or `set a b`): the positional parameters.
+            "set" => {
+                let from = match args.iter().position(|w| w.value == "--") {
+                    Some(p) => p + 1,
+                    None if args.first().is_some_and(|w| !w.value.starts_with(['-', '+'])) => 0,
+                    None => return,
+                };
+                let values = args[from..].iter().map(|w| if w.expands { UNKNOWN.to_string() } else { w.value.clone() });
+                self.vars.set_array("@", values.collect());
+                return;
+            }
+            "unset" => {
+                for w in args.iter().filter(|w| !w.value.starts_with('-')) {
+                    self.vars.remove(&w.value);
+                }
+                return;
+            }
+            _ => return,
+        };
+        for name in unknown {
+            self.vars.set_unknown(&name);
+        }
+    }
+}
