@@ -169,14 +169,29 @@ pub(crate) struct GlobChecks {
 }
 
 /// Locates paths for one guard.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Places {
     sandbox: Option<PathSandbox>,
+    /// Where credentials and protected paths are, as bytes, listed once: every path located
+    /// is asked whether it holds one ([`Places::holds_secrets`]).
+    secret_paths: Arc<[Vec<u8>]>,
+}
+
+impl Default for Places {
+    fn default() -> Self {
+        Self::new(None)
+    }
 }
 
 impl Places {
     pub(crate) fn new(sandbox: Option<PathSandbox>) -> Self {
-        Self { sandbox }
+        let home =
+            sandbox.as_ref().and_then(|s| s.home()).map_or_else(|| PathBuf::from(UNKNOWN_HOME), Path::to_path_buf);
+        let homes = [home, PathBuf::from("/root")];
+        let named = homes.iter().flat_map(|h| SECRET_NAMES.iter().map(move |(name, _)| h.join(name)));
+        let protected = sandbox.iter().flat_map(|s| s.protected_with_reasons().map(|(p, _)| p.to_path_buf()));
+        let secret_paths = named.chain(protected).map(|p| p.into_os_string().into_encoded_bytes()).collect();
+        Self { sandbox, secret_paths }
     }
 
     pub(crate) fn sandbox(&self) -> Option<&PathSandbox> {
@@ -235,10 +250,12 @@ impl Places {
         if matches!(folder.to_str(), Some("/" | "/home" | "/Users")) {
             return true;
         }
-        let homes = [self.home(), PathBuf::from("/root")];
-        let named = homes.iter().flat_map(|h| SECRET_NAMES.iter().map(move |(name, _)| h.join(name)));
-        let protected = self.sandbox.iter().flat_map(|s| s.protected_with_reasons().map(|(p, _)| p.to_path_buf()));
-        named.chain(protected).any(|secret| secret.starts_with(folder))
+        // Compared as bytes (the paths are absolute and normalised): a prefix that ends at a
+        // separator.
+        let folder = folder.as_os_str().as_encoded_bytes();
+        self.secret_paths.iter().any(|secret| {
+            secret.starts_with(folder) && (secret.len() == folder.len() || secret.get(folder.len()) == Some(&b'/'))
+        })
     }
 
     /// Whether a globbed path could name a credential: matched against where the secrets of

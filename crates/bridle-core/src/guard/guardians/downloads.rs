@@ -68,6 +68,9 @@ impl Downloads {
 /// working directory), `scp`/`rsync` from a remote to the last operand.
 fn download_targets(cmd: &SimpleCommand) -> Vec<String> {
     let Some(program) = cmd.program.as_deref() else { return Vec::new() };
+    if !matches!(program, "git" | "hg" | "svn" | "gh" | "curl" | "wget" | "aria2c" | "scp" | "rsync") {
+        return Vec::new();
+    }
     let args: Vec<&str> = cmd.args().iter().map(|w| w.value.as_str()).collect();
     let value_of = |names: &[&str]| {
         args.windows(2).find(|p| names.contains(&p[0])).map(|p| p[1].to_string()).or_else(|| {

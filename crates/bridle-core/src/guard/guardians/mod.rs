@@ -17,6 +17,7 @@ pub(crate) mod evasion;
 pub(crate) mod path;
 pub(crate) mod shell_rules;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -80,13 +81,7 @@ impl ShellView {
             let own = cmd.chdir.as_deref().and_then(|dir| lookup.locate(dir, &cwd, false)).map(|l| at(l.absolute));
             let here = own.unwrap_or_else(|| cwd.clone());
             // `$OLDPWD` and `~-`: the folder before the line's last `cd`, else unknown.
-            let oldpwd = match (&previous, moved) {
-                (Cwd::At(dir), true) => dir.to_string_lossy().into_owned(),
-                (Cwd::Workspace, true) => {
-                    lookup.places.sandbox().map_or(".".into(), |s| s.root().display().to_string())
-                }
-                _ => UNKNOWN.to_string(),
-            };
+            let oldpwd = OldPwd { previous: &previous, moved };
             let (located, unknown) = lookup.operands(cmd, &here, &oldpwd);
             runs_download.push(downloads.runs(cmd, &located, &here, &mut lookup));
             downloads.note(cmd, &here, &mut lookup);
@@ -136,11 +131,11 @@ struct Lookup<'p> {
 impl Lookup<'_> {
     /// The paths `cmd` touches, located from `here`; and the write targets it names that are
     /// only known when it runs.
-    fn operands(&mut self, cmd: &SimpleCommand, here: &Cwd, oldpwd: &str) -> (Vec<PathOperand>, Vec<String>) {
+    fn operands(&mut self, cmd: &SimpleCommand, here: &Cwd, oldpwd: &OldPwd<'_>) -> (Vec<PathOperand>, Vec<String>) {
         let mut located = Vec::new();
         let mut unknown = Vec::new();
         for op in operands(cmd).into_iter().filter(worth_judging) {
-            let text = with_oldpwd(&op.path, oldpwd);
+            let text = oldpwd.replace_in(&op.path, self.places);
             match self.locate(&text, here, op.certain) {
                 Some(l) => located.push(PathOperand { text: op.path, writes: op.writes, located: l }),
                 None if op.certain && op.writes => unknown.push(op.word.raw.clone()),
@@ -153,7 +148,12 @@ impl Lookup<'_> {
     /// `cmd`, whose program is only known when it runs, as each program a critical shell rule
     /// names (`"$x" -rf ~` as `rm`), with its paths located for that program. Charged to the
     /// budget; what it refuses is not made (and the line asks for it).
-    fn stand_ins(&mut self, cmd: &SimpleCommand, here: &Cwd, oldpwd: &str) -> Vec<(SimpleCommand, Vec<PathOperand>)> {
+    fn stand_ins(
+        &mut self,
+        cmd: &SimpleCommand,
+        here: &Cwd,
+        oldpwd: &OldPwd<'_>,
+    ) -> Vec<(SimpleCommand, Vec<PathOperand>)> {
         let mut out = Vec::new();
         let written = cmd.words.first().map(|w| w.value.as_str()).unwrap_or_default();
         // `/???/r?`: only the programs the glob could name; `$x`: any.
@@ -221,16 +221,30 @@ impl Lookup<'_> {
     }
 }
 
-/// `$OLDPWD` and a leading `~-` replaced by the folder before the line's last `cd`.
-fn with_oldpwd(text: &str, oldpwd: &str) -> String {
-    let text = match text.strip_prefix("~-") {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{oldpwd}{rest}"),
-        _ => text.to_string(),
-    };
-    if text.contains("OLDPWD") {
-        text.replace("${OLDPWD}", oldpwd).replace("$OLDPWD", oldpwd)
-    } else {
-        text
+/// The folder before the line's last `cd`, for `$OLDPWD` and `~-`.
+struct OldPwd<'a> {
+    previous: &'a Cwd,
+    moved: bool,
+}
+
+impl OldPwd<'_> {
+    /// `text` with `$OLDPWD` and a leading `~-` replaced by that folder ([`UNKNOWN`] before any
+    /// `cd`, or after one to a folder only known at run time).
+    fn replace_in<'t>(&self, text: &'t str, places: &Places) -> Cow<'t, str> {
+        let tilde = text.strip_prefix("~-").filter(|rest| rest.is_empty() || rest.starts_with('/'));
+        if tilde.is_none() && !text.contains("OLDPWD") {
+            return Cow::Borrowed(text);
+        }
+        let folder = match (self.previous, self.moved) {
+            (Cwd::At(dir), true) => dir.to_string_lossy().into_owned(),
+            (Cwd::Workspace, true) => places.sandbox().map_or(".".into(), |s| s.root().display().to_string()),
+            _ => UNKNOWN.to_string(),
+        };
+        let text = match tilde {
+            Some(rest) => format!("{folder}{rest}"),
+            None => text.to_string(),
+        };
+        Cow::Owned(text.replace("${OLDPWD}", &folder).replace("$OLDPWD", &folder))
     }
 }
 
