@@ -267,7 +267,6 @@ mod tests {
         assert_eq!(vars.get("arr"), Some("rm"));
         let spliced = vars.splice(&Word { quoted: true, ..Word::plain("${arr[@]}") }).unwrap();
         assert_eq!(spliced.iter().map(|w| w.value.as_str()).collect::<Vec<_>>(), ["rm", "-rf", "~"]);
-        let mut vars = vars;
         vars.set_unknown("r");
         assert_eq!(vars.parameter("r").as_deref(), Some(UNKNOWN));
     }
