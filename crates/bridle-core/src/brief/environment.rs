@@ -137,6 +137,7 @@ fn changed_files(workspace: &Path, shell: &ShellSandbox) -> Option<usize> {
         stderr: Stdio::null(),
         network: false,
         loopback: None,
+        layer: None,
     };
     let mut child = shell.spawn_blocking(launch).ok()?;
     let started = Instant::now();

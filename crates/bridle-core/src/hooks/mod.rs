@@ -228,6 +228,7 @@ impl Hooks {
             stderr: Stdio::piped(),
             network: false,
             loopback: None,
+            layer: None,
         };
         let mut child = shell
             .spawn(launch, !hook.sandboxed)

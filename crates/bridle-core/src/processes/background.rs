@@ -223,6 +223,7 @@ impl SessionProcesses {
             stderr: errors.into(),
             network: start.network.is_some(),
             loopback: self.loopback(start.shell),
+            layer: None,
         };
         become_subreaper();
         let spawned =

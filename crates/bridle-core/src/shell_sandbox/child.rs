@@ -1,7 +1,8 @@
 //! What a sandboxed command's process gets between fork and exec: its process limit (a pids
 //! cgroup it joins, else `RLIMIT_NPROC`), its network namespace, made or the session's joined, with
-//! the proxy's door when it has network ([`super::door`]), and the one file descriptor it must
-//! inherit (the seccomp filter bwrap reads).
+//! the proxy's door when it has network ([`super::door`]), the overlay of the workspace when it
+//! writes to a layer ([`super::overlay`]), and the one file descriptor it must inherit (the
+//! seccomp filter bwrap reads).
 //!
 //! Rule: only async-signal-safe system calls run in the forked child (no allocation, no lock),
 //! and no descriptor is made inheritable in Bridle itself, where a process spawned at the same
@@ -36,6 +37,7 @@ pub(super) fn prepare(
     limit: ProcessLimit,
     inherit: Option<RawFd>,
     door: Option<super::door::DoorInChild>,
+    layer: Option<super::overlay::LayerInChild>,
 ) {
     let hook = move || {
         match limit {
@@ -53,6 +55,10 @@ pub(super) fn prepare(
         if let Some(door) = &door {
             super::door::open_in_child(door)?;
         }
+        // In the user namespace the door made or joined: the workspace becomes the overlay.
+        if let Some(layer) = &layer {
+            super::overlay::mount_in_child(layer)?;
+        }
         if let Some(fd) = inherit {
             // SAFETY: `fd` is open in the parent until the spawn returns, so it is open in this
             // child, which is a copy of the parent taken during the spawn.
@@ -61,7 +67,7 @@ pub(super) fn prepare(
         }
         Ok(())
     };
-    // SAFETY: the hook makes only system calls (write, setrlimit, fcntl, and the door's),
+    // SAFETY: the hook makes only system calls (write, setrlimit, fcntl, the door's and the mount's),
     // async-signal-safe; it allocates nothing and takes no lock.
     unsafe {
         command.pre_exec(hook);

@@ -20,11 +20,13 @@ mod child;
 mod door;
 mod env;
 mod landlock;
+mod overlay;
 mod pids;
 mod seccomp;
 
 pub use door::{Loopback, SANDBOX_PORT, SSH_COMMAND, SSH_TUNNEL};
 pub use env::{allows_name, child_environment, HostEnvironment};
+pub use overlay::{probe as probe_overlay, Layer};
 
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
@@ -253,8 +255,13 @@ impl ShellSandbox {
             launch.env.retain(|(name, _)| !name.eq_ignore_ascii_case("no_proxy"));
         }
         let loopback = launch.loopback;
+        let layered = launch.layer.is_some();
+        if layered && kind != SandboxKind::Bwrap {
+            return Err(std::io::Error::other("an overlay of the workspace needs bubblewrap"));
+        }
         let (door, landlock_listener) = match kind {
-            SandboxKind::Bwrap if proxied || loopback.is_some() => {
+            // A layer is mounted inside the user namespace the door makes or joins.
+            SandboxKind::Bwrap if proxied || loopback.is_some() || layered => {
                 let door = door::Door::new(loopback, proxied)?;
                 launch.env.extend(door.proxy_address().map(door::proxy_environment).unwrap_or_default());
                 (Some(door), None)
@@ -309,6 +316,7 @@ impl ShellSandbox {
         kind: SandboxKind,
         door: Option<&door::Door<'_>>,
     ) -> std::io::Result<(tokio::process::Command, Option<std::os::fd::OwnedFd>)> {
+        let layer = launch.layer;
         let mut seccomp_fd = None;
         let mut command = match kind {
             SandboxKind::Bwrap => {
@@ -335,7 +343,8 @@ impl ShellSandbox {
             .kill_on_drop(true);
         if kind != SandboxKind::None {
             let seccomp = seccomp_fd.as_ref().map(AsRawFd::as_raw_fd);
-            child::prepare(&mut command, self.process_limit(), seccomp, door.map(door::Door::in_child));
+            let layer = layer.map(Layer::in_child);
+            child::prepare(&mut command, self.process_limit(), seccomp, door.map(door::Door::in_child), layer);
         }
         Ok((command, seccomp_fd))
     }
@@ -360,6 +369,9 @@ pub(crate) struct Launch<'a> {
     /// The session's shared network namespace, joined under bubblewrap (none: the command gets
     /// one of its own).
     pub loopback: Option<&'a Loopback>,
+    /// The upper layer the command writes into instead of the workspace (under bubblewrap
+    /// only; none: it writes to the workspace).
+    pub layer: Option<&'a Layer>,
 }
 
 /// A started command.

@@ -141,6 +141,7 @@ impl Tool for Bash {
             stderr: errors.into(),
             network: ctx.network.is_some(),
             loopback: ctx.processes.as_ref().and_then(|p| p.loopback(shell)),
+            layer: None,
         };
         let started = std::time::Instant::now();
         let spawned =

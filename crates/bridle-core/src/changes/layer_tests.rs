@@ -1,0 +1,183 @@
+//! Real commands under bubblewrap on an overlay of a real workspace: the workspace is left as it
+//! was, and the layer says what each did — including what must not land.
+#![allow(clippy::unwrap_used)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::shell_sandbox::{probe_overlay, Launch, Layer, SandboxKind, ShellSandbox};
+
+/// Runs `script` in the workspace's sandbox on a fresh layer; the layer and bash's stderr.
+async fn on_layer(ws: &Path, layers: &Path, script: &str) -> (Layer, String) {
+    let shell = ShellSandbox::new(&Default::default(), ws, &[], false);
+    assert_eq!(shell.kind(), SandboxKind::Bwrap, "these tests need bubblewrap");
+    let layer = Layer::new(layers, ws).unwrap();
+    let launch = Launch {
+        script,
+        cwd: ws,
+        env: shell.environment(std::env::vars_os()),
+        stdin: Stdio::null(),
+        stdout: Stdio::piped(),
+        stderr: Stdio::piped(),
+        network: false,
+        loopback: None,
+        layer: Some(&layer),
+    };
+    let spawned = shell.spawn(launch, false).await.unwrap();
+    let out = spawned.child.wait_with_output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{script}: {stderr}");
+    (layer, stderr)
+}
+
+/// Every path below `root` with its type, mode and content (links by target).
+fn tree(root: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = path.symlink_metadata().unwrap();
+            let rel = path.strip_prefix(root).unwrap().to_path_buf();
+            let what = if meta.file_type().is_symlink() {
+                format!("link {}", std::fs::read_link(&path).unwrap().display())
+            } else if meta.is_dir() {
+                stack.push(path.clone());
+                format!("dir {:o}", meta.permissions().mode() & 0o7777)
+            } else {
+                format!("file {:o} {:?}", meta.permissions().mode() & 0o7777, std::fs::read(&path).unwrap())
+            };
+            out.push((rel, what));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let ws = root.join("ws");
+    std::fs::create_dir_all(ws.join("d/sub")).unwrap();
+    for (file, text) in [
+        ("a.rs", "fn a() {}\n"),
+        ("tracked.txt", "tracked\n"),
+        ("b.txt", "bee\n"),
+        ("run.sh", "echo run\n"),
+        ("d/old.txt", "old\n"),
+        ("d/sub/deep.txt", "deep\n"),
+    ] {
+        std::fs::write(ws.join(file), text).unwrap();
+    }
+    (tmp, ws, root.join("layers"))
+}
+
+fn kinds(read: &LayerRead) -> Vec<(String, EffectKind)> {
+    read.effects.iter().map(|e| (e.rel.display().to_string(), e.kind.clone())).collect()
+}
+
+#[test]
+fn the_overlay_works_on_this_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert_eq!(probe_overlay(tmp.path()), Ok(()));
+}
+
+#[tokio::test]
+async fn a_command_on_a_layer_leaves_the_workspace_as_it_was_and_the_layer_says_what_it_did() {
+    let (_tmp, ws, layers) = workspace();
+    let before = tree(&ws);
+    let script = "rm tracked.txt; echo x > new.txt; chmod +x run.sh; mv b.txt c.txt; ln -s a.rs link; \
+                  echo more >> a.rs; rm -rf d && mkdir d && echo n > d/n.txt; mkdir -p e/f && touch e/f/g";
+    let (layer, _) = on_layer(&ws, &layers, script).await;
+    assert_eq!(tree(&ws), before, "the workspace itself is untouched");
+
+    let read = read_layer(layer.upper(), &ws).unwrap();
+    assert_eq!(
+        kinds(&read),
+        vec![
+            ("a.rs".into(), EffectKind::Modified),
+            ("b.txt".into(), EffectKind::Deleted),
+            ("c.txt".into(), EffectKind::Created),
+            ("d/n.txt".into(), EffectKind::Created),
+            ("d/old.txt".into(), EffectKind::Deleted),
+            ("d/sub".into(), EffectKind::Deleted),
+            ("e".into(), EffectKind::Folder),
+            ("e/f".into(), EffectKind::Folder),
+            ("e/f/g".into(), EffectKind::Created),
+            ("link".into(), EffectKind::Link("a.rs".into())),
+            ("new.txt".into(), EffectKind::Created),
+            ("run.sh".into(), EffectKind::ModeChanged),
+            ("tracked.txt".into(), EffectKind::Deleted),
+        ]
+    );
+    assert!(read.refused.is_empty(), "{:?}", read.refused);
+    let run = read.effects.iter().find(|e| e.rel == Path::new("run.sh")).unwrap();
+    assert_eq!(run.mode.map(|m| m & 0o111), Some(0o111));
+    // A command that changed nothing leaves an empty layer.
+    let (quiet, _) = on_layer(&ws, &layers, "cat a.rs > /dev/null; ls -la").await;
+    assert_eq!(read_layer(quiet.upper(), &ws).unwrap(), LayerRead::default());
+    // The layer goes with its value.
+    let home = layer.upper().parent().unwrap().to_path_buf();
+    drop(layer);
+    assert!(!home.exists());
+}
+
+#[tokio::test]
+async fn what_a_command_plants_in_its_layer_is_kept_as_what_it_is_or_refused() {
+    let (_tmp, ws, layers) = workspace();
+    let outside = ws.parent().unwrap().join("outside.txt");
+    std::fs::write(&outside, "outside\n").unwrap();
+    let before = tree(&ws);
+    let script = format!(
+        "ln -s {} escape; ln -s /etc/passwd passwd; mkfifo fifo; touch suid && chmod u+s suid; \
+         echo h > h1 && ln h1 h2; truncate -s 2G big; mknod dev c 1 3 2>/dev/null; true",
+        outside.display()
+    );
+    let (layer, stderr) = on_layer(&ws, &layers, &script).await;
+    assert_eq!(tree(&ws), before, "the workspace itself is untouched: {stderr}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
+
+    let started = std::time::Instant::now();
+    let read = read_layer(layer.upper(), &ws).unwrap();
+    let refused: Vec<(String, &str)> = read.refused.iter().map(|r| (r.rel.display().to_string(), r.why)).collect();
+    let names: Vec<&str> = refused.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["fifo", "h1", "h2", "suid"], "{refused:?}");
+    assert!(refused[0].1.contains("FIFO") && refused[1].1.contains("more than one link"), "{refused:?}");
+    assert!(refused[3].1.contains("set-user-id"), "{refused:?}");
+    // A device cannot even be made: the sandbox holds no capability.
+    assert!(!layer.upper().join("dev").exists());
+    // Links are links, their targets as written; nothing was followed.
+    assert_eq!(
+        kinds(&read),
+        vec![
+            ("big".into(), EffectKind::Created),
+            ("escape".into(), EffectKind::Link(outside.clone())),
+            ("passwd".into(), EffectKind::Link("/etc/passwd".into())),
+        ]
+    );
+    let big = read.effects.iter().find(|e| e.rel == Path::new("big")).unwrap();
+    assert_eq!(big.bytes, 2 << 30);
+    // A 2 GiB file is a stat here, not a read.
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn a_changed_huge_file_is_compared_a_chunk_at_a_time() {
+    let (_tmp, ws, layers) = workspace();
+    let big = ws.join("big.bin");
+    std::fs::File::create(&big).unwrap().set_len(256 << 20).unwrap();
+    // The same size, one byte different near the end; and one rewritten to the same bytes.
+    let script =
+        "printf x | dd of=big.bin bs=1 seek=268435000 conv=notrunc 2>/dev/null; cp a.rs same && cat same > a.rs";
+    let (layer, _) = on_layer(&ws, &layers, script).await;
+    let read = read_layer(layer.upper(), &ws).unwrap();
+    assert_eq!(
+        kinds(&read),
+        vec![("big.bin".into(), EffectKind::Modified), ("same".into(), EffectKind::Created)],
+        "a copy-up with the same bytes is no change"
+    );
+}

@@ -1,0 +1,197 @@
+//! The workspace as an overlay for one command (DESIGN §4.3): the command sees the workspace as
+//! it is and writes into an upper layer of its own, so what it changed can be read, shown and
+//! landed (or dropped) afterwards instead of reaching the workspace as it happens.
+//!
+//! Debian 12's bubblewrap (0.8) has no `--overlay`, so Bridle mounts the overlay itself: in the
+//! command's child, inside the user namespace its door made or joined ([`super::door`]), a mount
+//! namespace of its own gets an overlayfs (`userxattr`: an unprivileged user may mount it since
+//! Linux 5.11) over the workspace's own path; bwrap then starts inside that namespace and binds
+//! the workspace path, which is the overlay.
+//!
+//! Rule: the mount is made between fork and exec with system calls only, on text prepared
+//! before the fork; if any step fails the spawn fails (the command never writes to the
+//! workspace when it was to write to a layer). [`probe`] says once per process whether it works
+//! here at all, so the caller can run the command as before and say why.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// One command's upper layer: where what it writes goes, and the work folder overlayfs needs
+/// beside it (on the same file system). Removed with this value.
+#[derive(Debug)]
+pub struct Layer {
+    /// Holds `upper` and `work`.
+    home: PathBuf,
+    upper: PathBuf,
+    /// The workspace the overlay covers (its lower layer and its mount point).
+    workspace: PathBuf,
+    target: CString,
+    options: CString,
+}
+
+/// What the forked child needs to mount a [`Layer`], prepared before the fork.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LayerInChild {
+    target: *const libc::c_char,
+    options: *const libc::c_char,
+}
+
+// SAFETY: the pointers point into a `Layer` that outlives the spawn that uses them; they are
+// only read, in the child.
+#[allow(unsafe_code)]
+unsafe impl Send for LayerInChild {}
+#[allow(unsafe_code)]
+unsafe impl Sync for LayerInChild {}
+
+impl Layer {
+    /// A fresh layer under `layers` (created if missing) for `workspace`.
+    pub fn new(layers: &Path, workspace: &Path) -> std::io::Result<Self> {
+        std::fs::create_dir_all(layers)?;
+        let home = layers.join(format!("layer-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir(&home)?;
+        let upper = home.join("upper");
+        let work = home.join("work");
+        std::fs::create_dir(&upper)?;
+        std::fs::create_dir(&work)?;
+        let workspace = workspace.canonicalize()?;
+        let mut options = b"lowerdir=".to_vec();
+        options.extend(escaped(&workspace)?);
+        options.extend(b",upperdir=");
+        options.extend(escaped(&upper)?);
+        options.extend(b",workdir=");
+        options.extend(escaped(&work)?);
+        options.extend(b",userxattr");
+        let target = CString::new(workspace.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+        let options = CString::new(options).map_err(std::io::Error::other)?;
+        Ok(Self { home, upper, workspace, target, options })
+    }
+
+    /// The upper layer: everything the command created or changed, and a whiteout for each
+    /// thing it removed.
+    pub fn upper(&self) -> &Path {
+        &self.upper
+    }
+
+    /// The workspace under the layer.
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    pub(super) fn in_child(&self) -> LayerInChild {
+        LayerInChild { target: self.target.as_ptr(), options: self.options.as_ptr() }
+    }
+}
+
+impl Drop for Layer {
+    fn drop(&mut self) {
+        // The work folder holds a folder overlayfs made without write permission for anyone.
+        let _ = make_writable(&self.home);
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+/// Every folder below `dir` made writable by its owner (overlayfs leaves its work folder's
+/// inner folder with no permission at all), so the layer can be removed.
+fn make_writable(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = make_writable(&entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// A path as a mount option's value: commas and backslashes would end or change the option, so
+/// a path holding them is refused (the caller runs the command as before and says why).
+fn escaped(path: &Path) -> std::io::Result<Vec<u8>> {
+    let bytes = path.as_os_str().as_bytes();
+    if bytes.iter().any(|b| matches!(b, b',' | b'\\' | b':' | b'\n')) {
+        return Err(std::io::Error::other(format!(
+            "`{}` holds a character an overlay mount cannot name (`,` `:` `\\`)",
+            path.display()
+        )));
+    }
+    Ok(bytes.to_vec())
+}
+
+/// In the forked child, already in its user namespace: a mount namespace of its own, nothing
+/// in it propagating back, and the overlay over the workspace.
+#[allow(unsafe_code)]
+pub(super) fn mount_in_child(layer: &LayerInChild) -> std::io::Result<()> {
+    let check = |r: libc::c_int| if r < 0 { Err(std::io::Error::last_os_error()) } else { Ok(r) };
+    // SAFETY: plain system calls on strings prepared before the fork; no allocation, no lock.
+    unsafe {
+        check(libc::unshare(libc::CLONE_NEWNS))?;
+        check(libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ))?;
+        check(libc::mount(
+            c"overlay".as_ptr(),
+            layer.target,
+            c"overlay".as_ptr(),
+            0,
+            layer.options.cast::<libc::c_void>(),
+        ))?;
+    }
+    Ok(())
+}
+
+/// Whether a command can run on an overlay here: once per process, a child mounts one over a
+/// scratch folder and writes through it; `Err` says why not (no user namespaces, an old kernel,
+/// a file system overlayfs refuses).
+pub fn probe(scratch: &Path) -> Result<(), String> {
+    static PROBED: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBED.get_or_init(|| probe_once(scratch)).clone()
+}
+
+fn probe_once(scratch: &Path) -> Result<(), String> {
+    let fail = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    let base = scratch.join(format!("probe-{}", uuid::Uuid::new_v4().simple()));
+    let lower = base.join("lower");
+    std::fs::create_dir_all(&lower).map_err(|e| fail("scratch", e))?;
+    std::fs::write(lower.join("kept"), b"lower").map_err(|e| fail("scratch", e))?;
+    let result = Layer::new(&base.join("layers"), &lower)
+        .map_err(|e| fail("layer", e))
+        .and_then(|layer| write_through(&layer, &lower));
+    let _ = std::fs::remove_dir_all(&base);
+    result
+}
+
+/// Runs a child on `layer` that writes a file and removes one; checks where they went.
+#[allow(unsafe_code)]
+fn write_through(layer: &Layer, lower: &Path) -> Result<(), String> {
+    let fail = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    let door = super::door::Door::new(None, false).map_err(|e| fail("namespace", e))?;
+    let plan = door.in_child();
+    let mount = layer.in_child();
+    let write = lower.join("written");
+    let mut command = std::process::Command::new("/bin/sh");
+    command.arg("-c").arg("echo upper > \"$1\" && rm \"$2\"").arg("sh").arg(&write).arg(lower.join("kept"));
+    command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    // SAFETY: the hook makes only system calls on memory prepared before the fork.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
+            super::door::open_in_child(&plan)?;
+            mount_in_child(&mount)
+        });
+    }
+    let output = command.output().map_err(|e| format!("the overlay could not be mounted here: {e}"))?;
+    drop(door);
+    if !output.status.success() {
+        return Err(format!("a command on an overlay failed here: {}", String::from_utf8_lossy(&output.stderr).trim()));
+    }
+    let landed = std::fs::read(layer.upper().join("written")).ok();
+    let untouched = !write.exists() && lower.join("kept").exists();
+    match (landed.as_deref(), untouched) {
+        (Some(b"upper\n"), true) => Ok(()),
+        _ => Err("a write through the overlay did not land in its upper layer".into()),
+    }
+}
