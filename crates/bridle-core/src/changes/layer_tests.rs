@@ -181,3 +181,80 @@ async fn a_changed_huge_file_is_compared_a_chunk_at_a_time() {
         "a copy-up with the same bytes is no change"
     );
 }
+
+/// Runs `script` in the workspace's sandbox, on a fresh layer or not; its wall time, and the
+/// time to read the layer back.
+async fn timed(ws: &Path, layers: &Path, script: &str, layered: bool) -> (std::time::Duration, std::time::Duration) {
+    let shell = ShellSandbox::new(&Default::default(), ws, &[], false);
+    let layer = layered.then(|| Layer::new(layers, ws).unwrap());
+    let started = std::time::Instant::now();
+    let launch = Launch {
+        script,
+        cwd: ws,
+        env: shell.environment(std::env::vars_os()),
+        stdin: Stdio::null(),
+        stdout: Stdio::null(),
+        stderr: Stdio::null(),
+        network: false,
+        loopback: None,
+        layer: layer.as_ref(),
+    };
+    let status = shell.spawn(launch, false).await.unwrap().child.wait().await.unwrap();
+    let ran = started.elapsed();
+    assert!(status.success(), "{script}");
+    let read = std::time::Instant::now();
+    if let Some(layer) = &layer {
+        std::hint::black_box(read_layer(layer.upper(), ws).unwrap());
+    }
+    (ran, read.elapsed())
+}
+
+/// Figures for `scripts/bench-overlay.sh`: each case on today's bubblewrap and on an overlay,
+/// interleaved, medians side by side. A report, not a check.
+#[tokio::test]
+#[ignore = "a benchmark: scripts/bench-overlay.sh"]
+async fn overlay_figures() {
+    let (_tmp, ws, layers) = workspace();
+    let repo = ws.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    for i in 0..10_000 {
+        let dir = repo.join(format!("d{}", i / 100));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    let git = |args: &[&str]| std::process::Command::new("git").args(args).current_dir(&repo).output().unwrap();
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["-c", "user.email=b@x", "-c", "user.name=b", "commit", "-qm", "files"]);
+    let rounds: usize = std::env::var("ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(15);
+    let cases = [
+        ("true", "true".to_string()),
+        ("git status, 10k files", "cd repo && git status --porcelain > /dev/null".to_string()),
+        ("change 1,000 small files", "cd repo && for i in $(seq 0 999); do echo x >> d$((i / 100))/f$i.txt; done".to_string()),
+        (
+            "write 20,000 files under node_modules",
+            "mkdir -p node_modules && cd node_modules && for d in $(seq 200); do mkdir p$d; for f in $(seq 100); do : > p$d/f$f.js; done; done"
+                .to_string(),
+        ),
+    ];
+    println!("| case | bwrap today (median ms) | on an overlay (median ms) | reading the layer (median ms) |");
+    println!("|---|---|---|---|");
+    for (name, script) in &cases {
+        let (mut plain, mut layered, mut reading) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            // Each plain run starts from the same tree: what a plain run wrote is removed.
+            let (ran, _) = timed(&ws, &layers, script, false).await;
+            plain.push(ran);
+            git(&["checkout", "-q", "."]);
+            let _ = std::fs::remove_dir_all(ws.join("node_modules"));
+            let (ran, read) = timed(&ws, &layers, script, true).await;
+            layered.push(ran);
+            reading.push(read);
+        }
+        let median = |v: &mut Vec<std::time::Duration>| {
+            v.sort();
+            v[v.len() / 2].as_secs_f64() * 1e3
+        };
+        println!("| {name} | {:.1} | {:.1} | {:.1} |", median(&mut plain), median(&mut layered), median(&mut reading));
+    }
+}

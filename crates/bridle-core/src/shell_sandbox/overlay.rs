@@ -6,7 +6,9 @@
 //! command's child, inside the user namespace its door made or joined ([`super::door`]), a mount
 //! namespace of its own gets an overlayfs (`userxattr`: an unprivileged user may mount it since
 //! Linux 5.11) over the workspace's own path; bwrap then starts inside that namespace and binds
-//! the workspace path, which is the overlay.
+//! the workspace path, which is the overlay. It is mounted `volatile`: a layer lives for one
+//! command and is read back by Bridle, so overlayfs need not sync what it copies up (with the
+//! syncs, a command changing 1,000 small files took 636 ms instead of 210).
 //!
 //! Rule: the mount is made between fork and exec with system calls only, on text prepared
 //! before the fork; if any step fails the spawn fails (the command never writes to the
@@ -62,7 +64,7 @@ impl Layer {
         options.extend(escaped(&upper)?);
         options.extend(b",workdir=");
         options.extend(escaped(&work)?);
-        options.extend(b",userxattr");
+        options.extend(b",userxattr,volatile");
         let target = CString::new(workspace.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
         let options = CString::new(options).map_err(std::io::Error::other)?;
         Ok(Self { home, upper, workspace, target, options })
