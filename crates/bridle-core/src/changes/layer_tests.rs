@@ -184,7 +184,13 @@ async fn a_changed_huge_file_is_compared_a_chunk_at_a_time() {
 
 /// Runs `script` in the workspace's sandbox, on a fresh layer or not; its wall time, and the
 /// time to read the layer back.
-async fn timed(ws: &Path, layers: &Path, script: &str, layered: bool) -> (std::time::Duration, std::time::Duration) {
+async fn timed(
+    ws: &Path,
+    layers: &Path,
+    script: &str,
+    layered: bool,
+    loopback: &crate::shell_sandbox::Loopback,
+) -> (std::time::Duration, std::time::Duration) {
     let shell = ShellSandbox::new(&Default::default(), ws, &[], false);
     let layer = layered.then(|| Layer::new(layers, ws).unwrap());
     let started = std::time::Instant::now();
@@ -196,7 +202,7 @@ async fn timed(ws: &Path, layers: &Path, script: &str, layered: bool) -> (std::t
         stdout: Stdio::null(),
         stderr: Stdio::null(),
         network: false,
-        loopback: None,
+        loopback: Some(loopback),
         layer: layer.as_ref(),
     };
     let status = shell.spawn(launch, false).await.unwrap().child.wait().await.unwrap();
@@ -210,7 +216,8 @@ async fn timed(ws: &Path, layers: &Path, script: &str, layered: bool) -> (std::t
 }
 
 /// Figures for `scripts/bench-overlay.sh`: each case on today's bubblewrap and on an overlay,
-/// interleaved, medians side by side. A report, not a check.
+/// interleaved, medians side by side, both in a session's shared loopback as `bash` runs in a
+/// session. A report, not a check.
 #[tokio::test]
 #[ignore = "a benchmark: scripts/bench-overlay.sh"]
 async fn overlay_figures() {
@@ -226,6 +233,7 @@ async fn overlay_figures() {
     git(&["init", "-q"]);
     git(&["add", "."]);
     git(&["-c", "user.email=b@x", "-c", "user.name=b", "commit", "-qm", "files"]);
+    let loopback = crate::shell_sandbox::Loopback::new().unwrap();
     let rounds: usize = std::env::var("ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(15);
     let cases = [
         ("true", "true".to_string()),
@@ -243,11 +251,11 @@ async fn overlay_figures() {
         let (mut plain, mut layered, mut reading) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             // Each plain run starts from the same tree: what a plain run wrote is removed.
-            let (ran, _) = timed(&ws, &layers, script, false).await;
+            let (ran, _) = timed(&ws, &layers, script, false, &loopback).await;
             plain.push(ran);
             git(&["checkout", "-q", "."]);
             let _ = std::fs::remove_dir_all(ws.join("node_modules"));
-            let (ran, read) = timed(&ws, &layers, script, true).await;
+            let (ran, read) = timed(&ws, &layers, script, true, &loopback).await;
             layered.push(ran);
             reading.push(read);
         }
