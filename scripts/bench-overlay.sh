@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A bash command on an overlay of the workspace against today's bubblewrap, side by side in one
 # run (DESIGN §4.3): `true`, `git status` in a 10k-file repository, a command changing 1,000
-# small files, and one writing 20,000 files under `node_modules`; each case's medians, and the
-# time to read the overlay's upper layer back as changes. ROUNDS=N (default 15).
+# small files, and one writing 20,000 files under `node_modules` (new: captured in the layer;
+# existing: a scratch folder written through); each case's medians, and the time to read the
+# overlay's upper layer back as changes. ROUNDS=N (default 15).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh

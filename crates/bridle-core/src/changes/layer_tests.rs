@@ -215,6 +215,10 @@ async fn timed(
     (ran, read.elapsed())
 }
 
+/// 20,000 empty files in 200 folders.
+const WRITE_20K: &str =
+    "cd node_modules && for d in $(seq 200); do mkdir p$d; for f in $(seq 100); do : > p$d/f$f.js; done; done";
+
 /// Figures for `scripts/bench-overlay.sh`: each case on today's bubblewrap and on an overlay,
 /// interleaved, medians side by side, both in a session's shared loopback as `bash` runs in a
 /// session. A report, not a check.
@@ -238,23 +242,31 @@ async fn overlay_figures() {
     let cases = [
         ("true", "true".to_string()),
         ("git status, 10k files", "cd repo && git status --porcelain > /dev/null".to_string()),
-        ("change 1,000 small files", "cd repo && for i in $(seq 0 999); do echo x >> d$((i / 100))/f$i.txt; done".to_string()),
         (
-            "write 20,000 files under node_modules",
-            "mkdir -p node_modules && cd node_modules && for d in $(seq 200); do mkdir p$d; for f in $(seq 100); do : > p$d/f$f.js; done; done"
-                .to_string(),
+            "change 1,000 small files",
+            "cd repo && for i in $(seq 0 999); do echo x >> d$((i / 100))/f$i.txt; done".to_string(),
         ),
+        ("write 20,000 files under a new node_modules", format!("mkdir -p node_modules && {WRITE_20K}")),
+        ("write 20,000 files under an existing node_modules", format!("mkdir -p node_modules && {WRITE_20K}")),
     ];
     println!("| case | bwrap today (median ms) | on an overlay (median ms) | reading the layer (median ms) |");
     println!("|---|---|---|---|");
     for (name, script) in &cases {
         let (mut plain, mut layered, mut reading) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            // Each plain run starts from the same tree: what a plain run wrote is removed.
-            let (ran, _) = timed(&ws, &layers, script, false, &loopback).await;
-            plain.push(ran);
+        // Each run starts from the same tree: what a run wrote is removed; an existing
+        // node_modules is there, empty, when the run starts (a scratch folder written through).
+        let reset = || {
             git(&["checkout", "-q", "."]);
             let _ = std::fs::remove_dir_all(ws.join("node_modules"));
+            if name.contains("existing") {
+                std::fs::create_dir(ws.join("node_modules")).unwrap();
+            }
+        };
+        for _ in 0..rounds {
+            reset();
+            let (ran, _) = timed(&ws, &layers, script, false, &loopback).await;
+            plain.push(ran);
+            reset();
             let (ran, read) = timed(&ws, &layers, script, true, &loopback).await;
             layered.push(ran);
             reading.push(read);
@@ -265,4 +277,26 @@ async fn overlay_figures() {
         };
         println!("| {name} | {:.1} | {:.1} | {:.1} |", median(&mut plain), median(&mut layered), median(&mut reading));
     }
+}
+
+#[tokio::test]
+async fn scratch_folders_that_exist_are_written_through_and_stay_out_of_the_layer() {
+    let (_tmp, ws, layers) = workspace();
+    std::fs::create_dir_all(ws.join("target/debug")).unwrap();
+    std::fs::write(ws.join("target/debug/old"), "old").unwrap();
+    let script = "echo built > target/debug/app && rm target/debug/old && echo x > notes.txt && mkdir -p dist && echo d > dist/a.js";
+    let (layer, _) = on_layer(&ws, &layers, script).await;
+    // Straight through: the build's output is in the workspace now, as without a layer.
+    assert_eq!(std::fs::read_to_string(ws.join("target/debug/app")).unwrap(), "built\n");
+    assert!(!ws.join("target/debug/old").exists());
+    // A scratch folder that did not exist yet is in the layer, like everything else.
+    assert!(!ws.join("dist").exists() && !ws.join("notes.txt").exists());
+    assert_eq!(
+        kinds(&read_layer(layer.upper(), &ws).unwrap()),
+        vec![
+            ("dist".into(), EffectKind::Folder),
+            ("dist/a.js".into(), EffectKind::Created),
+            ("notes.txt".into(), EffectKind::Created),
+        ]
+    );
 }
