@@ -300,3 +300,31 @@ async fn scratch_folders_that_exist_are_written_through_and_stay_out_of_the_laye
         ]
     );
 }
+
+#[tokio::test]
+async fn a_scratch_folder_swapped_for_a_link_fails_the_spawn_and_binds_nothing() {
+    let (_tmp, ws, layers) = workspace();
+    let secret = ws.parent().unwrap().join("secret");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(secret.join("key"), "private\n").unwrap();
+    std::fs::create_dir_all(ws.join("target")).unwrap();
+    let layer = Layer::new(&layers, &ws).unwrap();
+    // Between the layer and the spawn, something in the workspace swaps the folder for a link.
+    std::fs::remove_dir(ws.join("target")).unwrap();
+    std::os::unix::fs::symlink(&secret, ws.join("target")).unwrap();
+    let shell = ShellSandbox::new(&Default::default(), &ws, &[], false);
+    let launch = Launch {
+        script: "echo stolen > target/key",
+        cwd: &ws,
+        env: shell.environment(std::env::vars_os()),
+        stdin: Stdio::null(),
+        stdout: Stdio::null(),
+        stderr: Stdio::null(),
+        network: false,
+        loopback: None,
+        layer: Some(&layer),
+    };
+    let spawned = shell.spawn(launch, false).await;
+    assert!(spawned.is_err(), "the spawn went ahead");
+    assert_eq!(std::fs::read_to_string(secret.join("key")).unwrap(), "private\n");
+}

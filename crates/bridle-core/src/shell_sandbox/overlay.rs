@@ -13,7 +13,9 @@
 //! Scratch folders that already exist (`target`, `node_modules`, ... : [`SCRATCH`]) are not
 //! overlaid: each is bound aside before the overlay is mounted and moved back over it after, so
 //! a build writes its output straight into the workspace as it does without a layer, and the
-//! layer holds only what is worth showing.
+//! layer holds only what is worth showing. Each is opened without following links and bound
+//! through its descriptor, so a folder swapped for a link since the layer was made fails the
+//! spawn rather than bringing the link's target into the sandbox.
 //!
 //! Rule: the mount is made between fork and exec with system calls only, on text prepared
 //! before the fork; if any step fails the spawn fails (the command never writes to the
@@ -183,7 +185,20 @@ pub(super) fn mount_in_child(layer: &LayerInChild) -> std::io::Result<()> {
         ))?;
         let through = &layer.through[..layer.count.min(MAX_THROUGH)];
         for (folder, aside) in through {
-            check(libc::mount(*folder, *aside, std::ptr::null(), libc::MS_BIND | libc::MS_REC, std::ptr::null()))?;
+            // Opened without following a link and bound through its descriptor: a folder a
+            // command swapped for a link since the layer was made (`target -> ~/.ssh`) fails
+            // the spawn instead of binding what the link names.
+            let fd = check(libc::open(*folder, libc::O_PATH | libc::O_NOFOLLOW | libc::O_DIRECTORY | libc::O_CLOEXEC))?;
+            let source = fd_path(fd);
+            let bound = libc::mount(
+                source.as_ptr().cast(),
+                *aside,
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            );
+            libc::close(fd);
+            check(bound)?;
         }
         check(libc::mount(
             c"overlay".as_ptr(),
@@ -197,6 +212,29 @@ pub(super) fn mount_in_child(layer: &LayerInChild) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `/proc/self/fd/N` with its terminating NUL, written without allocating (between fork and
+/// exec).
+fn fd_path(fd: libc::c_int) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    let prefix = b"/proc/self/fd/";
+    out[..prefix.len()].copy_from_slice(prefix);
+    let mut digits = [0u8; 10];
+    let mut n = fd.unsigned_abs();
+    let mut len = 0;
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for (i, d) in digits[..len].iter().rev().enumerate() {
+        out[prefix.len() + i] = *d;
+    }
+    out
 }
 
 /// Whether a command can run on an overlay here: once per process, a child mounts one over a
