@@ -11,12 +11,15 @@ use pretty_assertions::assert_eq;
 use super::*;
 use crate::shell_sandbox::{probe_overlay, Launch, Layer, SandboxKind, ShellSandbox};
 
-/// Runs `script` in the workspace's sandbox on a fresh layer; the layer and bash's stderr.
-async fn on_layer(ws: &Path, layers: &Path, script: &str) -> (Layer, String) {
-    let shell = ShellSandbox::new(&Default::default(), ws, &[], false);
-    assert_eq!(shell.kind(), SandboxKind::Bwrap, "these tests need bubblewrap");
-    let layer = Layer::new(layers, ws).unwrap();
-    let launch = Launch {
+/// `script` to start in `shell`'s workspace `ws`, on `layer` when given, its output piped.
+fn launch<'a>(
+    shell: &ShellSandbox,
+    ws: &'a Path,
+    script: &'a str,
+    layer: Option<&'a Layer>,
+    loopback: Option<&'a crate::shell_sandbox::Loopback>,
+) -> Launch<'a> {
+    Launch {
         script,
         cwd: ws,
         env: shell.environment(std::env::vars_os()),
@@ -24,10 +27,17 @@ async fn on_layer(ws: &Path, layers: &Path, script: &str) -> (Layer, String) {
         stdout: Stdio::piped(),
         stderr: Stdio::piped(),
         network: false,
-        loopback: None,
-        layer: Some(&layer),
-    };
-    let spawned = shell.spawn(launch, false).await.unwrap();
+        loopback,
+        layer,
+    }
+}
+
+/// Runs `script` in the workspace's sandbox on a fresh layer; the layer and bash's stderr.
+async fn on_layer(ws: &Path, layers: &Path, script: &str) -> (Layer, String) {
+    let shell = ShellSandbox::new(&Default::default(), ws, &[], false);
+    assert_eq!(shell.kind(), SandboxKind::Bwrap, "these tests need bubblewrap");
+    let layer = Layer::new(layers, ws).unwrap();
+    let spawned = shell.spawn(launch(&shell, ws, script, Some(&layer), None), false).await.unwrap();
     let out = spawned.child.wait_with_output().await.unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{script}: {stderr}");
@@ -194,20 +204,10 @@ async fn timed(
     let shell = ShellSandbox::new(&Default::default(), ws, &[], false);
     let layer = layered.then(|| Layer::new(layers, ws).unwrap());
     let started = std::time::Instant::now();
-    let launch = Launch {
-        script,
-        cwd: ws,
-        env: shell.environment(std::env::vars_os()),
-        stdin: Stdio::null(),
-        stdout: Stdio::null(),
-        stderr: Stdio::null(),
-        network: false,
-        loopback: Some(loopback),
-        layer: layer.as_ref(),
-    };
-    let status = shell.spawn(launch, false).await.unwrap().child.wait().await.unwrap();
+    let spawned = shell.spawn(launch(&shell, ws, script, layer.as_ref(), Some(loopback)), false).await.unwrap();
+    let out = spawned.child.wait_with_output().await.unwrap();
     let ran = started.elapsed();
-    assert!(status.success(), "{script}");
+    assert!(out.status.success(), "{script}");
     let read = std::time::Instant::now();
     if let Some(layer) = &layer {
         std::hint::black_box(read_layer(layer.upper(), ws).unwrap());
@@ -313,18 +313,7 @@ async fn a_scratch_folder_swapped_for_a_link_fails_the_spawn_and_binds_nothing()
     std::fs::remove_dir(ws.join("target")).unwrap();
     std::os::unix::fs::symlink(&secret, ws.join("target")).unwrap();
     let shell = ShellSandbox::new(&Default::default(), &ws, &[], false);
-    let launch = Launch {
-        script: "echo stolen > target/key",
-        cwd: &ws,
-        env: shell.environment(std::env::vars_os()),
-        stdin: Stdio::null(),
-        stdout: Stdio::null(),
-        stderr: Stdio::null(),
-        network: false,
-        loopback: None,
-        layer: Some(&layer),
-    };
-    let spawned = shell.spawn(launch, false).await;
+    let spawned = shell.spawn(launch(&shell, &ws, "echo stolen > target/key", Some(&layer), None), false).await;
     assert!(spawned.is_err(), "the spawn went ahead");
     assert_eq!(std::fs::read_to_string(secret.join("key")).unwrap(), "private\n");
 }
