@@ -41,8 +41,7 @@ pub struct Layer {
     /// Holds `upper`, `work` and the places scratch folders wait while the overlay is mounted.
     home: PathBuf,
     upper: PathBuf,
-    /// The workspace the overlay covers (its lower layer and its mount point).
-    workspace: PathBuf,
+    /// The workspace's path: the overlay's lower layer and its mount point.
     target: CString,
     options: CString,
     /// Each scratch folder written through: its path in the workspace, and where it waits.
@@ -105,18 +104,13 @@ impl Layer {
             let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
             through.push((c(&folder)?, c(&aside)?));
         }
-        Ok(Self { home, upper, workspace, target, options, through })
+        Ok(Self { home, upper, target, options, through })
     }
 
     /// The upper layer: everything the command created or changed, and a whiteout for each
     /// thing it removed.
     pub fn upper(&self) -> &Path {
         &self.upper
-    }
-
-    /// The workspace under the layer.
-    pub fn workspace(&self) -> &Path {
-        &self.workspace
     }
 
     pub(super) fn in_child(&self) -> LayerInChild {

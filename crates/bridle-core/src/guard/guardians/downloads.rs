@@ -59,8 +59,7 @@ impl Downloads {
             Cwd::Workspace => lookup.places.sandbox().map(|s| s.root().to_path_buf()),
             Cwd::Unknown => None,
         };
-        (builds && cwd.is_some_and(|c| under(&c)))
-            || paths.iter().any(|p| !p.writes && under(&p.located.absolute) && builds)
+        builds && (cwd.is_some_and(|c| under(&c)) || paths.iter().any(|p| !p.writes && under(&p.located.absolute)))
     }
 }
 
@@ -68,18 +67,18 @@ impl Downloads {
 /// working directory), `scp`/`rsync` from a remote to the last operand.
 fn download_targets(cmd: &SimpleCommand) -> Vec<String> {
     let Some(program) = cmd.program.as_deref() else { return Vec::new() };
-    if !matches!(program, "git" | "hg" | "svn" | "gh" | "curl" | "wget" | "aria2c" | "scp" | "rsync") {
-        return Vec::new();
-    }
-    let args: Vec<&str> = cmd.args().iter().map(|w| w.value.as_str()).collect();
+    // Read only by the fetchers' arms: every other command costs the match alone.
+    let args = || cmd.args().iter().map(|w| w.value.as_str());
     let value_of = |names: &[&str]| {
-        args.windows(2).find(|p| names.contains(&p[0])).map(|p| p[1].to_string()).or_else(|| {
-            args.iter().find_map(|a| names.iter().find_map(|n| a.strip_prefix(&format!("{n}=")).map(str::to_string)))
+        let given: Vec<&str> = args().collect();
+        given.windows(2).find(|p| names.contains(&p[0])).map(|p| p[1].to_string()).or_else(|| {
+            given.iter().find_map(|a| names.iter().find_map(|n| a.strip_prefix(&format!("{n}=")).map(str::to_string)))
         })
     };
-    let positionals: Vec<String> = cmd.positionals().iter().map(|w| w.value.clone()).collect();
+    let positionals = || cmd.positionals().iter().map(|w| w.value.clone()).collect::<Vec<String>>();
     match program {
         "git" | "hg" | "svn" | "gh" => {
+            let positionals = positionals();
             let sub = positionals.iter().position(|p| matches!(p.as_str(), "clone" | "checkout" | "co"));
             let Some(sub) = sub else { return Vec::new() };
             let rest: Vec<&String> = positionals[sub + 1..].iter().filter(|p| p.as_str() != "repo").collect();
@@ -97,7 +96,7 @@ fn download_targets(cmd: &SimpleCommand) -> Vec<String> {
         }
         "curl" => match value_of(&["-o", "--output"]) {
             Some(file) => vec![file],
-            None if args.iter().any(|a| *a == "-O" || *a == "--remote-name" || a.starts_with("-O")) => {
+            None if args().any(|a| a == "--remote-name" || a.starts_with("-O")) => {
                 vec![value_of(&["--output-dir"]).unwrap_or_else(|| ".".into())]
             }
             None => Vec::new(),
@@ -107,11 +106,10 @@ fn download_targets(cmd: &SimpleCommand) -> Vec<String> {
             let dir = value_of(&["-P", "--directory-prefix", "-d", "--dir"]);
             vec![file.or(dir).unwrap_or_else(|| ".".into())]
         }
-        "scp" | "rsync"
-            if positionals.len() >= 2 && positionals[..positionals.len() - 1].iter().any(|p| p.contains(':')) =>
-        {
-            positionals.last().cloned().into_iter().collect()
-        }
+        "scp" | "rsync" => match positionals().split_last() {
+            Some((last, sources)) if sources.iter().any(|p| p.contains(':')) => vec![last.clone()],
+            _ => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }

@@ -296,7 +296,12 @@ pub fn is_assignment(word: &Word) -> bool {
         Some((array, index)) if !index.contains(['[', ']']) => array,
         _ => name,
     };
-    let mut chars = name.chars();
+    is_name(name)
+}
+
+/// A shell variable's name: a letter or `_`, then letters, digits and `_`.
+pub(crate) fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

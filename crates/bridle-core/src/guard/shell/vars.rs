@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use super::{lexer, Word};
+use super::{is_name, lexer, Word};
 
 /// The value of something the reader cannot know. It reads as a command substitution, so a
 /// program word holding it is dynamic and a path holding it cannot be located.
@@ -196,12 +196,6 @@ impl Vars {
         }
         Some(UNKNOWN.to_string())
     }
-}
-
-fn is_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A default word's quotes removed (`${x:-"~/a b"}`).

@@ -16,6 +16,7 @@
 use std::collections::{HashMap, HashSet};
 
 mod replay;
+mod reserved;
 mod variables;
 
 use super::budget::Budget;
@@ -25,6 +26,7 @@ use super::vars::Vars;
 use super::{basename, is_assignment, Origin, Redirect, Script, Signal, SimpleCommand, Word, MAX_DEPTH};
 use super::{fold, words};
 use replay::loop_variables;
+use reserved::{close_group, open_group, strip_reserved_words};
 
 /// Reads a command line.
 pub fn parse(command: &str) -> Script {
@@ -211,17 +213,19 @@ impl Splitter {
         // `echo 'rm -rf /' | sh`: what is echoed is the script the shell runs.
         for pair in stages.windows(2) {
             let (left, right) = (&self.commands[pair[0]], &self.commands[pair[1]]);
-            if right.runs_stdin_as_shell() && matches!(left.program.as_deref(), Some("echo" | "printf")) {
-                let args: Vec<&str> = left.args().iter().map(|w| w.value.as_str()).collect();
-                let printed = words::printed(left.program.as_deref().unwrap_or_default(), &args, self.budget.left());
-                let Some(text) = printed.filter(|text| self.budget.take(text.len())) else {
-                    self.budget.give_up();
-                    continue;
-                };
-                let depth = left.depth + 1;
-                let inherited = right.wrappers.clone();
-                self.parse_into(&text, depth, Origin::Stdin, &inherited);
+            if !right.runs_stdin_as_shell() {
+                continue;
             }
+            let (depth, inherited) = (left.depth + 1, right.wrappers.clone());
+            // Unknown words are read as written: the script is judged with them unknown.
+            let Some(text) = self.printed_by(pair[0], false) else {
+                // Not an `echo` or `printf`; or, for one, past the budget.
+                if matches!(self.commands[pair[0]].program.as_deref(), Some("echo" | "printf")) {
+                    self.budget.give_up();
+                }
+                continue;
+            };
+            self.parse_into(&text, depth, Origin::Stdin, &inherited);
         }
     }
 
@@ -265,9 +269,9 @@ impl Splitter {
         }
         let function = walk.function_stack.last().map(|(name, _)| name.clone());
         let end = walk.end;
-        // What the command reads on its standard input, when the reader knows it: an `echo`
-        // before it in the pipeline, or its own here-string or heredoc.
-        let stdin = walk.pipeline.last().and_then(|&i| self.printed_by(i)).or_else(|| given_on_stdin(&redirects));
+        // What an `echo` before it in the pipeline feeds the command, when the reader knows it
+        // (its own here-string or heredoc is read in `emit`, once its target is expanded).
+        let stdin = walk.pipeline.last().and_then(|&i| self.printed_by(i, true));
         let at = Position {
             chars: walk.chars,
             end,
@@ -359,7 +363,10 @@ impl Splitter {
                 first.expands = false;
             }
         }
-        let unwrapped = unwrap(words, at.stdin, &mut self.budget);
+        // What it reads on its standard input: its own here-string or heredoc (all a `read`
+        // sees), else what the pipeline feeds it.
+        let own_stdin = given_on_stdin(&redirects);
+        let unwrapped = unwrap(words, at.stdin.or(own_stdin.as_deref()), &mut self.budget);
         let mut wrappers = at.inherited.to_vec();
         wrappers.extend(unwrapped.wrappers);
         for script in &unwrapped.scripts {
@@ -402,7 +409,7 @@ impl Splitter {
                 }
             }
         }
-        self.note_variables_set(&words, given_on_stdin(&redirects).as_deref());
+        self.note_variables_set(&words, own_stdin.as_deref());
         if words.is_empty() && redirects.is_empty() && assignments.is_empty() {
             return None;
         }
@@ -527,7 +534,7 @@ impl Splitter {
 }
 
 /// Where a command sits: its text, its end in it, how deep, where from, under which wrappers,
-/// and what it reads on its standard input when that is known.
+/// and what the pipeline feeds its standard input when that is known.
 struct Position<'a> {
     chars: &'a [char],
     end: usize,
@@ -544,77 +551,4 @@ fn given_on_stdin(redirects: &[Redirect]) -> Option<String> {
         super::RedirectOp::HereDoc { .. } if r.target.quoted || r.target.nested.is_empty() => r.body.clone(),
         _ => None,
     })
-}
-
-fn open_group(walk: &mut Walk<'_>) {
-    walk.group_depth += 1;
-    if let Some(name) = walk.pending_function.take() {
-        walk.function_stack.push((name, walk.group_depth));
-    }
-}
-
-fn close_group(walk: &mut Walk<'_>) {
-    if walk.function_stack.last().is_some_and(|(_, at)| *at == walk.group_depth) {
-        walk.function_stack.pop();
-    }
-    walk.group_depth = walk.group_depth.saturating_sub(1);
-}
-
-/// What [`strip_reserved_words`] found besides the command.
-#[derive(Default)]
-struct Stripped {
-    /// The name a `function name` header defines.
-    defined: Option<String>,
-    /// A `for NAME in WORDS` or `select NAME in WORDS` header: the name and its words.
-    loop_values: Option<(String, Vec<Word>)>,
-}
-
-/// Removes reserved words from the front (`if`, `then`, `do`, `{`, `}` ...); a `for`, `select`
-/// or `case` header runs nothing itself and is dropped whole (a loop's values are kept).
-fn strip_reserved_words(words: &mut Vec<Word>, walk: &mut Walk<'_>) -> Stripped {
-    // Counted first and drained once: removing from the front one word at a time made
-    // 100,000 nested `{` quadratic.
-    let mut defined = None;
-    let mut at = 0;
-    while let Some(first) = words.get(at) {
-        if first.quoted || first.expands {
-            break;
-        }
-        match first.value.as_str() {
-            "{" => open_group(walk),
-            "}" => close_group(walk),
-            "!" | "if" | "then" | "else" | "elif" | "do" | "while" | "until" | "fi" | "done" | "esac" => {}
-            "for" | "select" => {
-                let loop_values = match words.get(at + 1..at + 3) {
-                    Some([name, kw]) if kw.value == "in" && !name.expands => {
-                        Some((name.value.clone(), words[at + 3..].to_vec()))
-                    }
-                    _ => None,
-                };
-                words.clear();
-                return Stripped { defined, loop_values };
-            }
-            "case" => {
-                words.clear();
-                return Stripped { defined, loop_values: None };
-            }
-            // `coproc cmd` and `coproc NAME { cmds; }` run the command in the background.
-            "coproc" => {
-                if words.get(at + 2).is_some_and(|w| w.value == "{" && !w.quoted) {
-                    at += 1;
-                }
-            }
-            "function" if words.len() >= at + 2 => {
-                let name = words[at + 1].value.clone();
-                walk.pending_function = Some(name.clone());
-                defined = Some(name);
-                at += 2;
-                continue;
-            }
-            _ => break,
-        }
-        at += 1;
-    }
-    words.drain(..at);
-    Stripped { defined, loop_values: None }
 }

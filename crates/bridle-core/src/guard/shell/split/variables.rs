@@ -10,11 +10,12 @@ use super::super::{basename, words, Word};
 use super::Splitter;
 
 impl Splitter {
-    /// What command `index` prints, when it is an `echo` or `printf` of known words.
-    pub(super) fn printed_by(&mut self, index: usize) -> Option<String> {
+    /// What command `index` prints, when it is an `echo` or `printf` (of known words only, when
+    /// `known_only`); what it makes is charged to the budget.
+    pub(super) fn printed_by(&mut self, index: usize, known_only: bool) -> Option<String> {
         let cmd = self.commands.get(index)?;
         let program = cmd.program.as_deref().filter(|p| matches!(*p, "echo" | "printf"))?;
-        if cmd.args().iter().any(|w| w.expands) {
+        if known_only && cmd.args().iter().any(|w| w.expands) {
             return None;
         }
         let args: Vec<&str> = cmd.args().iter().map(|w| w.value.as_str()).collect();
