@@ -14,6 +14,9 @@ pub enum Mode {
     /// Reads run; changes, commands and MCP tools ask.
     #[default]
     Ask,
+    /// Commands run in the sandbox at once; what they change in the workspace, and every file
+    /// tool's change, waits for approval as a diff.
+    Review,
     /// File changes run; commands and MCP tools ask.
     AutoEdit,
     /// Everything runs unless a guardian finds something worth a look.
@@ -24,7 +27,8 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, strictest first.
-    pub const ALL: [Mode; 6] = [Mode::ReadOnly, Mode::Plan, Mode::Ask, Mode::AutoEdit, Mode::Auto, Mode::Bypass];
+    pub const ALL: [Mode; 7] =
+        [Mode::ReadOnly, Mode::Plan, Mode::Ask, Mode::Review, Mode::AutoEdit, Mode::Auto, Mode::Bypass];
 
     /// The kebab-case name used in configs, flags and on the wire.
     pub fn as_str(self) -> &'static str {
@@ -32,6 +36,7 @@ impl Mode {
             Mode::ReadOnly => "read-only",
             Mode::Plan => "plan",
             Mode::Ask => "ask",
+            Mode::Review => "review",
             Mode::AutoEdit => "auto-edit",
             Mode::Auto => "auto",
             Mode::Bypass => "bypass",
@@ -45,7 +50,7 @@ impl std::str::FromStr for Mode {
         Mode::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| format!("unknown mode `{s}` (expected read-only, plan, ask, auto-edit, auto or bypass)"))
+            .ok_or_else(|| format!("unknown mode `{s}` (expected read-only, plan, ask, review, auto-edit, auto or bypass)"))
     }
 }
 

@@ -10,6 +10,7 @@ mod audit;
 mod brief;
 mod checkpoints;
 mod crash;
+mod effects;
 mod files;
 mod guard;
 mod keychain;

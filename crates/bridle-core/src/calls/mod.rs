@@ -22,6 +22,7 @@
 mod approval;
 mod approve;
 mod check;
+mod held;
 mod loop_guard;
 mod outcome;
 mod permit;
@@ -40,6 +41,7 @@ use crate::workspace::Workspace;
 pub use approval::{call_hash, preview, COMMAND_GRANT};
 pub use approve::{Approved, Desk};
 pub use check::{Checked, CheckedCall};
+pub use held::EFFECTS_TOOL;
 pub use loop_guard::{LoopGuard, Repetition, REMINDER};
 pub use outcome::{CallFailure, CallOutcome, NotRun};
 pub use permit::Permit;

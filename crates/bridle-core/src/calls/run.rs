@@ -61,7 +61,11 @@ impl Calls {
                 Some(CallFailure::Interrupted),
             ),
             outcome = tokio::time::timeout(timeout, run) => match outcome {
-                Ok(Ok(out)) => {
+                Ok(Ok(mut out)) => {
+                    if let Some(held) = out.held.take() {
+                        let command = prepared.call.shell().map(|l| l.command.to_string()).unwrap_or_default();
+                        super::held::settle(held, &mut out, &command, self.permit.mode(), &ctx).await;
+                    }
                     let diff: String = out.changes.iter().map(|c| c.diff.as_str()).collect();
                     changes = out.changes;
                     let result = ToolResult {

@@ -11,6 +11,8 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use sha2::Digest as _;
+
 use super::blob_name;
 
 /// The blob folder of one data dir.
@@ -52,6 +54,42 @@ impl BlobStore {
             let _ = std::fs::remove_file(&temp);
         }
         written.map(|()| hash)
+    }
+
+    /// Keeps what `reader` holds, streamed (never loaded whole); returns its hash (hex).
+    pub fn put_stream(&self, mut reader: impl io::Read) -> io::Result<String> {
+        std::fs::create_dir_all(&self.root)?;
+        let temp = self.root.join(format!(".stream.{:016x}.tmp", rand::random::<u64>()));
+        let written = (|| {
+            let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+            let mut deflate = flate2::write::DeflateEncoder::new(file, flate2::Compression::fast());
+            let mut hasher = sha2::Sha256::new();
+            let mut buf = vec![0u8; 256 * 1024];
+            loop {
+                let n = reader.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                sha2::Digest::update(&mut hasher, &buf[..n]);
+                deflate.write_all(&buf[..n])?;
+            }
+            deflate.finish()?.sync_all()?;
+            let hash = super::hex(&sha2::Digest::finalize(hasher));
+            let path = self.path(&hash).ok_or_else(|| io::Error::other("bad blob hash"))?;
+            let dir = path.parent().ok_or_else(|| io::Error::other("blob without a folder"))?;
+            std::fs::create_dir_all(dir)?;
+            if path.exists() {
+                std::fs::remove_file(&temp)?;
+            } else {
+                std::fs::rename(&temp, &path)?;
+                std::fs::File::open(dir)?.sync_all()?;
+            }
+            Ok(hash)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        written
     }
 
     /// The content named `hash`; an error when it is missing or does not match its name.

@@ -96,6 +96,16 @@ impl SessionFiles {
         content.map(|bytes| self.blobs.put(bytes)).transpose()
     }
 
+    /// Keeps what `reader` holds, streamed; returns its blob name.
+    pub fn keep_stream(&self, reader: impl std::io::Read) -> std::io::Result<String> {
+        self.blobs.put_stream(reader)
+    }
+
+    /// The content kept as `hash`.
+    pub fn blob(&self, hash: &str) -> std::io::Result<Vec<u8>> {
+        self.blobs.get(hash)
+    }
+
     /// Records one change of `turn_id`'s call `call_id`; returns the row id.
     pub fn record(&self, turn_id: &str, call_id: &str, change: Recorded<'_>) -> Result<i64, String> {
         let row = ChangeRow {

@@ -15,6 +15,7 @@ mod blobs;
 mod commit;
 mod diff;
 mod files;
+mod land;
 mod layer;
 mod scan;
 mod undo;
@@ -28,6 +29,7 @@ pub use blobs::BlobStore;
 pub use commit::{commit, CommitError, CommitScope};
 pub use diff::{diff_stat, shown, unified_diff};
 pub use files::SessionFiles;
+pub use land::{EffectsDesk, EffectsQuestion, Free, Held, Landed, Landing, State, Step};
 pub use layer::{read_layer, Effect, EffectKind, LayerRead, Refusal};
 pub use scan::{Scan, ScannedChange};
 pub use undo::{delete_session, undo, undo_stored, Refused, UndoReport};
@@ -146,6 +148,18 @@ pub struct FileChange {
     pub bytes: usize,
 }
 
+/// Judges a write of the entry `rel` as the sandbox judges a file tool's: a symlink there (now,
+/// or to be made) is judged by its folder, since the link itself is written and never
+/// followed.
+pub(crate) fn judge_entry(workspace: &crate::workspace::Workspace, rel: &std::path::Path, link: bool, session_id: &str) -> Result<(), String> {
+    let judged = match rel.parent() {
+        Some(parent) if link && !parent.as_os_str().is_empty() => parent,
+        Some(_) if link => return Ok(()),
+        _ => rel,
+    };
+    workspace.sandbox.judge_write(judged, session_id).map_err(|e| e.to_string())
+}
+
 /// `sha256:<hex>` of some content, `absent` for none.
 pub fn content_hash(bytes: Option<&[u8]>) -> String {
     match bytes {
@@ -157,6 +171,18 @@ pub fn content_hash(bytes: Option<&[u8]>) -> String {
 /// The name content has as a blob (hex SHA-256): what checkpoint rows record, kept or not.
 pub(crate) fn blob_name(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
+}
+
+/// The blob name of what `reader` holds, read a chunk at a time.
+pub(crate) fn hash_stream(mut reader: impl std::io::Read) -> std::io::Result<String> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        match reader.read(&mut buf)? {
+            0 => return Ok(hex(&hasher.finalize())),
+            n => hasher.update(&buf[..n]),
+        }
+    }
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {

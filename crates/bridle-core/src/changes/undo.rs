@@ -15,6 +15,7 @@
 //! removed or refused ([`UndoReport::note`]).
 
 use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -118,6 +119,9 @@ pub fn undo(
     let fs = &workspace.fs;
     let mut report = UndoReport { turn_id: turn.clone(), ..UndoReport::default() };
     let mut undone = Vec::new();
+    // What each path goes back to, decided first; removals then run deepest first, the rest in
+    // path order (a folder comes back before what was in it).
+    let mut actions: Vec<(&str, &ChangeRow, Vec<i64>)> = Vec::new();
     for (path, changes) in by_path {
         let (Some(first), Some(last)) = (changes.first(), changes.last()) else { continue };
         let refuse = |reason: String| Refused { path: path.to_string(), reason };
@@ -128,39 +132,39 @@ pub fn undo(
             continue;
         }
         let rel = PathBuf::from(path);
-        if let Err(e) = workspace.sandbox.judge_write(&rel, session_id) {
+        let link = |m: Option<u32>| m.is_some_and(|m| m & libc::S_IFMT == libc::S_IFLNK);
+        let is_link = link(first.before_mode) || link(last.after_mode);
+        if let Err(e) = super::judge_entry(workspace, &rel, is_link, session_id) {
             report.refused.push(refuse(format!("{e}; it was left as it is")));
             continue;
         }
-        let now = match fs.read_if_exists(&rel) {
+        let now = match now_state(fs, &rel) {
             Ok(now) => now,
             Err(e) => {
                 report.refused.push(refuse(format!("cannot be read: {e}")));
                 continue;
             }
         };
-        // Rows name content by blob name; `None` is an absent file.
-        let now_hash = now.as_deref().map(blob_name);
-        if now_hash == first.before_hash {
+        let ids = changes.iter().map(|r| r.id).collect();
+        if same(&now, (&first.before_hash, first.before_mode)) {
             // Already as it was (put back by hand, or the write never happened).
-            undone.extend(changes.iter().map(|r| r.id));
+            undone.extend(ids);
             continue;
         }
-        if now_hash != last.after_hash {
+        if !same(&now, (&last.after_hash, last.after_mode)) {
             report.refused.push(refuse(
                 "changed since this turn (by the user, a command or another program); it was left as it is".into(),
             ));
             continue;
         }
-        let result = match &first.before_hash {
-            None => fs.remove_file(&rel).map(|()| false).map_err(|e| e.to_string()),
-            Some(hash) => blobs
-                .get(hash)
-                .map_err(|e| format!("its checkpoint cannot be read: {e}"))
-                .and_then(|bytes| fs.write_atomic_with_mode(&rel, &bytes, first.before_mode).map_err(|e| e.to_string()))
-                .map(|_| true),
-        };
-        match result {
+        actions.push((path, first, ids));
+    }
+    let absent = |row: &ChangeRow| row.before_hash.is_none() && row.before_mode.is_none();
+    let (mut removals, restores): (Vec<_>, Vec<_>) = actions.into_iter().partition(|(_, first, _)| absent(first));
+    removals.reverse();
+    for (path, first, ids) in removals.into_iter().chain(restores) {
+        let rel = PathBuf::from(path);
+        match put_back(fs, blobs, &rel, first) {
             Ok(restored) => {
                 // A file the session never read nor wrote itself (a command's change) stays unread.
                 if seen.contains(path) {
@@ -175,18 +179,76 @@ pub fn undo(
                 } else {
                     report.removed.push(path.to_string());
                 }
+                undone.extend(ids);
             }
-            Err(e) => {
-                report.refused.push(refuse(e));
-                continue;
-            }
+            Err(e) => report.refused.push(Refused { path: path.to_string(), reason: e }),
         }
-        undone.extend(changes.iter().map(|r| r.id));
     }
+    report.restored.sort();
+    report.removed.sort();
     store
         .mark_undone(&undone, now_ms)
         .map_err(|e| format!("the files were put back but the store was not told: {e}"))?;
     Ok(report)
+}
+
+/// What stands at `rel` as a checkpoint row names it: the blob name of its content (a link's
+/// target) and its mode (with the type for a link or a folder); `(None, None)`: absent.
+fn now_state(fs: &crate::fs::WorkspaceFs, rel: &Path) -> Result<(Option<String>, Option<u32>), String> {
+    use crate::fs::Entry;
+    Ok(match fs.entry(rel).map_err(|e| e.to_string())? {
+        None => (None, None),
+        Some(Entry::File { mode, .. }) => {
+            let file = fs.open_read(rel).map_err(|e| e.to_string())?;
+            (Some(super::hash_stream(file).map_err(|e| e.to_string())?), Some(mode))
+        }
+        Some(Entry::Link(target)) => (Some(blob_name(target.as_os_str().as_encoded_bytes())), Some(libc::S_IFLNK | 0o777)),
+        Some(Entry::Folder { mode }) => (None, Some(libc::S_IFDIR | mode)),
+        Some(Entry::Special) => return Err("a FIFO, socket or device stands there".into()),
+    })
+}
+
+/// Whether `now` is what a row's side names: the same content and type, and the same mode
+/// when the row knows it.
+fn same(now: &(Option<String>, Option<u32>), (hash, mode): (&Option<String>, Option<u32>)) -> bool {
+    let kind = |m: Option<u32>| m.map(|m| m & libc::S_IFMT).filter(|t| *t != 0).unwrap_or(libc::S_IFREG);
+    let exists = |h: &Option<String>, m: Option<u32>| h.is_some() || m.is_some();
+    if &now.0 != hash || exists(&now.0, now.1) != exists(hash, mode) {
+        return false;
+    }
+    match (now.1, mode) {
+        (Some(n), Some(m)) => kind(Some(n)) == kind(Some(m)) && n & 0o7777 == m & 0o7777,
+        _ => true,
+    }
+}
+
+/// Puts `rel` back as `first` found it; whether something was restored (false: removed).
+fn put_back(fs: &crate::fs::WorkspaceFs, blobs: &BlobStore, rel: &Path, first: &ChangeRow) -> Result<bool, String> {
+    let mode = first.before_mode.unwrap_or(0);
+    let kind = mode & libc::S_IFMT;
+    match &first.before_hash {
+        // A folder the turn made goes only when empty: what someone put in it since stays.
+        None if first.before_mode.is_none() => fs.remove_one(rel).map(|()| false).map_err(|e| e.to_string()),
+        None if kind == libc::S_IFDIR => fs.place_folder(rel, mode & 0o7777).map(|()| true).map_err(|e| e.to_string()),
+        None => Err("its checkpoint keeps no content".into()),
+        Some(hash) => {
+            let bytes = blobs.get(hash).map_err(|e| format!("its checkpoint cannot be read: {e}"))?;
+            if kind == libc::S_IFLNK {
+                let target = std::ffi::OsStr::from_bytes(&bytes);
+                if matches!(fs.entry(rel), Ok(Some(crate::fs::Entry::Folder { .. }))) {
+                    fs.remove_one(rel).map_err(|e| e.to_string())?;
+                }
+                return fs.place_link(rel, Path::new(target)).map(|()| true).map_err(|e| e.to_string());
+            }
+            // A link or a folder the turn put here goes first: a file is written only as a file.
+            if !matches!(fs.entry(rel), Ok(None | Some(crate::fs::Entry::File { .. }))) {
+                fs.remove_one(rel).map_err(|e| e.to_string())?;
+            }
+            fs.write_atomic_with_mode(rel, &bytes, first.before_mode.map(|m| m & 0o7777))
+                .map(|_| true)
+                .map_err(|e| e.to_string())
+        }
+    }
 }
 
 /// Undoes from outside a running session (`bridle sessions undo`): the session's own workspace,

@@ -275,6 +275,12 @@ pub struct SandboxConfig {
     /// Whether commands may make Unix-domain sockets (off: a socket file outside the masks would
     /// be a door out; `socketpair` works either way).
     pub unix_sockets: bool,
+    /// Whether a command runs on an overlay of the workspace, so what it changed is shown,
+    /// approved and undoable (DESIGN §4.3); off, commands write to the workspace directly.
+    pub capture: bool,
+    /// Folders of build output (workspace-relative names) a captured command writes straight
+    /// through, without checkpoints, besides what `.gitignore` and `.ignore` name.
+    pub scratch: Vec<String>,
 }
 
 impl Default for SandboxConfig {
@@ -288,6 +294,8 @@ impl Default for SandboxConfig {
             max_processes: 1024,
             tmp_size: ByteSize(1 << 30),
             unix_sockets: false,
+            capture: true,
+            scratch: crate::shell_sandbox::SCRATCH.iter().map(|s| s.to_string()).collect(),
         }
     }
 }

@@ -20,7 +20,8 @@ use tokio_util::sync::CancellationToken;
 use super::dispatch::TurnRecorder;
 use super::session::Session;
 use crate::audit::AuditKind;
-use crate::calls::{connection_row, CallEvent, Recorder};
+use crate::calls::{connection_row, CallEvent, Recorder, EFFECTS_TOOL};
+use crate::changes::{EffectsDesk, EffectsQuestion};
 use crate::network::{Answer, Connection, Gate, HostRequest, Source};
 use crate::store::ApprovalStatus;
 
@@ -39,10 +40,6 @@ impl Gate for SessionGate {
     async fn ask(&self, request: &HostRequest) -> Answer {
         let session = &self.session;
         let desk = session.desk();
-        if desk.defer {
-            let why = "approvals are left to another process (`--on-ask defer`), and a connection cannot wait for one";
-            return Answer::Refused(Source::User, why.into());
-        }
         let now = desk.clock.now_ms();
         let arguments = json!({"host": request.host, "port": request.port, "command": request.command}).to_string();
         let id = uuid::Uuid::new_v4().to_string();
@@ -73,21 +70,11 @@ impl Gate for SessionGate {
             created_at: now,
             expires_at: now.saturating_add(desk.timeout.as_millis() as i64),
         };
-        let recorder = TurnRecorder { session, turn_id: &self.turn_id };
-        if let Err(e) = desk.store.insert_approval(&approval, &self.turn_id, &call) {
-            return Answer::Refused(Source::User, format!("the request could not be stored ({e})"));
-        }
-        recorder.record(&call, CallEvent::ApprovalRequested(&approval, DecisionSource::Mode)).await;
-        // The connection can end before the answer (its command timed out, or ended): then the
-        // question goes with it, not left pending.
-        let withdraw = Withdraw { session, id: &id, armed: true };
-        let stored = match desk.queue.wait(&id, &self.cancel).await {
+        let stored = match self.put(call.clone(), approval).await {
             Ok(stored) => stored,
-            Err(e) => return Answer::Refused(Source::User, format!("the answer could not be read ({e})")),
+            Err(why) => return Answer::Refused(Source::User, why),
         };
-        withdraw.disarm();
-        recorder.record(&call, CallEvent::ApprovalResolved(&stored)).await;
-        let _ = desk.store.mark_approved(&id, ApprovalStatus::Started);
+        let recorder = TurnRecorder { session, turn_id: &self.turn_id };
         let feedback = stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
         match (stored.status, stored.answer.map(|a| a.decision)) {
             (ApprovalStatus::Approved, Some(ApprovalAnswer::ApproveSession)) => {
@@ -127,7 +114,81 @@ impl Gate for SessionGate {
     }
 }
 
-/// Withdraws a question about a host when the connection that asked is dropped unanswered.
+impl SessionGate {
+    /// Puts `approval` (about `call`, a call of its own) to a person and waits for the answer,
+    /// recorded like any other; `Err` says why nobody could be asked.
+    async fn put(&self, call: ToolCall, approval: ApprovalRequest) -> Result<crate::store::StoredApproval, String> {
+        let session = &self.session;
+        let desk = session.desk();
+        if desk.defer {
+            return Err("approvals are left to another process (`--on-ask defer`), and this cannot wait for one".into());
+        }
+        let id = approval.id.clone();
+        let recorder = TurnRecorder { session, turn_id: &self.turn_id };
+        if let Err(e) = desk.store.insert_approval(&approval, &self.turn_id, &call) {
+            return Err(format!("the request could not be stored ({e})"));
+        }
+        recorder.record(&call, CallEvent::ApprovalRequested(&approval, DecisionSource::Mode)).await;
+        // What asked can end before the answer (its command timed out, the turn was
+        // interrupted): then the question goes with it, not left pending.
+        let withdraw = Withdraw { session, id: &id, armed: true };
+        let stored = match desk.queue.wait(&id, &self.cancel).await {
+            Ok(stored) => stored,
+            Err(e) => return Err(format!("the answer could not be read ({e})")),
+        };
+        withdraw.disarm();
+        recorder.record(&call, CallEvent::ApprovalResolved(&stored)).await;
+        let _ = desk.store.mark_approved(&id, ApprovalStatus::Started);
+        Ok(stored)
+    }
+}
+
+#[async_trait]
+impl EffectsDesk for SessionGate {
+    async fn ask(&self, question: EffectsQuestion) -> Result<(), String> {
+        let now = self.session.desk().clock.now_ms();
+        let timeout = self.session.desk().timeout;
+        let arguments = json!({"command": question.command, "files": question.files}).to_string();
+        let id = uuid::Uuid::new_v4().to_string();
+        // Its own call: an answer about what a command changed can never run a command.
+        let call = ToolCall {
+            id: format!("{}:effects:{id}", question.call_id),
+            provider_id: String::new(),
+            name: EFFECTS_TOOL.into(),
+            arguments: arguments.clone(),
+        };
+        let mut hasher = Sha256::new();
+        for part in [EFFECTS_TOOL, &question.call_id, &arguments, &question.preview] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part.as_bytes());
+        }
+        let approval = ApprovalRequest {
+            id,
+            session_id: self.session.id.clone(),
+            call_id: question.call_id.clone(),
+            tool: EFFECTS_TOOL.into(),
+            arguments,
+            findings: question.findings,
+            preview: Some(question.preview),
+            call_hash: format!("{:x}", hasher.finalize()),
+            created_at: now,
+            expires_at: now.saturating_add(timeout.as_millis() as i64),
+        };
+        let stored = self.put(call, approval).await?;
+        let feedback = stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
+        match stored.status {
+            ApprovalStatus::Approved => Ok(()),
+            ApprovalStatus::Expired => Err(format!("nobody answered within {} s", timeout.as_secs())),
+            ApprovalStatus::Interrupted => Err(feedback.unwrap_or_else(|| "the turn was interrupted".into())),
+            _ => Err(match feedback {
+                Some(f) => format!("the user denied them: {f}"),
+                None => "the user denied them".into(),
+            }),
+        }
+    }
+}
+
+/// Withdraws a question when what asked is dropped unanswered.
 struct Withdraw<'a> {
     session: &'a Session,
     id: &'a str,
@@ -145,7 +206,7 @@ impl Drop for Withdraw<'_> {
         if !self.armed {
             return;
         }
-        let why = "the command ended before the answer";
+        let why = "what asked ended before the answer";
         if let Ok(true) = self.session.approvals.withdraw(self.id, why) {
             self.session.announce_withdrawn(self.id);
         }

@@ -313,11 +313,16 @@ impl Engine {
             }
             SessionSpec::Resume(_) => deps.store.history(&session_id, now)?,
         };
-        // A question about a host left by a process that ended: its connection is gone.
+        // A question about a host or a command's changes left by a process that ended: what
+        // asked is gone.
         let queue = crate::calls::ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
         for stored in deps.store.pending_approvals(Some(&session_id))? {
             if stored.request.tool == hosts::NETWORK_TOOL {
                 queue.withdraw(&stored.request.id, "the connection that asked ended with its process")?;
+            }
+            // A held change lived in its command's layer, gone with the process.
+            if stored.request.tool == crate::calls::EFFECTS_TOOL {
+                queue.withdraw(&stored.request.id, "the command's changes were discarded when its process ended")?;
             }
         }
         let suspended = suspended_turn(deps.store.held_approvals(&session_id)?, &history);

@@ -571,12 +571,16 @@ impl Session {
 
     pub(crate) fn tool_context(&self, turn_id: &str, call_id: &str, cancel: CancellationToken) -> ToolContext {
         let calls = self.calls();
-        let network = calls.permit().network().zip(self.me.upgrade()).map(|(proxy, session)| {
-            let gate = super::hosts::SessionGate { session, turn_id: turn_id.to_string(), cancel: cancel.clone() };
-            crate::network::CallNetwork { proxy: proxy.clone(), gate: Arc::new(gate) }
+        let gate = self.me.upgrade().map(|session| {
+            Arc::new(super::hosts::SessionGate { session, turn_id: turn_id.to_string(), cancel: cancel.clone() })
+        });
+        let network = calls.permit().network().zip(gate.clone()).map(|(proxy, gate)| crate::network::CallNetwork {
+            proxy: proxy.clone(),
+            gate: gate as Arc<dyn crate::network::Gate>,
         });
         ToolContext {
             network,
+            effects: gate.map(|g| g as Arc<dyn crate::changes::EffectsDesk>),
             usage: self.usage.clone(),
             cancel,
             turn_id: turn_id.to_string(),

@@ -12,6 +12,7 @@
 //! be outside).
 
 mod open;
+mod place;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use cap_std::fs::{Dir, File, MetadataExt, OpenOptions, OpenOptionsExt, Permissio
 
 pub(crate) use open::{no_follow_flag, no_wait_flags};
 pub use open::{regular_file, special_kind};
+pub use place::Entry;
 
 /// Why a workspace file operation failed; messages are written for the model.
 #[derive(Debug, thiserror::Error)]
@@ -271,6 +273,12 @@ impl WorkspaceFs {
         }
         parent.remove_file(name).map_err(|e| FsError::from_io(rel, e))?;
         sync_dir(&parent).map_err(|e| FsError::from_io(rel, e))
+    }
+
+    /// Makes everything written to the workspace's file system durable (one `syncfs` for a
+    /// batch of writes that each skipped their own).
+    pub fn sync(&self) -> io::Result<()> {
+        rustix::fs::syncfs(&self.root).map_err(io::Error::from)
     }
 
     fn parent_dir(&self, rel: &Path, create: bool) -> Result<Dir, FsError> {

@@ -103,7 +103,7 @@ pub(crate) fn parent_dir(root: &Dir, rel: &Path, create: bool) -> Result<Dir, Fs
     Ok(dir)
 }
 
-fn open_dir_no_follow(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+pub(super) fn open_dir_no_follow(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
     Ok(Dir::from_std_file(std::fs::File::from(fd)))

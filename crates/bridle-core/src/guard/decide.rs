@@ -54,6 +54,8 @@ pub(crate) fn for_kind(mode: Mode, kind: ToolKind, confined: bool) -> Decision {
         (Mode::Plan, ToolKind::Exec) => Deny,
         (Mode::Plan, ToolKind::Mcp) => Ask,
         (Mode::Ask, _) => Ask,
+        (Mode::Review, ToolKind::Exec) if confined => Allow,
+        (Mode::Review, _) => Ask,
         (Mode::Auto, ToolKind::Exec) if !confined => Ask,
         (Mode::AutoEdit, ToolKind::Write) => Allow,
         (Mode::AutoEdit, _) => Ask,
@@ -68,7 +70,7 @@ pub(crate) fn for_severity(mode: Mode, severity: Severity) -> Option<Decision> {
         (_, Severity::Critical) => Deny,
         (Mode::ReadOnly, Severity::Low) => return None,
         (Mode::ReadOnly, _) => Deny,
-        (Mode::Ask, _) => Ask,
+        (Mode::Ask | Mode::Review, _) => Ask,
         (Mode::Plan | Mode::AutoEdit | Mode::Auto, Severity::Low) => Allow,
         (Mode::Plan, _) => Ask,
         (Mode::AutoEdit | Mode::Auto, _) => Ask,
@@ -118,7 +120,7 @@ mod tests {
     use pretty_assertions::assert_eq;
     use Decision::{Allow as A, Ask as Q, Deny as D};
 
-    const MODES: [Mode; 6] = Mode::ALL;
+    const MODES: [Mode; 7] = Mode::ALL;
 
     fn decide(mode: Mode, kind: ToolKind, findings: &[Finding], rule: RuleEffect) -> (Decision, DecisionSource) {
         super::decide(mode, kind, findings, rule, true)
@@ -136,6 +138,7 @@ mod tests {
             Mode::ReadOnly => ([A, D, D, D], [None, Some(D), Some(D), Some(D)]),
             Mode::Plan => ([A, D, A, Q], [Some(A), Some(Q), Some(Q), Some(D)]),
             Mode::Ask => ([A, Q, Q, Q], [Some(Q), Some(Q), Some(Q), Some(D)]),
+            Mode::Review => ([A, Q, A, Q], [Some(Q), Some(Q), Some(Q), Some(D)]),
             Mode::AutoEdit => ([A, A, Q, Q], [Some(A), Some(Q), Some(Q), Some(D)]),
             Mode::Auto => ([A, A, A, A], [Some(A), Some(Q), Some(Q), Some(D)]),
             Mode::Bypass => ([A, A, A, A], [Some(A), Some(A), Some(A), Some(D)]),
@@ -236,6 +239,7 @@ mod tests {
         assert_eq!(unconfined(Mode::Auto), (Q, DecisionSource::Mode));
         assert_eq!(unconfined(Mode::Bypass), (A, DecisionSource::Mode));
         assert_eq!(unconfined(Mode::AutoEdit), (Q, DecisionSource::Mode));
+        assert_eq!(unconfined(Mode::Review), (Q, DecisionSource::Mode));
         // The user's allow rule still lifts the ask of an unsandboxed command in auto.
         assert_eq!(super::decide(Mode::Auto, ToolKind::Exec, &[], RuleEffect::Allow, false), (A, DecisionSource::Rule));
         // Confinement only concerns shell calls.

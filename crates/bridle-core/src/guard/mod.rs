@@ -49,6 +49,7 @@ use crate::shell_sandbox::{SandboxKind, ShellSandbox};
 use crate::sandbox::{lexical_normalise, Access, PathClass, PathSandbox};
 use crate::tools::{PreparedCall, ToolKind};
 
+pub(crate) use decide::for_severity as severity_decision;
 pub use guardians::config::{is_exec_config, EXEC_CONFIG_FILES};
 pub use guardians::shell_rules::{validate_builtin_rules, ShellRuleError, BUILTIN_RULES};
 pub use rules::{append_rule, describe as describe_rule, rule_for, Policy, RuleError};
@@ -84,13 +85,16 @@ pub struct Guard {
     places: Places,
     /// Why shell commands run unconfined; `None` when the OS sandbox confines them.
     unsandboxed: Option<String>,
+    /// Whether a command's changes are captured on an overlay (DESIGN §4.3): `review` lets a
+    /// command run unasked only then.
+    captured: bool,
 }
 
 impl Guard {
     /// A guard for `mode` with no user rules, no workspace (shell paths are then judged with
     /// relative paths inside and absolute ones outside) and shell commands confined.
     pub fn new(mode: Mode) -> Self {
-        Self { mode, policy: Arc::new(Policy::empty()), places: Places::default(), unsandboxed: None }
+        Self { mode, policy: Arc::new(Policy::empty()), places: Places::default(), unsandboxed: None, captured: true }
     }
 
     /// The user's rules and disabled tools.
@@ -104,7 +108,9 @@ impl Guard {
             SandboxKind::None => Some(shell.unsandboxed_because().unwrap_or("no sandbox").to_string()),
             SandboxKind::Bwrap | SandboxKind::Landlock => None,
         };
-        Self { unsandboxed, ..self }
+        // Probing the overlay costs a child once per process; only `review` needs to know.
+        let captured = self.mode != Mode::Review || shell.capture().is_ok();
+        Self { unsandboxed, captured, ..self }
     }
 
     /// The guard's own rules.
@@ -160,7 +166,7 @@ impl Guard {
         };
         let mut findings = self.findings(call, view.as_ref(), &files);
         let confined = match call.kind {
-            ToolKind::Exec => self.shell_confinement(call, &mut findings),
+            ToolKind::Exec => self.shell_confinement(call, &mut findings) && (mode != Mode::Review || self.captured),
             _ => true,
         };
         let (decision, source) = decide::decide(mode, call.kind, &findings, effect, confined);

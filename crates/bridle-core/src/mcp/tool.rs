@@ -153,6 +153,6 @@ impl McpTool {
         if result.is_error == Some(true) {
             return Err(ToolError::new(marked));
         }
-        Ok(ToolOutput { output: marked, data: result.structured_content.clone(), changes: Vec::new() })
+        Ok(ToolOutput { output: marked, data: result.structured_content.clone(), ..ToolOutput::default() })
     }
 }

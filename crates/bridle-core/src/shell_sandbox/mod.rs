@@ -26,7 +26,7 @@ mod seccomp;
 
 pub use door::{Loopback, SANDBOX_PORT, SSH_COMMAND, SSH_TUNNEL};
 pub use env::{allows_name, child_environment, HostEnvironment};
-pub use overlay::{probe as probe_overlay, Layer};
+pub use overlay::{probe as probe_overlay, sweep as sweep_layers, Layer, SCRATCH};
 
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
@@ -95,6 +95,9 @@ pub struct ShellSandbox {
     pids: Arc<OnceLock<Option<pids::PidsCgroup>>>,
     /// The seccomp filter for `kind`, built once (none when nothing is confined).
     filter: Option<Arc<seccompiler::BpfProgram>>,
+    /// The scratch folders a captured command writes through, or why commands are not captured
+    /// (before the overlay is probed: [`Self::capture`]).
+    capture: Result<Vec<String>, String>,
 }
 
 impl ShellSandbox {
@@ -130,6 +133,13 @@ impl ShellSandbox {
             tracing::warn!("bash runs without an OS sandbox: {why}");
         }
         let extra_env = settings.env.clone();
+        let capture = match (kind, settings.capture, read_only) {
+            (_, false, _) => Err("capture is off in the config ([sandbox] capture = false)".to_string()),
+            (_, _, true) => Err("the workspace is read-only for commands in this mode".to_string()),
+            (SandboxKind::Bwrap, true, false) => Ok(settings.scratch.clone()),
+            (SandboxKind::Landlock, ..) => Err("the Landlock sandbox cannot put a command on an overlay".to_string()),
+            (SandboxKind::None, ..) => Err("commands run without an OS sandbox".to_string()),
+        };
         Self {
             kind,
             unsandboxed_because,
@@ -138,6 +148,7 @@ impl ShellSandbox {
             host_env: HostEnvironment::default(),
             pids: Arc::default(),
             filter,
+            capture,
         }
     }
 
@@ -161,6 +172,7 @@ impl ShellSandbox {
             host_env: HostEnvironment::default(),
             pids: Arc::default(),
             filter: None,
+            capture: Err("commands run without an OS sandbox".to_string()),
         }
     }
 
@@ -190,6 +202,20 @@ impl ShellSandbox {
     /// The environment a program started here gets from `vars` (DESIGN §4.2).
     pub fn environment(&self, vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
         child_environment(vars, &self.extra_env)
+    }
+
+    /// Whether a (not escalated) command's changes are captured on an overlay of the workspace
+    /// (DESIGN §4.3): the scratch folders it writes through, or why not. The overlay is probed
+    /// once per process, at the first call.
+    pub fn capture(&self) -> Result<&[String], String> {
+        let scratch = self.capture.as_deref().map_err(Clone::clone)?;
+        overlay::probe(&std::env::temp_dir()).map_err(|e| format!("no overlay here: {e}"))?;
+        Ok(scratch)
+    }
+
+    /// Whether the workspace is read-only for commands (`plan`).
+    pub fn read_only(&self) -> bool {
+        self.confinement.read_only
     }
 
     /// The mechanism commands run under.

@@ -46,6 +46,8 @@ pub struct Layer {
     options: CString,
     /// Each scratch folder written through: its path in the workspace, and where it waits.
     through: Vec<(CString, CString)>,
+    /// `home`, locked while this value lives: [`sweep`] removes only layers nobody holds.
+    _lock: std::fs::File,
 }
 
 /// What the forked child needs to mount a [`Layer`], prepared before the fork.
@@ -77,6 +79,8 @@ impl Layer {
         std::fs::create_dir_all(layers)?;
         let home = layers.join(format!("layer-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir(&home)?;
+        let lock = std::fs::File::open(&home)?;
+        rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive)?;
         let upper = home.join("upper");
         let work = home.join("work");
         std::fs::create_dir(&upper)?;
@@ -104,7 +108,7 @@ impl Layer {
             let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
             through.push((c(&folder)?, c(&aside)?));
         }
-        Ok(Self { home, upper, target, options, through })
+        Ok(Self { home, upper, target, options, through, _lock: lock })
     }
 
     /// The upper layer: everything the command created or changed, and a whiteout for each
@@ -133,6 +137,27 @@ impl Drop for Layer {
         let _ = make_writable(&self.home);
         let _ = std::fs::remove_dir_all(&self.home);
     }
+}
+
+/// Removes the layers under `layers` that no live [`Layer`] holds (left by a process that
+/// crashed or was killed mid-command); returns how many went.
+pub fn sweep(layers: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(layers) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let home = entry.path();
+        let ours = entry.file_name().to_string_lossy().starts_with("layer-");
+        if !ours || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let Ok(lock) = std::fs::File::open(&home) else { continue };
+        if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
+            continue;
+        }
+        let _ = make_writable(&home);
+        removed += usize::from(std::fs::remove_dir_all(&home).is_ok());
+    }
+    removed
 }
 
 /// Every folder below `dir` made writable by its owner (overlayfs leaves its work folder's

@@ -107,7 +107,12 @@ pub(crate) fn committed(plan: &ChangePlan, changes: Vec<FileChange>) -> ToolOutp
         .iter()
         .map(|c| json!({"path": c.path, "kind": c.kind, "added": c.added, "removed": c.removed, "bytes": c.bytes}))
         .collect();
-    ToolOutput { output, data: Some(json!({"changed": !changes.is_empty(), "changes": listed})), changes }
+    ToolOutput {
+        output,
+        data: Some(json!({"changed": !changes.is_empty(), "changes": listed})),
+        changes,
+        ..ToolOutput::default()
+    }
 }
 
 /// What a commit needs of a tool's context: its workspace and the ids its checkpoint carries.

@@ -37,7 +37,7 @@ impl Tool for GetCurrentTime {
         Ok(ToolOutput {
             output,
             data: Some(json!({"iso": iso, "timezone": zone_name, "unixMs": now.timestamp_millis()})),
-            changes: Vec::new(),
+            ..ToolOutput::default()
         })
     }
 }

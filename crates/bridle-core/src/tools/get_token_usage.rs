@@ -46,7 +46,7 @@ impl Tool for GetTokenUsage {
                 "contextUsed": snapshot.context_used,
                 "contextWindow": snapshot.context_window,
             })),
-            changes: Vec::new(),
+            ..ToolOutput::default()
         })
     }
 }

@@ -123,6 +123,9 @@ pub struct ToolContext {
     /// The session's background processes (and the loopback its commands share); `None`
     /// outside a session, where nothing may run on after its call.
     pub processes: Option<Arc<crate::processes::SessionProcesses>>,
+    /// Where a captured command's held changes are put to a person; `None` where nobody can be
+    /// asked (outside a session, approvals deferred).
+    pub effects: Option<Arc<dyn crate::changes::EffectsDesk>>,
 }
 
 impl ToolContext {
@@ -148,6 +151,7 @@ impl ToolContext {
             files: None,
             network: None,
             processes: None,
+            effects: None,
         }
     }
 }
@@ -161,6 +165,41 @@ pub struct ToolOutput {
     pub data: Option<Value>,
     /// The files the call changed (write tools, through [`crate::changes::commit`]).
     pub changes: Vec<FileChange>,
+    /// A captured command's changes, for the call's owner to land or discard.
+    pub held: HeldSlot,
+}
+
+/// A captured command's changes on their way from the tool to the call's owner
+/// ([`crate::changes::Held`]); taken once.
+#[derive(Clone, Default)]
+pub struct HeldSlot(Option<Arc<Mutex<Option<crate::changes::Held>>>>);
+
+impl HeldSlot {
+    /// A slot holding `held`.
+    pub fn new(held: crate::changes::Held) -> Self {
+        Self(Some(Arc::new(Mutex::new(Some(held)))))
+    }
+
+    /// What it holds, once.
+    pub fn take(&self) -> Option<crate::changes::Held> {
+        self.0.as_ref().and_then(|m| m.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take())
+    }
+}
+
+impl PartialEq for HeldSlot {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Debug for HeldSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "HeldSlot(..)" } else { "HeldSlot(empty)" })
+    }
 }
 
 impl ToolOutput {

@@ -36,6 +36,6 @@ impl Tool for ProcessList {
             .iter()
             .map(|p| json!({"processId": p.id, "command": p.command, "state": p.state, "exitCode": p.exit_code, "startedAt": p.started_at}))
             .collect();
-        Ok(ToolOutput { output, data: Some(json!({ "processes": rows })), changes: Vec::new() })
+        Ok(ToolOutput { output, data: Some(json!({ "processes": rows })), ..ToolOutput::default() })
     }
 }

@@ -79,7 +79,7 @@ impl Tool for ProcessOutput {
                 "dropped": read.dropped,
                 "changed": process.changed,
             })),
-            changes: Vec::new(),
+            ..ToolOutput::default()
         })
     }
 }

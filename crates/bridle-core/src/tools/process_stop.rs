@@ -58,7 +58,7 @@ impl Tool for ProcessStop {
             data: Some(
                 json!({"processId": process.id, "state": read.process.state, "exitCode": read.process.exit_code, "changed": read.process.changed}),
             ),
-            changes: Vec::new(),
+            ..ToolOutput::default()
         })
     }
 }

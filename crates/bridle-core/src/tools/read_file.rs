@@ -114,7 +114,7 @@ fn read_page(
         return Ok(ToolOutput {
             output: format!("{shown} is a binary file ({size} bytes); its content is not shown."),
             data: Some(json!({"binary": true, "size": size})),
-            changes: Vec::new(),
+            ..ToolOutput::default()
         });
     }
     let mut page = Page::new(start, end);
@@ -254,7 +254,7 @@ impl Page {
             return ToolOutput {
                 output,
                 data: Some(json!({"totalLines": total, "startLine": null, "endLine": null})),
-                changes: Vec::new(),
+                ..ToolOutput::default()
             };
         };
         let mut output = self.text;
@@ -273,7 +273,7 @@ impl Page {
         ToolOutput {
             output,
             data: Some(json!({"totalLines": total, "startLine": first, "endLine": self.last, "truncated": more})),
-            changes: Vec::new(),
+            ..ToolOutput::default()
         }
     }
 }

@@ -52,5 +52,5 @@ pub(crate) async fn run_search<T: Serialize + Send + 'static>(
     let out_dir = ctx.workspace.sandbox.tool_output_dir(&ctx.session_id);
     let (shown, _) = output::bound(&text, &out_dir, &ctx.call_id, output::DEFAULT_MAX_CHARS)
         .map_err(|e| ToolError::new(format!("cannot save the full output: {e}")))?;
-    Ok(ToolOutput { output: shown, data: serde_json::to_value(&found).ok(), changes: Vec::new() })
+    Ok(ToolOutput { output: shown, data: serde_json::to_value(&found).ok(), ..ToolOutput::default() })
 }

@@ -85,7 +85,7 @@ impl Tool for UpdatePlan {
         Ok(ToolOutput {
             output: format!("Plan updated: {done} of {} steps done.", items.len()),
             data: Some(json!({ "plan": items })),
-            changes: Vec::new(),
+            ..ToolOutput::default()
         })
     }
 }

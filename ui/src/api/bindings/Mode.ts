@@ -3,4 +3,4 @@
 /**
  * How much the agent may do without asking.
  */
-export type Mode = "read-only" | "plan" | "ask" | "auto-edit" | "auto" | "bypass";
+export type Mode = "read-only" | "plan" | "ask" | "review" | "auto-edit" | "auto" | "bypass";

@@ -1,7 +1,9 @@
 // A call waiting for a human, the same card in Chat and in Approvals: tool, editable arguments,
 // findings, the diff it would make, time left, and the four answers. A network request (a
 // sandboxed command asking for a host) is the same card about a host (`data-kind="network"`):
-// where, and the command that asked, with answers worded for hosts and no arguments to edit.
+// where, and the command that asked, with answers worded for hosts and no arguments to edit. A
+// held change (what a sandboxed command changed, waiting to land) is a card about that command's
+// diff (`data-kind="effects"`): nothing to edit, and only keep or discard.
 // Buttons act only on the user's click or shortcut key; nothing in the model's text can press
 // them. "Always" writes to the config for good, so its key asks to be pressed twice: a stray `a`
 // never does that alone.
@@ -9,8 +11,9 @@ import { useMemo, useState } from "react";
 import type { ApprovalAnswer, ApprovalRequest } from "../../api/types";
 import type { AnswerDetails } from "../../store/useSession";
 import { DiffLines } from "../diff/DiffLines";
-import { CALL_ANSWERS, hostAnswers } from "./answers";
+import { CALL_ANSWERS, EFFECTS_ANSWERS, hostAnswers } from "./answers";
 import { checkEdit, prettyArguments } from "./args";
+import { effectsRequestOf, shortCommand } from "./effectsRequest";
 import { ExpiryClock } from "./ExpiryClock";
 import { FindingList } from "./FindingList";
 import { hostPort, hostRequestOf } from "./hostRequest";
@@ -31,7 +34,8 @@ interface Props {
 
 export function ApprovalCard({ request, onAnswer, answering = false, shortcuts = false, onFocusCard }: Props) {
   const host = useMemo(() => hostRequestOf(request), [request]);
-  const answers = useMemo(() => (host ? hostAnswers(host) : CALL_ANSWERS), [host]);
+  const effects = useMemo(() => effectsRequestOf(request), [request]);
+  const answers = useMemo(() => (host ? hostAnswers(host) : effects ? EFFECTS_ANSWERS : CALL_ANSWERS), [host, effects]);
   const original = useMemo(() => prettyArguments(request.arguments), [request.arguments]);
   const [text, setText] = useState(original);
   const [feedback, setFeedback] = useState("");
@@ -63,7 +67,7 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
       className={shortcuts ? "approval-card active" : "approval-card"}
       data-testid="approval-card"
       data-tool={request.tool}
-      data-kind={host ? "network" : undefined}
+      data-kind={host ? "network" : effects ? "effects" : undefined}
       data-host={host?.host}
       data-port={host?.port}
       data-approval-id={request.id}
@@ -74,6 +78,10 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
           {host ? (
             <>
               Connect to <code>{hostPort(host)}</code>?
+            </>
+          ) : effects ? (
+            <>
+              Keep what <code>{shortCommand(effects.command) || "the command"}</code> changed?
             </>
           ) : (
             <>
@@ -90,6 +98,18 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
           <pre className="code approval-command" data-testid="approval-command">
             {host.command || "(not known)"}
           </pre>
+        </>
+      ) : effects ? (
+        <>
+          <div className="approval-label">the command</div>
+          <pre className="code approval-command" data-testid="approval-command">
+            {effects.command || "(not known)"}
+          </pre>
+          {!request.preview && effects.files.length > 0 && (
+            <p className="approval-files" data-testid="approval-files">
+              held: {effects.files.join(", ")}
+            </p>
+          )}
         </>
       ) : (
         <>
@@ -119,7 +139,7 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
       )}
       {request.preview && (
         <>
-          <div className="approval-label">would change</div>
+          <div className="approval-label">{effects ? "changed (held: not in the workspace until you keep it)" : "would change"}</div>
           <DiffLines diff={request.preview} testId="approval-preview" />
         </>
       )}
@@ -148,7 +168,9 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
         <input
           className="deny-feedback"
           data-testid="deny-feedback"
-          placeholder={host ? "Why, for the model, when denying (optional)" : "Feedback for the model when denying (optional)"}
+          placeholder={
+            host || effects ? "Why, for the model, when denying (optional)" : "Feedback for the model when denying (optional)"
+          }
           value={feedback}
           onChange={(e) => setFeedback(e.target.value)}
         />

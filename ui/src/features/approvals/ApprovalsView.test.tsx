@@ -40,6 +40,18 @@ function networkRequest({ host = "new.test", port = 8080 }: { host?: string; por
     callHash: "hash-n1",
   });
 }
+/** What `command` changed, held for the user (review mode), as the engine asks about it. */
+function effectsRequest(command = "sed -i s/old line/hi/ notes/a.txt && touch b.txt") {
+  return approvalRequest({
+    id: "e1",
+    callId: "b1",
+    tool: "effects",
+    arguments: JSON.stringify({ command, files: ["notes/a.txt", "b.txt"] }),
+    preview: `${PREVIEW}--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n`,
+    findings: [{ guardian: "effects", rule: "review", severity: "low", message: "review mode: every change waits for you" }],
+    callHash: "hash-e1",
+  });
+}
 const resolveOps = () => fakeEngine.submit.mock.calls.map(([op]) => op).filter((op) => op.type === "resolveApproval");
 
 describe("Approvals view", () => {
@@ -202,6 +214,46 @@ describe("Approvals view", () => {
     await user.type(within(card).getByTestId("deny-feedback"), "no local services");
     await user.click(within(card).getByTestId("deny"));
     expect(resolveOps()).toMatchObject([{ approvalId: "n1", decision: "deny", feedback: "no local services", editedArguments: null }]);
+  });
+
+  it("shows a held change as its command's diff, to keep or discard, with nothing to edit", async () => {
+    const user = await openApprovals();
+    emit({ type: "approvalRequested", sessionId: S, request: effectsRequest() });
+    const card = view().getByTestId("approval-card");
+    expect(card.dataset).toMatchObject({ tool: "effects", kind: "effects" });
+    expect(within(card).getByText(/^Keep what/).textContent).toBe("Keep what sed -i s/old line/hi/ notes/a.txt && touch b.txt changed?");
+    expect(within(card).queryByTestId("approval-arguments")).toBeNull();
+    const preview = within(card).getByTestId("approval-preview");
+    expect([...preview.querySelectorAll(".diff-line.add")].map((l) => l.textContent)).toEqual(["+hi\n", "+new\n"]);
+    expect([...preview.querySelectorAll(".diff-line.del")].map((l) => l.textContent)).toEqual(["-old line\n"]);
+    // Only keep or discard: what one command wrote is never approved for the session or for good.
+    expect(within(card).queryByTestId("approve-session")).toBeNull();
+    expect(within(card).queryByTestId("approve-always")).toBeNull();
+    expect(within(card).getByTestId("approve-once").textContent).toBe("Keep these changesy");
+    await user.keyboard("s");
+    await user.keyboard("a");
+    await user.keyboard("a");
+    expect(resolveOps()).toEqual([]);
+    await user.type(within(card).getByTestId("deny-feedback"), "do not touch b.txt");
+    await user.click(within(card).getByTestId("deny"));
+    expect(resolveOps()).toEqual([
+      { type: "resolveApproval", approvalId: "e1", decision: "deny", feedback: "do not touch b.txt", editedArguments: null, callHash: "hash-e1" },
+    ]);
+  });
+
+  it("keeps a held change with y, and shortens a long command in the title", async () => {
+    const user = await openApprovals();
+    const long = `python3 -c '${"x = 1; ".repeat(30)}'`;
+    emit({ type: "approvalRequested", sessionId: S, request: effectsRequest(long) });
+    const card = view().getByTestId("approval-card");
+    const title = within(card).getByText(/^Keep what/).textContent!;
+    expect(title.length).toBeLessThan(90);
+    expect(title).toContain("…");
+    expect(within(card).getByTestId("approval-command").textContent).toBe(long);
+    await user.keyboard("y");
+    expect(resolveOps()).toEqual([
+      { type: "resolveApproval", approvalId: "e1", decision: "approveOnce", feedback: null, editedArguments: null, callHash: "hash-e1" },
+    ]);
   });
 
   it("asks for `a` twice before answering always, and any other key cancels", async () => {

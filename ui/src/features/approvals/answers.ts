@@ -1,5 +1,6 @@
 // The four answers as buttons and keys: for a tool call, and for a host (a network request's
-// answers are about the host, never about running anything, so they are worded for hosts).
+// answers are about the host, never about running anything, so they are worded for hosts). A held
+// change gets two: keep or discard; what one command wrote is never approved for later ones.
 import type { ApprovalAnswer } from "../../api/types";
 import { type HostRequest, hostPort } from "./hostRequest";
 
@@ -41,3 +42,21 @@ export function hostAnswers(request: HostRequest): AnswerButton[] {
     { decision: "deny", testId: "deny", label: "Deny", key: "n", hint: "Refuse the connection; the command sees it fail, and the model is told why" },
   ];
 }
+
+/** The answers to a held change: keep it or throw it away. */
+export const EFFECTS_ANSWERS: AnswerButton[] = [
+  {
+    decision: "approveOnce",
+    testId: "approve-once",
+    label: "Keep these changes",
+    key: "y",
+    hint: "Let what the command changed land in the workspace, checkpointed (undo can restore it)",
+  },
+  {
+    decision: "deny",
+    testId: "deny",
+    label: "Discard",
+    key: "n",
+    hint: "Throw the changes away; the model is told which files, with your feedback",
+  },
+];

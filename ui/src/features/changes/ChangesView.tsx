@@ -1,6 +1,7 @@
-// The Changes view: every file change the agent's file tools made, per turn (newest first), as
-// coloured diffs, with undo for a whole turn or one file. The engine decides what an undo may
-// touch (a file changed again since is left alone and named); this view only asks.
+// The Changes view: every file change the agent's file tools and captured bash commands made, per
+// turn (newest first), as coloured diffs, with undo for a whole turn or one file. The engine
+// decides what an undo may touch (a file changed again since is left alone and named); this view
+// only asks.
 import { useState } from "react";
 import type { FileChange } from "../../store/state";
 import { DiffLines } from "../diff/DiffLines";
@@ -45,7 +46,8 @@ export function ChangesView({ changes, busy, onUndo }: Props) {
       <header className="view-header">
         <h1>Changes</h1>
         <p className="view-note">
-          What the file tools changed, per turn. Files a <code>bash</code> command changed are not listed and cannot be undone.
+          What the file tools and sandboxed <code>bash</code> commands changed, per turn. Files a command wrote directly (escalated, in
+          bypass, in the background, or with no overlay to capture them) are not listed and cannot be undone.
         </p>
         <div className="segmented" role="group" aria-label="Diff layout">
           {(["unified", "split"] as const).map((l) => (

@@ -1,7 +1,9 @@
 // On a finished bash card: how that command ran (`data.sandbox`, `data.escalated` of its
 // result), warning-coloured when it ran outside the sandbox; and that what it changed is not
-// in a checkpoint (`data.checkpointed: false`), so an undo cannot restore it.
+// in a checkpoint (`data.checkpointed: false`), so an undo cannot restore it. A result with
+// `data.effects` says that in its changes (`BashChanges`) instead, next to the files it means.
 import type { ToolResult } from "../../api/types";
+import { effectsOf } from "./bashEffects";
 
 function field(result: ToolResult, name: string): unknown {
   const data = result.data;
@@ -14,7 +16,7 @@ export function BashSandboxBadge({ result }: { result: ToolResult }) {
   const escalated = field(result, "escalated") === true;
   const confined = sandbox !== "none";
   const text = confined ? `sandboxed · ${sandbox}` : escalated ? "escalated · unsandboxed" : "unsandboxed";
-  const checkpointed = field(result, "checkpointed") !== false;
+  const checkpointed = effectsOf(result) !== null || field(result, "checkpointed") !== false;
   return (
     <>
       <span

@@ -316,6 +316,16 @@ describe("Chat view", () => {
     expect(status.textContent).toBe("bash: sandboxed (bwrap)");
   });
 
+  it("offers every mode, review between ask and auto-edit", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    const picker = screen.getByTestId("session-mode");
+    expect([...picker.querySelectorAll("option")].map((o) => o.value)).toEqual(["read-only", "plan", "ask", "review", "auto-edit", "auto", "bypass"]);
+    expect(picker.querySelector<HTMLOptionElement>("option[value=review]")?.title).toContain("wait for you as a diff");
+    await user.selectOptions(picker, "review");
+    expect(engine.submit).toHaveBeenLastCalledWith({ type: "setMode", mode: "review" });
+  });
+
   it("says a mode picked during a turn waits for the turn to end", async () => {
     const user = userEvent.setup();
     await renderApp();

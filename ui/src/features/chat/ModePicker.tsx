@@ -16,6 +16,7 @@ export const MODES: { mode: Mode; hint: string }[] = [
   { mode: "read-only", hint: "reads only" },
   { mode: "plan", hint: "reads, and commands that cannot write" },
   { mode: "ask", hint: "asks before every change or command" },
+  { mode: "review", hint: "runs sandboxed commands; their file changes wait for you as a diff" },
   { mode: "auto-edit", hint: "edits files, asks before commands" },
   { mode: "auto", hint: "runs sandboxed commands; asks when the guard finds something" },
   { mode: "bypass", hint: "runs everything unsandboxed but hard denials" },

@@ -1,12 +1,16 @@
 // One tool call: name, arguments at a glance, status, duration, and its output on demand. A bash
-// call lists the hosts its command reached or was refused. A call waiting for a human (or whose
-// command waits for an answer about a host) carries its approval card.
+// call lists the hosts its command reached or was refused, and what it changed in the workspace
+// (its diff is shown there, once, not again in the expanded card). A call waiting for a human (or
+// whose command waits for an answer about a host, or about keeping what it changed) carries its
+// approval card.
 import { useState } from "react";
 import type { ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { formatDuration } from "../usage/format";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
 import { DiffLines } from "../diff/DiffLines";
+import { BashChanges } from "./BashChanges";
+import { effectsOf } from "./bashEffects";
 import { BashHosts } from "./BashHosts";
 import { BashSandboxBadge } from "./BashSandboxBadge";
 
@@ -38,6 +42,7 @@ function argumentsLine(raw: string): string {
 export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
   const [open, setOpen] = useState(false);
   const { call, status, durationMs, result } = item;
+  const bashChanges = call.name === "bash" && result !== null && effectsOf(result) !== null;
   return (
     <div className={`tool-call status-${status}`} data-testid="tool-call" data-tool={call.name} data-status={status}>
       <button type="button" className="tool-call-head" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -51,6 +56,7 @@ export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
         <span className={`status-chip ${status}`}>{STATUS_TEXT[status]}</span>
       </button>
       {call.name === "bash" && result && <BashHosts result={result} />}
+      {bashChanges && result && <BashChanges result={result} />}
       {open && (
         <div className="tool-call-body">
           <div className="tool-call-section">arguments</div>
@@ -61,7 +67,7 @@ export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
           ) : (
             <p className="muted">No output yet.</p>
           )}
-          {result?.diff && (
+          {result?.diff && !bashChanges && (
             <>
               <div className="tool-call-section">diff</div>
               <DiffLines diff={result.diff} testId="tool-call-diff" />

@@ -10,9 +10,13 @@
 //! session's processes instead ([`crate::processes`]) and answers within two seconds. The command's environment comes from an allow-list
 //! ([`crate::shell_sandbox::child_environment`]). It runs inside the workspace's OS sandbox
 //! ([`crate::shell_sandbox`]) unless the call escalates (which the guard always has a human
-//! approve, but in `bypass`); every result's `data.sandbox` says how it ran.
+//! approve, but in `bypass`); every result's `data.sandbox` says how it ran. What it changes is
+//! captured on an overlay where the sandbox can mount one, and handed to the call's owner as held
+//! changes; elsewhere it is listed afterwards, not undoable, and the result says why
+//! ([`effects`]).
 
 mod capture;
+mod effects;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,9 +46,10 @@ const GRACE: Duration = Duration::from_secs(2);
 /// credentials are hidden, and only the hosts the user allows are reachable, through a proxy (the
 /// result says which were refused). If a command fails only because it needs
 /// more (network, a write outside the workspace), call bash again with `escalate: true` and a
-/// `justification`: a human decides whether it runs once outside the sandbox. Files a command
-/// changes are not kept in checkpoints, so an undo cannot restore them: change files with the
-/// file tools. For a server, watcher or long build, set `background: true`: it answers within 2 s
+/// `justification`: a human decides whether it runs once outside the sandbox. What the command
+/// changes in the workspace is captured: the result lists it with its diff, the user may review
+/// it before it is applied, and an undo restores it (build output in ignored paths is written
+/// without checkpoints). For a server, watcher or long build, set `background: true`: it answers within 2 s
 /// with a process id and runs on (see process_output, process_stop).
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -130,22 +135,22 @@ impl Tool for Bash {
         env.push((processes::MARKER.into(), ctx.call_id.clone().into()));
         let (writer, mut drain) = capture::start(out_file, OUTPUT_CAP_BYTES)
             .map_err(|e| ToolError::new(format!("cannot set up the command's output: {e}")))?;
-        let errors =
-            writer.try_clone().map_err(|e| ToolError::new(format!("cannot set up the command's output: {e}")))?;
-        let launch = Launch {
-            script: &args.command,
-            cwd: ctx.workspace.root(),
-            env,
-            stdin: std::process::Stdio::null(),
-            stdout: writer.into(),
-            stderr: errors.into(),
-            network: ctx.network.is_some(),
-            loopback: ctx.processes.as_ref().and_then(|p| p.loopback(shell)),
-            layer: None,
-        };
+        let mut capture = effects::Capture::start(ctx, args.escalate);
         let started = std::time::Instant::now();
-        let spawned =
-            shell.spawn(launch, args.escalate).await.map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
+        let started_ns = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        let first = shell.spawn(launch(args, ctx, &env, &writer, capture.layer())?, args.escalate).await;
+        let spawned = match first {
+            Err(e) if capture.layer().is_some() => {
+                // The overlay could not be mounted on this workspace: run as without one, and say so.
+                capture = capture.fall_back(ctx.workspace.root(), format!("the overlay could not be mounted: {e}"));
+                shell.spawn(launch(args, ctx, &env, &writer, None)?, args.escalate).await
+            }
+            spawned => spawned,
+        }
+        .map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
+        drop(writer);
         let (mut child, sandbox) = (spawned.child, spawned.kind);
         // The command's way out, served for this call while it runs.
         let serving = match (spawned.listener, &ctx.network) {
@@ -218,6 +223,9 @@ impl Tool for Bash {
             text.push_str(&note);
         }
         let gaps = sandbox_note(&mut text, ctx, sandbox, args.escalate);
+        let (effects, note, held) = capture.finish(ctx, started_ns).await;
+        text.push_str(&note);
+        let captured = effects.as_ref().is_some_and(|e| e["captured"] == true);
         Ok(ToolOutput {
             output: text,
             data: Some(json!({
@@ -233,12 +241,36 @@ impl Tool for Bash {
                 "network": sandbox == SandboxKind::None || (shell.network() && ctx.network.is_some()),
                 // The hosts the command reached or was refused, through the proxy.
                 "hosts": hosts,
-                // What a command changes is not checkpointed: undo cannot restore it.
-                "checkpointed": false,
+                // Whether what it changed is checkpointed (captured on an overlay, DESIGN §4.3).
+                "checkpointed": captured,
+                "effects": effects,
             })),
-            changes: Vec::new(),
+            held: held.map(super::HeldSlot::new).unwrap_or_default(),
+            ..ToolOutput::default()
         })
     }
+}
+
+/// The launch of `args`' command, its output to `writer`, on `layer` when given.
+fn launch<'a>(
+    args: &'a BashArgs,
+    ctx: &'a ToolContext,
+    env: &[(std::ffi::OsString, std::ffi::OsString)],
+    writer: &std::io::PipeWriter,
+    layer: Option<&'a crate::shell_sandbox::Layer>,
+) -> Result<Launch<'a>, ToolError> {
+    let output = || writer.try_clone().map_err(|e| ToolError::new(format!("cannot set up the command's output: {e}")));
+    Ok(Launch {
+        script: &args.command,
+        cwd: ctx.workspace.root(),
+        env: env.to_vec(),
+        stdin: std::process::Stdio::null(),
+        stdout: output()?.into(),
+        stderr: output()?.into(),
+        network: ctx.network.is_some(),
+        loopback: ctx.processes.as_ref().and_then(|p| p.loopback(&ctx.workspace.shell)),
+        layer,
+    })
 }
 
 /// Appends what the model should know of how the command ran (outside the sandbox, or what a
@@ -309,7 +341,7 @@ async fn background(args: &BashArgs, ctx: &ToolContext) -> Result<ToolOutput, To
             "escalated": args.escalate,
             "checkpointed": false,
         })),
-        changes: Vec::new(),
+        ..ToolOutput::default()
     })
 }
 

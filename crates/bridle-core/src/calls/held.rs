@@ -1,0 +1,109 @@
+//! Held: what a captured command changed (DESIGN §4.3), settled by the call's owner after the
+//! command ended and outside its timeout — landed at once, or after a person approved it as a
+//! diff, or discarded.
+//!
+//! Rules: in `review` every held change asks; in the other modes a finding on what changed
+//! decides as it would for a file tool's write (a config file is a medium finding, git's
+//! code-running files a high one), and nothing else asks, since the command was approved
+//! already; where nobody can be asked (outside a session, approvals deferred to another
+//! process) a change that would ask is discarded and the model told; a denied change is
+//! discarded and the model is told which files; a landed one is the call's [`FileChange`]s,
+//! shown and undone like a file tool's.
+//!
+//! [`FileChange`]: crate::changes::FileChange
+
+use bridle_protocol::{Decision, Mode};
+use serde_json::{json, Value};
+
+use crate::changes::{CommitScope, EffectsQuestion, Held};
+use crate::guard::severity_decision;
+use crate::tools::{ToolContext, ToolOutput};
+
+/// The tool name a held change's approval request carries.
+pub const EFFECTS_TOOL: &str = "effects";
+
+/// Settles `held` for the call whose output is `out`, under `mode`.
+pub(super) async fn settle(held: Held, out: &mut ToolOutput, command: &str, mode: Mode, ctx: &ToolContext) {
+    let landing = held.landing.clone();
+    let files = landing.held_paths();
+    if files.is_empty() {
+        return;
+    }
+    let findings = landing.findings();
+    let asks = mode == Mode::Review
+        || findings.iter().any(|f| severity_decision(mode, f.severity).is_some_and(|d| d != Decision::Allow));
+    let answer = if !asks {
+        Ok(())
+    } else {
+        match &ctx.effects {
+            Some(desk) => {
+                let question = EffectsQuestion {
+                    call_id: ctx.call_id.clone(),
+                    command: command.to_string(),
+                    files: files.clone(),
+                    findings,
+                    preview: landing.diff(),
+                };
+                desk.ask(question).await
+            }
+            None => Err("nobody can be asked about them here".to_string()),
+        }
+    };
+    let effects = effects_of(&mut out.data);
+    match answer {
+        Ok(()) => match landing.land_held(&CommitScope::from(ctx)).await {
+            Ok(landed) => {
+                let listed: Vec<String> = landed.changes.iter().map(|c| c.path.clone()).collect();
+                if !listed.is_empty() {
+                    out.output.push_str(&format!("\n[changed: {}]", listed.join(", ")));
+                }
+                for (path, why) in &landed.refused {
+                    out.output.push_str(&format!("\n[not applied: {path}: {why}]"));
+                }
+                effects["changes"] = json!(landed
+                    .changes
+                    .iter()
+                    .map(|c| json!({"path": c.path, "kind": c.kind, "added": c.added, "removed": c.removed, "bytes": c.bytes}))
+                    .collect::<Vec<_>>());
+                push_refused(effects, &landed.refused);
+                out.changes = landed.changes;
+            }
+            Err(e) => {
+                out.output.push_str(&format!("\n[its changes were not applied: {e}]"));
+                effects["discarded"] = json!(files);
+                effects["error"] = json!(e.to_string());
+            }
+        },
+        Err(why) => {
+            out.output.push_str(&format!(
+                "\n[its changes to {} were discarded ({why}); the workspace holds what it held before the command]",
+                files.join(", ")
+            ));
+            effects["discarded"] = json!(files);
+            effects["discardedBecause"] = json!(why);
+        }
+    }
+    drop(held);
+}
+
+/// `data.effects`, made an object when missing.
+fn effects_of(data: &mut Option<Value>) -> &mut Value {
+    let data = data.get_or_insert_with(|| json!({}));
+    if !data.is_object() {
+        *data = json!({});
+    }
+    let effects = &mut data["effects"];
+    if !effects.is_object() {
+        *effects = json!({});
+    }
+    effects
+}
+
+fn push_refused(effects: &mut Value, refused: &[(String, String)]) {
+    if refused.is_empty() {
+        return;
+    }
+    let list = effects["refused"].as_array().cloned().unwrap_or_default();
+    let more = refused.iter().map(|(path, why)| json!({"path": path, "why": why}));
+    effects["refused"] = Value::Array(list.into_iter().chain(more).collect());
+}

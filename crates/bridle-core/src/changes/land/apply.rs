@@ -1,0 +1,338 @@
+//! Landing a sorted layer in the workspace: the part that needs no question at once, the held
+//! part with checkpoints when the call's owner lets it.
+//!
+//! Rules: every path is locked (in path order) and judged again as a write on the path as it
+//! resolves now; a path changed since the command started (or since it was sorted) is refused by
+//! name and left as the user made it; the checkpoint of every held path (its content before, as
+//! a blob, streamed) is recorded before anything is written; removals go deepest first, the
+//! rest in path order; if a write fails, what was already landed is put back from the
+//! checkpoint and the rows are forgotten — all of the held part or none. The disk work runs on a
+//! blocking thread holding the locks.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{Free, Landing, State, Step};
+use crate::changes::files::Recorded;
+use crate::changes::{blob_name, diff_stat, unified_diff, ChangeKind, CommitError, CommitScope, FileChange};
+use crate::fs::{FsError, WorkspaceFs};
+
+/// Text at most this large (each side) is diffed; larger content is named with its size.
+const MAX_DIFFED: u64 = 1 << 20;
+
+/// What the held part did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Landed {
+    /// What changed, in path order (folders are not listed).
+    pub changes: Vec<FileChange>,
+    /// Paths left as they are, and why.
+    pub refused: Vec<(String, String)>,
+}
+
+impl Landing {
+    /// Lands the ignored paths and git's data (no checkpoint); what could not land is named.
+    pub async fn land_free(self: &Arc<Self>, scope: &CommitScope) -> Free {
+        let this = self.clone();
+        let workspace = scope.workspace.clone();
+        let session = scope.session_id.clone();
+        let mut guards = Vec::new();
+        for step in &self.free {
+            guards.push(workspace.locks.write(&workspace.root().join(&step.rel)).await);
+        }
+        let done = tokio::task::spawn_blocking(move || {
+            let mut free = Free::default();
+            let steps = order(this.free.iter().collect());
+            for step in steps {
+                let refuse = |free: &mut Free, why: String| free.refused.push((step.shown(), why));
+                if let Err(e) = crate::changes::judge_entry(&workspace, &step.rel, step.is_link(), &session) {
+                    refuse(&mut free, e);
+                    continue;
+                }
+                if this.stale(&workspace.fs, step) {
+                    refuse(&mut free, CHANGED_MEANWHILE.into());
+                    continue;
+                }
+                match apply(&workspace.fs, &this.upper, step) {
+                    Ok(()) => {
+                        if let State::File { size, .. } = step.after {
+                            free.files += 1;
+                            free.bytes += size;
+                        } else if matches!(step.after, State::Link(_)) {
+                            free.files += 1;
+                        } else if step.whole {
+                            // A folder moved whole: count what it holds.
+                            let (files, bytes) = count(&workspace.root().join(&step.rel));
+                            free.files += files;
+                            free.bytes += bytes;
+                        }
+                    }
+                    Err(e) => refuse(&mut free, e.to_string()),
+                }
+            }
+            free.git = super::git::summary(&this.upper.join(".git"), &workspace.root().join(".git"), &this.git_changed);
+            drop(guards);
+            free
+        });
+        done.await.unwrap_or_else(|e| Free {
+            refused: vec![("(build output)".into(), format!("the landing was interrupted ({e})"))],
+            ..Free::default()
+        })
+    }
+
+    /// Lands the held part (the steps and git's code-running files) with checkpoints: all of it
+    /// but the paths refused by name, or none.
+    pub async fn land_held(self: &Arc<Self>, scope: &CommitScope) -> Result<Landed, CommitError> {
+        let this = self.clone();
+        let ctx = scope.clone();
+        let mut paths: Vec<_> =
+            self.steps.iter().chain(&self.git_config).map(|s| scope.workspace.root().join(&s.rel)).collect();
+        paths.sort();
+        paths.dedup();
+        let mut guards = Vec::with_capacity(paths.len());
+        for path in &paths {
+            guards.push(scope.workspace.locks.write(path).await);
+        }
+        tokio::task::spawn_blocking(move || {
+            let landed = this.held_locked(&ctx);
+            drop(guards);
+            landed
+        })
+        .await
+        .map_err(|e| CommitError::Interrupted(e.to_string()))?
+    }
+
+    fn held_locked(&self, ctx: &CommitScope) -> Result<Landed, CommitError> {
+        let fs = &ctx.workspace.fs;
+        let mut landed = Landed::default();
+        let mut steps = Vec::new();
+        for step in self.steps.iter().chain(&self.git_config) {
+            if let Err(e) = crate::changes::judge_entry(&ctx.workspace, &step.rel, step.is_link(), &ctx.session_id) {
+                landed.refused.push((step.shown(), e));
+            } else if self.stale(fs, step) {
+                landed.refused.push((step.shown(), CHANGED_MEANWHILE.into()));
+            } else {
+                steps.push(step);
+            }
+        }
+        // A folder refused keeps what is below it too.
+        let kept: Vec<String> = landed.refused.iter().map(|(p, _)| p.clone()).collect();
+        steps.retain(|s| !kept.iter().any(|k| s.shown().starts_with(&format!("{k}/"))));
+
+        // The checkpoint first: each path's content before is safe on disk before it changes.
+        let mut rows = Vec::new();
+        let mut befores = Vec::new();
+        for step in &steps {
+            let recorded = self.checkpoint(fs, ctx, step);
+            let (before_hash, after_hash) = match recorded {
+                Ok(hashes) => hashes,
+                Err(e) => {
+                    forget(ctx, &rows);
+                    return Err(e);
+                }
+            };
+            befores.push(before_hash.clone());
+            if let Some(files) = &ctx.files {
+                let row = Recorded {
+                    path: &step.shown(),
+                    before_hash,
+                    before_mode: step.before.row_mode(),
+                    after_hash,
+                    after_mode: step.after.row_mode(),
+                };
+                match files.record(&ctx.turn_id, &ctx.call_id, row) {
+                    Ok(id) => rows.push(id),
+                    Err(e) => {
+                        forget(ctx, &rows);
+                        return Err(CommitError::Record(step.shown(), e));
+                    }
+                }
+            }
+        }
+
+        let diffs: Vec<Option<String>> = steps.iter().map(|s| diff_of(s, &self.upper, fs.root_path())).collect();
+        let ordered = order(steps.clone());
+        let mut done: Vec<&Step> = Vec::new();
+        for step in &ordered {
+            if let Err(error) = apply(fs, &self.upper, step) {
+                let restored = put_back(fs, ctx, &steps, &befores, &done);
+                forget(ctx, &rows);
+                return Err(CommitError::Write { error, restored });
+            }
+            done.push(step);
+        }
+        let _ = fs.sync();
+        for (step, diff) in steps.iter().zip(diffs) {
+            let Some(diff) = diff else { continue };
+            let (added, removed) = diff_stat(&diff);
+            let kind = match (&step.before, &step.after) {
+                (State::Absent, _) => ChangeKind::Created,
+                (_, State::Absent) => ChangeKind::Deleted,
+                _ => ChangeKind::Modified,
+            };
+            let bytes = match step.after {
+                State::File { size, .. } => size as usize,
+                _ => 0,
+            };
+            landed.changes.push(FileChange { path: step.shown(), kind, diff, added, removed, bytes });
+        }
+        Ok(landed)
+    }
+
+    /// Keeps `step`'s content before as a blob; returns the blob names before and after.
+    fn checkpoint(
+        &self,
+        fs: &WorkspaceFs,
+        ctx: &CommitScope,
+        step: &Step,
+    ) -> Result<(Option<String>, Option<String>), CommitError> {
+        let keep_err = |e: std::io::Error| CommitError::Keep(step.shown(), e.to_string());
+        let before = match (&step.before, &ctx.files) {
+            (State::File { .. }, Some(files)) => {
+                let file = fs.open_read(&step.rel).map_err(CommitError::Read)?;
+                Some(files.keep_stream(file).map_err(keep_err)?)
+            }
+            (State::File { .. }, None) => {
+                Some(super::super::hash_stream(fs.open_read(&step.rel).map_err(CommitError::Read)?).map_err(keep_err)?)
+            }
+            (State::Link(target), Some(files)) => {
+                files.keep(Some(target.as_os_str().as_encoded_bytes())).map_err(keep_err)?
+            }
+            (State::Link(target), None) => Some(blob_name(target.as_os_str().as_encoded_bytes())),
+            _ => None,
+        };
+        let after = match &step.after {
+            State::File { .. } if !step.content => before.clone(),
+            State::File { .. } => {
+                let file = std::fs::File::open(self.upper.join(&step.rel)).map_err(keep_err)?;
+                Some(super::super::hash_stream(file).map_err(keep_err)?)
+            }
+            State::Link(target) => Some(blob_name(target.as_os_str().as_encoded_bytes())),
+            _ => None,
+        };
+        Ok((before, after))
+    }
+
+    /// Whether what stands at `step`'s path changed since the command started, or since it was
+    /// sorted.
+    fn stale(&self, fs: &WorkspaceFs, step: &Step) -> bool {
+        let now = fs.changed_at(&step.rel).ok().flatten();
+        now != step.changed_at || now.is_some_and(|t| t > self.started_ns)
+    }
+}
+
+const CHANGED_MEANWHILE: &str =
+    "changed in the workspace while the command ran (by the user or another program); that version was kept";
+
+/// Removals deepest first, then the rest in path order.
+fn order<'a>(mut steps: Vec<&'a Step>) -> Vec<&'a Step> {
+    steps.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let (mut removals, rest): (Vec<&Step>, Vec<&Step>) = steps.into_iter().partition(|s| s.after == State::Absent);
+    removals.reverse();
+    removals.extend(rest);
+    removals
+}
+
+/// Leaves `step.after` at its path.
+fn apply(fs: &WorkspaceFs, upper: &Path, step: &Step) -> Result<(), FsError> {
+    match &step.after {
+        State::Absent => fs.remove_any(&step.rel),
+        State::File { mode, .. } if !step.content => fs.set_mode(&step.rel, *mode),
+        State::File { mode, .. } => fs.place_file(&step.rel, &upper.join(&step.rel), *mode),
+        State::Link(target) => fs.place_link(&step.rel, target),
+        State::Folder { .. } if step.whole => fs.place_tree(&step.rel, &upper.join(&step.rel)),
+        State::Folder { mode } => fs.place_folder(&step.rel, *mode),
+    }
+}
+
+/// Puts `done` back as it was (from the checkpoint blobs); whether all of it went back.
+fn put_back(fs: &WorkspaceFs, ctx: &CommitScope, steps: &[&Step], befores: &[Option<String>], done: &[&Step]) -> bool {
+    let mut all = true;
+    for step in done.iter().rev() {
+        let at = steps.iter().position(|s| s.rel == step.rel);
+        let hash = at.and_then(|i| befores[i].clone());
+        let back = match (&step.before, hash, &ctx.files) {
+            (State::Absent, ..) => fs.remove_any(&step.rel).is_ok(),
+            (State::Folder { mode }, ..) => fs.place_folder(&step.rel, *mode).is_ok(),
+            (State::Link(target), ..) => fs.place_link(&step.rel, target).is_ok(),
+            (State::File { mode, .. }, Some(hash), Some(files)) => files
+                .blob(&hash)
+                .is_ok_and(|bytes| fs.remove_any(&step.rel).and_then(|()| fs.write_atomic_with_mode(&step.rel, &bytes, Some(*mode))).is_ok()),
+            (State::File { .. }, ..) => false,
+        };
+        all &= back;
+    }
+    all
+}
+
+fn forget(ctx: &CommitScope, rows: &[i64]) {
+    if let Some(files) = &ctx.files {
+        files.forget(rows);
+    }
+}
+
+/// The diff of one step for people and the model, its content before read in the workspace at
+/// `root` (`None`: a folder, shown by what it holds).
+pub(super) fn diff_of(step: &Step, upper: &Path, root: &Path) -> Option<String> {
+    let path = step.shown();
+    let folder = |s: &State| matches!(s, State::Folder { .. });
+    if folder(&step.after) || (folder(&step.before) && step.after == State::Absent) {
+        return None;
+    }
+    let text = |state: &State, at: &Path| -> Result<Option<String>, String> {
+        match state {
+            State::File { size, .. } if *size <= MAX_DIFFED => match std::fs::read(at) {
+                Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| format!("binary, {size} bytes")),
+                Err(e) => Err(e.to_string()),
+            },
+            State::File { size, .. } => Err(format!("{size} bytes, not shown")),
+            State::Link(target) => Ok(Some(format!("symlink -> {}\n", target.display()))),
+            _ => Ok(None),
+        }
+    };
+    let before = text(&step.before, &root.join(&step.rel));
+    let after = if step.content { text(&step.after, &upper.join(&step.rel)) } else { before.clone() };
+    let mut out = match (before, after) {
+        (Ok(b), Ok(a)) if b == a => String::new(),
+        (Ok(b), Ok(a)) => unified_diff(&step.rel, b.as_deref(), a.as_deref()),
+        (b, a) => {
+            let say = |s: Result<Option<String>, String>| match s {
+                Ok(None) => "absent".to_string(),
+                Ok(Some(_)) => "text".to_string(),
+                Err(why) => why,
+            };
+            format!("Binary file {path} changed (before: {}; after: {})\n", say(b), say(a))
+        }
+    };
+    let mode = |s: &State| match s {
+        State::File { mode, .. } => Some(*mode),
+        _ => None,
+    };
+    if let (Some(old), Some(new)) = (mode(&step.before), mode(&step.after)) {
+        if old != new {
+            if out.is_empty() {
+                out = format!("--- a/{path}\n+++ b/{path}\n");
+            }
+            out.push_str(&format!("old mode {old:o}\nnew mode {new:o}\n"));
+        }
+    }
+    Some(out)
+}
+
+/// Files and bytes below a folder (links count as files), not following links.
+fn count(dir: &Path) -> (usize, u64) {
+    let (mut files, mut bytes) = (0, 0);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&at) else { continue };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else {
+                files += 1;
+                bytes += entry.metadata().map(|m| m.len()).unwrap_or(0);
+            }
+        }
+    }
+    (files, bytes)
+}

@@ -1,0 +1,335 @@
+//! What a captured command changed, sorted into what lands how (DESIGN §4.3): its layer's
+//! effects ([`super::read_layer`]) become a [`Landing`].
+//!
+//! - Ignored paths (`.gitignore`, `.ignore`, the scratch folders) and git's own data land at
+//!   once, without checkpoints, summarised ([`Landing::land_free`]).
+//! - Everything else is a list of [`Step`]s — each path's state before and after, a symlink as a
+//!   link, a mode as a mode — that lands only through [`Landing::land_held`], with checkpoints,
+//!   when the call's owner lets it (at once, or after a person approved its diff), or is
+//!   dropped with the layer.
+//! - A change to a git file that makes git run code is held with the steps, and named.
+//!
+//! Rule: a path the user (or anything else) changed while the command ran is never landed over:
+//! it is refused by name, and the user's version stays. What the layer refused (special files,
+//! hard links) never lands.
+
+mod apply;
+mod git;
+mod ignored;
+
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bridle_protocol::{Finding, Severity};
+
+use super::{shown, Effect, EffectKind, LayerRead};
+use crate::fs::{Entry, WorkspaceFs};
+
+pub use apply::Landed;
+
+/// What stands at a path, before or after a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    /// Nothing.
+    Absent,
+    /// A regular file with these permission bits and size.
+    File {
+        /// Permission bits.
+        mode: u32,
+        /// Size in bytes.
+        size: u64,
+    },
+    /// A symlink with this target, as written.
+    Link(PathBuf),
+    /// A folder with these permission bits.
+    Folder {
+        /// Permission bits.
+        mode: u32,
+    },
+}
+
+impl State {
+    fn of(entry: Option<Entry>) -> Option<State> {
+        Some(match entry {
+            None => State::Absent,
+            Some(Entry::File { mode, size }) => State::File { mode, size },
+            Some(Entry::Link(target)) => State::Link(target),
+            Some(Entry::Folder { mode }) => State::Folder { mode },
+            Some(Entry::Special) => return None,
+        })
+    }
+
+    /// The mode a checkpoint row keeps: permission bits for a file, with the type for a link
+    /// or a folder (`None`: absent).
+    pub(crate) fn row_mode(&self) -> Option<u32> {
+        match self {
+            State::Absent => None,
+            State::File { mode, .. } => Some(*mode),
+            State::Link(_) => Some(libc::S_IFLNK | 0o777),
+            State::Folder { mode } => Some(libc::S_IFDIR | mode),
+        }
+    }
+}
+
+/// One path a command changed, to land with a checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Workspace-relative path.
+    pub rel: PathBuf,
+    /// What stood there when the command ended.
+    pub before: State,
+    /// What the command left.
+    pub after: State,
+    /// Whether the content after is the layer's (not only a mode change).
+    pub content: bool,
+    /// A new folder that lands whole, with all it holds (no step for what is below it).
+    pub whole: bool,
+    /// When what stood there last changed (ns), to tell an edit made since.
+    changed_at: Option<i128>,
+}
+
+impl Step {
+    /// The workspace-relative POSIX path.
+    pub fn shown(&self) -> String {
+        shown(&self.rel)
+    }
+
+    /// Whether a symlink stands there before or after.
+    pub fn is_link(&self) -> bool {
+        matches!(self.before, State::Link(_)) || matches!(self.after, State::Link(_))
+    }
+}
+
+/// A command's layer, sorted.
+#[derive(Debug)]
+pub struct Landing {
+    upper: PathBuf,
+    root: PathBuf,
+    started_ns: i128,
+    /// Checkpointed changes, in path order.
+    pub steps: Vec<Step>,
+    /// Git files that make git run code, changed: held with the steps.
+    pub git_config: Vec<Step>,
+    /// Ignored paths and git's data: landed without checkpoints.
+    free: Vec<Step>,
+    /// Paths below `.git` among `free`.
+    git_changed: Vec<String>,
+    /// Each path that will not land, and why.
+    pub refused: Vec<(String, String)>,
+}
+
+/// What landed without a question.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Free {
+    /// Files (and links) written to ignored paths.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// What git's own files amount to.
+    pub git: Vec<String>,
+    /// What could not land, and why.
+    pub refused: Vec<(String, String)>,
+}
+
+impl Landing {
+    /// Sorts `read`, the layer at `upper` over `fs`'s workspace, for a command started at
+    /// `started_ns` (ns since the epoch); `scratch` are the folders written through.
+    pub fn sort(read: LayerRead, upper: &Path, fs: &WorkspaceFs, scratch: &[String], started_ns: i128) -> Landing {
+        let mut landing = Landing {
+            upper: upper.to_path_buf(),
+            root: fs.root_path().to_path_buf(),
+            started_ns,
+            steps: Vec::new(),
+            git_config: Vec::new(),
+            free: Vec::new(),
+            git_changed: Vec::new(),
+            refused: read.refused.iter().map(|r| (shown(&r.rel), r.why.to_string())).collect(),
+        };
+        let mut rules = ignored::Rules::new(fs.root_path(), scratch);
+        // A new folder that lands whole (ignored output, git's data): what is below it needs
+        // no step of its own. Not when the layer refused something in it.
+        let mut whole: Option<PathBuf> = None;
+        for effect in read.effects {
+            if whole.as_ref().is_some_and(|w| effect.rel.starts_with(w)) {
+                continue;
+            }
+            let mut steps = match landing.steps_of(&effect, fs) {
+                Ok(steps) => steps,
+                Err(why) => {
+                    landing.refused.push((shown(&effect.rel), why));
+                    continue;
+                }
+            };
+            let git_inner = effect.rel.strip_prefix(".git").ok().map(shown).filter(|s| !s.is_empty());
+            let is_dir = matches!(effect.kind, EffectKind::Folder);
+            let movable = is_dir && !read.refused.iter().any(|r| r.rel.starts_with(&effect.rel));
+            let mut free = |landing: &mut Landing, mut steps: Vec<Step>| {
+                if movable {
+                    whole = Some(effect.rel.clone());
+                    steps.iter_mut().for_each(|s| s.whole = true);
+                }
+                landing.free.extend(steps);
+            };
+            if effect.rel == Path::new(".git") && !is_dir {
+                // `.git` as a file names another repository: held, like git's config.
+                landing.git_config.append(&mut steps);
+            } else if let Some(inner) = git_inner {
+                if git::runs_code(&inner) {
+                    landing.git_config.append(&mut steps);
+                } else {
+                    if !is_dir {
+                        landing.git_changed.push(inner);
+                    }
+                    free(&mut landing, steps);
+                }
+            } else if effect.rel == Path::new(".git") {
+                // A new repository: its data lands, its config and hooks are held (so it is
+                // never moved whole).
+                landing.free.extend(steps);
+            } else if rules.ignores(&effect.rel, is_dir) {
+                free(&mut landing, steps);
+            } else {
+                landing.steps.extend(steps);
+            }
+        }
+        landing
+    }
+
+    /// The steps one effect needs: a deleted or replaced folder's content is deleted path by
+    /// path (deepest first), so undo can bring each back.
+    fn steps_of(&self, effect: &Effect, fs: &WorkspaceFs) -> Result<Vec<Step>, String> {
+        let rel = &effect.rel;
+        let entry = fs.entry(rel).map_err(|e| e.to_string())?;
+        let before = State::of(entry).ok_or("a FIFO, socket or device stands there in the workspace")?;
+        let changed_at = fs.changed_at(rel).ok().flatten();
+        let upper = self.upper.join(rel);
+        let after = match &effect.kind {
+            EffectKind::Deleted => State::Absent,
+            EffectKind::Link(target) => State::Link(target.clone()),
+            EffectKind::Folder => State::Folder { mode: effect.mode.unwrap_or(0o755) },
+            EffectKind::Created | EffectKind::Modified | EffectKind::ModeChanged | EffectKind::Replaced => {
+                let meta = upper.symlink_metadata().map_err(|e| e.to_string())?;
+                if meta.is_dir() {
+                    State::Folder { mode: meta.mode() & 0o7777 }
+                } else {
+                    State::File { mode: meta.mode() & 0o7777, size: meta.len() }
+                }
+            }
+        };
+        let content = !matches!(effect.kind, EffectKind::ModeChanged);
+        let mut steps = Vec::new();
+        if matches!(before, State::Folder { .. }) && !matches!(after, State::Folder { .. }) {
+            below(fs.root_path(), rel, &mut steps);
+        }
+        steps.push(Step { rel: rel.clone(), before, after, content, whole: false, changed_at });
+        Ok(steps)
+    }
+
+    /// Whether the command changed nothing worth a step or a question.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty() && self.git_config.is_empty() && self.free.is_empty()
+    }
+
+    /// What a person approving is shown: the medium findings of the config guardian's files
+    /// among the steps, and a high one for git's code-running files.
+    pub fn findings(&self) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        let config: Vec<String> =
+            self.steps.iter().map(Step::shown).filter(|p| crate::guard::is_exec_config(p)).collect();
+        if !config.is_empty() {
+            findings.push(Finding {
+                guardian: "config".into(),
+                rule: "exec-config-write".into(),
+                severity: Severity::Medium,
+                message: format!("the command changed files that make code run later: {}", config.join(", ")),
+            });
+        }
+        if !self.git_config.is_empty() {
+            let paths: Vec<String> = self.git_config.iter().map(Step::shown).collect();
+            findings.push(Finding {
+                guardian: "config".into(),
+                rule: "git-runs-code".into(),
+                severity: Severity::High,
+                message: format!("the command changed git files that make git run code: {}", paths.join(", ")),
+            });
+        }
+        findings
+    }
+
+    /// The held paths, in path order.
+    pub fn held_paths(&self) -> Vec<String> {
+        self.steps.iter().chain(&self.git_config).map(Step::shown).collect()
+    }
+
+    /// The diff a person approving reads (what is not text is named, with its size).
+    pub fn diff(&self) -> String {
+        self.steps.iter().chain(&self.git_config).filter_map(|s| apply::diff_of(s, &self.upper, &self.root)).collect()
+    }
+}
+
+/// Every path below the workspace folder `rel`, as deleted steps, deepest first.
+fn below(root: &Path, rel: &Path, steps: &mut Vec<Step>) {
+    let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return };
+    let mut names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+    names.sort();
+    for name in names {
+        let child = rel.join(name);
+        let Ok(meta) = root.join(&child).symlink_metadata() else { continue };
+        let mode = meta.mode() & 0o7777;
+        let before = if meta.file_type().is_symlink() {
+            match std::fs::read_link(root.join(&child)) {
+                Ok(target) => State::Link(target),
+                Err(_) => continue,
+            }
+        } else if meta.is_dir() {
+            below(root, &child, steps);
+            State::Folder { mode }
+        } else if meta.is_file() {
+            State::File { mode, size: meta.len() }
+        } else {
+            continue;
+        };
+        let changed_at = Some(i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()));
+        steps.push(Step { rel: child, before, after: State::Absent, content: true, whole: false, changed_at });
+    }
+}
+
+/// A command's changes waiting for the call's owner (keeps the command's layer alive).
+pub struct Held {
+    /// The changes, sorted.
+    pub landing: Arc<Landing>,
+    /// What must live until they land or are dropped (the layer they are read from).
+    pub keep: Box<dyn std::any::Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held").field("landing", &self.landing).finish_non_exhaustive()
+    }
+}
+
+/// A question about held changes, for a person.
+#[derive(Debug, Clone)]
+pub struct EffectsQuestion {
+    /// The call that ran the command.
+    pub call_id: String,
+    /// The command line.
+    pub command: String,
+    /// The held paths.
+    pub files: Vec<String>,
+    /// What the guard found in them.
+    pub findings: Vec<Finding>,
+    /// Their diff.
+    pub preview: String,
+}
+
+/// Where a session asks a person about held changes (the engine's approvals).
+#[async_trait]
+pub trait EffectsDesk: Send + Sync {
+    /// `Ok(())` to land them; `Err(why)` to discard them.
+    async fn ask(&self, question: EffectsQuestion) -> Result<(), String>;
+}
+
