@@ -47,10 +47,9 @@ impl Mode {
 impl std::str::FromStr for Mode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Mode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == s)
-            .ok_or_else(|| format!("unknown mode `{s}` (expected read-only, plan, ask, review, auto-edit, auto or bypass)"))
+        Mode::ALL.into_iter().find(|m| m.as_str() == s).ok_or_else(|| {
+            format!("unknown mode `{s}` (expected read-only, plan, ask, review, auto-edit, auto or bypass)")
+        })
     }
 }
 

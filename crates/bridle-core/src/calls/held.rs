@@ -12,10 +12,10 @@
 //!
 //! [`FileChange`]: crate::changes::FileChange
 
-use bridle_protocol::{Decision, Mode};
+use bridle_protocol::{Decision, Finding, Mode, Severity};
 use serde_json::{json, Value};
 
-use crate::changes::{CommitScope, EffectsQuestion, Held};
+use crate::changes::{CommitScope, EffectsQuestion, Held, Landing, Step};
 use crate::guard::severity_decision;
 use crate::tools::{ToolContext, ToolOutput};
 
@@ -29,7 +29,7 @@ pub(super) async fn settle(held: Held, out: &mut ToolOutput, command: &str, mode
     if files.is_empty() {
         return;
     }
-    let findings = landing.findings();
+    let findings = findings(&landing);
     let asks = mode == Mode::Review
         || findings.iter().any(|f| severity_decision(mode, f.severity).is_some_and(|d| d != Decision::Allow));
     let answer = if !asks {
@@ -106,4 +106,30 @@ fn push_refused(effects: &mut Value, refused: &[(String, String)]) {
     let list = effects["refused"].as_array().cloned().unwrap_or_default();
     let more = refused.iter().map(|(path, why)| json!({"path": path, "why": why}));
     effects["refused"] = Value::Array(list.into_iter().chain(more).collect());
+}
+
+/// What a person approving is shown: a medium finding for the config guardian's files among the
+/// changes (as for a file tool's write), a high one for git's code-running files.
+fn findings(landing: &Landing) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let config: Vec<String> =
+        landing.steps.iter().map(Step::shown).filter(|p| crate::guard::is_exec_config(p)).collect();
+    if !config.is_empty() {
+        findings.push(Finding {
+            guardian: "config".into(),
+            rule: "exec-config-write".into(),
+            severity: Severity::Medium,
+            message: format!("the command changed files that make code run later: {}", config.join(", ")),
+        });
+    }
+    if !landing.git_config.is_empty() {
+        let paths: Vec<String> = landing.git_config.iter().map(Step::shown).collect();
+        findings.push(Finding {
+            guardian: "config".into(),
+            rule: "git-runs-code".into(),
+            severity: Severity::High,
+            message: format!("the command changed git files that make git run code: {}", paths.join(", ")),
+        });
+    }
+    findings
 }

@@ -150,8 +150,16 @@ pub struct FileChange {
 
 /// Judges a write of the entry `rel` as the sandbox judges a file tool's: a symlink there (now,
 /// or to be made) is judged by its folder, since the link itself is written and never
-/// followed.
-pub(crate) fn judge_entry(workspace: &crate::workspace::Workspace, rel: &std::path::Path, link: bool, session_id: &str) -> Result<(), String> {
+/// followed; git's own files (which only a captured command's landing writes) by their way.
+pub(crate) fn judge_entry(
+    workspace: &crate::workspace::Workspace,
+    rel: &std::path::Path,
+    link: bool,
+    session_id: &str,
+) -> Result<(), String> {
+    if rel.starts_with(".git") {
+        return workspace.sandbox.judge_git_data(rel).map_err(|e| e.to_string());
+    }
     let judged = match rel.parent() {
         Some(parent) if link && !parent.as_os_str().is_empty() => parent,
         Some(_) if link => return Ok(()),

@@ -202,7 +202,9 @@ fn now_state(fs: &crate::fs::WorkspaceFs, rel: &Path) -> Result<(Option<String>,
             let file = fs.open_read(rel).map_err(|e| e.to_string())?;
             (Some(super::hash_stream(file).map_err(|e| e.to_string())?), Some(mode))
         }
-        Some(Entry::Link(target)) => (Some(blob_name(target.as_os_str().as_encoded_bytes())), Some(libc::S_IFLNK | 0o777)),
+        Some(Entry::Link(target)) => {
+            (Some(blob_name(target.as_os_str().as_encoded_bytes())), Some(libc::S_IFLNK | 0o777))
+        }
         Some(Entry::Folder { mode }) => (None, Some(libc::S_IFDIR | mode)),
         Some(Entry::Special) => return Err("a FIFO, socket or device stands there".into()),
     })

@@ -252,6 +252,10 @@ pub enum SandboxBackend {
     Landlock,
 }
 
+/// Folders of build output a captured command writes straight through (DESIGN §4.3's
+/// `[sandbox] scratch` default).
+pub const SCRATCH: &[&str] = &["target", "node_modules", "dist", "build", ".venv"];
+
 /// `[sandbox]`: how shell commands are confined (DESIGN §5.1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -295,7 +299,7 @@ impl Default for SandboxConfig {
             tmp_size: ByteSize(1 << 30),
             unix_sockets: false,
             capture: true,
-            scratch: crate::shell_sandbox::SCRATCH.iter().map(|s| s.to_string()).collect(),
+            scratch: SCRATCH.iter().map(|s| s.to_string()).collect(),
         }
     }
 }

@@ -117,7 +117,9 @@ impl WorkspaceFs {
         let source_name = from.file_name().ok_or_else(|| FsError::Escaped(from.display().to_string()))?;
         let source = Dir::open_ambient_dir(source_dir, cap_std::ambient_authority()).map_err(io_err)?;
         match source.rename(source_name, &parent, name) {
-            Err(e) if e.raw_os_error() == Some(libc::EXDEV) => copy_tree(&source, source_name, &parent, name).map_err(io_err),
+            Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {
+                copy_tree(&source, source_name, &parent, name).map_err(io_err)
+            }
             other => other.map_err(io_err),
         }
     }
@@ -127,7 +129,9 @@ impl WorkspaceFs {
         let io_err = |e| FsError::from_io(rel, e);
         let (parent, name) = self.clear_for(rel)?;
         let temp = format!(".{}.bridle-{:016x}.tmp", name.to_string_lossy(), rand::random::<u64>());
-        parent.symlink(target, &temp).map_err(io_err)?;
+        // Not cap-std's `symlink`, which refuses a target outside the folder: the link is made as
+        // written, and nothing here or after follows it.
+        rustix::fs::symlinkat(target, &parent, temp.as_str()).map_err(|e| io_err(e.into()))?;
         let done = parent.rename(&temp, &parent, name);
         if done.is_err() {
             let _ = parent.remove_file(&temp);
@@ -227,7 +231,7 @@ fn copy_tree(from: &Dir, name: &std::ffi::OsStr, to: &Dir, to_name: &std::ffi::O
         if kind.is_dir() {
             copy_tree(&source, &child, &target, &child)?;
         } else if kind.is_symlink() {
-            target.symlink(source.read_link(&child)?, &child)?;
+            rustix::fs::symlinkat(source.read_link(&child)?, &target, child.as_os_str())?;
         } else if kind.is_file() {
             copy_in(&source, &child, &target, &child.to_string_lossy())?;
             let mode = source.symlink_metadata(&child)?.mode() & 0o777;

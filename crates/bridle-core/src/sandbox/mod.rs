@@ -242,6 +242,20 @@ impl PathSandbox {
 
     /// True when `lexical` is beneath the root and none of its existing components below the
     /// root is a symlink (so it resolves to itself).
+    /// Whether a command's git data may land at `rel` (below `.git/`, which file tools may not
+    /// write): inside the workspace, with no folder on its way a symlink. Only the landing of a
+    /// captured command's changes asks this (DESIGN §4.3).
+    pub fn judge_git_data(&self, rel: &Path) -> Result<(), SandboxError> {
+        let posix = |p: &Path| p.to_string_lossy().replace('\\', "/");
+        let lexical = lexical_normalise(&self.root.join(rel));
+        let folder = lexical.parent().unwrap_or(&lexical);
+        if !lexical.starts_with(self.root.join(".git")) || !self.without_symlinks_below_root(folder) {
+            let leads_to = resolve::resolve_existing_prefix(&lexical).unwrap_or_else(|_| lexical.clone());
+            return Err(SandboxError::ThroughSymlink { given: posix(rel), leads_to: leads_to.display().to_string() });
+        }
+        Ok(())
+    }
+
     fn without_symlinks_below_root(&self, lexical: &Path) -> bool {
         let Ok(rel) = lexical.strip_prefix(&self.root) else { return false };
         let mut at = self.root.clone();

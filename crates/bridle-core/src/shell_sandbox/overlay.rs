@@ -27,9 +27,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// Folders of build output written straight through, when they exist when the command starts
-/// (DESIGN §4.3's `[sandbox] scratch` default).
-pub const SCRATCH: &[&str] = &["target", "node_modules", "dist", "build", ".venv"];
+/// Folders of build output written straight through, when they exist when the command starts.
+pub use crate::config::SCRATCH;
 
 /// At most this many scratch folders are bound through (the child holds them in a fixed array).
 const MAX_THROUGH: usize = 8;

@@ -41,6 +41,8 @@ impl Landing {
         }
         let done = tokio::task::spawn_blocking(move || {
             let mut free = Free::default();
+            // Read before the layer's files move.
+            free.git = super::git::summary(&this.upper.join(".git"), &workspace.root().join(".git"), &this.git_changed);
             let steps = order(this.free.iter().collect());
             for step in steps {
                 let refuse = |free: &mut Free, why: String| free.refused.push((step.shown(), why));
@@ -53,6 +55,7 @@ impl Landing {
                     continue;
                 }
                 match apply(&workspace.fs, &this.upper, step) {
+                    Ok(()) if step.rel.starts_with(".git") => {}
                     Ok(()) => {
                         if let State::File { size, .. } = step.after {
                             free.files += 1;
@@ -69,7 +72,6 @@ impl Landing {
                     Err(e) => refuse(&mut free, e.to_string()),
                 }
             }
-            free.git = super::git::summary(&this.upper.join(".git"), &workspace.root().join(".git"), &this.git_changed);
             drop(guards);
             free
         });
@@ -254,9 +256,11 @@ fn put_back(fs: &WorkspaceFs, ctx: &CommitScope, steps: &[&Step], befores: &[Opt
             (State::Absent, ..) => fs.remove_any(&step.rel).is_ok(),
             (State::Folder { mode }, ..) => fs.place_folder(&step.rel, *mode).is_ok(),
             (State::Link(target), ..) => fs.place_link(&step.rel, target).is_ok(),
-            (State::File { mode, .. }, Some(hash), Some(files)) => files
-                .blob(&hash)
-                .is_ok_and(|bytes| fs.remove_any(&step.rel).and_then(|()| fs.write_atomic_with_mode(&step.rel, &bytes, Some(*mode))).is_ok()),
+            (State::File { mode, .. }, Some(hash), Some(files)) => files.blob(&hash).is_ok_and(|bytes| {
+                fs.remove_any(&step.rel)
+                    .and_then(|()| fs.write_atomic_with_mode(&step.rel, &bytes, Some(*mode)))
+                    .is_ok()
+            }),
             (State::File { .. }, ..) => false,
         };
         all &= back;

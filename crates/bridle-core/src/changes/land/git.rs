@@ -94,11 +94,14 @@ mod tests {
 
     #[test]
     fn the_files_that_make_git_run_code_are_named_and_its_data_is_not() {
-        for held in ["config", "commondir", "hooks/pre-commit", "info/attributes", "worktrees/w/gitdir", "modules/m/config"]
+        for held in
+            ["config", "commondir", "hooks/pre-commit", "info/attributes", "worktrees/w/gitdir", "modules/m/config"]
         {
             assert!(runs_code(held), "{held}");
         }
-        for free in ["index", "HEAD", "refs/heads/main", "objects/ab/cdef", "logs/HEAD", "COMMIT_EDITMSG", "packed-refs"] {
+        for free in
+            ["index", "HEAD", "refs/heads/main", "objects/ab/cdef", "logs/HEAD", "COMMIT_EDITMSG", "packed-refs"]
+        {
             assert!(!runs_code(free), "{free}");
         }
     }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use bridle_protocol::{Finding, Severity};
+use bridle_protocol::Finding;
 
 use super::{shown, Effect, EffectKind, LayerRead};
 use crate::fs::{Entry, WorkspaceFs};
@@ -233,32 +233,6 @@ impl Landing {
         self.steps.is_empty() && self.git_config.is_empty() && self.free.is_empty()
     }
 
-    /// What a person approving is shown: the medium findings of the config guardian's files
-    /// among the steps, and a high one for git's code-running files.
-    pub fn findings(&self) -> Vec<Finding> {
-        let mut findings = Vec::new();
-        let config: Vec<String> =
-            self.steps.iter().map(Step::shown).filter(|p| crate::guard::is_exec_config(p)).collect();
-        if !config.is_empty() {
-            findings.push(Finding {
-                guardian: "config".into(),
-                rule: "exec-config-write".into(),
-                severity: Severity::Medium,
-                message: format!("the command changed files that make code run later: {}", config.join(", ")),
-            });
-        }
-        if !self.git_config.is_empty() {
-            let paths: Vec<String> = self.git_config.iter().map(Step::shown).collect();
-            findings.push(Finding {
-                guardian: "config".into(),
-                rule: "git-runs-code".into(),
-                severity: Severity::High,
-                message: format!("the command changed git files that make git run code: {}", paths.join(", ")),
-            });
-        }
-        findings
-    }
-
     /// The held paths, in path order.
     pub fn held_paths(&self) -> Vec<String> {
         self.steps.iter().chain(&self.git_config).map(Step::shown).collect()
@@ -332,4 +306,3 @@ pub trait EffectsDesk: Send + Sync {
     /// `Ok(())` to land them; `Err(why)` to discard them.
     async fn ask(&self, question: EffectsQuestion) -> Result<(), String>;
 }
-

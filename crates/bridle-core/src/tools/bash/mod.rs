@@ -137,9 +137,8 @@ impl Tool for Bash {
             .map_err(|e| ToolError::new(format!("cannot set up the command's output: {e}")))?;
         let mut capture = effects::Capture::start(ctx, args.escalate);
         let started = std::time::Instant::now();
-        let started_ns = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
+        let started_ns =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
         let first = shell.spawn(launch(args, ctx, &env, &writer, capture.layer())?, args.escalate).await;
         let spawned = match first {
             Err(e) if capture.layer().is_some() => {
