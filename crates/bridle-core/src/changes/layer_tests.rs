@@ -226,7 +226,13 @@ async fn timed(
         };
         let scratch: Vec<String> = crate::shell_sandbox::SCRATCH.iter().map(|s| s.to_string()).collect();
         let read = read_layer(layer.upper(), ws).unwrap();
-        let sorted = std::sync::Arc::new(crate::changes::Landing::sort(read, layer.upper(), &workspace.fs, &scratch, started_ns));
+        let sorted = std::sync::Arc::new(crate::changes::Landing::sort(
+            read,
+            layer.upper(),
+            &workspace.fs,
+            &scratch,
+            started_ns,
+        ));
         let free = sorted.land_free(&scope).await;
         assert!(free.refused.is_empty(), "{:?}", free.refused);
         let landed = sorted.land_held(&scope).await.unwrap();

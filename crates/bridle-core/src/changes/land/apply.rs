@@ -40,9 +40,9 @@ impl Landing {
             guards.push(workspace.locks.write(&workspace.root().join(&step.rel)).await);
         }
         let done = tokio::task::spawn_blocking(move || {
-            let mut free = Free::default();
-            // Read before the layer's files move.
-            free.git = super::git::summary(&this.upper.join(".git"), &workspace.root().join(".git"), &this.git_changed);
+            // Git's summary is read before the layer's files move.
+            let git = super::git::summary(&this.upper.join(".git"), &workspace.root().join(".git"), &this.git_changed);
+            let mut free = Free { git, ..Free::default() };
             let steps = order(this.free.iter().collect());
             for step in steps {
                 let refuse = |free: &mut Free, why: String| free.refused.push((step.shown(), why));
@@ -226,7 +226,7 @@ const CHANGED_MEANWHILE: &str =
     "changed in the workspace while the command ran (by the user or another program); that version was kept";
 
 /// Removals deepest first, then the rest in path order.
-fn order<'a>(mut steps: Vec<&'a Step>) -> Vec<&'a Step> {
+fn order(mut steps: Vec<&Step>) -> Vec<&Step> {
     steps.sort_by(|a, b| a.rel.cmp(&b.rel));
     let (mut removals, rest): (Vec<&Step>, Vec<&Step>) = steps.into_iter().partition(|s| s.after == State::Absent);
     removals.reverse();
