@@ -3,9 +3,10 @@
 # run (DESIGN §4.3): `true`, `git status` in a 10k-file repository, a command changing 1,000
 # small files, and one writing 20,000 files under `node_modules` (new: captured in the layer;
 # existing: a scratch folder written through); each case's medians, and the time to read the
-# overlay's upper layer back as changes. ROUNDS=N (default 15).
+# overlay's upper layer back, sort it and land it with checkpoints, as a session does.
+# ROUNDS=N (default 15). Built with the bench profile (release without LTO).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
-cargo test --release --locked -p bridle-core --lib changes::layer::tests::overlay_figures -- --ignored --nocapture 2>&1 \
+cargo test --profile bench --locked -p bridle-core --lib changes::layer::tests::overlay_figures -- --ignored --nocapture 2>&1 \
     | grep '^|'

@@ -33,7 +33,7 @@ pub fn kind(tool: &str) -> &'static str {
         "read_file" | "list_files" | "process_output" | "process_list" | "get_token_usage" | "get_current_time" => {
             "read"
         }
-        "write_file" | "edit_file" | "append_file" | "apply_patch" => "edit",
+        "write_file" | "edit_file" | "append_file" | "apply_patch" | "effects" => "edit",
         "glob_search" | "grep_search" => "search",
         "bash" | "process_stop" => "execute",
         "update_plan" => "think",
@@ -50,6 +50,7 @@ fn title(tool: &str, args: &Value) -> String {
         .map(|s| s.chars().take(120).collect::<String>());
     match (tool, main) {
         ("bash", Some(command)) => format!("Run `{command}`"),
+        ("effects", Some(command)) => format!("Keep what `{command}` changed"),
         (name, Some(main)) => format!("{name} {main}"),
         (name, None) => name.to_string(),
     }
@@ -213,15 +214,21 @@ pub fn permission(request: &ApprovalRequest, root: &Path) -> Value {
     }
     let mut call = pending(&request.call_id, &request.tool, &request.arguments, root);
     call.insert("content".into(), Value::Array(content));
-    json!({
-        "toolCall": call,
-        "options": [
+    // A command's held changes (DESIGN §4.3) are kept or discarded once: no rule covers them.
+    let options = if request.tool == "effects" {
+        json!([
+            {"optionId": "allow_once", "name": "Keep the changes", "kind": "allow_once"},
+            {"optionId": "reject_once", "name": "Discard them", "kind": "reject_once"},
+        ])
+    } else {
+        json!([
             {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
             {"optionId": "allow_always", "name": "Always allow", "kind": "allow_always"},
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
             {"optionId": "reject_always", "name": "Always reject", "kind": "reject_always"},
-        ],
-    })
+        ])
+    };
+    json!({"toolCall": call, "options": options})
 }
 
 /// Bridle's answer for the option a client selected (`None`: cancelled, or an option not offered).

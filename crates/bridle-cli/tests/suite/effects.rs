@@ -125,7 +125,7 @@ async fn one_turn_undone(repo: bool) {
         "change it all",
         json!([
             {"id": "e1", "name": "edit_file", "arguments": {"path": "a.rs", "old_text": "{}", "new_text": "{ run(); }"}},
-            bash("b1", "rm tracked.txt; echo x > new.txt; chmod +x run.sh; mv b.txt c.txt; ln -s a.rs link"),
+            bash("b1", "rm tracked.txt; echo x > new.txt; chmod +x run.sh; mv b.txt c.txt; ln -s a.rs link; echo more >> a.rs"),
             bash("b2", "head -c 3145728 /dev/urandom > big.bin && mkdir -p target/debug && echo o > target/debug/out.o"),
         ]),
     )
@@ -145,7 +145,8 @@ async fn one_turn_undone(repo: bool) {
     let effects = &results[1]["data"]["effects"];
     assert_eq!(effects["captured"], true, "{}", results[1]);
     let paths: Vec<&str> = effects["changes"].as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
-    assert_eq!(paths, ["b.txt", "c.txt", "link", "new.txt", "run.sh", "tracked.txt"], "{effects}");
+    assert_eq!(paths, ["a.rs", "b.txt", "c.txt", "link", "new.txt", "run.sh", "tracked.txt"], "{effects}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.rs")).unwrap(), "fn main() { run(); }\nmore\n");
     let diff = results[1]["diff"].as_str().unwrap();
     assert!(diff.contains("+x") && diff.contains("-tracked") && diff.contains("new mode 755"), "{diff}");
     // Build output is summarised, not diffed.

@@ -104,6 +104,18 @@ impl BlobStore {
         Ok(bytes)
     }
 
+    /// The content named `hash`, streamed: its reader fails at the end when what it read does
+    /// not match the name (so a write from it is never completed with a corrupt blob).
+    pub fn reader(&self, hash: &str) -> io::Result<impl io::Read> {
+        let path = self.path(hash).ok_or_else(|| io::Error::other(format!("`{hash}` is not a blob name")))?;
+        let file = std::fs::File::open(&path)?;
+        Ok(Checked {
+            inner: flate2::read::DeflateDecoder::new(file),
+            hasher: Some(sha2::Sha256::new()),
+            want: hash.to_string(),
+        })
+    }
+
     /// Removes every blob not in `referenced`, and temp files left by a crash; returns how
     /// many blobs went.
     pub fn collect(&self, referenced: &HashSet<String>) -> io::Result<usize> {
@@ -146,5 +158,31 @@ impl BlobStore {
             }
         }
         Ok(total)
+    }
+}
+
+/// A blob's content as it is inflated, checked against its name at the end.
+struct Checked<R> {
+    inner: R,
+    hasher: Option<sha2::Sha256>,
+    want: String,
+}
+
+impl<R: io::Read> io::Read for Checked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf).map_err(|e| io::Error::other(format!("blob {} is corrupt ({e})", self.want)))?;
+        if n > 0 {
+            if let Some(hasher) = &mut self.hasher {
+                sha2::Digest::update(hasher, &buf[..n]);
+            }
+        } else if let Some(hasher) = self.hasher.take() {
+            if super::hex(&sha2::Digest::finalize(hasher)) != self.want {
+                return Err(io::Error::other(format!(
+                    "blob {} is corrupt (its content does not match its name)",
+                    self.want
+                )));
+            }
+        }
+        Ok(n)
     }
 }

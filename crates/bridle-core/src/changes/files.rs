@@ -101,9 +101,9 @@ impl SessionFiles {
         self.blobs.put_stream(reader)
     }
 
-    /// The content kept as `hash`.
-    pub fn blob(&self, hash: &str) -> std::io::Result<Vec<u8>> {
-        self.blobs.get(hash)
+    /// The content kept as `hash`, streamed (checked against its name at the end).
+    pub fn blob(&self, hash: &str) -> std::io::Result<impl std::io::Read> {
+        self.blobs.reader(hash)
     }
 
     /// Records one change of `turn_id`'s call `call_id`; returns the row id.

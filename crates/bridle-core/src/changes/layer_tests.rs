@@ -343,3 +343,21 @@ async fn a_scratch_folder_swapped_for_a_link_fails_the_spawn_and_binds_nothing()
     assert!(spawned.is_err(), "the spawn went ahead");
     assert_eq!(std::fs::read_to_string(secret.join("key")).unwrap(), "private\n");
 }
+
+#[test]
+fn a_sweep_removes_the_layers_a_dead_process_left_and_keeps_live_ones() {
+    let (_tmp, ws, layers) = workspace();
+    let live = Layer::new(&layers, &ws).unwrap();
+    std::fs::write(live.upper().join("kept"), "x").unwrap();
+    // What a killed process leaves: a layer nobody holds, its work folder unreadable.
+    let dead = layers.join("layer-dead");
+    std::fs::create_dir_all(dead.join("work/work")).unwrap();
+    std::fs::create_dir_all(dead.join("upper/d")).unwrap();
+    std::fs::set_permissions(dead.join("work/work"), std::fs::Permissions::from_mode(0)).unwrap();
+    std::fs::write(layers.join("not-a-layer"), "x").unwrap();
+    assert_eq!(crate::shell_sandbox::sweep_layers(&layers), 1);
+    assert!(!dead.exists());
+    assert!(live.upper().join("kept").exists() && layers.join("not-a-layer").exists());
+    drop(live);
+    assert_eq!(std::fs::read_dir(&layers).unwrap().count(), 1);
+}

@@ -234,8 +234,8 @@ fn put_back(fs: &crate::fs::WorkspaceFs, blobs: &BlobStore, rel: &Path, first: &
         None if kind == libc::S_IFDIR => fs.place_folder(rel, mode & 0o7777).map(|()| true).map_err(|e| e.to_string()),
         None => Err("its checkpoint keeps no content".into()),
         Some(hash) => {
-            let bytes = blobs.get(hash).map_err(|e| format!("its checkpoint cannot be read: {e}"))?;
             if kind == libc::S_IFLNK {
+                let bytes = blobs.get(hash).map_err(|e| format!("its checkpoint cannot be read: {e}"))?;
                 let target = std::ffi::OsStr::from_bytes(&bytes);
                 if matches!(fs.entry(rel), Ok(Some(crate::fs::Entry::Folder { .. }))) {
                     fs.remove_one(rel).map_err(|e| e.to_string())?;
@@ -246,7 +246,9 @@ fn put_back(fs: &crate::fs::WorkspaceFs, blobs: &BlobStore, rel: &Path, first: &
             if !matches!(fs.entry(rel), Ok(None | Some(crate::fs::Entry::File { .. }))) {
                 fs.remove_one(rel).map_err(|e| e.to_string())?;
             }
-            fs.write_atomic_with_mode(rel, &bytes, first.before_mode.map(|m| m & 0o7777))
+            // Streamed from the blob: a checkpoint of any size is never loaded whole.
+            let mut content = blobs.reader(hash).map_err(|e| format!("its checkpoint cannot be read: {e}"))?;
+            fs.write_atomic_from(rel, &mut content, first.before_mode.map(|m| m & 0o7777))
                 .map(|_| true)
                 .map_err(|e| e.to_string())
         }

@@ -14,7 +14,7 @@
 mod open;
 mod place;
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::{Dir, File, MetadataExt, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
@@ -224,6 +224,17 @@ impl WorkspaceFs {
     /// [`Self::write_atomic`] leaving the file with `mode` when given (an undo puts a file back
     /// as it was, permissions included).
     pub fn write_atomic_with_mode(&self, rel: &Path, bytes: &[u8], mode: Option<u32>) -> Result<Written, FsError> {
+        self.write_atomic_from(rel, &mut &bytes[..], mode)
+    }
+
+    /// [`Self::write_atomic_with_mode`] with the content streamed from `content` (a checkpoint
+    /// of any size); a read error leaves the file as it was.
+    pub fn write_atomic_from(
+        &self,
+        rel: &Path,
+        content: &mut dyn io::Read,
+        mode: Option<u32>,
+    ) -> Result<Written, FsError> {
         let io_err = |e| FsError::from_io(rel, e);
         let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
         let parent = self.parent_dir(rel, true)?;
@@ -252,12 +263,12 @@ impl WorkspaceFs {
         let mut temp = parent
             .open_with(&temp_name, OpenOptions::new().write(true).create_new(true).mode(0o600))
             .map_err(io_err)?;
-        let result = write_and_replace(&parent, &mut temp, &temp_name, name, bytes, mode);
+        let result = write_and_replace(&parent, &mut temp, &temp_name, name, content, mode);
         if result.is_err() {
             let _ = parent.remove_file(&temp_name);
         }
-        result.map_err(io_err)?;
-        Ok(Written { created: existing.is_none(), bytes: bytes.len() })
+        let bytes = result.map_err(io_err)?;
+        Ok(Written { created: existing.is_none(), bytes: bytes as usize })
     }
 
     /// Deletes the file `rel` (a directory is refused).
@@ -299,14 +310,15 @@ fn write_and_replace(
     temp: &mut File,
     temp_name: &str,
     name: &std::ffi::OsStr,
-    bytes: &[u8],
+    content: &mut dyn io::Read,
     mode: u32,
-) -> io::Result<()> {
-    temp.write_all(bytes)?;
+) -> io::Result<u64> {
+    let written = io::copy(content, temp)?;
     temp.set_permissions(Permissions::from_mode(mode))?;
     temp.sync_all()?;
     parent.rename(temp_name, parent, name)?;
-    sync_dir(parent)
+    sync_dir(parent)?;
+    Ok(written)
 }
 
 /// Makes a rename or removal in `dir` durable.

@@ -86,7 +86,7 @@ export function BashChanges({ result }: { result: ToolResult }) {
       ))}
       {effects.discarded.length > 0 && (
         <div className="bash-changes-line" data-testid="bash-changes-discarded">
-          discarded (you denied them): {effects.discarded.join(", ")}
+          discarded{effects.discardedBecause ? ` (${effects.discardedBecause})` : ""}: {effects.discarded.join(", ")}
         </div>
       )}
       {effects.refused.map((r, i) => (

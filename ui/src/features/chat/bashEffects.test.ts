@@ -20,6 +20,7 @@ describe("bash effects", () => {
       ignored: null,
       git: [],
       discarded: [],
+      discardedBecause: null,
       refused: [],
     });
   });

@@ -27,8 +27,10 @@ export interface BashEffects {
   ignored: { files: number; bytes: number } | null;
   /** What landed in git's internals, e.g. `1 commit: abc1234 message`. */
   git: string[];
-  /** Files the user denied: thrown away, never landed. */
+  /** Files thrown away, never landed (the user denied them, or nobody could be asked). */
   discarded: string[];
+  /** Why they were discarded, when the engine says. */
+  discardedBecause: string | null;
   /** Files that did not land, and why. */
   refused: { path: string; why: string }[];
 }
@@ -70,6 +72,7 @@ export function effectsOf(result: ToolResult): BashEffects | null {
     ignored: ignored && (ignored.files > 0 || ignored.bytes > 0) ? ignored : null,
     git: strings(e.git),
     discarded: strings(e.discarded),
+    discardedBecause: typeof e.discardedBecause === "string" ? e.discardedBecause : null,
     refused,
   };
 }

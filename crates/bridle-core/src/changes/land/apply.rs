@@ -256,9 +256,9 @@ fn put_back(fs: &WorkspaceFs, ctx: &CommitScope, steps: &[&Step], befores: &[Opt
             (State::Absent, ..) => fs.remove_any(&step.rel).is_ok(),
             (State::Folder { mode }, ..) => fs.place_folder(&step.rel, *mode).is_ok(),
             (State::Link(target), ..) => fs.place_link(&step.rel, target).is_ok(),
-            (State::File { mode, .. }, Some(hash), Some(files)) => files.blob(&hash).is_ok_and(|bytes| {
+            (State::File { mode, .. }, Some(hash), Some(files)) => files.blob(&hash).is_ok_and(|mut content| {
                 fs.remove_any(&step.rel)
-                    .and_then(|()| fs.write_atomic_with_mode(&step.rel, &bytes, Some(*mode)))
+                    .and_then(|()| fs.write_atomic_from(&step.rel, &mut content, Some(*mode)))
                     .is_ok()
             }),
             (State::File { .. }, ..) => false,
