@@ -8,5 +8,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
-cargo test --profile bench --locked -p bridle-core --lib changes::layer::tests::overlay_figures -- --ignored --nocapture 2>&1 \
+cargo test --profile bench --locked --offline -p bridle-core --lib changes::layer::tests::overlay_figures -- --ignored --nocapture 2>&1 \
     | grep '^|'

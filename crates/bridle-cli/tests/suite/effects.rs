@@ -362,3 +362,33 @@ async fn without_an_overlay_commands_write_directly_and_say_why() {
         assert_eq!(std::fs::read_to_string(ws.join("f.txt")).unwrap(), "new\n");
     }
 }
+
+#[tokio::test]
+async fn ignored_output_is_written_and_removed_without_checkpoints() {
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    std::fs::write(ws.join(".gitignore"), "out/\n*.log\n").unwrap();
+    std::fs::create_dir_all(ws.join("out/deep")).unwrap();
+    std::fs::write(ws.join("out/deep/old.o"), "old").unwrap();
+    let (mock, _f) = model(
+        "clean build",
+        json!([bash(
+            "c1",
+            "rm -rf out && mkdir -p out/new && echo o > out/new/a.o && echo l > build.log && echo s > src.txt"
+        )]),
+    )
+    .await;
+    let (events, session) = run(&dirs, &mock, "clean build", "auto", "deny").await;
+    let result = results(&events)[0];
+    assert_eq!(result["data"]["effects"]["refused"], json!([]), "{result}");
+    assert!(!ws.join("out/deep").exists());
+    assert_eq!(std::fs::read_to_string(ws.join("out/new/a.o")).unwrap(), "o\n");
+    assert_eq!(std::fs::read_to_string(ws.join("build.log")).unwrap(), "l\n");
+    // Only the file that is not ignored is a change, with a checkpoint; undo takes only it back.
+    let paths: Vec<&str> =
+        result["data"]["effects"]["changes"].as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["src.txt"], "{result}");
+    let out = bridle(&dirs, &["sessions", "undo", &session]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(!ws.join("src.txt").exists() && ws.join("build.log").exists() && ws.join("out/new/a.o").exists());
+}

@@ -43,17 +43,19 @@ impl Landing {
             // Git's summary is read before the layer's files move.
             let git = super::git::summary(&this.upper.join(".git"), &workspace.root().join(".git"), &this.git_changed);
             let mut free = Free { git, ..Free::default() };
-            let steps = order(this.free.iter().collect());
-            for step in steps {
-                let refuse = |free: &mut Free, why: String| free.refused.push((step.shown(), why));
+            // Every path judged first, then written: removing a folder's content changes the
+            // folder, and that is not someone else's edit.
+            let mut steps = Vec::new();
+            for step in &this.free {
                 if let Err(e) = crate::changes::judge_entry(&workspace, &step.rel, step.is_link(), &session) {
-                    refuse(&mut free, e);
-                    continue;
+                    free.refused.push((step.shown(), e));
+                } else if this.stale(&workspace.fs, step) {
+                    free.refused.push((step.shown(), CHANGED_MEANWHILE.into()));
+                } else {
+                    steps.push(step);
                 }
-                if this.stale(&workspace.fs, step) {
-                    refuse(&mut free, CHANGED_MEANWHILE.into());
-                    continue;
-                }
+            }
+            for step in order(steps) {
                 match apply(&workspace.fs, &this.upper, step) {
                     Ok(()) if step.rel.starts_with(".git") => {}
                     Ok(()) => {
@@ -69,7 +71,7 @@ impl Landing {
                             free.bytes += bytes;
                         }
                     }
-                    Err(e) => refuse(&mut free, e.to_string()),
+                    Err(e) => free.refused.push((step.shown(), e.to_string())),
                 }
             }
             drop(guards);
