@@ -56,8 +56,9 @@ impl BlobStore {
         written.map(|()| hash)
     }
 
-    /// Keeps what `reader` holds, streamed (never loaded whole); returns its hash (hex).
-    pub fn put_stream(&self, mut reader: impl io::Read) -> io::Result<String> {
+    /// Keeps what `reader` holds, streamed (never loaded whole); returns its hash (hex). Synced
+    /// at once when `sync`; otherwise [`Self::sync`] makes a batch of them durable.
+    pub fn put_stream(&self, mut reader: impl io::Read, sync: bool) -> io::Result<String> {
         std::fs::create_dir_all(&self.root)?;
         let temp = self.root.join(format!(".stream.{:016x}.tmp", rand::random::<u64>()));
         let written = (|| {
@@ -73,7 +74,10 @@ impl BlobStore {
                 sha2::Digest::update(&mut hasher, &buf[..n]);
                 deflate.write_all(&buf[..n])?;
             }
-            deflate.finish()?.sync_all()?;
+            let file = deflate.finish()?;
+            if sync {
+                file.sync_all()?;
+            }
             let hash = super::hex(&sha2::Digest::finalize(hasher));
             let path = self.path(&hash).ok_or_else(|| io::Error::other("bad blob hash"))?;
             let dir = path.parent().ok_or_else(|| io::Error::other("blob without a folder"))?;
@@ -82,7 +86,9 @@ impl BlobStore {
                 std::fs::remove_file(&temp)?;
             } else {
                 std::fs::rename(&temp, &path)?;
-                std::fs::File::open(dir)?.sync_all()?;
+                if sync {
+                    std::fs::File::open(dir)?.sync_all()?;
+                }
             }
             Ok(hash)
         })();
@@ -102,6 +108,15 @@ impl BlobStore {
             return Err(io::Error::other(format!("blob {hash} is corrupt (its content does not match its name)")));
         }
         Ok(bytes)
+    }
+
+    /// Makes every blob written so far durable: one `syncfs` of the file system they are on.
+    pub fn sync(&self) -> io::Result<()> {
+        match std::fs::File::open(&self.root) {
+            Ok(dir) => rustix::fs::syncfs(&dir).map_err(io::Error::from),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// The content named `hash`, streamed: its reader fails at the end when what it read does

@@ -96,9 +96,15 @@ impl SessionFiles {
         content.map(|bytes| self.blobs.put(bytes)).transpose()
     }
 
-    /// Keeps what `reader` holds, streamed; returns its blob name.
+    /// Keeps what `reader` holds, streamed, not yet synced ([`Self::sync_kept`] makes a batch
+    /// durable); returns its blob name.
     pub fn keep_stream(&self, reader: impl std::io::Read) -> std::io::Result<String> {
-        self.blobs.put_stream(reader)
+        self.blobs.put_stream(reader, false)
+    }
+
+    /// Makes every blob kept so far durable (one `syncfs` for a batch).
+    pub fn sync_kept(&self) -> std::io::Result<()> {
+        self.blobs.sync()
     }
 
     /// The content kept as `hash`, streamed (checked against its name at the end).
@@ -108,7 +114,17 @@ impl SessionFiles {
 
     /// Records one change of `turn_id`'s call `call_id`; returns the row id.
     pub fn record(&self, turn_id: &str, call_id: &str, change: Recorded<'_>) -> Result<i64, String> {
-        let row = ChangeRow {
+        self.store.insert_change(&self.row(turn_id, call_id, change)).map_err(|e| e.to_string())
+    }
+
+    /// Records the changes of one call at once (all or none); returns the row ids.
+    pub fn record_all(&self, turn_id: &str, call_id: &str, changes: Vec<Recorded<'_>>) -> Result<Vec<i64>, String> {
+        let rows: Vec<ChangeRow> = changes.into_iter().map(|c| self.row(turn_id, call_id, c)).collect();
+        self.store.insert_changes(&rows).map_err(|e| e.to_string())
+    }
+
+    fn row(&self, turn_id: &str, call_id: &str, change: Recorded<'_>) -> ChangeRow {
+        ChangeRow {
             id: 0,
             session_id: self.session_id.clone(),
             turn_id: turn_id.to_string(),
@@ -120,8 +136,7 @@ impl SessionFiles {
             after_mode: change.after_mode,
             undone_at: None,
             created_at: self.clock.now_ms(),
-        };
-        self.store.insert_change(&row).map_err(|e| e.to_string())
+        }
     }
 
     /// Whether `path` has no change recorded yet in `turn_id` (undo needs that one's content).

@@ -214,6 +214,7 @@ async fn timed(
         // What a session does when the command ends: read, sort, land with checkpoints.
         let data = layers.parent().unwrap().join("data");
         let store = std::sync::Arc::new(crate::store::Store::open_in_memory().unwrap());
+        store.create_session("bench", &ws.display().to_string(), 0).unwrap();
         let clock = std::sync::Arc::new(crate::clock::FixedClock(1));
         let files = std::sync::Arc::new(crate::changes::SessionFiles::new("bench", store, &data, clock));
         let workspace = std::sync::Arc::new(crate::workspace::Workspace::open(ws, None, &data, &[]).unwrap());

@@ -39,23 +39,16 @@ pub struct ChangeRow {
 impl Store {
     /// Records one file change; returns its row id.
     pub fn insert_change(&self, row: &ChangeRow) -> Result<i64, StoreError> {
-        let conn = self.conn()?;
-        conn.execute(
-            "INSERT INTO file_changes (session_id, turn_id, call_id, path, before_hash, before_mode, after_hash,
-                after_mode, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
-                row.session_id,
-                row.turn_id,
-                row.call_id,
-                row.path,
-                row.before_hash,
-                row.before_mode,
-                row.after_hash,
-                row.after_mode,
-                row.created_at
-            ],
-        )?;
-        Ok(conn.last_insert_rowid())
+        insert(&*self.conn()?, row)
+    }
+
+    /// Records the changes of one call in one transaction (all or none); returns their row ids.
+    pub fn insert_changes(&self, rows: &[ChangeRow]) -> Result<Vec<i64>, StoreError> {
+        let mut conn = self.conn()?;
+        let tx = conn.transaction()?;
+        let ids = rows.iter().map(|row| insert(&tx, row)).collect::<Result<Vec<_>, _>>()?;
+        tx.commit()?;
+        Ok(ids)
     }
 
     /// Whether the turn already changed `path` (and the change was not undone).
@@ -183,4 +176,24 @@ impl Store {
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// One `file_changes` row through `conn`; its id.
+fn insert(conn: &rusqlite::Connection, row: &ChangeRow) -> Result<i64, StoreError> {
+    conn.execute(
+        "INSERT INTO file_changes (session_id, turn_id, call_id, path, before_hash, before_mode, after_hash,
+            after_mode, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            row.session_id,
+            row.turn_id,
+            row.call_id,
+            row.path,
+            row.before_hash,
+            row.before_mode,
+            row.after_hash,
+            row.after_mode,
+            row.created_at
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
 }

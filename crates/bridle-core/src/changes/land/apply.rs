@@ -122,35 +122,28 @@ impl Landing {
         let kept: Vec<String> = landed.refused.iter().map(|(p, _)| p.clone()).collect();
         steps.retain(|s| !kept.iter().any(|k| s.shown().starts_with(&format!("{k}/"))));
 
-        // The checkpoint first: each path's content before is safe on disk before it changes.
-        let mut rows = Vec::new();
+        // The checkpoint first: each path's content before is safe on disk before it changes
+        // (kept unsynced, then one sync for all), and its rows recorded in one transaction.
         let mut befores = Vec::new();
-        for step in &steps {
-            let recorded = self.checkpoint(fs, ctx, step);
-            let (before_hash, after_hash) = match recorded {
-                Ok(hashes) => hashes,
-                Err(e) => {
-                    forget(ctx, &rows);
-                    return Err(e);
-                }
-            };
+        let mut recorded = Vec::new();
+        let shown: Vec<String> = steps.iter().map(|s| s.shown()).collect();
+        for (step, path) in steps.iter().zip(&shown) {
+            let (before_hash, after_hash) = self.checkpoint(fs, ctx, step)?;
             befores.push(before_hash.clone());
-            if let Some(files) = &ctx.files {
-                let row = Recorded {
-                    path: &step.shown(),
-                    before_hash,
-                    before_mode: step.before.row_mode(),
-                    after_hash,
-                    after_mode: step.after.row_mode(),
-                };
-                match files.record(&ctx.turn_id, &ctx.call_id, row) {
-                    Ok(id) => rows.push(id),
-                    Err(e) => {
-                        forget(ctx, &rows);
-                        return Err(CommitError::Record(step.shown(), e));
-                    }
-                }
-            }
+            recorded.push(Recorded {
+                path,
+                before_hash,
+                before_mode: step.before.row_mode(),
+                after_hash,
+                after_mode: step.after.row_mode(),
+            });
+        }
+        let mut rows = Vec::new();
+        if let Some(files) = &ctx.files {
+            files.sync_kept().map_err(|e| CommitError::Keep("(checkpoints)".into(), e.to_string()))?;
+            rows = files
+                .record_all(&ctx.turn_id, &ctx.call_id, recorded)
+                .map_err(|e| CommitError::Record("(checkpoints)".into(), e))?;
         }
 
         let diffs: Vec<Option<String>> = steps.iter().map(|s| diff_of(s, &self.upper, fs.root_path())).collect();
