@@ -15,6 +15,9 @@ use sha2::Digest as _;
 
 use super::blob_name;
 
+/// Content up to this size is read whole before it is kept (so known content is not written).
+const SMALL: u64 = 1 << 20;
+
 /// The blob folder of one data dir.
 #[derive(Debug, Clone)]
 pub struct BlobStore {
@@ -34,6 +37,11 @@ impl BlobStore {
 
     /// Keeps `bytes`; returns their hash (hex). Already kept content is not written again.
     pub fn put(&self, bytes: &[u8]) -> io::Result<String> {
+        self.put_bytes(bytes, true)
+    }
+
+    /// [`Self::put`], synced at once only when `sync`.
+    fn put_bytes(&self, bytes: &[u8], sync: bool) -> io::Result<String> {
         let hash = blob_name(bytes);
         let path = self.path(&hash).ok_or_else(|| io::Error::other("bad blob hash"))?;
         if path.exists() {
@@ -46,9 +54,15 @@ impl BlobStore {
             let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
             let mut deflate = flate2::write::DeflateEncoder::new(file, flate2::Compression::fast());
             deflate.write_all(bytes)?;
-            deflate.finish()?.sync_all()?;
+            let file = deflate.finish()?;
+            if sync {
+                file.sync_all()?;
+            }
             std::fs::rename(&temp, &path)?;
-            std::fs::File::open(dir)?.sync_all()
+            if sync {
+                std::fs::File::open(dir)?.sync_all()?;
+            }
+            Ok(())
         })();
         if written.is_err() {
             let _ = std::fs::remove_file(&temp);
@@ -58,7 +72,15 @@ impl BlobStore {
 
     /// Keeps what `reader` holds, streamed (never loaded whole); returns its hash (hex). Synced
     /// at once when `sync`; otherwise [`Self::sync`] makes a batch of them durable.
-    pub fn put_stream(&self, mut reader: impl io::Read, sync: bool) -> io::Result<String> {
+    pub fn put_stream(&self, reader: impl io::Read, sync: bool) -> io::Result<String> {
+        // Most content is small: read whole, it is named first and not written when already kept.
+        let mut head = Vec::new();
+        let mut reader = reader;
+        io::Read::read_to_end(&mut io::Read::take(&mut reader, SMALL + 1), &mut head)?;
+        if head.len() as u64 <= SMALL {
+            return self.put_bytes(&head, sync);
+        }
+        let mut reader = io::Read::chain(&head[..], reader);
         std::fs::create_dir_all(&self.root)?;
         let temp = self.root.join(format!(".stream.{:016x}.tmp", rand::random::<u64>()));
         let written = (|| {
@@ -67,7 +89,7 @@ impl BlobStore {
             let mut hasher = sha2::Sha256::new();
             let mut buf = vec![0u8; 256 * 1024];
             loop {
-                let n = reader.read(&mut buf)?;
+                let n = io::Read::read(&mut reader, &mut buf)?;
                 if n == 0 {
                     break;
                 }
@@ -199,5 +221,40 @@ impl<R: io::Read> io::Read for Checked<R> {
             }
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn read_all(mut r: impl io::Read) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).map(|_| out)
+    }
+
+    #[test]
+    fn streamed_content_small_or_large_comes_back_whole_and_a_corrupt_blob_fails_its_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = BlobStore::new(dir.path());
+        let large: Vec<u8> = (0..3 * (1u32 << 20)).map(|i| (i % 251) as u8).collect();
+        let small = b"small content".to_vec();
+        for content in [&large, &small] {
+            let hash = blobs.put_stream(&content[..], false).unwrap();
+            assert_eq!(hash, blob_name(content));
+            assert_eq!(&read_all(blobs.reader(&hash).unwrap()).unwrap(), content);
+            // Kept again: the same name, nothing new on disk.
+            let before = blobs.size().unwrap();
+            assert_eq!(blobs.put_stream(&content[..], false).unwrap(), hash);
+            assert_eq!(blobs.size().unwrap(), before);
+        }
+        blobs.sync().unwrap();
+        // A blob whose content no longer matches its name: the reader fails at its end.
+        let hash = blob_name(&small);
+        let path = blobs.path(&hash).unwrap();
+        let other = blobs.put(b"other content").unwrap();
+        std::fs::copy(blobs.path(&other).unwrap(), &path).unwrap();
+        assert!(read_all(blobs.reader(&hash).unwrap()).unwrap_err().to_string().contains("corrupt"));
     }
 }
