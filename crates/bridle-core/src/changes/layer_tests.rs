@@ -354,7 +354,7 @@ fn a_sweep_removes_the_layers_a_dead_process_left_and_keeps_live_ones() {
     let dead = layers.join("layer-dead");
     std::fs::create_dir_all(dead.join("work/work")).unwrap();
     std::fs::create_dir_all(dead.join("upper/d")).unwrap();
-    std::fs::set_permissions(dead.join("work/work"), std::fs::Permissions::from_mode(0)).unwrap();
+    std::fs::set_permissions(dead.join("work/work"), std::fs::Permissions::from_mode(0o000)).unwrap();
     std::fs::write(layers.join("not-a-layer"), "x").unwrap();
     assert_eq!(crate::shell_sandbox::sweep_layers(&layers), 1);
     assert!(!dead.exists());

@@ -41,12 +41,7 @@ pub enum Entry {
 impl WorkspaceFs {
     /// What stands at `rel`, read without following it (`None`: nothing).
     pub fn entry(&self, rel: &Path) -> Result<Option<Entry>, FsError> {
-        let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
-        let parent = match self.parent_dir(rel, false) {
-            Ok(parent) => parent,
-            Err(e) if e.is_not_found() => return Ok(None),
-            Err(e) => return Err(e),
-        };
+        let Some((parent, name)) = self.existing_parent(rel)? else { return Ok(None) };
         let meta = match parent.symlink_metadata(name) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -66,12 +61,10 @@ impl WorkspaceFs {
 
     /// When `rel`'s inode last changed (content, mode, links), in nanoseconds since the epoch.
     pub fn changed_at(&self, rel: &Path) -> Result<Option<i128>, FsError> {
-        let Some(name) = rel.file_name() else { return Ok(None) };
-        let parent = match self.parent_dir(rel, false) {
-            Ok(parent) => parent,
-            Err(e) if e.is_not_found() => return Ok(None),
-            Err(e) => return Err(e),
-        };
+        if rel.file_name().is_none() {
+            return Ok(None);
+        }
+        let Some((parent, name)) = self.existing_parent(rel)? else { return Ok(None) };
         match parent.symlink_metadata(name) {
             Ok(meta) => Ok(Some(i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()))),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -172,37 +165,34 @@ impl WorkspaceFs {
     /// Removes whatever stands at `rel`: a file, a link (not what it names) or a folder with
     /// everything in it. Nothing there is no error.
     pub fn remove_any(&self, rel: &Path) -> Result<(), FsError> {
-        let io_err = |e| FsError::from_io(rel, e);
-        let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
-        let parent = match self.parent_dir(rel, false) {
-            Ok(parent) => parent,
-            Err(e) if e.is_not_found() => return Ok(()),
-            Err(e) => return Err(e),
-        };
-        let removed = match parent.symlink_metadata(name) {
-            Ok(meta) if meta.is_dir() => parent.remove_dir_all(name),
-            Ok(_) => parent.remove_file(name),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => Err(e),
-        };
-        removed.map_err(io_err)
+        self.remove(rel, true)
     }
 
     /// Removes what stands at `rel` if it is a file, a link or an empty folder (a folder that
     /// holds anything is an error, and is left). Nothing there is no error.
     pub fn remove_one(&self, rel: &Path) -> Result<(), FsError> {
-        let io_err = |e| FsError::from_io(rel, e);
-        let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
-        let parent = match self.parent_dir(rel, false) {
-            Ok(parent) => parent,
-            Err(e) if e.is_not_found() => return Ok(()),
-            Err(e) => return Err(e),
+        self.remove(rel, false)
+    }
+
+    fn remove(&self, rel: &Path, tree: bool) -> Result<(), FsError> {
+        let Some((parent, name)) = self.existing_parent(rel)? else { return Ok(()) };
+        let removed = match parent.symlink_metadata(name) {
+            Ok(meta) if meta.is_dir() && tree => parent.remove_dir_all(name),
+            Ok(meta) if meta.is_dir() => parent.remove_dir(name),
+            Ok(_) => parent.remove_file(name),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => Err(e),
         };
-        match parent.symlink_metadata(name) {
-            Ok(meta) if meta.is_dir() => parent.remove_dir(name).map_err(io_err),
-            Ok(_) => parent.remove_file(name).map_err(io_err),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(io_err(e)),
+        removed.map_err(|e| FsError::from_io(rel, e))
+    }
+
+    /// `rel`'s parent folder and name, `None` when the parent does not exist.
+    fn existing_parent<'a>(&self, rel: &'a Path) -> Result<Option<(Dir, &'a std::ffi::OsStr)>, FsError> {
+        let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
+        match self.parent_dir(rel, false) {
+            Ok(parent) => Ok(Some((parent, name))),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
