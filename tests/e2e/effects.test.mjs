@@ -1,8 +1,8 @@
 // The shell's effects in the window (DESIGN §4.3, §11): in `review` a sandboxed command runs at
 // once and what it changed waits as a diff. The model (aimock) runs `sed -i`; the held change is
 // an approval card of kind `effects` with the diff, nothing is written before the answer; the
-// test approves, the file changes, and the bash card shows the change (`bash-changes`, one
-// `diff-view` for the file).
+// test approves, the file changes, the bash card shows the change (`bash-changes`, one
+// `diff-view` for the file), the Changes view holds it, and undoing the turn puts the file back.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -55,6 +55,19 @@ export default async function effects({ log }) {
     assert.match(await changes.text(), /notes\.txt/);
     const landed = await screenshot(session, "effects-landed.png");
     log(`screenshot ${landed.file}, ${landed.colours} colours`);
+
+    // The Changes view holds the command's change like an edit's, and undoing the turn puts the
+    // file back.
+    await (await session.find("[data-testid=nav-changes]")).click();
+    await waitFor(() => session.find("section[aria-label=Changes] [data-testid=changes-turn]"), "the turn in Changes", 10000);
+    const added = await session.find('section[aria-label=Changes] [data-testid=diff-view][data-path="notes.txt"] .diff-line.add');
+    assert.match(await added.text(), /^\+new line/);
+    await (await session.find("[data-testid=undo-turn]")).click();
+    await waitFor(
+      async () => readFileSync(join(workspace, "notes.txt"), "utf8") === "old line\nkept\n",
+      "the command's change undone on disk",
+      10000,
+    );
   } finally {
     await session?.close().catch(() => {});
     await mock.stop();
