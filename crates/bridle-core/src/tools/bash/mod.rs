@@ -49,8 +49,8 @@ const GRACE: Duration = Duration::from_secs(2);
 /// `justification`: a human decides whether it runs once outside the sandbox. What the command
 /// changes in the workspace is captured: the result lists it with its diff, the user may review
 /// it before it is applied, and an undo restores it (build output in ignored paths is written
-/// without checkpoints). For a server, watcher or long build, set `background: true`: it answers within 2 s
-/// with a process id and runs on (see process_output, process_stop).
+/// without checkpoints). For a server, watcher or long build, set `background: true`: it answers
+/// within 2 s with a process id and runs on (see process_output, process_stop).
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BashArgs {
