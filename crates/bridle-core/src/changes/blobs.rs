@@ -166,6 +166,10 @@ impl BlobStore {
             let shard = shard?;
             let prefix = shard.file_name().to_string_lossy().into_owned();
             if !shard.file_type()?.is_dir() {
+                // A large blob streamed when its process crashed.
+                if prefix.starts_with(".stream.") && prefix.ends_with(".tmp") {
+                    std::fs::remove_file(shard.path())?;
+                }
                 continue;
             }
             for entry in std::fs::read_dir(shard.path())? {
@@ -250,6 +254,12 @@ mod tests {
             assert_eq!(blobs.size().unwrap(), before);
         }
         blobs.sync().unwrap();
+        // What a crash mid-stream leaves is collected; kept blobs are not.
+        std::fs::write(dir.path().join("blobs/.stream.0123456789abcdef.tmp"), b"partial").unwrap();
+        let kept: HashSet<String> = [blob_name(&large), blob_name(&small)].into_iter().collect();
+        assert_eq!(blobs.collect(&kept).unwrap(), 0);
+        assert!(!dir.path().join("blobs/.stream.0123456789abcdef.tmp").exists());
+        assert!(blobs.reader(&blob_name(&large)).is_ok());
         // A blob whose content no longer matches its name: the reader fails at its end.
         let hash = blob_name(&small);
         let path = blobs.path(&hash).unwrap();
