@@ -1,7 +1,7 @@
 //! Per-path read/write locks for the file tools.
 //!
 //! Rules: locks are keyed by the resolved path; reads of one file share, a write excludes;
-//! different paths never wait on each other; an entry lives only while someone holds or waits
+//! different paths never wait on each other, and a set of paths is locked in path order; an entry lives only while someone holds or waits
 //! for it, so the table does not grow without bound.
 
 use std::collections::HashMap;
@@ -67,6 +67,19 @@ impl PathLocks {
         let lock = self.entry(path);
         let held = Held::Write(lock.write_owned().await);
         PathGuard { held: Some(held), key: path.to_path_buf(), table: self.table.clone() }
+    }
+
+    /// Exclusive access to every one of `paths`, taken in path order (each once), so two callers
+    /// locking overlapping sets never wait on each other in a circle.
+    pub async fn write_all(&self, paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathGuard> {
+        let mut paths: Vec<PathBuf> = paths.into_iter().collect();
+        paths.sort();
+        paths.dedup();
+        let mut guards = Vec::with_capacity(paths.len());
+        for path in &paths {
+            guards.push(self.write(path).await);
+        }
+        guards
     }
 
     /// Entries in the table (held or awaited paths).

@@ -3,7 +3,8 @@
 //! Rules: a blob's name is the SHA-256 of its content, so the same content is stored once
 //! however often it is kept; it is stored deflated (fast level: source text shrinks several
 //! times for a few milliseconds per megabyte); a blob is written to a temp file, fsynced and
-//! renamed, so a crash leaves a whole blob or none; a blob read back is inflated and checked
+//! renamed, so a crash leaves a whole blob or none (a batch streamed for one command is synced
+//! once, with [`BlobStore::sync`], before anything it protects is written); a blob read back is inflated and checked
 //! against its name; blobs no row refers to any more are collected with the sessions that kept
 //! them.
 
@@ -70,15 +71,15 @@ impl BlobStore {
         written.map(|()| hash)
     }
 
-    /// Keeps what `reader` holds, streamed (never loaded whole); returns its hash (hex). Synced
-    /// at once when `sync`; otherwise [`Self::sync`] makes a batch of them durable.
-    pub fn put_stream(&self, reader: impl io::Read, sync: bool) -> io::Result<String> {
+    /// Keeps what `reader` holds, streamed (never loaded whole); returns its hash (hex). Not
+    /// synced: [`Self::sync`] makes a batch of them durable.
+    pub fn put_stream(&self, reader: impl io::Read) -> io::Result<String> {
         // Most content is small: read whole, it is named first and not written when already kept.
         let mut head = Vec::new();
         let mut reader = reader;
         io::Read::read_to_end(&mut io::Read::take(&mut reader, SMALL + 1), &mut head)?;
         if head.len() as u64 <= SMALL {
-            return self.put_bytes(&head, sync);
+            return self.put_bytes(&head, false);
         }
         let mut reader = io::Read::chain(&head[..], reader);
         std::fs::create_dir_all(&self.root)?;
@@ -96,10 +97,7 @@ impl BlobStore {
                 sha2::Digest::update(&mut hasher, &buf[..n]);
                 deflate.write_all(&buf[..n])?;
             }
-            let file = deflate.finish()?;
-            if sync {
-                file.sync_all()?;
-            }
+            deflate.finish()?;
             let hash = super::hex(&sha2::Digest::finalize(hasher));
             let path = self.path(&hash).ok_or_else(|| io::Error::other("bad blob hash"))?;
             let dir = path.parent().ok_or_else(|| io::Error::other("blob without a folder"))?;
@@ -108,9 +106,6 @@ impl BlobStore {
                 std::fs::remove_file(&temp)?;
             } else {
                 std::fs::rename(&temp, &path)?;
-                if sync {
-                    std::fs::File::open(dir)?.sync_all()?;
-                }
             }
             Ok(hash)
         })();
@@ -245,12 +240,12 @@ mod tests {
         let large: Vec<u8> = (0..3 * (1u32 << 20)).map(|i| (i % 251) as u8).collect();
         let small = b"small content".to_vec();
         for content in [&large, &small] {
-            let hash = blobs.put_stream(&content[..], false).unwrap();
+            let hash = blobs.put_stream(&content[..]).unwrap();
             assert_eq!(hash, blob_name(content));
             assert_eq!(&read_all(blobs.reader(&hash).unwrap()).unwrap(), content);
             // Kept again: the same name, nothing new on disk.
             let before = blobs.size().unwrap();
-            assert_eq!(blobs.put_stream(&content[..], false).unwrap(), hash);
+            assert_eq!(blobs.put_stream(&content[..]).unwrap(), hash);
             assert_eq!(blobs.size().unwrap(), before);
         }
         blobs.sync().unwrap();

@@ -83,13 +83,7 @@ pub enum CommitError {
 pub async fn commit(plan: &ChangePlan, scope: impl Into<CommitScope>) -> Result<Vec<FileChange>, CommitError> {
     let ctx: CommitScope = scope.into();
     let changed: Vec<PlannedFile> = plan.changed().cloned().collect();
-    let mut absolute: Vec<_> = changed.iter().map(|f| ctx.workspace.root().join(&f.rel)).collect();
-    absolute.sort();
-    absolute.dedup();
-    let mut guards = Vec::with_capacity(absolute.len());
-    for path in &absolute {
-        guards.push(ctx.workspace.locks.write(path).await);
-    }
+    let guards = ctx.workspace.locks.write_all(changed.iter().map(|f| ctx.workspace.root().join(&f.rel))).await;
     tokio::task::spawn_blocking(move || {
         let written = write_locked(&changed, &ctx);
         drop(guards);

@@ -99,7 +99,7 @@ impl SessionFiles {
     /// Keeps what `reader` holds, streamed, not yet synced ([`Self::sync_kept`] makes a batch
     /// durable); returns its blob name.
     pub fn keep_stream(&self, reader: impl std::io::Read) -> std::io::Result<String> {
-        self.blobs.put_stream(reader, false)
+        self.blobs.put_stream(reader)
     }
 
     /// Makes every blob kept so far durable (one `syncfs` for a batch).

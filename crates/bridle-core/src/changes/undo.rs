@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use bridle_protocol::HistoryItem;
 
-use super::{blob_name, BlobStore};
+use super::{blob_name, BlobStore, State};
 use crate::fs::Stamp;
 use crate::store::{ChangeRow, Store};
 use crate::workspace::Workspace;
@@ -195,19 +195,17 @@ pub fn undo(
 /// What stands at `rel` as a checkpoint row names it: the blob name of its content (a link's
 /// target) and its mode (with the type for a link or a folder); `(None, None)`: absent.
 fn now_state(fs: &crate::fs::WorkspaceFs, rel: &Path) -> Result<(Option<String>, Option<u32>), String> {
-    use crate::fs::Entry;
-    Ok(match fs.entry(rel).map_err(|e| e.to_string())? {
-        None => (None, None),
-        Some(Entry::File { mode, .. }) => {
+    let entry = fs.entry(rel).map_err(|e| e.to_string())?;
+    let now = State::of(entry).ok_or("a FIFO, socket or device stands there")?;
+    let hash = match &now {
+        State::File { .. } => {
             let file = fs.open_read(rel).map_err(|e| e.to_string())?;
-            (Some(super::hash_stream(file).map_err(|e| e.to_string())?), Some(mode))
+            Some(super::hash_stream(file).map_err(|e| e.to_string())?)
         }
-        Some(Entry::Link(target)) => {
-            (Some(blob_name(target.as_os_str().as_encoded_bytes())), Some(libc::S_IFLNK | 0o777))
-        }
-        Some(Entry::Folder { mode }) => (None, Some(libc::S_IFDIR | mode)),
-        Some(Entry::Special) => return Err("a FIFO, socket or device stands there".into()),
-    })
+        State::Link(target) => Some(blob_name(target.as_os_str().as_encoded_bytes())),
+        State::Absent | State::Folder { .. } => None,
+    };
+    Ok((hash, now.row_mode()))
 }
 
 /// Whether `now` is what a row's side names: the same content and type, and the same mode

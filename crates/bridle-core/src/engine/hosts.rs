@@ -1,11 +1,13 @@
 //! The session's side of the network proxy ([`crate::network::Gate`]): a host the policy leaves
 //! to a person becomes an approval request (tool `network`, `{host, port, command}`) in the
 //! session's queue, shown and answered like any other while the connection waits; every
-//! connection becomes one `network` audit row.
+//! connection becomes one `network` audit row. A command's held changes (DESIGN §4.3,
+//! [`crate::changes::EffectsDesk`]) are asked the same way (tool `effects`, `{command, files}`,
+//! the diff as preview) after the command ended.
 //!
 //! Rules: a request is never held for a resumed turn (its stored call is its own, never the
-//! command's, and it is marked run once answered), so an answer about a host can never run a
-//! command; a request that cannot wait (approvals deferred to another process) is refused at once
+//! command's, and it is marked run once answered), so an answer about a host or a change can
+//! never run a command; a request that cannot wait (approvals deferred to another process) is refused at once
 //! and says why; "session" is kept with the session's grants (a later process of the session
 //! reaches the host too) and "always" writes the host to the config, both through the permit.
 
@@ -40,22 +42,10 @@ impl Gate for SessionGate {
     async fn ask(&self, request: &HostRequest) -> Answer {
         let session = &self.session;
         let desk = session.desk();
-        let now = desk.clock.now_ms();
-        let arguments = json!({"host": request.host, "port": request.port, "command": request.command}).to_string();
-        let id = uuid::Uuid::new_v4().to_string();
-        // Its own call: the command's approval is never this one.
-        let call = ToolCall {
-            id: format!("{}:network:{id}", request.call_id),
-            provider_id: String::new(),
-            name: NETWORK_TOOL.into(),
-            arguments: arguments.clone(),
-        };
-        let approval = ApprovalRequest {
-            id: id.clone(),
-            session_id: session.id.clone(),
-            call_id: request.call_id.clone(),
-            tool: NETWORK_TOOL.into(),
-            arguments,
+        let question = Question {
+            tool: NETWORK_TOOL,
+            call_id: &request.call_id,
+            arguments: json!({"host": request.host, "port": request.port, "command": request.command}),
             findings: vec![Finding {
                 guardian: NETWORK_TOOL.into(),
                 rule: "unlisted-host".into(),
@@ -66,12 +56,11 @@ impl Gate for SessionGate {
                 ),
             }],
             preview: None,
-            call_hash: host_hash(request),
-            created_at: now,
-            expires_at: now.saturating_add(desk.timeout.as_millis() as i64),
+            // What an answer about a host names: the host, the port and the call.
+            hashed: vec![request.host.clone(), request.port.to_string(), request.call_id.clone()],
         };
-        let stored = match self.put(call.clone(), approval).await {
-            Ok(stored) => stored,
+        let (call, stored) = match self.put(question).await {
+            Ok(put) => put,
             Err(why) => return Answer::Refused(Source::User, why),
         };
         let recorder = TurnRecorder { session, turn_id: &self.turn_id };
@@ -114,16 +103,54 @@ impl Gate for SessionGate {
     }
 }
 
+/// A question about what a call is doing (a host it wants, what its command changed), put to a
+/// person as an approval request of a call of its own: its answer can never run the call.
+struct Question<'a> {
+    tool: &'static str,
+    /// The call that asks.
+    call_id: &'a str,
+    arguments: serde_json::Value,
+    findings: Vec<Finding>,
+    preview: Option<String>,
+    /// What the answer names, besides the tool: its hash is the request's call hash.
+    hashed: Vec<String>,
+}
+
 impl SessionGate {
-    /// Puts `approval` (about `call`, a call of its own) to a person and waits for the answer,
-    /// recorded like any other; `Err` says why nobody could be asked.
-    async fn put(&self, call: ToolCall, approval: ApprovalRequest) -> Result<crate::store::StoredApproval, String> {
+    /// Puts `question` to a person and waits for the answer, recorded like any other; the
+    /// question's own call and the settled request, or why nobody could be asked.
+    async fn put(&self, question: Question<'_>) -> Result<(ToolCall, crate::store::StoredApproval), String> {
         let session = &self.session;
         let desk = session.desk();
         if desk.defer {
             return Err("approvals are left to another process (`--on-ask defer`), and this cannot wait for one".into());
         }
-        let id = approval.id.clone();
+        let now = desk.clock.now_ms();
+        let id = uuid::Uuid::new_v4().to_string();
+        let arguments = question.arguments.to_string();
+        let call = ToolCall {
+            id: format!("{}:{}:{id}", question.call_id, question.tool),
+            provider_id: String::new(),
+            name: question.tool.into(),
+            arguments: arguments.clone(),
+        };
+        let mut hasher = Sha256::new();
+        for part in std::iter::once(question.tool).chain(question.hashed.iter().map(String::as_str)) {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part.as_bytes());
+        }
+        let approval = ApprovalRequest {
+            id: id.clone(),
+            session_id: session.id.clone(),
+            call_id: question.call_id.to_string(),
+            tool: question.tool.into(),
+            arguments,
+            findings: question.findings,
+            preview: question.preview,
+            call_hash: format!("{:x}", hasher.finalize()),
+            created_at: now,
+            expires_at: now.saturating_add(desk.timeout.as_millis() as i64),
+        };
         let recorder = TurnRecorder { session, turn_id: &self.turn_id };
         if let Err(e) = desk.store.insert_approval(&approval, &self.turn_id, &call) {
             return Err(format!("the request could not be stored ({e})"));
@@ -139,42 +166,24 @@ impl SessionGate {
         withdraw.disarm();
         recorder.record(&call, CallEvent::ApprovalResolved(&stored)).await;
         let _ = desk.store.mark_approved(&id, ApprovalStatus::Started);
-        Ok(stored)
+        Ok((call, stored))
     }
 }
 
 #[async_trait]
 impl EffectsDesk for SessionGate {
     async fn ask(&self, question: EffectsQuestion) -> Result<(), String> {
-        let now = self.session.desk().clock.now_ms();
         let timeout = self.session.desk().timeout;
-        let arguments = json!({"command": question.command, "files": question.files}).to_string();
-        let id = uuid::Uuid::new_v4().to_string();
-        // Its own call: an answer about what a command changed can never run a command.
-        let call = ToolCall {
-            id: format!("{}:effects:{id}", question.call_id),
-            provider_id: String::new(),
-            name: EFFECTS_TOOL.into(),
-            arguments: arguments.clone(),
-        };
-        let mut hasher = Sha256::new();
-        for part in [EFFECTS_TOOL, &question.call_id, &arguments, &question.preview] {
-            hasher.update((part.len() as u64).to_le_bytes());
-            hasher.update(part.as_bytes());
-        }
-        let approval = ApprovalRequest {
-            id,
-            session_id: self.session.id.clone(),
-            call_id: question.call_id.clone(),
-            tool: EFFECTS_TOOL.into(),
+        let arguments = json!({"command": question.command, "files": question.files});
+        let put = Question {
+            tool: EFFECTS_TOOL,
+            call_id: &question.call_id,
+            hashed: vec![question.call_id.clone(), arguments.to_string(), question.preview.clone()],
             arguments,
             findings: question.findings,
             preview: Some(question.preview),
-            call_hash: format!("{:x}", hasher.finalize()),
-            created_at: now,
-            expires_at: now.saturating_add(timeout.as_millis() as i64),
         };
-        let stored = self.put(call, approval).await?;
+        let (_, stored) = self.put(put).await?;
         let feedback = stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
         match stored.status {
             ApprovalStatus::Approved => Ok(()),
@@ -211,14 +220,4 @@ impl Drop for Withdraw<'_> {
             self.session.announce_withdrawn(self.id);
         }
     }
-}
-
-/// What an answer about a host names: the host, the port and the call.
-fn host_hash(request: &HostRequest) -> String {
-    let mut hasher = Sha256::new();
-    for part in [NETWORK_TOOL, &request.host, &request.port.to_string(), &request.call_id] {
-        hasher.update((part.len() as u64).to_le_bytes());
-        hasher.update(part.as_bytes());
-    }
-    format!("{:x}", hasher.finalize())
 }

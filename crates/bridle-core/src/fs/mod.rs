@@ -259,7 +259,7 @@ impl WorkspaceFs {
             }
         }
         let mode = mode.unwrap_or_else(|| existing.as_ref().map(|m| m.mode() & 0o7777).unwrap_or(0o644));
-        let temp_name = format!(".{}.bridle-{:016x}.tmp", name.to_string_lossy(), rand::random::<u64>());
+        let temp_name = temp_name(name);
         let mut temp = parent
             .open_with(&temp_name, OpenOptions::new().write(true).create_new(true).mode(0o600))
             .map_err(io_err)?;
@@ -319,6 +319,11 @@ fn write_and_replace(
     parent.rename(temp_name, parent, name)?;
     sync_dir(parent)?;
     Ok(written)
+}
+
+/// A fresh name beside `name` for what is written before it is renamed over `name`.
+fn temp_name(name: &std::ffi::OsStr) -> String {
+    format!(".{}.bridle-{:016x}.tmp", name.to_string_lossy(), rand::random::<u64>())
 }
 
 /// Makes a rename or removal in `dir` durable.

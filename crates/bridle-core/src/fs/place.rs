@@ -78,10 +78,8 @@ impl WorkspaceFs {
     pub fn place_file(&self, rel: &Path, from: &Path, mode: u32) -> Result<(), FsError> {
         let io_err = |e| FsError::from_io(rel, e);
         let (parent, name) = self.clear_for(rel)?;
-        let temp = format!(".{}.bridle-{:016x}.tmp", name.to_string_lossy(), rand::random::<u64>());
-        let source_dir = from.parent().ok_or_else(|| FsError::Escaped(from.display().to_string()))?;
-        let source_name = from.file_name().ok_or_else(|| FsError::Escaped(from.display().to_string()))?;
-        let source = Dir::open_ambient_dir(source_dir, cap_std::ambient_authority()).map_err(io_err)?;
+        let temp = super::temp_name(name);
+        let (source, source_name) = in_layer(from).map_err(io_err)?;
         let moved = match source.rename(source_name, &parent, &temp) {
             Ok(()) => Ok(()),
             Err(e) if e.raw_os_error() == Some(libc::EXDEV) => copy_in(&source, source_name, &parent, &temp),
@@ -106,9 +104,7 @@ impl WorkspaceFs {
         let io_err = |e| FsError::from_io(rel, e);
         let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
         let parent = self.parent_dir(rel, true)?;
-        let source_dir = from.parent().ok_or_else(|| FsError::Escaped(from.display().to_string()))?;
-        let source_name = from.file_name().ok_or_else(|| FsError::Escaped(from.display().to_string()))?;
-        let source = Dir::open_ambient_dir(source_dir, cap_std::ambient_authority()).map_err(io_err)?;
+        let (source, source_name) = in_layer(from).map_err(io_err)?;
         match source.rename(source_name, &parent, name) {
             Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {
                 copy_tree(&source, source_name, &parent, name).map_err(io_err)
@@ -121,7 +117,7 @@ impl WorkspaceFs {
     pub fn place_link(&self, rel: &Path, target: &Path) -> Result<(), FsError> {
         let io_err = |e| FsError::from_io(rel, e);
         let (parent, name) = self.clear_for(rel)?;
-        let temp = format!(".{}.bridle-{:016x}.tmp", name.to_string_lossy(), rand::random::<u64>());
+        let temp = super::temp_name(name);
         // Not cap-std's `symlink`, which refuses a target outside the folder: the link is made as
         // written, and nothing here or after follows it.
         rustix::fs::symlinkat(target, &parent, temp.as_str()).map_err(|e| io_err(e.into()))?;
@@ -206,6 +202,14 @@ impl WorkspaceFs {
         }
         Ok((parent, name))
     }
+}
+
+/// The folder of `from` (a path in a command's layer, outside the workspace) and its name.
+fn in_layer(from: &Path) -> io::Result<(Dir, &std::ffi::OsStr)> {
+    let (Some(folder), Some(name)) = (from.parent(), from.file_name()) else {
+        return Err(io::Error::other(format!("`{}` names no file in a layer", from.display())));
+    };
+    Ok((Dir::open_ambient_dir(folder, cap_std::ambient_authority())?, name))
 }
 
 /// Copies the folder `name` of `from` to a new `to_name` in `to`: files in chunks, links as

@@ -35,27 +35,13 @@ impl Landing {
         let this = self.clone();
         let workspace = scope.workspace.clone();
         let session = scope.session_id.clone();
-        let mut guards = Vec::new();
-        for step in &self.free {
-            guards.push(workspace.locks.write(&workspace.root().join(&step.rel)).await);
-        }
+        let guards = workspace.locks.write_all(self.free.iter().map(|s| workspace.root().join(&s.rel))).await;
         let done = tokio::task::spawn_blocking(move || {
             // Git's summary is read before the layer's files move.
             let git = super::git::summary(&this.upper.join(".git"), &workspace.root().join(".git"), &this.git_changed);
             let mut free = Free { git, ..Free::default() };
-            // Every path judged first, then written: removing a folder's content changes the
-            // folder, and that is not someone else's edit.
-            let mut steps = Vec::new();
-            for step in &this.free {
-                if let Err(e) = crate::changes::judge_entry(&workspace, &step.rel, step.is_link(), &session) {
-                    free.refused.push((step.shown(), e));
-                } else if this.stale(&workspace.fs, step) {
-                    free.refused.push((step.shown(), CHANGED_MEANWHILE.into()));
-                } else {
-                    steps.push(step);
-                }
-            }
-            for step in order(steps) {
+            let steps = this.admit(this.free.iter(), &workspace, &session, &mut free.refused);
+            for (step, ()) in order(steps.into_iter().map(|s| (s, ())).collect()) {
                 match apply(&workspace.fs, &this.upper, step) {
                     Ok(()) if step.rel.starts_with(".git") => {}
                     Ok(()) => {
@@ -65,10 +51,8 @@ impl Landing {
                         } else if matches!(step.after, State::Link(_)) {
                             free.files += 1;
                         } else if step.whole {
-                            // A folder moved whole: count what it holds.
-                            let (files, bytes) = count(&workspace.root().join(&step.rel));
-                            free.files += files;
-                            free.bytes += bytes;
+                            free.files += step.inside.0;
+                            free.bytes += step.inside.1;
                         }
                     }
                     Err(e) => free.refused.push((step.shown(), e.to_string())),
@@ -88,14 +72,8 @@ impl Landing {
     pub async fn land_held(self: &Arc<Self>, scope: &CommitScope) -> Result<Landed, CommitError> {
         let this = self.clone();
         let ctx = scope.clone();
-        let mut paths: Vec<_> =
-            self.steps.iter().chain(&self.git_config).map(|s| scope.workspace.root().join(&s.rel)).collect();
-        paths.sort();
-        paths.dedup();
-        let mut guards = Vec::with_capacity(paths.len());
-        for path in &paths {
-            guards.push(scope.workspace.locks.write(path).await);
-        }
+        let root = scope.workspace.root();
+        let guards = scope.workspace.locks.write_all(self.held().map(|s| root.join(&s.rel))).await;
         tokio::task::spawn_blocking(move || {
             let landed = this.held_locked(&ctx);
             drop(guards);
@@ -108,16 +86,7 @@ impl Landing {
     fn held_locked(&self, ctx: &CommitScope) -> Result<Landed, CommitError> {
         let fs = &ctx.workspace.fs;
         let mut landed = Landed::default();
-        let mut steps = Vec::new();
-        for step in self.steps.iter().chain(&self.git_config) {
-            if let Err(e) = crate::changes::judge_entry(&ctx.workspace, &step.rel, step.is_link(), &ctx.session_id) {
-                landed.refused.push((step.shown(), e));
-            } else if self.stale(fs, step) {
-                landed.refused.push((step.shown(), CHANGED_MEANWHILE.into()));
-            } else {
-                steps.push(step);
-            }
-        }
+        let mut steps = self.admit(self.held(), &ctx.workspace, &ctx.session_id, &mut landed.refused);
         // A folder refused keeps what is below it too.
         let kept: Vec<String> = landed.refused.iter().map(|(p, _)| p.clone()).collect();
         steps.retain(|s| !kept.iter().any(|k| s.shown().starts_with(&format!("{k}/"))));
@@ -147,15 +116,14 @@ impl Landing {
         }
 
         let diffs: Vec<Option<String>> = steps.iter().map(|s| diff_of(s, &self.upper, fs.root_path())).collect();
-        let ordered = order(steps.clone());
-        let mut done: Vec<&Step> = Vec::new();
-        for step in &ordered {
+        let mut done = Vec::new();
+        for (step, before) in order(steps.iter().copied().zip(&befores).collect()) {
             if let Err(error) = apply(fs, &self.upper, step) {
-                let restored = put_back(fs, ctx, &steps, &befores, &done);
+                let restored = put_back(fs, ctx, &done);
                 forget(ctx, &rows);
                 return Err(CommitError::Write { error, restored });
             }
-            done.push(step);
+            done.push((step, before));
         }
         let _ = fs.sync();
         for (step, diff) in steps.iter().zip(diffs) {
@@ -209,6 +177,29 @@ impl Landing {
         Ok((before, after))
     }
 
+    /// The steps that may land, every one judged before any is written (removing a folder's
+    /// content changes the folder, and that is not someone else's edit); the others go to
+    /// `refused` with why: the sandbox refuses the write, or the path changed meanwhile.
+    fn admit<'a>(
+        &self,
+        steps: impl Iterator<Item = &'a Step>,
+        workspace: &crate::workspace::Workspace,
+        session_id: &str,
+        refused: &mut Vec<(String, String)>,
+    ) -> Vec<&'a Step> {
+        let mut admitted = Vec::new();
+        for step in steps {
+            if let Err(e) = crate::changes::judge_entry(workspace, &step.rel, step.is_link(), session_id) {
+                refused.push((step.shown(), e));
+            } else if self.stale(&workspace.fs, step) {
+                refused.push((step.shown(), CHANGED_MEANWHILE.into()));
+            } else {
+                admitted.push(step);
+            }
+        }
+        admitted
+    }
+
     /// Whether what stands at `step`'s path changed since the command started, or since it was
     /// sorted.
     fn stale(&self, fs: &WorkspaceFs, step: &Step) -> bool {
@@ -220,10 +211,11 @@ impl Landing {
 const CHANGED_MEANWHILE: &str =
     "changed in the workspace while the command ran (by the user or another program); that version was kept";
 
-/// Removals deepest first, then the rest in path order.
-fn order(mut steps: Vec<&Step>) -> Vec<&Step> {
-    steps.sort_by(|a, b| a.rel.cmp(&b.rel));
-    let (mut removals, rest): (Vec<&Step>, Vec<&Step>) = steps.into_iter().partition(|s| s.after == State::Absent);
+/// Steps (each with what goes along) in the order they are written: removals deepest first,
+/// then the rest in path order.
+fn order<T>(mut steps: Vec<(&Step, T)>) -> Vec<(&Step, T)> {
+    steps.sort_by(|a, b| a.0.rel.cmp(&b.0.rel));
+    let (mut removals, rest): (Vec<_>, Vec<_>) = steps.into_iter().partition(|(s, _)| s.after == State::Absent);
     removals.reverse();
     removals.extend(rest);
     removals
@@ -241,17 +233,16 @@ fn apply(fs: &WorkspaceFs, upper: &Path, step: &Step) -> Result<(), FsError> {
     }
 }
 
-/// Puts `done` back as it was (from the checkpoint blobs); whether all of it went back.
-fn put_back(fs: &WorkspaceFs, ctx: &CommitScope, steps: &[&Step], befores: &[Option<String>], done: &[&Step]) -> bool {
+/// Puts `done` (each step with its checkpoint's blob) back as it was; whether all of it went
+/// back.
+fn put_back(fs: &WorkspaceFs, ctx: &CommitScope, done: &[(&Step, &Option<String>)]) -> bool {
     let mut all = true;
-    for step in done.iter().rev() {
-        let at = steps.iter().position(|s| s.rel == step.rel);
-        let hash = at.and_then(|i| befores[i].clone());
+    for (step, hash) in done.iter().rev() {
         let back = match (&step.before, hash, &ctx.files) {
             (State::Absent, ..) => fs.remove_any(&step.rel).is_ok(),
             (State::Folder { mode }, ..) => fs.place_folder(&step.rel, *mode).is_ok(),
             (State::Link(target), ..) => fs.place_link(&step.rel, target).is_ok(),
-            (State::File { mode, .. }, Some(hash), Some(files)) => files.blob(&hash).is_ok_and(|mut content| {
+            (State::File { mode, .. }, Some(hash), Some(files)) => files.blob(hash).is_ok_and(|mut content| {
                 fs.remove_any(&step.rel)
                     .and_then(|()| fs.write_atomic_from(&step.rel, &mut content, Some(*mode)))
                     .is_ok()
@@ -315,23 +306,4 @@ pub(super) fn diff_of(step: &Step, upper: &Path, root: &Path) -> Option<String> 
         }
     }
     Some(out)
-}
-
-/// Files and bytes below a folder (links count as files), not following links.
-fn count(dir: &Path) -> (usize, u64) {
-    let (mut files, mut bytes) = (0, 0);
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&at) else { continue };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() {
-                stack.push(entry.path());
-            } else {
-                files += 1;
-                bytes += entry.metadata().map(|m| m.len()).unwrap_or(0);
-            }
-        }
-    }
-    (files, bytes)
 }

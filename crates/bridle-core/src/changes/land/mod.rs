@@ -52,7 +52,8 @@ pub enum State {
 }
 
 impl State {
-    fn of(entry: Option<Entry>) -> Option<State> {
+    /// What `entry` is (`None`: a FIFO, socket or device, which no change lands on).
+    pub(crate) fn of(entry: Option<Entry>) -> Option<State> {
         Some(match entry {
             None => State::Absent,
             Some(Entry::File { mode, size }) => State::File { mode, size },
@@ -87,6 +88,8 @@ pub struct Step {
     pub content: bool,
     /// A new folder that lands whole, with all it holds (no step for what is below it).
     pub whole: bool,
+    /// For a folder that lands whole: the files (links count) and bytes it holds.
+    inside: (usize, u64),
     /// When what stood there last changed (ns), to tell an edit made since.
     changed_at: Option<i128>,
 }
@@ -154,6 +157,10 @@ impl Landing {
         let mut whole: Option<PathBuf> = None;
         for effect in read.effects {
             if whole.as_ref().is_some_and(|w| effect.rel.starts_with(w)) {
+                if let (Some(folder), false) = (landing.free.last_mut(), effect.kind == EffectKind::Folder) {
+                    folder.inside.0 += 1;
+                    folder.inside.1 += effect.bytes;
+                }
                 continue;
             }
             let mut steps = match landing.steps_of(&effect, fs) {
@@ -224,23 +231,23 @@ impl Landing {
         if matches!(before, State::Folder { .. }) && !matches!(after, State::Folder { .. }) {
             below(fs.root_path(), rel, &mut steps);
         }
-        steps.push(Step { rel: rel.clone(), before, after, content, whole: false, changed_at });
+        steps.push(Step { rel: rel.clone(), before, after, content, whole: false, inside: (0, 0), changed_at });
         Ok(steps)
     }
 
-    /// Whether the command changed nothing worth a step or a question.
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty() && self.git_config.is_empty() && self.free.is_empty()
+    /// The held part: the steps, then git's code-running files.
+    fn held(&self) -> impl Iterator<Item = &Step> {
+        self.steps.iter().chain(&self.git_config)
     }
 
-    /// The held paths, in path order.
+    /// The held paths.
     pub fn held_paths(&self) -> Vec<String> {
-        self.steps.iter().chain(&self.git_config).map(Step::shown).collect()
+        self.held().map(Step::shown).collect()
     }
 
     /// The diff a person approving reads (what is not text is named, with its size).
     pub fn diff(&self) -> String {
-        self.steps.iter().chain(&self.git_config).filter_map(|s| apply::diff_of(s, &self.upper, &self.root)).collect()
+        self.held().filter_map(|s| apply::diff_of(s, &self.upper, &self.root)).collect()
     }
 }
 
@@ -267,7 +274,15 @@ fn below(root: &Path, rel: &Path, steps: &mut Vec<Step>) {
             continue;
         };
         let changed_at = Some(i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()));
-        steps.push(Step { rel: child, before, after: State::Absent, content: true, whole: false, changed_at });
+        steps.push(Step {
+            rel: child,
+            before,
+            after: State::Absent,
+            content: true,
+            whole: false,
+            inside: (0, 0),
+            changed_at,
+        });
     }
 }
 
