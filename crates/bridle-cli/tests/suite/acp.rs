@@ -306,3 +306,41 @@ async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_an
     assert_eq!(entries, [("read the code", "completed"), ("change it", "in_progress")]);
     assert_eq!(t["exitCode"], 0);
 }
+
+/// DESIGN §15: in `review`, what a command changed is offered to the editor as keep or discard,
+/// with its diff, through the official SDK; keep lands it, discard leaves the file as it was.
+#[tokio::test]
+async fn the_typescript_sdk_is_offered_a_commands_changes_to_keep_or_discard() {
+    for (answer, kept) in [("allow_once", true), ("reject_once", false)] {
+        let dirs = Dirs::new();
+        std::fs::write(dirs.workspace.join("f.txt"), "old line\n").unwrap();
+        let (mock, _f) = model(json!([
+            {"match": {"userMessage": "fix it", "hasToolResult": false},
+             "response": {"toolCalls": [{"id": "s1", "name": "bash", "arguments": {"command": "sed -i 's/old/new/' f.txt"}}]}},
+            {"match": {"userMessage": "fix it", "hasToolResult": true}, "response": {"content": "fixed"}}
+        ]))
+        .await;
+        write_config(&dirs, &mock, "review");
+        let plan = json!({
+            "agent": [env!("CARGO_BIN_EXE_bridle"), "acp", "--data-dir", dirs.data],
+            "env": {"OPENAI_API_KEY": "sk-test"},
+            "cwd": dirs.workspace,
+            "permission": answer,
+            "steps": [{"op": "start"}, {"op": "initialize"}, {"op": "new"}, {"op": "prompt", "text": "fix it"}]
+        });
+        let t = sdk_client(&dirs, plan).await;
+        assert!(t["steps"].as_array().unwrap().iter().all(|s| s["ok"] == true), "{t}");
+        assert_eq!(t["invalid"], json!([]), "messages the SDK's schema refuses");
+        let asked = t["permissions"].as_array().unwrap();
+        assert_eq!(asked.len(), 1, "{t}");
+        let call = &asked[0]["toolCall"];
+        assert_eq!(call["kind"], "edit", "{call}");
+        assert!(call["title"].as_str().unwrap().starts_with("Keep what `sed -i"), "{call}");
+        assert!(call["content"].to_string().contains("+new line"), "{call}");
+        let options: Vec<&str> =
+            asked[0]["options"].as_array().unwrap().iter().map(|o| o["optionId"].as_str().unwrap()).collect();
+        assert_eq!(options, ["allow_once", "reject_once"]);
+        let now = std::fs::read_to_string(dirs.workspace.join("f.txt")).unwrap();
+        assert_eq!(now, if kept { "new line\n" } else { "old line\n" });
+    }
+}
