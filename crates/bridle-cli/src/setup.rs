@@ -8,5 +8,9 @@ use crate::cli::Global;
 pub fn load(global: &Global) -> anyhow::Result<Wiring> {
     let flags =
         Flags { workspace: global.workspace.clone(), data_dir: global.data_dir.clone(), config: global.config.clone() };
-    Ok(Wiring::from_process(flags)?)
+    let wiring = Wiring::from_process(flags)?;
+    if let Some(warning) = wiring.unsandboxed_warning() {
+        eprintln!("bridle: {warning}");
+    }
+    Ok(wiring)
 }

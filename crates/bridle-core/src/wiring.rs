@@ -156,6 +156,18 @@ impl Wiring {
         })
     }
 
+    /// What a front end must say at every start when the user turned the shell sandbox off
+    /// (DESIGN §5.1): commands then run with the user's own rights, in every mode.
+    pub fn unsandboxed_warning(&self) -> Option<String> {
+        (!self.config.sandbox.enabled).then(|| {
+            format!(
+                "warning: the shell sandbox is off ([sandbox] enabled = false in {}): commands run with \
+                 your own rights, outside any sandbox",
+                self.config_file.display()
+            )
+        })
+    }
+
     /// The engine's settings: everything the config says, for this workspace and data dir.
     pub fn engine_config(&self) -> EngineConfig {
         EngineConfig {

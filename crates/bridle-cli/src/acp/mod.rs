@@ -189,16 +189,23 @@ async fn open(
     }
     let flags = Flags { workspace: Some(cwd.to_path_buf()), ..flags.clone() };
     let mut setup = bridle_core::wiring::Wiring::from_process(flags).map_err(|e| OpenError::Invalid(e.to_string()))?;
-    let inside_data = |dir: &std::path::Path| {
-        let data = setup.data_dir.canonicalize().unwrap_or_else(|_| setup.data_dir.clone());
-        dir.canonicalize().is_ok_and(|d| d.starts_with(&data))
-    };
-    if inside_data(&setup.workspace) {
-        return Err(OpenError::Invalid(format!("`{}` is Bridle's data dir, not a workspace", cwd.display())));
+    // Judged before anything is made (the store included): the one rule of every front end.
+    if let Some(why) = bridle_core::workspace::refusal(&setup.workspace, setup.home.as_deref(), &setup.data_dir) {
+        return Err(OpenError::Invalid(why));
     }
     if let SessionSpec::Resume(id) = &spec {
-        if setup.store().map_err(|e| OpenError::Invalid(e.to_string()))?.session(id).is_err() {
+        let stored = setup.store().map_err(|e| OpenError::Invalid(e.to_string()))?.session(id);
+        let Ok(stored) = stored else {
             return Err(OpenError::NoSession(format!("no stored session `{id}`")));
+        };
+        // A session answers only in its own workspace: loading it elsewhere would move what it
+        // read there into another folder's conversation.
+        if std::path::Path::new(&stored.workspace) != setup.workspace {
+            return Err(OpenError::Invalid(format!(
+                "session `{id}` belongs to the workspace `{}`, not `{}`",
+                stored.workspace,
+                setup.workspace.display()
+            )));
         }
     }
     for server in servers {

@@ -168,16 +168,13 @@ impl EngineConfig {
         let workspace = Workspace::open(&self.workspace, self.home.clone(), &self.data_dir, &self.extra_sensitive)
             .map_err(|source| EngineError::Workspace { path: self.workspace.display().to_string(), source })?;
         let mode = permit.mode();
-        let shell = match mode {
-            Mode::Bypass => ShellSandbox::unsandboxed(workspace.root(), "bypass mode runs commands unsandboxed")
-                .with_env(&self.sandbox.env),
-            mode => {
-                let mut masked = workspace.sandbox.protected_paths();
-                masked.extend(self.config_file.clone());
-                ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
-            }
-        }
-        .with_host_environment(&self.host_environment);
+        // Every mode runs commands in the sandbox, `bypass` included (DESIGN §5.1): only the
+        // config's `[sandbox] enabled = false` runs them unsandboxed.
+        let mut masked = workspace.sandbox.protected_paths();
+        masked.extend(self.config_file.clone());
+        let shell = ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
+            .with_host_environment(&self.host_environment)
+            .with_layers(self.data_dir.join("layers"));
         let workspace = workspace.with_shell(shell);
         // The guard judges under the permit's mode and rules, never its own.
         let guard = Guard::new(mode).with_sandbox(workspace.sandbox.clone()).with_shell(&workspace.shell);

@@ -7,9 +7,11 @@
 //! makes anything short of `deny` ask. The source is `rule` when the rule changed the outcome,
 //! `guard` when a finding made it stricter than the mode alone, and `mode` otherwise.
 //!
-//! `plan` and `auto` allow `bash` only because the OS sandbox contains it (DESIGN §5.1): a
-//! shell call that would run unconfined (no sandbox works here, or the call escalates) is
-//! denied in `plan` and asks in `auto`.
+//! `plan`, `auto` and `bypass` allow `bash` only because the OS sandbox contains it (DESIGN
+//! §5.1): a shell call that would run unconfined (no sandbox works here, or the call escalates)
+//! is denied in `plan` and asks in `auto` and `bypass`. The user's own `[sandbox] enabled =
+//! false` is the one unconfined run `bypass` takes without a question (the guard passes it as
+//! confined there).
 
 use bridle_protocol::{Decision, DecisionSource, Finding, Mode, Severity};
 
@@ -56,7 +58,7 @@ pub(crate) fn for_kind(mode: Mode, kind: ToolKind, confined: bool) -> Decision {
         (Mode::Ask, _) => Ask,
         (Mode::Review, ToolKind::Exec) if confined => Allow,
         (Mode::Review, _) => Ask,
-        (Mode::Auto, ToolKind::Exec) if !confined => Ask,
+        (Mode::Auto | Mode::Bypass, ToolKind::Exec) if !confined => Ask,
         (Mode::AutoEdit, ToolKind::Write) => Allow,
         (Mode::AutoEdit, _) => Ask,
         (Mode::Auto | Mode::Bypass, _) => Allow,
@@ -237,7 +239,8 @@ mod tests {
         let unconfined = |mode| super::decide(mode, ToolKind::Exec, &[], RuleEffect::None, false);
         assert_eq!(unconfined(Mode::Plan), (D, DecisionSource::Mode));
         assert_eq!(unconfined(Mode::Auto), (Q, DecisionSource::Mode));
-        assert_eq!(unconfined(Mode::Bypass), (A, DecisionSource::Mode));
+        // An escalation is the one question `bypass` asks.
+        assert_eq!(unconfined(Mode::Bypass), (Q, DecisionSource::Mode));
         assert_eq!(unconfined(Mode::AutoEdit), (Q, DecisionSource::Mode));
         assert_eq!(unconfined(Mode::Review), (Q, DecisionSource::Mode));
         // The user's allow rule still lifts the ask of an unsandboxed command in auto.

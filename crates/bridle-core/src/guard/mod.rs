@@ -85,16 +85,27 @@ pub struct Guard {
     places: Places,
     /// Why shell commands run unconfined; `None` when the OS sandbox confines them.
     unsandboxed: Option<String>,
-    /// Whether a command's changes are captured on an overlay (DESIGN §4.3): `review` lets a
-    /// command run unasked only then.
-    captured: bool,
+    /// The user turned the sandbox off in the config: `bypass` takes that as its choice.
+    disabled: bool,
+    /// The shell sandbox, when it captures commands' changes on an overlay (DESIGN §4.3): whether
+    /// an overlay mounts on this workspace is asked of it at the first shell call. Where it does
+    /// not, a command that would have been captured asks by its text (in `review`, also a
+    /// background one, whose writes are never captured).
+    capture: Option<Box<ShellSandbox>>,
 }
 
 impl Guard {
     /// A guard for `mode` with no user rules, no workspace (shell paths are then judged with
     /// relative paths inside and absolute ones outside) and shell commands confined.
     pub fn new(mode: Mode) -> Self {
-        Self { mode, policy: Arc::new(Policy::empty()), places: Places::default(), unsandboxed: None, captured: true }
+        Self {
+            mode,
+            policy: Arc::new(Policy::empty()),
+            places: Places::default(),
+            unsandboxed: None,
+            disabled: false,
+            capture: None,
+        }
     }
 
     /// The user's rules and disabled tools.
@@ -108,9 +119,8 @@ impl Guard {
             SandboxKind::None => Some(shell.unsandboxed_because().unwrap_or("no sandbox").to_string()),
             SandboxKind::Bwrap | SandboxKind::Landlock => None,
         };
-        // Probing the overlay costs a child once per process; only `review` needs to know.
-        let captured = self.mode != Mode::Review || shell.capture().is_ok();
-        Self { unsandboxed, captured, ..self }
+        let capture = shell.captures().then(|| Box::new(shell.clone()));
+        Self { unsandboxed, disabled: shell.disabled(), capture, ..self }
     }
 
     /// The guard's own rules.
@@ -166,7 +176,9 @@ impl Guard {
         };
         let mut findings = self.findings(call, view.as_ref(), &files);
         let confined = match call.kind {
-            ToolKind::Exec => self.shell_confinement(call, &mut findings) && (mode != Mode::Review || self.captured),
+            ToolKind::Exec => {
+                self.shell_confinement(call, mode, &mut findings) && self.captured(call, mode, &mut findings)
+            }
             _ => true,
         };
         let (decision, source) = decide::decide(mode, call.kind, &findings, effect, confined);
@@ -175,7 +187,9 @@ impl Guard {
 
     /// Whether a shell call runs inside the OS sandbox; an escalation (a high finding, so no
     /// allow rule lifts it) and a missing sandbox are findings the person approving reads.
-    fn shell_confinement(&self, call: &PreparedCall, findings: &mut Vec<Finding>) -> bool {
+    /// In `bypass`, the user's own `[sandbox] enabled = false` counts as the sandbox it chose:
+    /// recorded, not asked (any other unconfined run asks there, an escalation included).
+    fn shell_confinement(&self, call: &PreparedCall, mode: Mode, findings: &mut Vec<Finding>) -> bool {
         if let Some(why) = call.call.shell().and_then(|line| line.escalate) {
             let message = format!("asks to run outside the sandbox: {why}");
             findings.insert(0, sandbox_finding("escalate", Severity::High, message));
@@ -186,9 +200,41 @@ impl Guard {
             Some(reason) => {
                 let message = format!("bash runs without an OS sandbox here: {reason}");
                 findings.push(sandbox_finding("unsandboxed", Severity::Low, message));
-                false
+                mode == Mode::Bypass && self.disabled
             }
         }
+    }
+
+    /// Whether a confined shell call's changes are captured where they would be: `review` lets a
+    /// command run unasked only then, and the other modes ask by the text when this workspace
+    /// cannot have the overlay its commands were to run on (the finding says why). A background
+    /// process writes to the workspace directly: in `review` its start asks.
+    fn captured(&self, call: &PreparedCall, mode: Mode, findings: &mut Vec<Finding>) -> bool {
+        if matches!(mode, Mode::Plan | Mode::ReadOnly | Mode::Ask) {
+            return true;
+        }
+        let background = call.call.shell().is_some_and(|line| line.background);
+        if background {
+            if mode == Mode::Review {
+                let message =
+                    "a background process writes to the workspace directly: nothing it writes is held for review";
+                findings.push(sandbox_finding("uncaptured", Severity::Low, message.into()));
+                return false;
+            }
+            return true;
+        }
+        let why = match &self.capture {
+            Some(shell) => match shell.capture() {
+                Ok(_) => return true,
+                Err(why) => why,
+            },
+            // Commands are not captured here at all (Landlock, `capture = false`): `review` asks.
+            None if mode == Mode::Review => "its changes are not captured on an overlay here".to_string(),
+            None => return true,
+        };
+        let message = format!("its changes cannot be held for review: {why}");
+        findings.push(sandbox_finding("uncaptured", Severity::Low, message));
+        false
     }
 
     /// [`rule_for`], with file paths made workspace-relative through the sandbox.

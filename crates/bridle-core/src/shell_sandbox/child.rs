@@ -30,6 +30,16 @@ pub(super) enum ProcessLimit {
     Rlimit(u64),
 }
 
+/// Makes the child, before anything else runs in it, the leader of a new session with no
+/// controlling terminal (and of a new process group, whose id is its pid).
+#[allow(unsafe_code)]
+pub(super) fn new_session(command: &mut tokio::process::Command) {
+    // SAFETY: setsid is one async-signal-safe system call.
+    unsafe {
+        command.pre_exec(|| rustix::process::setsid().map(drop).map_err(Into::into));
+    }
+}
+
 /// Sets, in the child only, its process limit and makes `inherit` survive the exec.
 #[allow(unsafe_code)]
 pub(super) fn prepare(

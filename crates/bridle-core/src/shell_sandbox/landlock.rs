@@ -34,7 +34,12 @@ use super::Confinement;
 const TARGET: ABI = ABI::V6;
 
 /// Devices every shell needs to write.
-const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"];
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/shm"];
+
+/// Terminals, out of reach whatever else is readable: the host's terminals are the user's
+/// (a command could print a fake prompt there and read what is typed), and a command has no
+/// controlling terminal of its own (it starts in a new session).
+const TERMINALS: &[&str] = &["/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/console"];
 
 /// Whether this kernel enforces Landlock's file-system rules (probed once per process).
 pub(super) fn available() -> Result<(), String> {
@@ -90,7 +95,9 @@ struct Rules {
 
 impl Rules {
     fn for_confinement(c: &Confinement) -> Self {
-        let read = cover(Path::new("/"), &c.masked);
+        let mut hidden = c.masked.clone();
+        hidden.extend(TERMINALS.iter().map(PathBuf::from).filter(|p| p.exists()));
+        let read = cover(Path::new("/"), &hidden);
         // Never writable, even through a writable folder that holds them (a workspace under
         // `/tmp`): the masked paths, and in `plan` the workspace. `.git/config` and `.git/hooks/`
         // cannot be kept out here: a rule on a folder covers all beneath it, so writing the

@@ -85,6 +85,9 @@ pub(crate) struct Confinement {
 pub struct ShellSandbox {
     kind: SandboxKind,
     unsandboxed_because: Option<String>,
+    /// The user turned the sandbox off (`[sandbox] enabled = false`): unconfined by choice, not
+    /// because nothing works here.
+    disabled: bool,
     confinement: Confinement,
     /// The config's names passed to children beyond the built-in list.
     extra_env: Vec<String>,
@@ -98,6 +101,10 @@ pub struct ShellSandbox {
     /// The scratch folders a captured command writes through, or why commands are not captured
     /// (before the overlay is probed: [`Self::capture`]).
     capture: Result<Vec<String>, String>,
+    /// Where commands' layers are made (the data dir's `layers`).
+    layers: PathBuf,
+    /// Whether an overlay mounts on this workspace, probed at the first question.
+    overlay: Arc<OnceLock<Result<(), String>>>,
 }
 
 impl ShellSandbox {
@@ -143,12 +150,15 @@ impl ShellSandbox {
         Self {
             kind,
             unsandboxed_because,
+            disabled: !settings.enabled,
             confinement,
             extra_env,
             host_env: HostEnvironment::default(),
             pids: Arc::default(),
             filter,
             capture,
+            layers: std::env::temp_dir().join("bridle-layers"),
+            overlay: Arc::default(),
         }
     }
 
@@ -167,12 +177,15 @@ impl ShellSandbox {
         Self {
             kind: SandboxKind::None,
             unsandboxed_because: Some(why.into()),
+            disabled: false,
             confinement,
             extra_env: Vec::new(),
             host_env: HostEnvironment::default(),
             pids: Arc::default(),
             filter: None,
             capture: Err("commands run without an OS sandbox".to_string()),
+            layers: std::env::temp_dir().join("bridle-layers"),
+            overlay: Arc::default(),
         }
     }
 
@@ -204,12 +217,30 @@ impl ShellSandbox {
         child_environment(vars, &self.extra_env)
     }
 
-    /// Whether a (not escalated) command's changes are captured on an overlay of the workspace
-    /// (DESIGN §4.3): the scratch folders it writes through, or why not. The overlay is probed
-    /// once per process, at the first call.
+    /// The same sandbox making its commands' layers under `layers` (the data dir's).
+    pub fn with_layers(mut self, layers: PathBuf) -> Self {
+        self.layers = layers;
+        self
+    }
+
+    /// Where commands' layers are made.
+    pub fn layers(&self) -> &Path {
+        &self.layers
+    }
+
+    /// Whether commands are to be captured here at all (the backend, the mode and the config
+    /// allow it), before anything is probed.
+    pub fn captures(&self) -> bool {
+        self.capture.is_ok()
+    }
+
+    /// Whether a (not escalated) command's changes are captured on an overlay of this workspace
+    /// (DESIGN §4.3): the scratch folders it writes through, or why not. Whether an overlay
+    /// mounts on this workspace is probed once per sandbox, at the first question.
     pub fn capture(&self) -> Result<&[String], String> {
         let scratch = self.capture.as_deref().map_err(Clone::clone)?;
-        overlay::probe(&std::env::temp_dir()).map_err(|e| format!("no overlay here: {e}"))?;
+        let probed = self.overlay.get_or_init(|| overlay::probe(&self.layers, &self.confinement.root));
+        probed.clone().map_err(|e| format!("no overlay on this workspace: {e}"))?;
         Ok(scratch)
     }
 
@@ -221,6 +252,11 @@ impl ShellSandbox {
     /// The mechanism commands run under.
     pub fn kind(&self) -> SandboxKind {
         self.kind
+    }
+
+    /// Whether the user turned the sandbox off in the config (`[sandbox] enabled = false`).
+    pub fn disabled(&self) -> bool {
+        self.disabled
     }
 
     /// Why commands run unconfined, when they do.
@@ -365,8 +401,10 @@ impl ShellSandbox {
             .stdin(launch.stdin)
             .stdout(launch.stdout)
             .stderr(launch.stderr)
-            .process_group(0)
             .kill_on_drop(true);
+        // A session of its own (so a group of its own) with no controlling terminal: nothing it
+        // starts can take the terminal Bridle runs in, whatever the backend.
+        child::new_session(&mut command);
         if kind != SandboxKind::None {
             let seccomp = seccomp_fd.as_ref().map(AsRawFd::as_raw_fd);
             let layer = layer.map(Layer::in_child);

@@ -19,13 +19,14 @@
 //!
 //! Rule: the mount is made between fork and exec with system calls only, on text prepared
 //! before the fork; if any step fails the spawn fails (the command never writes to the
-//! workspace when it was to write to a layer). [`probe`] says once per process whether it works
-//! here at all, so the caller can run the command as before and say why.
+//! workspace when it was to write to a layer). The overlay is made with the mount API, each path
+//! passed whole, so any workspace path works (commas, colons, backslashes, newlines); it is
+//! mounted `nosuid`. [`probe`] says, for one workspace, whether it works there, so the guard can
+//! ask by the command's text where it does not.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// Folders of build output written straight through, when they exist when the command starts.
 pub use crate::config::SCRATCH;
@@ -42,7 +43,12 @@ pub struct Layer {
     upper: PathBuf,
     /// The workspace's path: the overlay's lower layer and its mount point.
     target: CString,
-    options: CString,
+    /// The upper layer and overlayfs's work folder, as the mount API names them.
+    upper_c: CString,
+    work_c: CString,
+    /// The same as one legacy `mount(2)` option string, for a kernel without `lowerdir+` (before
+    /// 6.8); none when a path holds a character such a string cannot carry.
+    options: Option<CString>,
     /// Each scratch folder written through: its path in the workspace, and where it waits.
     through: Vec<(CString, CString)>,
     /// `home`, locked while this value lives: [`sweep`] removes only layers nobody holds.
@@ -53,6 +59,9 @@ pub struct Layer {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LayerInChild {
     target: *const libc::c_char,
+    upper: *const libc::c_char,
+    work: *const libc::c_char,
+    /// Null when there is no legacy option string.
     options: *const libc::c_char,
     through: [(*const libc::c_char, *const libc::c_char); MAX_THROUGH],
     count: usize,
@@ -85,15 +94,10 @@ impl Layer {
         std::fs::create_dir(&upper)?;
         std::fs::create_dir(&work)?;
         let workspace = workspace.canonicalize()?;
-        let mut options = b"lowerdir=".to_vec();
-        options.extend(escaped(&workspace)?);
-        options.extend(b",upperdir=");
-        options.extend(escaped(&upper)?);
-        options.extend(b",workdir=");
-        options.extend(escaped(&work)?);
-        options.extend(b",userxattr,volatile");
-        let target = CString::new(workspace.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
-        let options = CString::new(options).map_err(std::io::Error::other)?;
+        let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+        let options =
+            legacy_options(&workspace, &upper, &work).map(CString::new).transpose().map_err(std::io::Error::other)?;
+        let (target, upper_c, work_c) = (c(&workspace)?, c(&upper)?, c(&work)?);
         let mut through = Vec::new();
         let plain = |n: &&&str| !n.is_empty() && !n.contains('/') && !matches!(**n, "." | "..");
         for name in scratch.iter().filter(plain) {
@@ -104,10 +108,9 @@ impl Layer {
             }
             let aside = home.join(format!("through-{}", through.len()));
             std::fs::create_dir(&aside)?;
-            let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
             through.push((c(&folder)?, c(&aside)?));
         }
-        Ok(Self { home, upper, target, options, through, _lock: lock })
+        Ok(Self { home, upper, target, upper_c, work_c, options, through, _lock: lock })
     }
 
     /// The upper layer: everything the command created or changed, and a whiteout for each
@@ -123,7 +126,9 @@ impl Layer {
         }
         LayerInChild {
             target: self.target.as_ptr(),
-            options: self.options.as_ptr(),
+            upper: self.upper_c.as_ptr(),
+            work: self.work_c.as_ptr(),
+            options: self.options.as_ref().map_or(std::ptr::null(), |o| o.as_ptr()),
             through,
             count: self.through.len(),
         }
@@ -172,17 +177,90 @@ fn make_writable(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A path as a mount option's value: commas and backslashes would end or change the option, so
-/// a path holding them is refused (the caller runs the command as before and says why).
-fn escaped(path: &Path) -> std::io::Result<Vec<u8>> {
-    let bytes = path.as_os_str().as_bytes();
-    if bytes.iter().any(|b| matches!(b, b',' | b'\\' | b':' | b'\n')) {
-        return Err(std::io::Error::other(format!(
-            "`{}` holds a character an overlay mount cannot name (`,` `:` `\\`)",
-            path.display()
-        )));
+/// The legacy `mount(2)` option string for a layer, or none when a path holds a character it
+/// cannot carry (commas and backslashes end or change an option, colons split `lowerdir`): the
+/// mount API's `lowerdir+`, which takes each path whole, mounts those.
+fn legacy_options(lower: &Path, upper: &Path, work: &Path) -> Option<Vec<u8>> {
+    let plain = |p: &Path| {
+        let bytes = p.as_os_str().as_bytes();
+        (!bytes.iter().any(|b| matches!(b, b',' | b'\\' | b':' | b'\n'))).then(|| bytes.to_vec())
+    };
+    let mut options = b"lowerdir=".to_vec();
+    options.extend(plain(lower)?);
+    options.extend(b",upperdir=");
+    options.extend(plain(upper)?);
+    options.extend(b",workdir=");
+    options.extend(plain(work)?);
+    options.extend(b",userxattr,volatile");
+    Some(options)
+}
+
+/// The mount API's constants (linux/mount.h), which this libc does not all name.
+mod api {
+    pub const FSOPEN_CLOEXEC: libc::c_uint = 1;
+    pub const FSCONFIG_SET_FLAG: libc::c_uint = 0;
+    pub const FSCONFIG_SET_STRING: libc::c_uint = 1;
+    pub const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+    pub const FSMOUNT_CLOEXEC: libc::c_uint = 1;
+    pub const MOUNT_ATTR_NOSUID: libc::c_uint = 0x2;
+    pub const MOUNT_ATTR_NODEV: libc::c_uint = 0x4;
+    pub const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+}
+
+/// Mounts the overlay of `layer` over its target with the mount API (Linux 6.8 and later for
+/// `lowerdir+`): every path is passed whole, whatever it holds. `Ok(false)`: this kernel has no
+/// such API or no `lowerdir+` (the caller may use the legacy string).
+#[allow(unsafe_code)]
+fn mount_with_api(layer: &LayerInChild) -> std::io::Result<bool> {
+    use api::*;
+    let check = |r: libc::c_long| if r < 0 { Err(std::io::Error::last_os_error()) } else { Ok(r) };
+    // SAFETY: plain system calls on strings prepared before the fork; no allocation, no lock.
+    unsafe {
+        let fs = libc::syscall(libc::SYS_fsopen, c"overlay".as_ptr(), FSOPEN_CLOEXEC);
+        if fs < 0 {
+            let e = std::io::Error::last_os_error();
+            return if e.raw_os_error() == Some(libc::ENOSYS) { Ok(false) } else { Err(e) };
+        }
+        let fs = fs as libc::c_int;
+        let set = |key: &std::ffi::CStr, value: *const libc::c_char| {
+            let cmd = if value.is_null() { FSCONFIG_SET_FLAG } else { FSCONFIG_SET_STRING };
+            libc::syscall(libc::SYS_fsconfig, fs, cmd, key.as_ptr(), value, 0)
+        };
+        if set(c"lowerdir+", layer.target) < 0 {
+            let e = std::io::Error::last_os_error();
+            libc::close(fs);
+            return if e.raw_os_error() == Some(libc::EINVAL) { Ok(false) } else { Err(e) };
+        }
+        let made = (|| {
+            check(set(c"upperdir", layer.upper))?;
+            check(set(c"workdir", layer.work))?;
+            check(set(c"userxattr", std::ptr::null()))?;
+            check(set(c"volatile", std::ptr::null()))?;
+            check(libc::syscall(
+                libc::SYS_fsconfig,
+                fs,
+                FSCONFIG_CMD_CREATE,
+                std::ptr::null::<libc::c_char>(),
+                std::ptr::null::<libc::c_char>(),
+                0,
+            ))?;
+            // Nothing on the overlay runs set-id (DESIGN §5.1), nor opens a device.
+            check(libc::syscall(libc::SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV))
+        })();
+        libc::close(fs);
+        let mnt = made? as libc::c_int;
+        let moved = libc::syscall(
+            libc::SYS_move_mount,
+            mnt,
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            layer.target,
+            MOVE_MOUNT_F_EMPTY_PATH,
+        );
+        libc::close(mnt);
+        check(moved)?;
     }
-    Ok(bytes.to_vec())
+    Ok(true)
 }
 
 /// In the forked child, already in its user namespace: a mount namespace of its own, nothing
@@ -218,13 +296,18 @@ pub(super) fn mount_in_child(layer: &LayerInChild) -> std::io::Result<()> {
             libc::close(fd);
             check(bound)?;
         }
-        check(libc::mount(
-            c"overlay".as_ptr(),
-            layer.target,
-            c"overlay".as_ptr(),
-            0,
-            layer.options.cast::<libc::c_void>(),
-        ))?;
+        if !mount_with_api(layer)? {
+            if layer.options.is_null() {
+                return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+            }
+            check(libc::mount(
+                c"overlay".as_ptr(),
+                layer.target,
+                c"overlay".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                layer.options.cast::<libc::c_void>(),
+            ))?;
+        }
         for (folder, aside) in through {
             check(libc::mount(*aside, *folder, std::ptr::null(), libc::MS_MOVE, std::ptr::null()))?;
         }
@@ -255,38 +338,22 @@ fn fd_path(fd: libc::c_int) -> [u8; 32] {
     out
 }
 
-/// Whether a command can run on an overlay here: once per process, a child mounts one over a
-/// scratch folder and writes through it; `Err` says why not (no user namespaces, an old kernel,
-/// a file system overlayfs refuses).
-pub fn probe(scratch: &Path) -> Result<(), String> {
-    static PROBED: OnceLock<Result<(), String>> = OnceLock::new();
-    PROBED.get_or_init(|| probe_once(scratch)).clone()
-}
-
-fn probe_once(scratch: &Path) -> Result<(), String> {
-    let fail = |what: &str, e: std::io::Error| format!("{what}: {e}");
-    let base = scratch.join(format!("probe-{}", uuid::Uuid::new_v4().simple()));
-    let lower = base.join("lower");
-    std::fs::create_dir_all(&lower).map_err(|e| fail("scratch", e))?;
-    std::fs::write(lower.join("kept"), b"lower").map_err(|e| fail("scratch", e))?;
-    let result = Layer::new(&base.join("layers"), &lower)
-        .map_err(|e| fail("layer", e))
-        .and_then(|layer| write_through(&layer, &lower));
-    let _ = std::fs::remove_dir_all(&base);
-    result
-}
-
-/// Runs a child on `layer` that writes a file and removes one; checks where they went.
+/// Whether a command can run on an overlay of `workspace` (its path, its file system, this
+/// kernel): a child mounts a layer made under `layers` over it, in a mount namespace of its own,
+/// and exits; nothing is written to the workspace. `Err` says why not (no user namespaces, an old
+/// kernel, a file system overlayfs refuses).
 #[allow(unsafe_code)]
-fn write_through(layer: &Layer, lower: &Path) -> Result<(), String> {
-    let fail = |what: &str, e: std::io::Error| format!("{what}: {e}");
-    let door = super::door::Door::new(None, false).map_err(|e| fail("namespace", e))?;
+pub fn probe(layers: &Path, workspace: &Path) -> Result<(), String> {
+    let layer = Layer::with_scratch(layers, workspace, &[]).map_err(|e| format!("no layer could be made: {e}"))?;
+    let door = super::door::Door::new(None, false).map_err(|e| format!("no namespace could be made: {e}"))?;
     let plan = door.in_child();
     let mount = layer.in_child();
-    let write = lower.join("written");
-    let mut command = std::process::Command::new("/bin/sh");
-    command.arg("-c").arg("echo upper > \"$1\" && rm \"$2\"").arg("sh").arg(&write).arg(lower.join("kept"));
-    command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    let program = ["/usr/bin/true", "/bin/true"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .ok_or_else(|| "no `true` program to probe the overlay with".to_string())?;
+    let mut command = std::process::Command::new(program);
+    command.env_clear().stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
     // SAFETY: the hook makes only system calls on memory prepared before the fork.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
@@ -294,15 +361,10 @@ fn write_through(layer: &Layer, lower: &Path) -> Result<(), String> {
             mount_in_child(&mount)
         });
     }
-    let output = command.output().map_err(|e| format!("the overlay could not be mounted here: {e}"))?;
+    let status = command.status().map_err(|e| format!("the overlay could not be mounted on this workspace: {e}"))?;
     drop(door);
-    if !output.status.success() {
-        return Err(format!("a command on an overlay failed here: {}", String::from_utf8_lossy(&output.stderr).trim()));
-    }
-    let landed = std::fs::read(layer.upper().join("written")).ok();
-    let untouched = !write.exists() && lower.join("kept").exists();
-    match (landed.as_deref(), untouched) {
-        (Some(b"upper\n"), true) => Ok(()),
-        _ => Err("a write through the overlay did not land in its upper layer".into()),
+    match status.success() {
+        true => Ok(()),
+        false => Err(format!("the overlay could not be mounted on this workspace ({status})")),
     }
 }

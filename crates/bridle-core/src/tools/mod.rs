@@ -239,6 +239,9 @@ pub struct ShellLine<'a> {
     pub command: &'a str,
     /// Whether it asks to run outside the OS sandbox, and why.
     pub escalate: Option<&'a str>,
+    /// Whether it runs in the background, past its call (DESIGN §4.4): what it writes is not
+    /// captured on an overlay.
+    pub background: bool,
 }
 
 /// What an "approve for this session" of a call covers.

@@ -5,7 +5,6 @@
 //! handed to the call's owner as [`Held`] changes, never written here; a command that is not
 //! captured says why in its result, and what it changed is listed as not undoable.
 
-use std::path::Path;
 use std::sync::{Arc, Once};
 
 use serde_json::{json, Value};
@@ -40,7 +39,7 @@ impl Capture {
             Err(_) if ctx.workspace.shell.read_only() => return Capture::Nothing,
             Err(why) => return scan(why),
         };
-        let layers = ctx.data_dir.join("layers");
+        let layers = ctx.workspace.shell.layers().to_path_buf();
         static SWEPT: Once = Once::new();
         SWEPT.call_once(|| {
             let removed = crate::shell_sandbox::sweep_layers(&layers);
@@ -60,14 +59,6 @@ impl Capture {
         match self {
             Capture::Layer { layer, .. } => Some(layer),
             _ => None,
-        }
-    }
-
-    /// The layer could not be mounted: the command runs straight on the workspace instead.
-    pub(super) fn fall_back(self, root: &Path, why: String) -> Capture {
-        match self {
-            Capture::Layer { .. } => Capture::Scan { before: Scan::take(root), why },
-            other => other,
         }
     }
 

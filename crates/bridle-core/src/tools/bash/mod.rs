@@ -99,7 +99,7 @@ impl Tool for Bash {
     fn shell(args: &Self::Args) -> Option<ShellLine<'_>> {
         let why = args.justification.as_deref().map(str::trim).filter(|j| !j.is_empty());
         let escalate = args.escalate.then_some(why.unwrap_or("no justification given"));
-        Some(ShellLine { command: &args.command, escalate })
+        Some(ShellLine { command: &args.command, escalate, background: args.background })
     }
 
     /// The exact command; nothing for an escalation, which is approved once each time, so a
@@ -135,16 +135,18 @@ impl Tool for Bash {
         env.push((processes::MARKER.into(), ctx.call_id.clone().into()));
         let (writer, mut drain) = capture::start(out_file, OUTPUT_CAP_BYTES)
             .map_err(|e| ToolError::new(format!("cannot set up the command's output: {e}")))?;
-        let mut capture = effects::Capture::start(ctx, args.escalate);
+        let capture = effects::Capture::start(ctx, args.escalate);
         let started = std::time::Instant::now();
         let started_ns =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
         let first = shell.spawn(launch(args, ctx, &env, &writer, capture.layer())?, args.escalate).await;
         let spawned = match first {
+            // The overlay this command was to run on could not be mounted (a scratch folder
+            // swapped for a link meanwhile, ...): it never runs uncaptured in its place.
             Err(e) if capture.layer().is_some() => {
-                // The overlay could not be mounted on this workspace: run as without one, and say so.
-                capture = capture.fall_back(ctx.workspace.root(), format!("the overlay could not be mounted: {e}"));
-                shell.spawn(launch(args, ctx, &env, &writer, None)?, args.escalate).await
+                return Err(ToolError::new(format!(
+                    "not run: the overlay it was to run on could not be mounted ({e}); nothing was written"
+                )));
             }
             spawned => spawned,
         }
