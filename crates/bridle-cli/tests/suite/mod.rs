@@ -7,6 +7,7 @@ mod acp;
 mod adversarial;
 mod approvals;
 mod audit;
+mod boundary;
 mod brief;
 mod checkpoints;
 mod crash;

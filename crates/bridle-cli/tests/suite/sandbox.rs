@@ -34,7 +34,7 @@ fn is_root() -> bool {
 
 /// `nobody` cannot reach the build's folder (under root's home): a copy of the binary it can,
 /// at one place that each run replaces (renamed into place, so a run still using it is not hurt).
-fn binary_for(user: User) -> PathBuf {
+pub(super) fn binary_for(user: User) -> PathBuf {
     static COPY: OnceLock<PathBuf> = OnceLock::new();
     match user {
         User::Invoking => PathBuf::from(env!("CARGO_BIN_EXE_bridle")),
@@ -58,10 +58,10 @@ fn binary_for(user: User) -> PathBuf {
 /// `/tmp` must not be what makes an attempt fail), owned by whoever runs `bridle`.
 pub(super) struct Setup {
     root: tempfile::TempDir,
-    user: User,
+    pub user: User,
     pub dirs: Dirs,
-    canaries: PathBuf,
-    home: PathBuf,
+    pub canaries: PathBuf,
+    pub home: PathBuf,
     /// Variables Bridle is launched with beyond the usual ones.
     env: Vec<(String, String)>,
 }
@@ -102,7 +102,7 @@ impl Setup {
     }
 
     /// Hands everything made so far to the user `bridle` runs as.
-    fn own(&self) {
+    pub(super) fn own(&self) {
         if self.user == User::Nobody {
             let ok = std::process::Command::new("chown")
                 .args(["-R", &format!("{NOBODY}:{NOBODY}")])
@@ -141,13 +141,23 @@ impl Setup {
 
     /// `bridle tool bash` with `command`, approved; the result the model would get.
     pub(super) async fn bash(&self, command: &str) -> Value {
-        let args = json!({ "command": command }).to_string();
-        let out =
-            self.bridle(&["tool", "bash", "--mode", "auto", "--approve", "--args", &args]).output().await.unwrap();
-        let report: Value = serde_json::from_str(&stdout(&out))
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", stdout(&out), stderr(&out)));
+        let (report, _) = self.tool_bash("auto", json!({ "command": command }), true).await;
         assert_eq!(report["executed"], true, "`{command}` did not run: {report}");
         report["result"].clone()
+    }
+
+    /// `bridle tool bash --mode MODE` with `args` (approved when `approve`): its report, and
+    /// what it said on stderr.
+    pub(super) async fn tool_bash(&self, mode: &str, args: Value, approve: bool) -> (Value, String) {
+        let args = args.to_string();
+        let mut argv = vec!["tool", "bash", "--mode", mode, "--args", &args];
+        if approve {
+            argv.push("--approve");
+        }
+        let out = self.bridle(&argv).output().await.unwrap();
+        let report: Value = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", stdout(&out), stderr(&out)));
+        (report, stderr(&out))
     }
 }
 
@@ -156,7 +166,7 @@ pub(super) fn output(result: &Value) -> &str {
 }
 
 /// `program`, to be run as `user` (through `setpriv` for `nobody`).
-fn as_user(user: User, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+pub(super) fn as_user(user: User, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
     match user {
         User::Invoking => std::process::Command::new(program),
         User::Nobody => {

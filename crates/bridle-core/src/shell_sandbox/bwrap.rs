@@ -79,6 +79,11 @@ pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>, own_network: bool
         "--tmpfs".as_ref(),
         "/tmp".as_ref(),
     ]);
+    // The private `/tmp` hides what is around a workspace that lives under it: the repository
+    // that holds it comes back read-only (its `.git`), as it is seen elsewhere.
+    if let Some(git) = enclosing_repository(&c.root).filter(|g| g.starts_with("/tmp")) {
+        push(&["--ro-bind".as_ref(), git.as_os_str(), git.as_os_str()]);
+    }
     let binds: Vec<&Path> = std::iter::once(c.root.as_path()).chain(c.writable.iter().map(PathBuf::as_path)).collect();
     // A masked folder that holds the workspace (or a writable path) is emptied first, so the
     // bind that follows puts the workspace back inside it.
@@ -126,4 +131,10 @@ pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>, own_network: bool
 /// gone unless a bind brings it back.
 fn visible(path: &Path, binds: &[&Path]) -> bool {
     !path.starts_with("/tmp") || binds.iter().any(|b| path.starts_with(b) || b.starts_with(path))
+}
+
+/// The `.git` (folder or file) of the repository a workspace is a sub-folder of, if any: the
+/// nearest above the workspace itself (one in the workspace comes with its bind).
+fn enclosing_repository(root: &Path) -> Option<PathBuf> {
+    root.ancestors().skip(1).map(|a| a.join(".git")).find(|g| g.symlink_metadata().is_ok())
 }

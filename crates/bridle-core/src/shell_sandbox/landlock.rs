@@ -206,6 +206,12 @@ pub(super) fn cover(root: &Path, excluded: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
+        // A rule is taken on what a link resolves to: `/dev/stdin` would name this thread's own
+        // pipe (which Landlock refuses), `/dev/fd` its descriptors. What a link points at is
+        // covered, or not, where it lives.
+        if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+            continue;
+        }
         if inside.iter().any(|e| e.starts_with(&path)) {
             if entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
                 out.extend(cover(&path, excluded));

@@ -49,7 +49,10 @@ mod tests {
 
     fn ctx() -> ToolContext {
         // 2026-11-21T12:00:00Z, a Saturday (the test context's fixed clock).
-        crate::tools::testing::context(&std::env::temp_dir())
+        // A project folder of its own (`/tmp` itself is no workspace); the tool touches nothing.
+        let ws = std::env::temp_dir().join("bridle-current-time-test");
+        std::fs::create_dir_all(&ws).unwrap();
+        crate::tools::testing::context(&ws)
     }
 
     #[tokio::test]

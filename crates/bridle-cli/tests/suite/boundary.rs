@@ -1,0 +1,279 @@
+//! The kernel is the boundary in every mode (DESIGN §5.1, §6): escape attempts down the paths
+//! beside the main road — `bypass`, set-id files, sockets and terminals, odd workspace paths, a
+//! background process in `review` — run for real through `bridle` as the user runs it, under
+//! bubblewrap and under forced Landlock, as the invoking user and (when that is root, as in CI)
+//! as `nobody`. Every target is something the test made; each assertion is that nothing happened.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::bridle::*;
+use super::sandbox::{output, users, Setup, User, ONE_NOBODY_AT_A_TIME};
+
+const BACKENDS: [&str; 2] = ["bwrap", "landlock"];
+
+/// Five spellings of one effect on `target` (read from `.t/target` where the spelling hides it):
+/// plain, nested subshells that read like arithmetic, a variable, a substitution, `eval`.
+fn spellings(verb: &str, target: &str) -> Vec<String> {
+    vec![
+        format!("{verb} {target}"),
+        format!("(({verb} {target}) )"),
+        format!("T={target}; {verb} \"$T\""),
+        format!("{verb} $(cat .t/target)"),
+        format!("eval \"{verb} $(cat .t/target)\""),
+    ]
+}
+
+async fn bypass_stays_in_the_sandbox(backend: &str, user: User) {
+    let t = Setup::new(user, &format!("mode = \"bypass\"\n[sandbox]\nbackend = \"{backend}\"\n"));
+    let victim = t.canaries.join("victim");
+    std::fs::create_dir_all(victim.join("deep")).unwrap();
+    std::fs::write(victim.join("deep/kept.txt"), "kept\n").unwrap();
+    t.own();
+
+    t.hide("target", &victim.display().to_string());
+    for command in spellings("rm -rf", &victim.display().to_string()) {
+        let (report, _) = t.tool_bash("bypass", json!({ "command": command }), false).await;
+        assert_ne!(report["decision"], "ask", "bypass asked about `{command}`: {report}");
+        if report["executed"] == true {
+            assert_eq!(report["result"]["data"]["sandbox"], backend, "{report}");
+        }
+        let kept = std::fs::read_to_string(victim.join("deep/kept.txt"));
+        assert_eq!(kept.ok().as_deref(), Some("kept\n"), "`{command}` removed the canary ({backend}, {user:?}): {report}");
+    }
+
+    let key = t.home.join(".ssh/id_rsa");
+    t.hide("target", &key.display().to_string());
+    for command in spellings("cat", &key.display().to_string()) {
+        let (report, _) = t.tool_bash("bypass", json!({ "command": command }), false).await;
+        assert_ne!(report["decision"], "ask", "bypass asked about `{command}`: {report}");
+        assert!(!report.to_string().contains("SECRET-KEY-MATERIAL"), "`{command}` read the key: {report}");
+    }
+
+    // An escalation is the one question bypass asks; unanswered, nothing runs.
+    let escaped = t.canaries.join("escaped");
+    let args = json!({"command": format!("touch {}", escaped.display()), "escalate": true, "justification": "x"});
+    let (report, _) = t.tool_bash("bypass", args, false).await;
+    assert_eq!(report["decision"], "ask", "{report}");
+    assert_eq!(report["executed"], false, "{report}");
+    assert!(!escaped.exists());
+}
+
+#[tokio::test]
+async fn bypass_runs_every_command_in_the_sandbox_for_root_and_for_a_user() {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    for user in users() {
+        for backend in BACKENDS {
+            bypass_stays_in_the_sandbox(backend, user).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn with_the_sandbox_turned_off_bridle_says_so_at_every_start_and_bypass_runs_unconfined() {
+    let t = Setup::new(User::Invoking, "mode = \"bypass\"\n[sandbox]\nenabled = false\n");
+    let (report, said) = t.tool_bash("bypass", json!({"command": "echo ran"}), false).await;
+    assert_eq!(report["executed"], true, "{report}");
+    assert_eq!(report["result"]["data"]["sandbox"], "none", "{report}");
+    assert!(said.contains("warning: the shell sandbox is off"), "{said}");
+    // Any other command of the CLI says it too.
+    let out = t.bridle(&["sessions", "list"]).output().await.unwrap();
+    assert!(stderr(&out).contains("the shell sandbox is off"), "{}", stderr(&out));
+}
+
+/// Every file under `root` with a set-id bit.
+fn set_id_files(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let meta = entry.path().symlink_metadata().unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else if meta.permissions().mode() & 0o6000 != 0 {
+                found.push(entry.path().display().to_string());
+            }
+        }
+    }
+    found
+}
+
+async fn no_set_id_file_is_made(backend: &str, user: User) {
+    let t = Setup::new(user, &format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\ncapture = false\n"));
+    let attempts = [
+        "cp /bin/bash sh1 && chmod 4755 sh1",
+        "install -m 4755 /bin/bash sh2",
+        "cp /bin/bash sh3 && chmod g+s sh3",
+        "/usr/bin/python3 -c 'import os; open(\"sh4\", \"w\").close(); os.chmod(\"sh4\", 0o6755)'",
+        "/usr/bin/python3 -c 'import os; os.close(os.open(\"sh5\", os.O_CREAT | os.O_WRONLY, 0o4755))'",
+        "/usr/bin/python3 -c 'import os, stat; os.mknod(\"sh6\", stat.S_IFREG | 0o4755)'",
+        "cp -p /usr/bin/passwd sh7 2>&1; ln /usr/bin/passwd sh8",
+    ];
+    for command in attempts {
+        let r = t.bash(command).await;
+        assert_eq!(r["data"]["sandbox"], backend, "{r}");
+    }
+    // A background process, through the same sandbox (started and left to end on its own).
+    let args = json!({"command": "cp /bin/bash bg && chmod 4755 bg; echo tried", "background": true});
+    let (report, _) = t.tool_bash("auto", args, true).await;
+    assert_eq!(report["executed"], true, "{report}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(set_id_files(&t.dirs.workspace), Vec::<String>::new(), "{backend} {user:?}");
+}
+
+#[tokio::test]
+async fn no_command_leaves_a_set_id_file_whatever_runs_it_for_root_and_for_a_user() {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    for user in users() {
+        for backend in BACKENDS {
+            no_set_id_file_is_made(backend, user).await;
+        }
+    }
+}
+
+async fn only_tcp_reaches_out(backend: &str, user: User) {
+    let t = Setup::new(user, &format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n"));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    t.hide("port", &listener.local_addr().unwrap().port().to_string());
+    let probe = r#"/usr/bin/python3 - "$(cat .t/port)" <<'EOF'
+import socket, sys
+def attempt(name, make, address=None):
+    try:
+        s = make()
+        if address is not None:
+            s.connect(address)
+        print(name, "open")
+    except OSError as e:
+        print(name, "refused", e.errno)
+port = int(sys.argv[1])
+attempt("mptcp", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262), ("127.0.0.1", port))
+attempt("sctp", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_SCTP))
+attempt("raw", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP))
+attempt("packet", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0))
+attempt("vsock", lambda: socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM))
+attempt("netlink-audit", lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 9))
+attempt("netlink-route", lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0))
+attempt("tcp", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+EOF"#;
+    let r = t.bash(probe).await;
+    let said = output(&r);
+    for refused in ["mptcp", "sctp", "raw", "packet", "vsock", "netlink-audit"] {
+        assert!(said.contains(&format!("{refused} refused")), "{refused} ({backend}, {user:?}): {said}");
+    }
+    for open in ["netlink-route", "tcp"] {
+        assert!(said.contains(&format!("{open} open")), "{open} ({backend}, {user:?}): {said}");
+    }
+    assert!(listener.accept().is_err(), "an MPTCP connect reached the test's listener: {said}");
+}
+
+#[tokio::test]
+async fn only_tcp_sockets_and_routing_netlink_can_be_made_for_root_and_for_a_user() {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    for user in users() {
+        for backend in BACKENDS {
+            only_tcp_reaches_out(backend, user).await;
+        }
+    }
+}
+
+/// `bridle tool bash` run with a terminal the test owns as its controlling terminal (through
+/// Python's `pty`): the command tries to open that terminal, to take its foreground, and to read
+/// what the test types there; returns the report's command output.
+async fn in_a_terminal(t: &Setup, command: &str) -> String {
+    let args = json!({ "command": command }).to_string();
+    let mut bridle = t.bridle(&["tool", "bash", "--mode", "auto", "--approve", "--args", &args]);
+    let argv: Vec<String> = std::iter::once(bridle.as_std().get_program())
+        .chain(bridle.as_std().get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let harness = r#"
+import json, os, pty, select, sys, time
+argv = json.loads(sys.argv[1]); marker = sys.argv[2]
+pid, master = pty.fork()
+if pid == 0:
+    open(marker, "w").write(os.ttyname(0))
+    os.execvp(argv[0], argv)
+seen = b""; typed = False; start = time.time()
+while time.time() - start < 60:
+    if not typed and time.time() - start > 3:
+        os.write(master, b"typed-secret\n"); typed = True
+    r, _, _ = select.select([master], [], [], 0.2)
+    if r:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+os.waitpid(pid, 0)
+sys.stdout.write(seen.decode("utf-8", "replace"))
+"#;
+    let marker = t.dirs.workspace.join(".t/pty");
+    let out = bridle
+        .as_std_mut()
+        .get_envs()
+        .fold(std::process::Command::new("/usr/bin/python3").env_clear(), |c, (k, v)| {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            }
+        })
+        .arg("-c")
+        .arg(harness)
+        .arg(serde_json::to_string(&argv).unwrap())
+        .arg(&marker)
+        .current_dir(&t.dirs.workspace)
+        .output()
+        .unwrap();
+    let seen = String::from_utf8_lossy(&out.stdout).into_owned();
+    // The report is the one JSON line among what the terminal echoed.
+    let report: Value = seen
+        .lines()
+        .find_map(|l| serde_json::from_str(l.trim()).ok())
+        .unwrap_or_else(|| panic!("no report in what the terminal showed: {seen} {}", stderr(&out)));
+    assert_eq!(report["executed"], true, "{report}");
+    output(&report["result"]).to_string()
+}
+
+async fn the_terminal_stays_the_users(backend: &str, user: User) {
+    let t = Setup::new(user, &format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n"));
+    t.hide("pty", "");
+    let command = r#"sleep 1; P=$(cat .t/pty)
+(exec 3<>/dev/tty && echo opened-tty) 2>/dev/null
+(exec 4<>"$P" && echo opened-pts) 2>/dev/null
+/usr/bin/python3 - "$P" <<'EOF'
+import fcntl, os, sys, termios
+for path in ("/dev/tty", sys.argv[1]):
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+    except OSError as e:
+        print("open", path, "refused", e.errno); continue
+    try:
+        fcntl.ioctl(fd, termios.TIOCSCTTY, 1); print("took the terminal")
+    except OSError as e:
+        print("TIOCSCTTY refused", e.errno)
+    try:
+        os.tcsetpgrp(fd, os.getpgrp()); print("took the foreground")
+    except OSError as e:
+        print("TIOCSPGRP refused", e.errno)
+EOF
+read -t 6 line < "$P" 2>/dev/null; echo "read:[$line]""#;
+    let said = in_a_terminal(&t, command).await;
+    for taken in ["opened-tty", "opened-pts", "took the terminal", "took the foreground", "typed-secret"] {
+        assert!(!said.contains(taken), "{taken} ({backend}, {user:?}): {said}");
+    }
+}
+
+#[tokio::test]
+async fn a_command_cannot_take_or_read_the_terminal_bridle_runs_in_for_root_and_for_a_user() {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    for user in users() {
+        for backend in BACKENDS {
+            the_terminal_stays_the_users(backend, user).await;
+        }
+    }
+}
