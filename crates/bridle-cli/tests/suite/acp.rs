@@ -344,3 +344,83 @@ async fn the_typescript_sdk_is_offered_a_commands_changes_to_keep_or_discard() {
         assert_eq!(now, if kept { "new line\n" } else { "old line\n" });
     }
 }
+
+/// An ACP workspace is a project folder: `session/new` refuses `/`, system folders, the home
+/// folder itself and the data dir's folders with invalid params naming why, and makes nothing;
+/// `session/load` answers only in the session's own workspace.
+#[tokio::test]
+async fn a_workspace_is_a_project_folder_and_a_session_loads_only_in_its_own() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let dirs = Dirs::new();
+    let (mock, _f) = model(json!([{"match": {"userMessage": "hi"}, "response": {"content": "hello"}}])).await;
+    write_config(&dirs, &mock, "ask");
+    let home = dirs.data.parent().unwrap().join("home");
+    let other = home.join("other-project");
+    std::fs::create_dir_all(&other).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
+        .args(["acp", "--data-dir"])
+        .arg(&dirs.data)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("HOME", &home)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut ask = async |request: Value| -> Value {
+        input.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+        input.flush().await.unwrap();
+        loop {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == request["id"] {
+                return message;
+            }
+        }
+    };
+    let answer = ask(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}})).await;
+    assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
+
+    let refused: Vec<(std::path::PathBuf, &str)> = vec![
+        ("/".into(), "system folder"),
+        ("/etc".into(), "system folder"),
+        ("/proc".into(), "system folder"),
+        ("/root".into(), "system folder"),
+        (home.clone(), "home folder"),
+        (dirs.data.clone(), "data dir"),
+        (dirs.data.parent().unwrap().to_path_buf(), "data dir"),
+    ];
+    for (id, (folder, why)) in refused.iter().enumerate() {
+        let request = json!({"jsonrpc": "2.0", "id": id + 1, "method": "session/new",
+                             "params": {"cwd": folder, "mcpServers": []}});
+        let answer = ask(request).await;
+        assert_eq!(answer["error"]["code"], -32602, "{}: {answer}", folder.display());
+        assert!(answer["error"]["data"].to_string().contains(why), "{}: {answer}", folder.display());
+    }
+    let sessions = json_lines(&bridle(&dirs, &["sessions", "list", "--json"]).await);
+    assert!(sessions.is_empty(), "a refused folder made a session: {sessions:?}");
+
+    // A session made in its workspace loads there, and is refused from another folder.
+    let new = json!({"jsonrpc": "2.0", "id": 20, "method": "session/new",
+                     "params": {"cwd": dirs.workspace, "mcpServers": []}});
+    let answer = ask(new).await;
+    let id = answer["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{answer}")).to_string();
+    let load = |n: u32, cwd: &Path| {
+        json!({"jsonrpc": "2.0", "id": n, "method": "session/load",
+               "params": {"sessionId": id, "cwd": cwd, "mcpServers": []}})
+    };
+    let answer = ask(load(21, &other)).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert!(answer["error"]["data"].to_string().contains("belongs to the workspace"), "{answer}");
+    let answer = ask(load(22, &dirs.workspace)).await;
+    assert!(answer.get("error").is_none(), "{answer}");
+    drop(input);
+}

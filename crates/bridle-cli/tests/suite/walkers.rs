@@ -1,6 +1,7 @@
-//! The tree walkers keep secrets as read_file does: with the workspace being the user's home
-//! (it happens), `grep_search`, `glob_search` and `list_files` neither show nor search
-//! `.ssh/` or `.aws/`, and a hard link to a file outside the workspace is read by nothing.
+//! The tree walkers keep secrets as read_file does: with the user's home inside the workspace
+//! (a workspace is never the home itself, but may hold it), `grep_search`, `glob_search` and
+//! `list_files` neither show nor search `.ssh/` or `.aws/`, and a hard link to a file outside
+//! the workspace is read by nothing.
 
 use serde_json::Value;
 
@@ -30,7 +31,21 @@ fn output(report: &Value) -> String {
 #[tokio::test]
 async fn secrets_in_a_home_workspace_are_neither_listed_nor_searched() {
     let dirs = Dirs::new();
-    let home = dirs.workspace.clone();
+    // The home itself is no workspace: said clearly, and nothing runs.
+    let refused = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
+        .args(["tool", "list_files", "--mode", "read-only", "--args", "{}", "--data-dir"])
+        .arg(&dirs.data)
+        .arg("--workspace")
+        .arg(&dirs.workspace)
+        .env("HOME", &dirs.workspace)
+        .env_remove("BRIDLE_CONFIG")
+        .env_remove("BRIDLE_DATA_DIR")
+        .output()
+        .await
+        .unwrap();
+    assert_ne!(refused.status.code(), Some(0));
+    assert!(stderr(&refused).contains("is the home folder itself"), "{}", stderr(&refused));
+    let home = dirs.workspace.join("home");
     std::fs::create_dir_all(home.join(".ssh")).unwrap();
     std::fs::create_dir_all(home.join(".aws")).unwrap();
     std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE-KEY-NEEDLE\n").unwrap();
@@ -47,7 +62,7 @@ async fn secrets_in_a_home_workspace_are_neither_listed_nor_searched() {
         assert!(!listed.contains("id_rsa") && !listed.contains("credentials"), "{name}: {listed}");
     }
     // Asked for by path, the search is refused like read_file is.
-    let direct = tool_as(&dirs, &home, "grep_search", r#"{"pattern":"NEEDLE","path":".ssh"}"#).await;
+    let direct = tool_as(&dirs, &home, "grep_search", r#"{"pattern":"NEEDLE","path":"home/.ssh"}"#).await;
     assert_eq!(direct["decision"], "deny", "{direct}");
 }
 

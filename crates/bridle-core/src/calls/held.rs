@@ -122,6 +122,17 @@ fn findings(landing: &Landing) -> Vec<Finding> {
             message: format!("the command changed files that make code run later: {}", config.join(", ")),
         });
     }
+    if !landing.ignored_code.is_empty() {
+        let paths: Vec<String> = landing.ignored_code.iter().map(Step::shown).collect();
+        // Build output is expected to hold such files (an install writes `node_modules/.bin/`):
+        // recorded and shown (and asked in `review` and `ask`), checkpointed, not asked in `auto`.
+        findings.push(Finding {
+            guardian: "config".into(),
+            rule: "ignored-runs-code".into(),
+            severity: Severity::Low,
+            message: format!("the command wrote files that run code in ignored paths: {}", paths.join(", ")),
+        });
+    }
     if !landing.git_config.is_empty() {
         let paths: Vec<String> = landing.git_config.iter().map(Step::shown).collect();
         findings.push(Finding {

@@ -13,6 +13,7 @@ pub mod edit;
 mod hooks;
 mod mcp;
 pub mod paths;
+mod runs_code;
 
 use std::path::Path;
 use std::time::Duration;
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use edit::RuleList;
 pub use hooks::{HookConfig, HooksConfig, DEFAULT_HOOK_TIMEOUT_SECS};
 pub use mcp::{McpConfig, McpServerConfig, DEFAULT_MCP_STARTUP_SECS};
+pub use runs_code::{is_exec_config, EXEC_CONFIG_FILES};
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

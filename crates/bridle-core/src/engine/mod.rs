@@ -172,9 +172,12 @@ impl EngineConfig {
         // config's `[sandbox] enabled = false` runs them unsandboxed.
         let mut masked = workspace.sandbox.protected_paths();
         masked.extend(self.config_file.clone());
-        let shell = ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
+        let mut shell = ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
             .with_host_environment(&self.host_environment)
             .with_layers(self.data_dir.join("layers"));
+        if mode == Mode::Review {
+            shell = shell.capturing_everything();
+        }
         let workspace = workspace.with_shell(shell);
         // The guard judges under the permit's mode and rules, never its own.
         let guard = Guard::new(mode).with_sandbox(workspace.sandbox.clone()).with_shell(&workspace.shell);

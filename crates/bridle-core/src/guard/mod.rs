@@ -87,11 +87,22 @@ pub struct Guard {
     unsandboxed: Option<String>,
     /// The user turned the sandbox off in the config: `bypass` takes that as its choice.
     disabled: bool,
-    /// The shell sandbox, when it captures commands' changes on an overlay (DESIGN §4.3): whether
-    /// an overlay mounts on this workspace is asked of it at the first shell call. Where it does
-    /// not, a command that would have been captured asks by its text (in `review`, also a
+    /// Whether commands' changes are captured on an overlay (DESIGN §4.3). Where they would be
+    /// but this workspace cannot have one, a command asks by its text (in `review`, also a
     /// background one, whose writes are never captured).
-    capture: Option<Box<ShellSandbox>>,
+    capture: Capture,
+}
+
+/// What the guard knows of capture.
+#[derive(Debug, Clone)]
+enum Capture {
+    /// No shell was given: taken as captured, as the shell is taken as confined.
+    Assumed,
+    /// The shell captures commands; whether an overlay mounts on this workspace is asked of it
+    /// at the first shell call.
+    Probed(Box<ShellSandbox>),
+    /// The shell does not capture commands (Landlock, `capture = false`, no sandbox).
+    Never,
 }
 
 impl Guard {
@@ -104,7 +115,7 @@ impl Guard {
             places: Places::default(),
             unsandboxed: None,
             disabled: false,
-            capture: None,
+            capture: Capture::Assumed,
         }
     }
 
@@ -119,7 +130,7 @@ impl Guard {
             SandboxKind::None => Some(shell.unsandboxed_because().unwrap_or("no sandbox").to_string()),
             SandboxKind::Bwrap | SandboxKind::Landlock => None,
         };
-        let capture = shell.captures().then(|| Box::new(shell.clone()));
+        let capture = if shell.captures() { Capture::Probed(Box::new(shell.clone())) } else { Capture::Never };
         Self { unsandboxed, disabled: shell.disabled(), capture, ..self }
     }
 
@@ -224,13 +235,14 @@ impl Guard {
             return true;
         }
         let why = match &self.capture {
-            Some(shell) => match shell.capture() {
+            Capture::Assumed => return true,
+            Capture::Probed(shell) => match shell.capture() {
                 Ok(_) => return true,
                 Err(why) => why,
             },
             // Commands are not captured here at all (Landlock, `capture = false`): `review` asks.
-            None if mode == Mode::Review => "its changes are not captured on an overlay here".to_string(),
-            None => return true,
+            Capture::Never if mode == Mode::Review => "its changes are not captured on an overlay here".to_string(),
+            Capture::Never => return true,
         };
         let message = format!("its changes cannot be held for review: {why}");
         findings.push(sandbox_finding("uncaptured", Severity::Low, message));

@@ -103,6 +103,9 @@ pub struct ShellSandbox {
     capture: Result<Vec<String>, String>,
     /// Where commands' layers are made (the data dir's `layers`).
     layers: PathBuf,
+    /// Whether existing scratch folders are written straight through the overlay (not in
+    /// `review`, where nothing a command writes reaches the workspace unseen).
+    through: bool,
     /// Whether an overlay mounts on this workspace, probed at the first question.
     overlay: Arc<OnceLock<Result<(), String>>>,
 }
@@ -158,6 +161,7 @@ impl ShellSandbox {
             filter,
             capture,
             layers: std::env::temp_dir().join("bridle-layers"),
+            through: true,
             overlay: Arc::default(),
         }
     }
@@ -185,6 +189,7 @@ impl ShellSandbox {
             filter: None,
             capture: Err("commands run without an OS sandbox".to_string()),
             layers: std::env::temp_dir().join("bridle-layers"),
+            through: true,
             overlay: Arc::default(),
         }
     }
@@ -226,6 +231,18 @@ impl ShellSandbox {
     /// Where commands' layers are made.
     pub fn layers(&self) -> &Path {
         &self.layers
+    }
+
+    /// The same sandbox with nothing written through its overlay: every scratch folder is on the
+    /// layer too, so what a command writes there is judged before it lands (`review`).
+    pub fn capturing_everything(mut self) -> Self {
+        self.through = false;
+        self
+    }
+
+    /// Whether existing scratch folders are written straight through the overlay.
+    pub fn writes_through(&self) -> bool {
+        self.through
     }
 
     /// Whether commands are to be captured here at all (the backend, the mode and the config

@@ -198,8 +198,9 @@ async fn a_streamable_http_server_that_goes_away_is_reported_failed() {
     // fails clearly, and the hub hears it from the call.
     let mut changes = hub.subscribe();
     let tool = hub.tools().into_iter().find(|t| t.name() == "mcp__web__get-sum").unwrap();
+    let data = tempfile::tempdir().unwrap();
     let workspace =
-        std::sync::Arc::new(bridle_core::workspace::Workspace::open(ws.path(), None, ws.path(), &[]).unwrap());
+        std::sync::Arc::new(bridle_core::workspace::Workspace::open(ws.path(), None, data.path(), &[]).unwrap());
     let clock = std::sync::Arc::new(bridle_core::clock::SystemClock);
     let ctx = ToolContext::new("s", "c", workspace, ws.path().to_path_buf(), clock, Duration::from_secs(30));
     let err = tool.bind(&serde_json::json!({"a": 1, "b": 2})).unwrap().run(&ctx).await.unwrap_err();

@@ -7,7 +7,10 @@
 //!   link, a mode as a mode — that lands only through [`Landing::land_held`], with checkpoints,
 //!   when the call's owner lets it (at once, or after a person approved its diff), or is
 //!   dropped with the layer.
-//! - A change to a git file that makes git run code is held with the steps, and named.
+//! - What can make the user's git run code is held with the steps, and named: git's
+//!   code-running files, a nested repository, a gitlink added to the index, a link where git
+//!   reads a file. Files that make code run later are held even in ignored paths. A folder that
+//!   holds any of these never lands whole: each child is judged first.
 //!
 //! Rule: a path the user (or anything else) changed while the command ran is never landed over:
 //! it is refused by name, and the user's version stays. What the layer refused (special files,
@@ -114,8 +117,12 @@ pub struct Landing {
     started_ns: i128,
     /// Checkpointed changes, in path order.
     pub steps: Vec<Step>,
-    /// Git files that make git run code, changed: held with the steps.
+    /// What can make the user's git run code: its code-running files, a nested repository, a
+    /// gitlink added to the index, a link where git reads a file. Held with the steps.
     pub git_config: Vec<Step>,
+    /// Files in ignored paths that make code run later (`node_modules/.bin/`, a `.pth` file, a
+    /// virtualenv's `activate`, `.vscode/`): held with the steps rather than landed unseen.
+    pub ignored_code: Vec<Step>,
     /// Ignored paths and git's data: landed without checkpoints.
     free: Vec<Step>,
     /// Paths below `.git` among `free`.
@@ -147,11 +154,17 @@ impl Landing {
             started_ns,
             steps: Vec::new(),
             git_config: Vec::new(),
+            ignored_code: Vec::new(),
             free: Vec::new(),
             git_changed: Vec::new(),
             refused: read.refused.iter().map(|r| (shown(&r.rel), r.why.to_string())).collect(),
         };
         let mut rules = ignored::Rules::new(fs.root_path(), scratch);
+        // What must be judged wherever it lands, and the folders that hold it: such a folder is
+        // never moved whole, so each child is judged first.
+        let judged: Vec<PathBuf> =
+            read.effects.iter().map(|e| e.rel.clone()).filter(|rel| must_be_judged(rel)).collect();
+        let holds_judged = |folder: &Path| judged.iter().any(|j| j.starts_with(folder) && *j != folder);
         // A new folder that lands whole (ignored output, git's data): what is below it needs
         // no step of its own. Not when the layer refused something in it.
         let mut whole: Option<PathBuf> = None;
@@ -172,7 +185,10 @@ impl Landing {
             };
             let git_inner = effect.rel.strip_prefix(".git").ok().map(shown).filter(|s| !s.is_empty());
             let is_dir = matches!(effect.kind, EffectKind::Folder);
-            let movable = is_dir && !read.refused.iter().any(|r| r.rel.starts_with(&effect.rel));
+            let movable = is_dir
+                && !read.refused.iter().any(|r| r.rel.starts_with(&effect.rel))
+                && !holds_judged(&effect.rel);
+            let is_link = matches!(effect.kind, EffectKind::Link(_));
             let mut free = |landing: &mut Landing, mut steps: Vec<Step>| {
                 if movable {
                     whole = Some(effect.rel.clone());
@@ -180,11 +196,13 @@ impl Landing {
                 }
                 landing.free.extend(steps);
             };
-            if effect.rel == Path::new(".git") && !is_dir {
-                // `.git` as a file names another repository: held, like git's config.
+            if effect.rel == Path::new(".git") && !is_dir || git::nested_repository(&effect.rel) {
+                // `.git` as a file names another repository; a repository below the root is one
+                // the user's git would enter (and run its config's commands): held.
                 landing.git_config.append(&mut steps);
             } else if let Some(inner) = git_inner {
-                if git::runs_code(&inner) {
+                // A link where git reads a file (`HEAD` to `/dev/zero`) is never git's own doing.
+                if git::runs_code(&inner) || is_link {
                     landing.git_config.append(&mut steps);
                 } else {
                     if !is_dir {
@@ -197,12 +215,35 @@ impl Landing {
                 // never moved whole).
                 landing.free.extend(steps);
             } else if rules.ignores(&effect.rel, is_dir) {
-                free(&mut landing, steps);
+                if !is_dir && crate::config::is_exec_config(&shown(&effect.rel)) {
+                    landing.ignored_code.append(&mut steps);
+                } else {
+                    free(&mut landing, steps);
+                }
             } else {
                 landing.steps.extend(steps);
             }
         }
+        landing.hold_new_gitlinks(fs);
         landing
+    }
+
+    /// A gitlink added to the index makes the user's git enter that path as a submodule (and
+    /// run what its repository's config names): the index is then held with git's config. An
+    /// index that cannot be read is held too.
+    fn hold_new_gitlinks(&mut self, fs: &WorkspaceFs) {
+        let Some(at) = self.free.iter().position(|s| s.rel == Path::new(".git/index")) else { return };
+        let read = |path: PathBuf| bounded_read(&path).and_then(|bytes| git::gitlinks(&bytes));
+        let before = read(fs.root_path().join(".git/index")).unwrap_or_default();
+        let added = match read(self.upper.join(".git/index")) {
+            Some(after) => after.difference(&before).next().is_some(),
+            None => true,
+        };
+        if added {
+            let step = self.free.remove(at);
+            self.git_changed.retain(|c| c != "index");
+            self.git_config.push(step);
+        }
     }
 
     /// The steps one effect needs: a deleted or replaced folder's content is deleted path by
@@ -235,9 +276,9 @@ impl Landing {
         Ok(steps)
     }
 
-    /// The held part: the steps, then git's code-running files.
+    /// The held part: the steps, git's code-running files, then ignored files that run code.
     fn held(&self) -> impl Iterator<Item = &Step> {
-        self.steps.iter().chain(&self.git_config)
+        self.steps.iter().chain(&self.git_config).chain(&self.ignored_code)
     }
 
     /// The held paths.
@@ -249,6 +290,34 @@ impl Landing {
     pub fn diff(&self) -> String {
         self.held().filter_map(|s| apply::diff_of(s, &self.upper, &self.root)).collect()
     }
+}
+
+/// Whether a path in a layer is judged wherever it lands (ignored or not): a nested repository
+/// or a file that makes code run later.
+fn must_be_judged(rel: &Path) -> bool {
+    git::nested_repository(rel) || crate::config::is_exec_config(&shown(rel))
+}
+
+/// An index is read whole to find its gitlinks; one larger than this is held unread.
+const MAX_INDEX_BYTES: u64 = 256 << 20;
+
+/// A git file's bytes, at most [`MAX_INDEX_BYTES`], never following a link or blocking on a
+/// special file (`None`: not a regular file, or too large).
+fn bounded_read(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_INDEX_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_INDEX_BYTES).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
 /// Every path below the workspace folder `rel`, as deleted steps, deepest first.

@@ -47,7 +47,10 @@ impl Capture {
                 tracing::info!("removed {removed} command layer(s) left by an earlier process");
             }
         });
-        let names: Vec<&str> = scratch.iter().map(String::as_str).collect();
+        let names: Vec<&str> = match ctx.workspace.shell.writes_through() {
+            true => scratch.iter().map(String::as_str).collect(),
+            false => Vec::new(),
+        };
         match Layer::with_scratch(&layers, root, &names) {
             Ok(layer) => Capture::Layer { layer, scratch },
             Err(e) => scan(format!("no layer could be made for it: {e}")),
