@@ -113,6 +113,11 @@ pub struct Finding {
     pub severity: Severity,
     /// What was found, for the user.
     pub message: String,
+    /// The call's sandbox holds this effect (the network is off or goes through the proxy's
+    /// policy, the command's writes are captured and judged when they land, the place is
+    /// read-only): recorded and shown, never asked about in `auto-edit`, `auto` and `bypass`.
+    #[serde(default)]
+    pub contained: bool,
 }
 
 /// A human's answer to an approval request.

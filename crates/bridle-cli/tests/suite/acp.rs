@@ -386,7 +386,8 @@ async fn a_workspace_is_a_project_folder_and_a_session_loads_only_in_its_own() {
             }
         }
     };
-    let answer = ask(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}})).await;
+    let answer =
+        ask(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}})).await;
     assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
 
     let refused: Vec<(std::path::PathBuf, &str)> = vec![

@@ -41,7 +41,11 @@ async fn bypass_stays_in_the_sandbox(backend: &str, user: User) {
             assert_eq!(report["result"]["data"]["sandbox"], backend, "{report}");
         }
         let kept = std::fs::read_to_string(victim.join("deep/kept.txt"));
-        assert_eq!(kept.ok().as_deref(), Some("kept\n"), "`{command}` removed the canary ({backend}, {user:?}): {report}");
+        assert_eq!(
+            kept.ok().as_deref(),
+            Some("kept\n"),
+            "`{command}` removed the canary ({backend}, {user:?}): {report}"
+        );
     }
 
     let key = t.home.join(".ssh/id_rsa");
@@ -216,11 +220,9 @@ sys.stdout.write(seen.decode("utf-8", "replace"))
     let out = bridle
         .as_std_mut()
         .get_envs()
-        .fold(std::process::Command::new("/usr/bin/python3").env_clear(), |c, (k, v)| {
-            match v {
-                Some(v) => c.env(k, v),
-                None => c.env_remove(k),
-            }
+        .fold(std::process::Command::new("/usr/bin/python3").env_clear(), |c, (k, v)| match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
         })
         .arg("-c")
         .arg(harness)

@@ -12,7 +12,7 @@ use super::aimock::Aimock;
 use super::bridle::*;
 
 /// An aimock answering `prompt` with `calls` (one batch), then "done".
-async fn model(prompt: &str, calls: Value) -> (Aimock, tempfile::TempDir) {
+pub(super) async fn model(prompt: &str, calls: Value) -> (Aimock, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let fixtures = json!([
         {"match": {"userMessage": prompt, "hasToolResult": false}, "response": {"toolCalls": calls}},
@@ -22,12 +22,12 @@ async fn model(prompt: &str, calls: Value) -> (Aimock, tempfile::TempDir) {
     (Aimock::start_with(dir.path()).await, dir)
 }
 
-fn bash(id: &str, command: &str) -> Value {
+pub(super) fn bash(id: &str, command: &str) -> Value {
     json!({"id": id, "name": "bash", "arguments": {"command": command}})
 }
 
 /// `bridle run PROMPT --mode MODE --on-ask ON_ASK`; the events and the session id.
-async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, mode: &str, on_ask: &str) -> (Vec<Value>, String) {
+pub(super) async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, mode: &str, on_ask: &str) -> (Vec<Value>, String) {
     let base = format!("{}/v1", mock.url);
     let args = [
         "run",
@@ -52,7 +52,7 @@ async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, mode: &str, on_ask: &str)
 }
 
 /// Each finished call's result, in order.
-fn results(events: &[Value]) -> Vec<&Value> {
+pub(super) fn results(events: &[Value]) -> Vec<&Value> {
     events.iter().filter(|e| e["type"] == "toolCallEnd").map(|e| &e["result"]).collect()
 }
 

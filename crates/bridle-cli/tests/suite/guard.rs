@@ -116,3 +116,60 @@ async fn what_the_guard_cannot_read_asks_and_says_what_was_unknown() {
         assert_eq!(code, Some(0), "{command}: {report}");
     }
 }
+
+/// The everyday corpus (`tests/fixtures/everyday-commands.txt`): entries, continuation lines
+/// (two leading spaces) joined to the one before.
+fn everyday() -> Vec<String> {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/everyday-commands.txt"),
+    )
+    .unwrap();
+    let mut entries: Vec<String> = Vec::new();
+    for line in text.lines() {
+        match (line.strip_prefix("  "), entries.last_mut()) {
+            (Some(rest), Some(last)) => {
+                last.push('\n');
+                last.push_str(rest);
+            }
+            _ if line.trim().is_empty() || line.starts_with('#') => {}
+            _ => entries.push(line.to_string()),
+        }
+    }
+    entries
+}
+
+/// `auto` asks only about what the sandbox cannot hold: of 150+ everyday commands (cargo, npm,
+/// pytest, go, git, make, curl to localhost, sed and heredocs writing workspace files), judged by
+/// `bridle guard` with this machine's sandbox and the network off, at most 1 % ask and none is
+/// denied. Printed: the count, and each that asks.
+#[tokio::test]
+async fn auto_asks_about_at_most_one_in_a_hundred_everyday_commands() {
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    std::fs::write(dirs.data.join("config.toml"), "mode = \"auto\"\n").unwrap();
+    let corpus = everyday();
+    assert!(corpus.len() >= 150, "{}", corpus.len());
+    let mut asked = Vec::new();
+    // What would ask were no finding contained (the guard before the kernel decided).
+    let mut held = 0;
+    for command in &corpus {
+        let args = serde_json::json!({ "command": command }).to_string();
+        let out = bridle(&dirs, &["guard", "bash", "--args", &args]).await;
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_ne!(report["decision"], "deny", "`{command}` was denied: {report}");
+        if report["decision"] != "allow" {
+            asked.push(format!("{command:?}: {}", report["findings"]));
+        }
+        let findings = report["findings"].as_array().cloned().unwrap_or_default();
+        held += usize::from(findings.iter().any(|f| f["contained"] == true && f["severity"] != "low"));
+    }
+    println!(
+        "everyday corpus: {} commands, {} asked in auto ({held} would have without the sandbox's containment)",
+        corpus.len(),
+        asked.len()
+    );
+    for line in &asked {
+        println!("  asked: {line}");
+    }
+    assert!(asked.len() * 100 <= corpus.len(), "{} of {} asked:\n{}", asked.len(), corpus.len(), asked.join("\n"));
+}

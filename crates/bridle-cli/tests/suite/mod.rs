@@ -14,6 +14,7 @@ mod crash;
 mod effects;
 mod files;
 mod guard;
+mod held;
 mod keychain;
 mod llama;
 mod local_servers;

@@ -153,7 +153,13 @@ impl Calls {
             .filter_map(|(path, access)| self.workspace.sandbox.resolve(&path, access, session_id).err())
             .map(|err| {
                 let (rule, severity) = err.rule();
-                Finding { guardian: "sandbox".into(), rule: rule.into(), severity, message: err.to_string() }
+                Finding {
+                    guardian: "sandbox".into(),
+                    rule: rule.into(),
+                    severity,
+                    message: err.to_string(),
+                    contained: false,
+                }
             })
             .collect();
         (!findings.is_empty()).then_some(Verdict {

@@ -120,6 +120,7 @@ fn findings(landing: &Landing) -> Vec<Finding> {
             rule: "exec-config-write".into(),
             severity: Severity::Medium,
             message: format!("the command changed files that make code run later: {}", config.join(", ")),
+            contained: false,
         });
     }
     if !landing.ignored_code.is_empty() {
@@ -131,6 +132,7 @@ fn findings(landing: &Landing) -> Vec<Finding> {
             rule: "ignored-runs-code".into(),
             severity: Severity::Low,
             message: format!("the command wrote files that run code in ignored paths: {}", paths.join(", ")),
+            contained: false,
         });
     }
     if !landing.git_config.is_empty() {
@@ -140,6 +142,7 @@ fn findings(landing: &Landing) -> Vec<Finding> {
             rule: "git-runs-code".into(),
             severity: Severity::High,
             message: format!("the command changed git files that make git run code: {}", paths.join(", ")),
+            contained: false,
         });
     }
     findings

@@ -255,4 +255,3 @@ pub fn is_exec_config(workspace_relative_posix_path: &str) -> bool {
         None => true,
     }
 }
-

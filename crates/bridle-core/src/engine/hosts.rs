@@ -54,6 +54,7 @@ impl Gate for SessionGate {
                     "the command wants to connect to {}:{}, which [sandbox.network] does not name",
                     request.host, request.port
                 ),
+                contained: false,
             }],
             preview: None,
             // What an answer about a host names: the host, the port and the call.

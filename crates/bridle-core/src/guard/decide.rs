@@ -7,6 +7,9 @@
 //! makes anything short of `deny` ask. The source is `rule` when the rule changed the outcome,
 //! `guard` when a finding made it stricter than the mode alone, and `mode` otherwise.
 //!
+//! A finding the call's sandbox contains (`Finding::contained`) does not ask in `auto-edit`,
+//! `auto` and `bypass`; it is recorded and shown. Critical findings deny whatever holds them.
+//!
 //! `plan`, `auto` and `bypass` allow `bash` only because the OS sandbox contains it (DESIGN
 //! §5.1): a shell call that would run unconfined (no sandbox works here, or the call escalates)
 //! is denied in `plan` and asks in `auto` and `bypass`. The user's own `[sandbox] enabled =
@@ -94,6 +97,12 @@ pub(crate) fn decide(
     let mut by_findings = Decision::Allow;
     let mut by_findings_lifted = Decision::Allow;
     for f in findings {
+        // What the call's sandbox holds is recorded and shown, not asked about, where the mode
+        // trusts the sandbox (a critical finding is never lifted).
+        if f.contained && f.severity < Severity::Critical && matches!(mode, Mode::AutoEdit | Mode::Auto | Mode::Bypass)
+        {
+            continue;
+        }
         let Some(d) = for_severity(mode, f.severity) else { continue };
         by_findings = strictest(by_findings, d);
         let lifted = if f.severity <= Severity::Medium { lift(d) } else { d };
@@ -130,7 +139,7 @@ mod tests {
     const KINDS: [ToolKind; 4] = [ToolKind::Read, ToolKind::Write, ToolKind::Exec, ToolKind::Mcp];
 
     fn finding(severity: Severity) -> Finding {
-        Finding { guardian: "test".into(), rule: "r".into(), severity, message: String::new() }
+        Finding { guardian: "test".into(), rule: "r".into(), severity, message: String::new(), contained: false }
     }
 
     /// DESIGN §6's table, row by row: read, write, bash, mcp | low, medium, high, critical
@@ -232,6 +241,21 @@ mod tests {
             decide(Mode::Auto, ToolKind::Exec, &[finding(Severity::Critical)], RuleEffect::Ask),
             (D, DecisionSource::Guard)
         );
+    }
+
+    #[test]
+    fn a_contained_finding_does_not_ask_where_the_mode_trusts_the_sandbox_but_a_critical_one_denies() {
+        let contained = |severity| Finding { contained: true, ..finding(severity) };
+        for severity in [Severity::Medium, Severity::High] {
+            for mode in [Mode::AutoEdit, Mode::Auto, Mode::Bypass] {
+                let kind = if mode == Mode::AutoEdit { ToolKind::Write } else { ToolKind::Exec };
+                assert_eq!(decide(mode, kind, &[contained(severity)], RuleEffect::None).0, A, "{mode:?} {severity:?}");
+            }
+            for mode in [Mode::Ask, Mode::Review, Mode::Plan] {
+                assert_eq!(decide(mode, ToolKind::Read, &[contained(severity)], RuleEffect::None).0, Q, "{mode:?}");
+            }
+        }
+        assert_eq!(decide(Mode::Auto, ToolKind::Exec, &[contained(Severity::Critical)], RuleEffect::None).0, D);
     }
 
     #[test]

@@ -87,10 +87,23 @@ pub struct Guard {
     unsandboxed: Option<String>,
     /// The user turned the sandbox off in the config: `bypass` takes that as its choice.
     disabled: bool,
+    /// What the shell sandbox holds, for telling which findings it contains (none: no sandbox
+    /// was given, and nothing is taken as contained).
+    holds: Option<Holds>,
     /// Whether commands' changes are captured on an overlay (DESIGN §4.3). Where they would be
     /// but this workspace cannot have one, a command asks by its text (in `review`, also a
     /// background one, whose writes are never captured).
     capture: Capture,
+}
+
+/// What a confining shell sandbox holds beyond the network (which it always holds).
+#[derive(Debug, Clone, Copy)]
+struct Holds {
+    /// Everything outside the workspace (and the private `/tmp`) is read-only for commands: no
+    /// `[sandbox] writable` path.
+    outside_read_only: bool,
+    /// Commands reach no host at all (`[sandbox.network]` off).
+    network_off: bool,
 }
 
 /// What the guard knows of capture.
@@ -115,6 +128,7 @@ impl Guard {
             places: Places::default(),
             unsandboxed: None,
             disabled: false,
+            holds: None,
             capture: Capture::Assumed,
         }
     }
@@ -131,7 +145,10 @@ impl Guard {
             SandboxKind::Bwrap | SandboxKind::Landlock => None,
         };
         let capture = if shell.captures() { Capture::Probed(Box::new(shell.clone())) } else { Capture::Never };
-        Self { unsandboxed, disabled: shell.disabled(), capture, ..self }
+        let holds = unsandboxed
+            .is_none()
+            .then(|| Holds { outside_read_only: shell.writable_paths().is_empty(), network_off: !shell.network() });
+        Self { unsandboxed, disabled: shell.disabled(), holds, capture, ..self }
     }
 
     /// The guard's own rules.
@@ -192,6 +209,12 @@ impl Guard {
             }
             _ => true,
         };
+        if let (ToolKind::Exec, true, Some(holds)) = (call.kind, confined, self.holds) {
+            let captured = self.captures(call);
+            for finding in &mut findings {
+                finding.contained = contains(holds, finding, captured);
+            }
+        }
         let (decision, source) = decide::decide(mode, call.kind, &findings, effect, confined);
         Verdict { decision, source, findings }
     }
@@ -249,6 +272,17 @@ impl Guard {
         false
     }
 
+    /// Whether this confined shell call's changes are captured on an overlay (and so judged when
+    /// they land, as written).
+    fn captures(&self, call: &PreparedCall) -> bool {
+        let background = call.call.shell().is_some_and(|line| line.background);
+        match &self.capture {
+            Capture::Assumed => !background,
+            Capture::Probed(shell) => !background && shell.capture().is_ok(),
+            Capture::Never => false,
+        }
+    }
+
     /// [`rule_for`], with file paths made workspace-relative through the sandbox.
     pub fn rule_for(&self, call: &PreparedCall) -> String {
         rules::rule_with_paths(call, |p| self.relative(p))
@@ -290,17 +324,53 @@ impl Guard {
     }
 }
 
+/// Whether a confined shell call's sandbox holds what `finding` is about (DESIGN §6, "the
+/// kernel decides what asks"): the network (off, or through the proxy, which judges each
+/// host and asks about one not in the policy), a write to a file that makes code run later
+/// when the command's writes are captured (what it really wrote is judged when it lands), a
+/// write outside the workspace where everything outside is read-only. Anything else, and
+/// every finding on an escalated or unsandboxed call, is not contained.
+fn contains(holds: Holds, finding: &Finding, captured: bool) -> bool {
+    match (finding.guardian.as_str(), finding.rule.as_str()) {
+        ("shell-rule", rule) if FETCHES.contains(&rule) => true,
+        ("shell-rule", rule) if SENDS.contains(&rule) => holds.network_off,
+        ("config", "exec-config-write") => captured,
+        ("path", "write-outside-workspace") => holds.outside_read_only,
+        _ => false,
+    }
+}
+
+/// Shell rules whose effect is fetching from the network, held by every sandbox: a command's
+/// network is off, or goes through Bridle's proxy, which judges each host (DESIGN §5.2); what was
+/// fetched lands like any other write, what runs runs in the sandbox.
+const FETCHES: &[&str] = &[
+    "network-download",
+    "network-raw",
+    "package-install-node",
+    "package-install-yarn-bare",
+    "package-install-python",
+    "package-install-language",
+    "package-install-system",
+    "package-install-system-flags",
+    "package-run-remote",
+    "run-remote-code",
+];
+
+/// Shell rules whose effect happens on another machine (a push, an upload): held only where the
+/// network is off. A host the policy allows would take them.
+const SENDS: &[&str] = &["git-push", "remote-copy"];
+
 /// The command line of a shell tool call.
 fn shell_command(call: &PreparedCall) -> Option<&str> {
     call.call.shell().map(|line| line.command)
 }
 
 fn sandbox_finding(rule: &str, severity: Severity, message: String) -> Finding {
-    Finding { guardian: "sandbox".into(), rule: rule.into(), severity, message }
+    Finding { guardian: "sandbox".into(), rule: rule.into(), severity, message, contained: false }
 }
 
 fn policy_finding(rule: &str, message: String) -> Finding {
-    Finding { guardian: "policy".into(), rule: rule.into(), severity: Severity::High, message }
+    Finding { guardian: "policy".into(), rule: rule.into(), severity: Severity::High, message, contained: false }
 }
 
 fn denied_by_rule(finding: Finding) -> Verdict {

@@ -306,8 +306,13 @@ fn judge(code: Option<i32>, stdout: &str, stderr: &str) -> HookOutcome {
 fn apply(run: &HookRun, verdict: &mut Verdict) {
     let Some(decision) = run.decision() else { return };
     let reason = run.reason().filter(|r| !r.is_empty()).unwrap_or("a hook decided").to_string();
-    let finding =
-        |severity| Finding { guardian: "hook".into(), rule: run.event.into(), severity, message: reason.clone() };
+    let finding = |severity| Finding {
+        guardian: "hook".into(),
+        rule: run.event.into(),
+        severity,
+        message: reason.clone(),
+        contained: false,
+    };
     match decision {
         Decision::Deny => {
             verdict.decision = Decision::Deny;

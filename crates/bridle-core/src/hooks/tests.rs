@@ -94,7 +94,13 @@ async fn exit_0_continues_and_a_json_decision_decides() {
 #[tokio::test]
 async fn an_allow_never_lifts_a_guardian_finding_nor_a_failed_hook() {
     let allow = r#"echo '{"decision": "allow"}'"#;
-    let finding = Finding { guardian: "shell".into(), rule: "r".into(), severity: Severity::High, message: "m".into() };
+    let finding = Finding {
+        guardian: "shell".into(),
+        rule: "r".into(),
+        severity: Severity::High,
+        message: "m".into(),
+        contained: false,
+    };
     let mut guarded = Verdict { decision: Decision::Ask, source: DecisionSource::Guard, findings: vec![finding] };
     before(&hooks(&[("", allow, 10)], &[]), "bash", &mut guarded).await;
     assert_eq!(guarded.decision, Decision::Ask);

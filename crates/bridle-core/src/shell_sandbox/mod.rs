@@ -261,6 +261,11 @@ impl ShellSandbox {
         Ok(scratch)
     }
 
+    /// The paths outside the workspace the config makes writable for commands.
+    pub fn writable_paths(&self) -> &[PathBuf] {
+        &self.confinement.writable
+    }
+
     /// Whether the workspace is read-only for commands (`plan`).
     pub fn read_only(&self) -> bool {
         self.confinement.read_only

@@ -185,9 +185,8 @@ impl Landing {
             };
             let git_inner = effect.rel.strip_prefix(".git").ok().map(shown).filter(|s| !s.is_empty());
             let is_dir = matches!(effect.kind, EffectKind::Folder);
-            let movable = is_dir
-                && !read.refused.iter().any(|r| r.rel.starts_with(&effect.rel))
-                && !holds_judged(&effect.rel);
+            let movable =
+                is_dir && !read.refused.iter().any(|r| r.rel.starts_with(&effect.rel)) && !holds_judged(&effect.rel);
             let is_link = matches!(effect.kind, EffectKind::Link(_));
             let mut free = |landing: &mut Landing, mut steps: Vec<Step>| {
                 if movable {
@@ -306,11 +305,8 @@ const MAX_INDEX_BYTES: u64 = 256 << 20;
 fn bounded_read(path: &Path) -> Option<Vec<u8>> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
+    let file =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() || meta.len() > MAX_INDEX_BYTES {
         return None;

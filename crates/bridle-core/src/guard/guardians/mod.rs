@@ -276,7 +276,7 @@ fn worth_judging(op: &Operand<'_>) -> bool {
 
 /// A finding of `guardian`.
 pub(crate) fn finding(guardian: &str, rule: &str, severity: Severity, message: impl Into<String>) -> Finding {
-    Finding { guardian: guardian.into(), rule: rule.into(), severity, message: message.into() }
+    Finding { guardian: guardian.into(), rule: rule.into(), severity, message: message.into(), contained: false }
 }
 
 /// Up to three items, then how many more.
