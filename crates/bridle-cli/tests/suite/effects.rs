@@ -45,7 +45,7 @@ pub(super) async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, mode: &str, on
         "m",
     ];
     let out = bridle(dirs, &args).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stderr(&out), stdout(&out));
     let events = json_lines(&out);
     let id = events[0]["sessionId"].as_str().unwrap().to_string();
     (events, id)
