@@ -3,7 +3,8 @@
 # GUI test stack (Xvfb, WebKitWebDriver, ImageMagick, a private D-Bus with gnome-keyring) and
 # ripgrep for the search benchmark, bubblewrap, the shell sandbox, and cmake + python3 to build the
 # llama.cpp server of the local-server tests, python3-venv for the PyPI MCP servers of the MCP
-# tests. Idempotent: installs only what is missing.
+# tests, pytest and Go for the tests that builds still work with home hidden from commands.
+# Idempotent: installs only what is missing.
 set -euo pipefail
 
 PACKAGES=(
@@ -13,6 +14,7 @@ PACKAGES=(
   dbus gnome-keyring libsecret-tools libdbus-1-dev
   fonts-dejavu-core ripgrep hyperfine sqlite3 bubblewrap
   cmake python3 python3-venv
+  python3-pytest golang-go
 )
 
 missing=()

@@ -25,6 +25,9 @@ pub struct SessionSummary {
     /// Why `bash` runs unconfined, when it does; when confined, what its sandbox does not hold
     /// (Landlock's gaps), if anything.
     pub unsandboxed_because: Option<String>,
+    /// What of the home folder commands see, when the sandbox hides it (DESIGN §5.1).
+    #[serde(default)]
+    pub sandbox_home: Option<String>,
     /// What the model's tokens cost, when the config's `[pricing]` has it.
     #[serde(default)]
     pub price: Option<ModelPrice>,

@@ -250,6 +250,9 @@ pub enum Event {
         /// Why `bash` runs unconfined, when it does; when confined, what its sandbox does not hold
         /// (Landlock's gaps), if anything.
         unsandboxed_because: Option<String>,
+        /// What of the home folder commands see, when the sandbox hides it.
+        #[serde(default)]
+        sandbox_home: Option<String>,
     },
     /// A background process started or ended (DESIGN §4.4); the window lists the session's
     /// processes again.

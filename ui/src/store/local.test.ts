@@ -30,13 +30,36 @@ describe("apply", () => {
       contextWindow: 64000,
       sandbox: "bwrap",
       unsandboxedBecause: null,
+      sandboxHome: null,
       price: null,
       instructions: [],
     };
     const s = apply(initialState, { type: "sessionLoaded", info });
     expect(s.usage.contextWindow).toBe(64000);
     expect(s.sessionId).toBe("s1");
-    expect(s.runMode).toEqual({ mode: "ask", sandbox: "bwrap", unsandboxedBecause: null });
+    expect(s.runMode).toEqual({ mode: "ask", sandbox: "bwrap", unsandboxedBecause: null, sandboxHome: null });
+  });
+
+  it("takes what of home the sandbox shows from the session summary", () => {
+    const home = "home is hidden but for (read-only) ~/.gitconfig";
+    const info: SessionSummary = {
+      sessionId: "s1",
+      workspace: "/w",
+      mode: "auto",
+      model: null,
+      contextWindow: null,
+      sandbox: "bwrap",
+      unsandboxedBecause: null,
+      sandboxHome: home,
+      price: null,
+      instructions: [],
+    };
+    expect(apply(initialState, { type: "sessionLoaded", info }).runMode).toEqual({
+      mode: "auto",
+      sandbox: "bwrap",
+      unsandboxedBecause: null,
+      sandboxHome: home,
+    });
   });
 
   it("keeps a mode change that arrived before the summary", () => {
@@ -46,6 +69,7 @@ describe("apply", () => {
       mode: "plan",
       sandbox: "landlock",
       unsandboxedBecause: null,
+      sandboxHome: null,
     };
     const early = apply(initialState, { type: "engine", event: changed });
     const info: SessionSummary = {
@@ -56,6 +80,7 @@ describe("apply", () => {
       contextWindow: null,
       sandbox: "bwrap",
       unsandboxedBecause: null,
+      sandboxHome: null,
       price: null,
       instructions: [],
     };
@@ -63,6 +88,7 @@ describe("apply", () => {
       mode: "plan",
       sandbox: "landlock",
       unsandboxedBecause: null,
+      sandboxHome: null,
     });
   });
 

@@ -50,6 +50,7 @@ export function apply(state: SessionState, action: Action): SessionState {
           mode: action.info.mode,
           sandbox: action.info.sandbox,
           unsandboxedBecause: action.info.unsandboxedBecause,
+          sandboxHome: action.info.sandboxHome,
         },
         usage: { ...state.usage, contextWindow: state.usage.contextWindow ?? action.info.contextWindow },
       };

@@ -236,12 +236,27 @@ describe("reduce", () => {
 
   it("takes the mode and how bash runs from modeChanged, leaving the turn and transcript alone", () => {
     const running = fold([started, delta("Looking")]);
-    const s = reduce(running, { type: "modeChanged", sessionId: S, mode: "plan", sandbox: "none", unsandboxedBecause: "bwrap missing" });
-    expect(s.runMode).toEqual({ mode: "plan", sandbox: "none", unsandboxedBecause: "bwrap missing" });
+    const s = reduce(running, {
+      type: "modeChanged",
+      sessionId: S,
+      mode: "plan",
+      sandbox: "none",
+      unsandboxedBecause: "bwrap missing",
+      sandboxHome: null,
+    });
+    expect(s.runMode).toEqual({ mode: "plan", sandbox: "none", unsandboxedBecause: "bwrap missing", sandboxHome: null });
     expect(s.turn).toEqual(running.turn);
     expect(s.items).toEqual(running.items);
     // A later switch replaces the earlier one, reason included.
-    const back = reduce(s, { type: "modeChanged", sessionId: S, mode: "auto", sandbox: "bwrap", unsandboxedBecause: null });
-    expect(back.runMode).toEqual({ mode: "auto", sandbox: "bwrap", unsandboxedBecause: null });
+    const back = reduce(s, { type: "modeChanged", sessionId: S, mode: "auto", sandbox: "bwrap", unsandboxedBecause: null, sandboxHome: null });
+    expect(back.runMode).toEqual({ mode: "auto", sandbox: "bwrap", unsandboxedBecause: null, sandboxHome: null });
+  });
+
+  it("carries what of home the sandbox shows from modeChanged, and drops it when a later one has none", () => {
+    const home = "home is hidden but for (read-only) ~/.cargo/bin, ~/.rustup, ~/.gitconfig";
+    const hidden = reduce(fold([started]), { type: "modeChanged", sessionId: S, mode: "auto", sandbox: "bwrap", unsandboxedBecause: null, sandboxHome: home });
+    expect(hidden.runMode).toEqual({ mode: "auto", sandbox: "bwrap", unsandboxedBecause: null, sandboxHome: home });
+    const open = reduce(hidden, { type: "modeChanged", sessionId: S, mode: "auto", sandbox: "none", unsandboxedBecause: "enabled = false", sandboxHome: null });
+    expect(open.runMode?.sandboxHome).toBeNull();
   });
 });

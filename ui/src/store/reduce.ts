@@ -139,7 +139,12 @@ export function reduce(state: SessionState, event: Event): SessionState {
     case "modeChanged":
       return {
         ...s,
-        runMode: { mode: event.mode, sandbox: event.sandbox, unsandboxedBecause: event.unsandboxedBecause },
+        runMode: {
+          mode: event.mode,
+          sandbox: event.sandbox,
+          unsandboxedBecause: event.unsandboxedBecause,
+          sandboxHome: event.sandboxHome,
+        },
       };
     case "processChanged":
       return mergeProcesses(s, [event.process]);

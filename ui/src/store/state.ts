@@ -72,6 +72,8 @@ export interface RunMode {
   /** `bwrap`, `landlock` or `none`. */
   sandbox: string;
   unsandboxedBecause: string | null;
+  /** What of the home folder shell commands see when the sandbox hides it; null when it does not. */
+  sandboxHome: string | null;
 }
 
 export interface ErrorEntry {

@@ -31,6 +31,7 @@ export const SUMMARY: SessionSummary = {
   contextWindow: 128000,
   sandbox: "bwrap",
   unsandboxedBecause: null,
+  sandboxHome: null,
   price: null,
   instructions: [],
 };

@@ -279,3 +279,152 @@ async fn a_command_cannot_take_or_read_the_terminal_bridle_runs_in_for_root_and_
         }
     }
 }
+
+/// Credential files a fake home holds (the test's own list, beyond the built-in masks): none is
+/// readable from a command.
+const CREDENTIALS: &[&str] = &[
+    ".config/rclone/rclone.conf",
+    ".config/gh/hosts.yml",
+    ".docker/config.json",
+    ".docker/contexts/meta/x/meta.json",
+    ".kube/config",
+    ".kube/cache/token",
+    ".pgpass",
+    ".my.cnf",
+    ".netrc",
+    "_netrc",
+    ".authinfo",
+    ".authinfo.gpg",
+    ".s3cfg",
+    ".boto",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".terraformrc",
+    ".terraform.d/credentials.tfrc.json",
+    ".aws/credentials",
+    ".aws/config",
+    ".azure/accessTokens.json",
+    ".config/gcloud/credentials.db",
+    ".config/gcloud/application_default_credentials.json",
+    ".oci/config",
+    ".config/doctl/config.yaml",
+    ".config/hcloud/cli.toml",
+    ".fly/config.yml",
+    ".config/heroku/config.json",
+    ".netlify/config.json",
+    ".vercel/auth.json",
+    ".npmrc",
+    ".yarnrc",
+    ".pypirc",
+    ".gem/credentials",
+    ".cargo/credentials.toml",
+    ".cargo/credentials",
+    ".composer/auth.json",
+    ".nuget/NuGet/NuGet.Config",
+    ".gradle/gradle.properties",
+    ".ssh/id_ed25519",
+    ".gnupg/private-keys-v1.d/key.key",
+    ".password-store/site.gpg",
+    ".bitcoin/wallet.dat",
+    ".electrum/wallets/default_wallet",
+    ".ethereum/keystore/UTC--key",
+    ".putty/sessions/host",
+    "putty.ppk",
+    ".vault-token",
+    ".config/op/config",
+    ".local/share/keyrings/login.keyring",
+    ".mozilla/firefox/p/logins.json",
+    ".config/google-chrome/Default/Login Data",
+    ".git-credentials",
+    ".env",
+    ".bash_history",
+];
+
+async fn home_credentials_stay_hidden(backend: &str, user: User) {
+    let t = Setup::new(user, &format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n"));
+    for (n, rel) in CREDENTIALS.iter().enumerate() {
+        let path = t.home.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("CREDENTIAL-{n}-VALUE\n")).unwrap();
+    }
+    t.own();
+    let names = CREDENTIALS.iter().map(|r| format!("\"{r}\"")).collect::<Vec<_>>().join(" ");
+    let command = format!("H=$(cat .t/home); for f in {names}; do cat \"$H/$f\" 2>/dev/null; done; echo checked");
+    let r = t.bash(&command).await;
+    assert!(output(&r).contains("checked"), "{r}");
+    assert!(!output(&r).contains("CREDENTIAL-"), "a credential was read ({backend}, {user:?}): {r}");
+    assert!(r["data"]["sandboxHome"].as_str().unwrap_or_default().starts_with("home is hidden"), "{r}");
+}
+
+#[tokio::test]
+async fn credentials_under_home_are_unreadable_whatever_their_name_for_root_and_for_a_user() {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    for user in users() {
+        for backend in BACKENDS {
+            home_credentials_stay_hidden(backend, user).await;
+        }
+    }
+}
+
+/// Writes `files` (path, content) under `root`.
+fn write_all(root: &Path, files: &[(&str, &str)]) {
+    for (rel, content) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+}
+
+/// With home hidden, everyday builds still work from what is shown of it: an offline cargo build
+/// with a vendored dependency (the toolchain through `~/.cargo` and `~/.rustup`), `npm test`,
+/// `python3 -m pytest`, `go build`, and a commit with the identity in `~/.gitconfig`. The fake
+/// home links the toolchains of the user running the tests (their home is not `nobody`'s to
+/// read, so this runs as the invoking user).
+async fn everyday_work_with_home_hidden(backend: &str) {
+    let t = Setup::new(User::Invoking, &format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n"));
+    let real_home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap());
+    for tool in [".cargo", ".rustup"] {
+        std::os::unix::fs::symlink(real_home.join(tool), t.home.join(tool)).unwrap();
+    }
+    std::fs::write(t.home.join(".gitconfig"), "[user]\n\tname = Sandbox Tester\n\temail = tester@example.com\n").unwrap();
+    let ws = &t.dirs.workspace;
+    write_all(
+        ws,
+        &[
+            ("app/Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ntiny = \"0.1\"\n"),
+            ("app/src/main.rs", "fn main() { println!(\"cargo-{}\", tiny::answer()); }\n"),
+            ("app/.cargo/config.toml", "[source.crates-io]\nreplace-with = \"vendored\"\n\n[source.vendored]\ndirectory = \"vendor\"\n"),
+            ("app/vendor/tiny/Cargo.toml", "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+            ("app/vendor/tiny/src/lib.rs", "pub fn answer() -> u32 { 42 }\n"),
+            ("app/vendor/tiny/.cargo-checksum.json", "{\"files\":{},\"package\":null}\n"),
+            ("web/package.json", "{\"name\":\"web\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node t.js\"}}\n"),
+            ("web/t.js", "console.log('npm-' + (40 + 2));\n"),
+            ("py/test_sum.py", "def test_sum():\n    assert sum([40, 2]) == 42\n"),
+            ("go/go.mod", "module example.com/hello\n\ngo 1.19\n"),
+            ("go/main.go", "package main\n\nfunc main() { println(\"go-42\") }\n"),
+        ],
+    );
+    let path = format!("PATH={}/.cargo/bin:/usr/local/bin:/usr/bin:/bin", t.home.display());
+    let r = t
+        .bash(&format!(
+            "export {path}; (cd app && cargo build --offline -q && ./target/debug/app); (cd web && npm test); \
+             (cd py && /usr/bin/python3 -m pytest -q -p no:cacheprovider); (cd go && go build -o hello . && ./hello); \
+             git init -q && git add -A && git commit -qm work && git log -1 --format='author=%an'"
+        ))
+        .await;
+    let said = output(&r);
+    for expected in ["cargo-42", "npm-42", "1 passed", "go-42", "author=Sandbox Tester"] {
+        assert!(said.contains(expected), "{expected} ({backend}): {said}");
+    }
+}
+
+#[tokio::test]
+async fn everyday_builds_and_commits_work_with_home_hidden() {
+    let which = |p: &str| std::process::Command::new("sh").args(["-c", &format!("command -v {p}")]).output().unwrap();
+    for needed in ["go", "npm"] {
+        assert!(which(needed).status.success(), "{needed} is missing: scripts/setup-system.sh installs it");
+    }
+    for backend in BACKENDS {
+        everyday_work_with_home_hidden(backend).await;
+    }
+}

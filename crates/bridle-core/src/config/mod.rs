@@ -269,6 +269,9 @@ pub struct SandboxConfig {
     pub network: NetworkConfig,
     /// Paths outside the workspace that commands may write.
     pub writable: Vec<std::path::PathBuf>,
+    /// Paths in the home folder commands may read, beyond the built-in list of what toolchains
+    /// need (the rest of home is hidden from them).
+    pub readable: Vec<std::path::PathBuf>,
     /// Which mechanism to use.
     pub backend: SandboxBackend,
     /// Variables passed to commands, MCP servers and hooks beyond the built-in allow-list
@@ -295,6 +298,7 @@ impl Default for SandboxConfig {
             enabled: true,
             network: NetworkConfig::default(),
             writable: Vec::new(),
+            readable: Vec::new(),
             backend: SandboxBackend::Auto,
             env: Vec::new(),
             max_processes: 1024,

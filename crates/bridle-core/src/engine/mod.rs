@@ -174,6 +174,7 @@ impl EngineConfig {
         masked.extend(self.config_file.clone());
         let mut shell = ShellSandbox::new(&self.sandbox, workspace.root(), &masked, mode == Mode::Plan)
             .with_host_environment(&self.host_environment)
+            .with_home(self.home.as_deref())
             .with_layers(self.data_dir.join("layers"));
         if mode == Mode::Review {
             shell = shell.capturing_everything();
@@ -370,6 +371,11 @@ impl Engine {
     /// unconfined when it is (or what its sandbox does not hold).
     pub fn sandbox(&self) -> (&'static str, Option<String>) {
         session::sandbox_of(&self.current_calls())
+    }
+
+    /// What of the home folder this session's commands see, when the sandbox hides it.
+    pub fn sandbox_home(&self) -> Option<String> {
+        self.current_calls().workspace().shell.home_shown()
     }
 
     /// The hosts a person allowed for this session (`host:port`).

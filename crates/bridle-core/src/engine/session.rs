@@ -293,8 +293,14 @@ impl Session {
     /// Tells the window which mode is in force and how commands run.
     pub(crate) async fn announce_mode(&self, mode: bridle_protocol::Mode) {
         let (sandbox, unsandboxed_because) = self.sandbox();
-        let event =
-            Event::ModeChanged { session_id: self.id.clone(), mode, sandbox: sandbox.into(), unsandboxed_because };
+        let sandbox_home = self.calls().workspace().shell.home_shown();
+        let event = Event::ModeChanged {
+            session_id: self.id.clone(),
+            mode,
+            sandbox: sandbox.into(),
+            unsandboxed_because,
+            sandbox_home,
+        };
         self.emit(event).await;
     }
 

@@ -220,6 +220,7 @@ impl SessionHost {
             context_window: provider_config.and_then(|p| p.context_window),
             sandbox: engine.sandbox().0.to_string(),
             unsandboxed_because: engine.sandbox().1,
+            sandbox_home: engine.sandbox_home(),
             price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
             instructions: engine
                 .instruction_files()
@@ -259,8 +260,9 @@ impl SessionHost {
             // shows in a reloaded window too.
             Some(live) => {
                 let (sandbox, unsandboxed_because) = live.engine.sandbox();
-                let mode = live.engine.mode();
-                Ok(SessionSummary { mode, sandbox: sandbox.into(), unsandboxed_because, ..live.summary.clone() })
+                let (mode, sandbox_home) = (live.engine.mode(), live.engine.sandbox_home());
+                let summary = live.summary.clone();
+                Ok(SessionSummary { mode, sandbox: sandbox.into(), unsandboxed_because, sandbox_home, ..summary })
             }
             None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }

@@ -3,7 +3,8 @@
 //! [`super::seccomp`]), in namespaces of its own for every kind bwrap knows (PID: it sees and
 //! signals only its own processes; network: never the host's, so neither its abstract sockets nor
 //! its loopback services are reachable), and sees the machine read-only, the workspace writable, a
-//! private `/tmp` and `/dev/shm` of bounded size, a read-only `/dev`, and empty in place of every masked path.
+//! private `/tmp` and `/dev/shm` of bounded size, a read-only `/dev`, home empty but for what
+//! toolchains need, and empty in place of every masked path.
 //!
 //! Rule: bwrap is found at a fixed system path (never through `PATH`, which the workspace could
 //! prepend to) and proven, once per process, to run a command with every one of these options
@@ -91,6 +92,18 @@ pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>, own_network: bool
         c.masked.iter().filter(|m| visible(m, &binds)).partition(|m| binds.iter().any(|b| b.starts_with(m)));
     for m in outer {
         push(&["--tmpfs".as_ref(), m.as_os_str()]);
+    }
+    // Home, empty but for what is shown of it (read-only; a link stays a link).
+    if let Some(home) = c.home.as_ref().filter(|h| visible(h, &binds)) {
+        push(&["--tmpfs".as_ref(), home.as_os_str()]);
+        // Each by where it really is (a link may lead anywhere, home included), never one that
+        // leads into a masked path.
+        for shown in &c.readable {
+            let Ok(real) = shown.canonicalize() else { continue };
+            if !c.masked.iter().any(|m| real.starts_with(m)) {
+                push(&["--ro-bind-try".as_ref(), real.as_os_str(), shown.as_os_str()]);
+            }
+        }
     }
     // Later mounts cover earlier ones: the extra writable paths first, so one that holds the
     // workspace cannot undo its read-only parts.

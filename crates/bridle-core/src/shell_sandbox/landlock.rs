@@ -97,7 +97,14 @@ impl Rules {
     fn for_confinement(c: &Confinement) -> Self {
         let mut hidden = c.masked.clone();
         hidden.extend(TERMINALS.iter().map(PathBuf::from).filter(|p| p.exists()));
-        let read = cover(Path::new("/"), &hidden);
+        hidden.extend(c.home.clone());
+        let mut read = cover(Path::new("/"), &hidden);
+        // What of home is shown, through links to where they lead, the masks still applied.
+        for shown in &c.readable {
+            if let Some(real) = shown.canonicalize().ok().filter(|r| !c.masked.iter().any(|m| r.starts_with(m))) {
+                read.extend(cover(&real, &c.masked));
+            }
+        }
         // Never writable, even through a writable folder that holds them (a workspace under
         // `/tmp`): the masked paths, and in `plan` the workspace. `.git/config` and `.git/hooks/`
         // cannot be kept out here: a rule on a folder covers all beneath it, so writing the

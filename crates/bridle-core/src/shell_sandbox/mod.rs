@@ -19,6 +19,7 @@ mod bwrap;
 mod child;
 mod door;
 mod env;
+mod home;
 mod landlock;
 mod overlay;
 mod pids;
@@ -26,6 +27,7 @@ mod seccomp;
 
 pub use door::{Loopback, SANDBOX_PORT, SSH_COMMAND, SSH_TUNNEL};
 pub use env::{allows_name, child_environment, HostEnvironment};
+pub use home::HOME_READABLE;
 pub use overlay::{probe as probe_overlay, sweep as sweep_layers, Layer, SCRATCH};
 
 use std::ffi::OsString;
@@ -69,6 +71,11 @@ pub(crate) struct Confinement {
     pub protected_in_root: Vec<PathBuf>,
     /// Extra writable paths from the config (canonical, existing).
     pub writable: Vec<PathBuf>,
+    /// The home folder, shown empty but for `readable` (none: shown as it is).
+    pub home: Option<PathBuf>,
+    /// What of home is shown, read-only: the built-in list and the config's `readable`, as
+    /// named under home (existing).
+    pub readable: Vec<PathBuf>,
     /// Masked: empty whatever the command (canonical, existing).
     pub masked: Vec<PathBuf>,
     /// Whether commands may reach hosts through Bridle's proxy (`[sandbox.network]` not off).
@@ -120,6 +127,8 @@ impl ShellSandbox {
             read_only,
             protected_in_root: [".git/config", ".git/hooks"].iter().map(|p| root.join(p)).collect(),
             writable: existing(&settings.writable),
+            home: None,
+            readable: settings.readable.iter().filter(|p| p.symlink_metadata().is_ok()).cloned().collect(),
             masked: outermost(existing(&with_desktop_doors(masked, std::iter::empty()))),
             network: settings.network.is_on(),
             tmp_size: settings.tmp_size.bytes(),
@@ -173,6 +182,8 @@ impl ShellSandbox {
             read_only: false,
             protected_in_root: Vec::new(),
             writable: Vec::new(),
+            home: None,
+            readable: Vec::new(),
             masked: Vec::new(),
             network: true,
             tmp_size: 0,
@@ -220,6 +231,25 @@ impl ShellSandbox {
     /// The environment a program started here gets from `vars` (DESIGN §4.2).
     pub fn environment(&self, vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
         child_environment(vars, &self.extra_env)
+    }
+
+    /// The same sandbox hiding `home` from commands but for what toolchains need
+    /// ([`HOME_READABLE`]) and the config's `readable` paths (DESIGN §5.1).
+    pub fn with_home(mut self, home: Option<&Path>) -> Self {
+        let home = home.and_then(|h| h.canonicalize().ok()).filter(|h| h.parent().is_some());
+        if let (Some(home), true) = (&home, self.kind != SandboxKind::None) {
+            let mut readable = home::readable_in(home);
+            readable.extend(self.confinement.readable.drain(..));
+            self.confinement.readable = readable;
+            self.confinement.home = Some(home.clone());
+        }
+        self
+    }
+
+    /// What of the home folder commands see (`None`: home is not hidden, or nothing is confined).
+    pub fn home_shown(&self) -> Option<String> {
+        let home = self.confinement.home.as_ref()?;
+        Some(home::shown(home, &self.confinement.readable))
     }
 
     /// The same sandbox making its commands' layers under `layers` (the data dir's).
@@ -303,7 +333,8 @@ impl ShellSandbox {
             SandboxKind::Bwrap => {}
             SandboxKind::Landlock => gaps.push(
                 "Landlock shares /tmp and /dev/shm with the host, lets commands see (not signal) the host's \
-                 processes, and leaves .git/config and .git/hooks/ to the guard",
+                 processes, lists (not reads) the names in hidden folders, and leaves .git/config and \
+                 .git/hooks/ to the guard",
             ),
             SandboxKind::None => return Some("nothing is confined".into()),
         }

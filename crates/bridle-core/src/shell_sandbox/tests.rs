@@ -11,6 +11,8 @@ fn confinement(root: &Path) -> Confinement {
         read_only: false,
         protected_in_root: vec![root.join(".git/config")],
         writable: vec![PathBuf::from("/srv/cache")],
+        home: Some(PathBuf::from("/home/u")),
+        readable: vec![PathBuf::from("/home/u/.cargo/bin"), PathBuf::from("/home/u/.gitconfig")],
         masked: vec![PathBuf::from("/home/u/.ssh"), PathBuf::from("/srv")],
         network: false,
         tmp_size: 1 << 30,
@@ -152,4 +154,35 @@ fn a_disabled_sandbox_says_why_and_confines_nothing() {
 fn a_masked_path_inside_another_is_left_to_the_outer_mask() {
     let got = outermost(vec![PathBuf::from("/d/config.toml"), PathBuf::from("/d"), PathBuf::from("/e")]);
     assert_eq!(got, [PathBuf::from("/d"), PathBuf::from("/e")]);
+}
+
+#[test]
+fn home_is_emptied_before_what_is_shown_of_it_and_the_workspace_in_it_are_bound() {
+    // Outside /tmp, whose masks the private /tmp makes needless.
+    let t = tempfile::tempdir_in("/var/tmp").unwrap();
+    let home = t.path().canonicalize().unwrap().join("u");
+    for dir in [".cargo/bin", ".ssh", "project", "elsewhere"] {
+        std::fs::create_dir_all(home.join(dir)).unwrap();
+    }
+    // A shown entry that is a link is bound by where it leads; one leading into a mask is not.
+    std::os::unix::fs::symlink(home.join("elsewhere"), home.join(".rustup")).unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh"), home.join(".cache")).unwrap();
+    let root = home.join("project");
+    let c = Confinement {
+        home: Some(home.clone()),
+        readable: [".cargo/bin", ".rustup", ".cache"].iter().map(|r| home.join(r)).collect(),
+        masked: vec![home.join(".ssh")],
+        writable: Vec::new(),
+        ..confinement(&root)
+    };
+    let args = bwrap::arguments(&c, None, false);
+    let s = |p: &Path| p.display().to_string();
+    let at = |needle: &[&str]| position(&args, needle).unwrap_or_else(|| panic!("{needle:?} in {args:?}"));
+    let emptied = at(&["--tmpfs", &s(&home)]);
+    let cargo = at(&["--ro-bind-try", &s(&home.join(".cargo/bin")), &s(&home.join(".cargo/bin"))]);
+    let rustup = at(&["--ro-bind-try", &s(&home.join("elsewhere")), &s(&home.join(".rustup"))]);
+    let workspace = at(&["--bind", &s(&root), &s(&root)]);
+    let ssh = at(&["--tmpfs", &s(&home.join(".ssh"))]);
+    assert!(emptied < cargo && cargo < rustup && rustup < workspace && workspace < ssh, "{args:?}");
+    assert!(!args.iter().any(|a| a == home.join(".cache").as_os_str()), "a link into a mask was shown: {args:?}");
 }

@@ -281,7 +281,11 @@ sandbox: string,
  * Why `bash` runs unconfined, when it does; when confined, what its sandbox does not hold
  * (Landlock's gaps), if anything.
  */
-unsandboxedBecause: string | null, } | { "type": "processChanged", 
+unsandboxedBecause: string | null, 
+/**
+ * What of the home folder commands see, when the sandbox hides it.
+ */
+sandboxHome: string | null, } | { "type": "processChanged", 
 /**
  * Session id.
  */

@@ -20,4 +20,10 @@ severity: Severity,
 /**
  * What was found, for the user.
  */
-message: string, };
+message: string, 
+/**
+ * The call's sandbox holds this effect (the network is off or goes through the proxy's
+ * policy, the command's writes are captured and judged when they land, the place is
+ * read-only): recorded and shown, never asked about in `auto-edit`, `auto` and `bypass`.
+ */
+contained: boolean, };

@@ -37,6 +37,10 @@ sandbox: string,
  */
 unsandboxedBecause: string | null, 
 /**
+ * What of the home folder commands see, when the sandbox hides it (DESIGN §5.1).
+ */
+sandboxHome: string | null, 
+/**
  * What the model's tokens cost, when the config's `[pricing]` has it.
  */
 price: ModelPrice | null, 

@@ -35,6 +35,7 @@ function networkRequest({ host = "new.test", port = 8080 }: { host?: string; por
         rule: "unlisted-host",
         severity: "medium",
         message: `the command wants to connect to ${host}:${port}, which [sandbox.network] does not name`,
+        contained: false,
       },
     ],
     callHash: "hash-n1",
@@ -48,7 +49,7 @@ function effectsRequest(command = "sed -i s/old line/hi/ notes/a.txt && touch b.
     tool: "effects",
     arguments: JSON.stringify({ command, files: ["notes/a.txt", "b.txt"] }),
     preview: `${PREVIEW}--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n`,
-    findings: [{ guardian: "effects", rule: "review", severity: "low", message: "review mode: every change waits for you" }],
+    findings: [{ guardian: "effects", rule: "review", severity: "low", message: "review mode: every change waits for you", contained: false }],
     callHash: "hash-e1",
   });
 }
@@ -67,7 +68,7 @@ describe("Approvals view", () => {
         type: "approvalRequested",
         sessionId: S,
         request: approvalRequest({
-          findings: [{ guardian: "config", rule: "exec_config", severity: "medium", message: "writes a file that runs later" }],
+          findings: [{ guardian: "config", rule: "exec_config", severity: "medium", message: "writes a file that runs later", contained: false }],
           preview: PREVIEW,
           expiresAt: Date.now() + 5 * 60_000,
         }),

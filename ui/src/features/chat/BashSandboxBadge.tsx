@@ -2,6 +2,8 @@
 // result), warning-coloured when it ran outside the sandbox; and that what it changed is not
 // in a checkpoint (`data.checkpointed: false`), so an undo cannot restore it. A result with
 // `data.effects` says that in its changes (`BashChanges`) instead, next to the files it means.
+// What of the home folder the command saw, when its sandbox hid it (`data.sandboxHome`), is in
+// the badge's title.
 import type { ToolResult } from "../../api/types";
 import { effectsOf } from "./bashEffects";
 
@@ -17,13 +19,15 @@ export function BashSandboxBadge({ result }: { result: ToolResult }) {
   const confined = sandbox !== "none";
   const text = confined ? `sandboxed · ${sandbox}` : escalated ? "escalated · unsandboxed" : "unsandboxed";
   const checkpointed = effectsOf(result) !== null || field(result, "checkpointed") !== false;
+  const home = field(result, "sandboxHome");
+  const ran = confined ? "Ran inside the OS sandbox" : "Ran outside the OS sandbox";
   return (
     <>
       <span
         className={confined ? "sandbox-badge" : "sandbox-badge unsandboxed"}
         data-testid="bash-sandbox"
         data-sandbox={sandbox}
-        title={confined ? "Ran inside the OS sandbox" : "Ran outside the OS sandbox"}
+        title={typeof home === "string" && home !== "" ? `${ran}\n${home}` : ran}
       >
         {text}
       </span>

@@ -309,7 +309,7 @@ describe("Chat view", () => {
     expect(engine.submit).toHaveBeenLastCalledWith({ type: "setMode", mode: "plan" });
     // Idle: the engine switches at once, so no "after this turn" hint.
     expect(screen.queryByTestId("session-mode-pending")).toBeNull();
-    emit({ type: "modeChanged", sessionId: S, mode: "plan", sandbox: "bwrap", unsandboxedBecause: null });
+    emit({ type: "modeChanged", sessionId: S, mode: "plan", sandbox: "bwrap", unsandboxedBecause: null, sandboxHome: null });
     expect(screen.getByTestId("session-mode")).toHaveProperty("value", "plan");
     const status = screen.getByTestId("sandbox-status");
     expect(status.dataset.sandbox).toBe("bwrap");
@@ -338,7 +338,7 @@ describe("Chat view", () => {
     expect(screen.getByTestId("session-mode-pending").textContent).toBe("plan after this turn");
     emit(
       { type: "turnCompleted", sessionId: S, turnId: T },
-      { type: "modeChanged", sessionId: S, mode: "plan", sandbox: "bwrap", unsandboxedBecause: null },
+      { type: "modeChanged", sessionId: S, mode: "plan", sandbox: "bwrap", unsandboxedBecause: null, sandboxHome: null },
     );
     expect(screen.getByTestId("session-mode")).toHaveProperty("value", "plan");
     expect(screen.queryByTestId("session-mode-pending")).toBeNull();
@@ -368,6 +368,19 @@ describe("Chat view", () => {
     expect(status.dataset.partial).toBe("true");
     expect(status.textContent).toBe("bash: sandboxed (landlock) · partial");
     expect(status.title).toContain("Landlock shares /tmp");
+  });
+
+  it("says the sandbox hides home, from the summary and then from modeChanged", async () => {
+    const home = "home is hidden but for (read-only) ~/.cargo/bin, ~/.rustup, ~/.gitconfig";
+    engine.sessionInfo.mockResolvedValueOnce({ ...SUMMARY, sandboxHome: home });
+    render(<App />);
+    const status = await screen.findByTestId("sandbox-status");
+    expect(status.textContent).toBe("bash: sandboxed (bwrap) · home hidden");
+    expect(status.dataset.home).toBe(home);
+    expect(status.title).toContain(home);
+    emit({ type: "modeChanged", sessionId: S, mode: "auto", sandbox: "bwrap", unsandboxedBecause: null, sandboxHome: null });
+    expect(screen.getByTestId("sandbox-status").textContent).toBe("bash: sandboxed (bwrap)");
+    expect(screen.getByTestId("sandbox-status").hasAttribute("data-home")).toBe(false);
   });
 
   it("says on each bash card how the command ran", async () => {

@@ -45,7 +45,7 @@ export function SessionHeader({ info, runMode, connection, busy, reconnecting, r
       {runMode && (
         <>
           <ModePicker mode={runMode.mode} busy={busy} onMode={onMode} />
-          <SandboxStatus sandbox={runMode.sandbox} why={runMode.unsandboxedBecause} />
+          <SandboxStatus sandbox={runMode.sandbox} why={runMode.unsandboxedBecause} home={runMode.sandboxHome} />
         </>
       )}
       {runningProcesses > 0 && (

@@ -238,6 +238,8 @@ impl Tool for Bash {
                 "stoppedBackground": left_running,
                 "sandbox": sandbox.as_str(),
                 "sandboxGaps": gaps,
+                // What of the home folder the command saw (DESIGN §5.1).
+                "sandboxHome": (sandbox != SandboxKind::None).then(|| shell.home_shown()).flatten(),
                 "escalated": args.escalate,
                 "network": sandbox == SandboxKind::None || (shell.network() && ctx.network.is_some()),
                 // The hosts the command reached or was refused, through the proxy.
@@ -339,6 +341,7 @@ async fn background(args: &BashArgs, ctx: &ToolContext) -> Result<ToolOutput, To
             "exitCode": process.exit_code,
             "sandbox": read.sandbox.as_str(),
             "sandboxGaps": gaps,
+            "sandboxHome": (read.sandbox != SandboxKind::None).then(|| ctx.workspace.shell.home_shown()).flatten(),
             "escalated": args.escalate,
             "checkpointed": false,
         })),
