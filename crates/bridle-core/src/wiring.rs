@@ -191,6 +191,11 @@ impl Wiring {
         if ended > 0 {
             tracing::info!("ended {ended} background process(es) an earlier Bridle process left running");
         }
+        // And whatever their commands detached, by the cgroups they were kept in.
+        let swept = crate::shell_sandbox::end_leftover_cgroups();
+        if swept > 0 {
+            tracing::info!("ended what {swept} command(s) of a Bridle process that is gone left running");
+        }
         // Two threads opening at once both open; the first kept is the one every later call gets.
         Ok(self.store.0.get_or_init(|| Arc::new(store)).clone())
     }

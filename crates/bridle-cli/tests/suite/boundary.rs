@@ -386,7 +386,8 @@ async fn everyday_work_with_home_hidden(backend: &str) {
     for tool in [".cargo", ".rustup"] {
         std::os::unix::fs::symlink(real_home.join(tool), t.home.join(tool)).unwrap();
     }
-    std::fs::write(t.home.join(".gitconfig"), "[user]\n\tname = Sandbox Tester\n\temail = tester@example.com\n").unwrap();
+    std::fs::write(t.home.join(".gitconfig"), "[user]\n\tname = Sandbox Tester\n\temail = tester@example.com\n")
+        .unwrap();
     let ws = &t.dirs.workspace;
     write_all(
         ws,
@@ -426,5 +427,82 @@ async fn everyday_builds_and_commits_work_with_home_hidden() {
     }
     for backend in BACKENDS {
         everyday_work_with_home_hidden(backend).await;
+    }
+}
+
+/// The pids of running processes whose command line is exactly `sleep SECONDS`.
+fn sleeping(seconds: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).filter(|a| !a.is_empty()).collect();
+        let zombie = std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|s| s.contains(") Z "));
+        if args.len() == 2 && args[0].ends_with(b"sleep") && args[1] == seconds.as_bytes() && !zombie {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to `limit` for `check` to hold.
+fn eventually(limit: std::time::Duration, check: impl Fn() -> bool) -> bool {
+    let until = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < until {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    check()
+}
+
+async fn nothing_outlives_its_call(backend: &str, user: User, tag: &str) {
+    let t = Setup::new(user, &format!("mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n"));
+    // After the call: a process in a new session, with a cleared environment (no marker).
+    let after_call = format!("30{tag}1");
+    let r = t.bash(&format!("setsid env -i sleep {after_call} > /dev/null 2>&1 < /dev/null & echo started")).await;
+    let gaps = r["data"]["sandboxGaps"].as_str().unwrap_or_default().to_string();
+    let held = !gaps.contains("can outlive its call");
+    if held {
+        assert!(eventually(std::time::Duration::from_secs(5), || sleeping(&after_call).is_empty()), "{r}");
+    } else {
+        // Only Landlock where no cgroup can be made says so; bubblewrap's PID namespace holds it.
+        assert_eq!(backend, "landlock", "{r}");
+        for pid in sleeping(&after_call) {
+            let _ = std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status();
+        }
+        return;
+    }
+
+    // Bridle killed mid-call, then started again: what the command detached is gone by then.
+    let crashed = format!("30{tag}2");
+    let args = json!({"command": format!("setsid env -i sleep {crashed} > /dev/null 2>&1 < /dev/null & sleep 120")});
+    let mut bridle = t.bridle(&["tool", "bash", "--mode", "auto", "--approve", "--args", &args.to_string()]);
+    let mut running = bridle.stdout(std::process::Stdio::null()).spawn().unwrap();
+    assert!(eventually(std::time::Duration::from_secs(20), || !sleeping(&crashed).is_empty()), "never started");
+    let victim = running.id().unwrap();
+    // As `nobody`, Bridle runs under setpriv: kill the Bridle process itself, not its launcher.
+    let bridle_pid = std::fs::read_to_string(format!("/proc/{victim}/task/{victim}/children"))
+        .ok()
+        .and_then(|c| c.split_whitespace().next().and_then(|p| p.parse::<u32>().ok()))
+        .filter(|_| user == User::Nobody)
+        .unwrap_or(victim);
+    let _ = std::process::Command::new("kill").args(["-9", &bridle_pid.to_string()]).status();
+    let _ = running.wait().await;
+    let r = t.bash("echo next start").await;
+    assert!(
+        eventually(std::time::Duration::from_secs(5), || sleeping(&crashed).is_empty()),
+        "a detached process outlived a killed Bridle and the next start ({backend}, {user:?}): {r}"
+    );
+}
+
+#[tokio::test]
+async fn nothing_a_command_detaches_outlives_its_call_nor_a_killed_bridle() {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    for (u, user) in users().into_iter().enumerate() {
+        for (b, backend) in BACKENDS.into_iter().enumerate() {
+            nothing_outlives_its_call(backend, user, &format!("{u}{b}")).await;
+        }
     }
 }

@@ -228,7 +228,7 @@ impl SessionProcesses {
         become_subreaper();
         let spawned =
             start.shell.spawn(launch, start.escalated).await.map_err(|e| format!("cannot start bash: {e}"))?;
-        let child = spawned.child;
+        let (child, cgroup) = (spawned.child, spawned.cgroup);
         // Owns the group from here: dropped, it kills it.
         let group = ProcessGroup::new(child.id(), start.call_id.to_string());
         let serving = match (spawned.listener, &start.network) {
@@ -274,7 +274,7 @@ impl SessionProcesses {
             drain(reader, background.clone()).map_err(|e| format!("cannot read the process's output: {e}"))?;
         lock(&self.table).push(background.clone());
         self.observer.changed(&background.info(), &[]);
-        let end = Ending { child, group, serving, drained, before, root };
+        let end = Ending { child, group, cgroup, serving, drained, before, root };
         tokio::spawn(self.waiter(background, end));
         Ok(id)
     }
@@ -287,7 +287,7 @@ impl SessionProcesses {
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let (store, clock, observer) = (self.store.clone(), self.clock.clone(), self.observer.clone());
         async move {
-            let Ending { mut child, mut group, serving, drained, before, root } = end;
+            let Ending { mut child, mut group, cgroup, serving, drained, before, root } = end;
             let (stopped, code) = tokio::select! {
                 status = child.wait() => (false, status.ok().and_then(|s| s.code())),
                 () = background.stop.cancelled() => {
@@ -300,6 +300,7 @@ impl SessionProcesses {
             group.stop(if stopped { Duration::ZERO } else { Duration::from_millis(200) }).await;
             let _ = child.wait().await;
             drop(group);
+            drop(cgroup);
             let hosts = match serving {
                 Some(serving) => serving.finish().await,
                 None => Vec::new(),
@@ -411,6 +412,8 @@ async fn stop_and_wait(background: &Arc<Background>) {
 struct Ending {
     child: tokio::process::Child,
     group: ProcessGroup,
+    /// Its cgroup, where one was made: dropped when it ends, it kills what it detached.
+    cgroup: Option<crate::shell_sandbox::CallCgroup>,
     serving: Option<crate::network::Serving>,
     drained: tokio::sync::oneshot::Receiver<()>,
     before: Scan,

@@ -29,6 +29,7 @@ pub use door::{Loopback, SANDBOX_PORT, SSH_COMMAND, SSH_TUNNEL};
 pub use env::{allows_name, child_environment, HostEnvironment};
 pub use home::HOME_READABLE;
 pub use overlay::{probe as probe_overlay, sweep as sweep_layers, Layer, SCRATCH};
+pub use pids::{end_leftovers as end_leftover_cgroups, CallCgroup};
 
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
@@ -338,22 +339,36 @@ impl ShellSandbox {
             ),
             SandboxKind::None => return Some("nothing is confined".into()),
         }
-        if matches!(self.process_limit(), child::ProcessLimit::Rlimit(_)) && rustix::process::getuid().is_root() {
+        let no_cgroup = self.session_cgroup().is_none();
+        if no_cgroup && rustix::process::getuid().is_root() {
             gaps.push("the process limit is not enforced (root, and no pids cgroup could be made)");
+        }
+        if no_cgroup && self.kind == SandboxKind::Landlock {
+            // bubblewrap's PID namespace ends with the command; Landlock has none.
+            gaps.push("a process a command detaches (a new session, a cleared environment) can outlive its call: no cgroup could be made here");
         }
         (!gaps.is_empty()).then(|| gaps.join("; "))
     }
 
-    /// How this sandbox's commands are held to `max_processes`: `RLIMIT_NPROC`, which costs
-    /// nothing, except for root, which the kernel exempts from it: root's commands join a pids
-    /// cgroup (moving a process into a cgroup costs some milliseconds: the kernel waits for an
-    /// RCU grace period).
-    fn process_limit(&self) -> child::ProcessLimit {
-        let max = self.confinement.max_processes;
-        let root = rustix::process::getuid().is_root();
-        match self.pids.get_or_init(|| (max > 0 && root).then(|| pids::PidsCgroup::create(max)).flatten()) {
-            Some(cgroup) => child::ProcessLimit::Cgroup(cgroup.procs()),
-            None => child::ProcessLimit::Rlimit(max),
+    /// The session's cgroup, made at the first command (none where no cgroup can be made: an
+    /// unprivileged user outside a delegated subtree).
+    fn session_cgroup(&self) -> Option<&pids::PidsCgroup> {
+        self.pids.get_or_init(|| pids::PidsCgroup::create(self.confinement.max_processes)).as_ref()
+    }
+
+    /// How a command is held to `max_processes` and tracked: in a cgroup of its own below the
+    /// session's (whose `pids.max` is the limit, and which the kernel keeps every process it
+    /// starts in: returned, to be dropped when its call ends), else `RLIMIT_NPROC`, which root
+    /// is exempt from. `per_call`: whether the caller keeps a cgroup for the command (else it
+    /// joins the session's). Moving a process into a cgroup costs some milliseconds: the kernel
+    /// waits for an RCU grace period.
+    fn process_limit(&self, per_call: bool) -> (child::ProcessLimit, Option<pids::CallCgroup>) {
+        match self.session_cgroup() {
+            Some(session) => match per_call.then(|| session.for_call()).flatten() {
+                Some(call) => (child::ProcessLimit::Cgroup(call.procs()), Some(call)),
+                None => (child::ProcessLimit::Cgroup(session.procs()), None),
+            },
+            None => (child::ProcessLimit::Rlimit(self.confinement.max_processes), None),
         }
     }
 
@@ -389,7 +404,7 @@ impl ShellSandbox {
             }
             _ => (None, None),
         };
-        let (mut command, seccomp_fd) = self.command(launch, kind, door.as_ref())?;
+        let (mut command, seccomp_fd, cgroup) = self.command(launch, kind, door.as_ref(), true)?;
         let child = match kind {
             SandboxKind::Landlock => {
                 let port = landlock_listener.as_ref().and_then(|l| l.local_addr().ok()).map(|a| a.port());
@@ -402,13 +417,13 @@ impl ShellSandbox {
             Some(door) => door.receive()?,
             None => landlock_listener,
         };
-        Ok(Spawned { child, kind, listener })
+        Ok(Spawned { child, kind, listener, cgroup })
     }
 
     /// [`ShellSandbox::spawn`] for a caller outside the async runtime (always confined as far as
     /// this sandbox goes, and without network): a `std` child.
     pub(crate) fn spawn_blocking(&self, launch: Launch<'_>) -> std::io::Result<std::process::Child> {
-        let (mut command, seccomp_fd) = self.command(launch, self.kind, None)?;
+        let (mut command, seccomp_fd, _) = self.command(launch, self.kind, None, false)?;
         let child = match self.kind {
             SandboxKind::Landlock => landlock::spawn_blocking(command, &self.confinement, self.filter()?)?,
             SandboxKind::Bwrap | SandboxKind::None => command.as_std_mut().spawn()?,
@@ -425,12 +440,14 @@ impl ShellSandbox {
     /// The command for `launch` under `kind` (bwrap inside the network `door` opens, when there
     /// is one), and the descriptor it must hold open until it is spawned (bwrap reads its seccomp
     /// filter from it).
+    #[allow(clippy::type_complexity)]
     fn command(
         &self,
         launch: Launch<'_>,
         kind: SandboxKind,
         door: Option<&door::Door<'_>>,
-    ) -> std::io::Result<(tokio::process::Command, Option<std::os::fd::OwnedFd>)> {
+        per_call: bool,
+    ) -> std::io::Result<(tokio::process::Command, Option<std::os::fd::OwnedFd>, Option<pids::CallCgroup>)> {
         let layer = launch.layer;
         let mut seccomp_fd = None;
         let mut command = match kind {
@@ -458,12 +475,15 @@ impl ShellSandbox {
         // A session of its own (so a group of its own) with no controlling terminal: nothing it
         // starts can take the terminal Bridle runs in, whatever the backend.
         child::new_session(&mut command);
+        let mut cgroup = None;
         if kind != SandboxKind::None {
             let seccomp = seccomp_fd.as_ref().map(AsRawFd::as_raw_fd);
             let layer = layer.map(Layer::in_child);
-            child::prepare(&mut command, self.process_limit(), seccomp, door.map(door::Door::in_child), layer);
+            let (limit, call) = self.process_limit(per_call);
+            cgroup = call;
+            child::prepare(&mut command, limit, seccomp, door.map(door::Door::in_child), layer);
         }
-        Ok((command, seccomp_fd))
+        Ok((command, seccomp_fd, cgroup))
     }
 }
 
@@ -500,6 +520,9 @@ pub(crate) struct Spawned {
     pub kind: SandboxKind,
     /// The listener its proxy variables name, for the proxy to serve while it runs.
     pub listener: Option<std::net::TcpListener>,
+    /// Its cgroup, where one can be made: everything it started is inside, and dropping this
+    /// kills them all. Kept until its call (or its background process) ends.
+    pub cgroup: Option<pids::CallCgroup>,
 }
 
 /// Picks the first mechanism of `backend` that works on this machine.

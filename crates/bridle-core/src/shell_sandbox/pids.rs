@@ -1,11 +1,13 @@
-//! The process limit of a session's sandboxed commands, where `RLIMIT_NPROC` cannot hold it: the
-//! kernel never applies that limit to root (CI and containers run as root), so when Bridle runs
-//! as root and can make a cgroup with the `pids` controller, every sandboxed command of the
-//! session joins one, whose `pids.max` is the limit.
+//! The cgroups of a session's sandboxed commands, where one can be made (root, or a delegated
+//! cgroup v2 subtree): the session's, whose `pids.max` is its process limit (the kernel never
+//! applies `RLIMIT_NPROC` to root), and one per command below it, so that everything a command
+//! started — detached with `setsid`, its environment cleared — ends with its call: the kernel
+//! knows a process's cgroup, and a process cannot leave it.
 //!
-//! Rule: a command joins the cgroup before it runs anything (between fork and exec, by a write
-//! to a descriptor opened here), so nothing it starts escapes the count; the cgroup is removed
-//! when the session's sandbox goes, and those a crashed Bridle left are removed by the next.
+//! Rule: a command joins its cgroup before it runs anything (between fork and exec, by a write
+//! to a descriptor opened here), so nothing it starts escapes; a command's cgroup is killed
+//! (`cgroup.kill`) and removed when its call lets go of it; the next Bridle kills and removes
+//! what a crashed one left ([`end_leftovers`]).
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, RawFd};
@@ -19,20 +21,113 @@ pub(super) struct PidsCgroup {
     procs: std::fs::File,
 }
 
+/// One command's cgroup: everything it started is inside. Dropping it kills them all.
+#[derive(Debug)]
+pub struct CallCgroup {
+    dir: PathBuf,
+    procs: std::fs::File,
+}
+
+impl CallCgroup {
+    /// The descriptor a child writes `0` to, to join.
+    pub(super) fn procs(&self) -> RawFd {
+        self.procs.as_raw_fd()
+    }
+
+    /// How many processes are still inside.
+    pub fn count(&self) -> usize {
+        std::fs::read_to_string(self.dir.join("cgroup.procs")).map(|p| p.lines().count()).unwrap_or(0)
+    }
+}
+
+impl Drop for CallCgroup {
+    fn drop(&mut self) {
+        kill_and_remove(&self.dir);
+    }
+}
+
+/// Kills every process in the cgroup `dir` (and below it) and removes it, waiting a little for
+/// the kernel to reap them (a cgroup with a process in it cannot be removed).
+fn kill_and_remove(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                kill_and_remove(&entry.path());
+            }
+        }
+    }
+    let killed =
+        std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.kill")).and_then(|mut f| f.write_all(b"1"));
+    for _ in 0..200 {
+        if killed.is_err() {
+            // Before Linux 5.14 (or cgroup v1): each process by its pid.
+            for pid in std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default().lines() {
+                if let Some(pid) = pid.trim().parse().ok().and_then(rustix::process::Pid::from_raw) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                }
+            }
+        }
+        if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    tracing::warn!("the cgroup {} could not be emptied and removed", dir.display());
+}
+
+/// Kills what Bridle processes that are gone (killed, crashed) left in their cgroups, and
+/// removes those cgroups: what their commands started ends with them. Returns how many cgroups
+/// went.
+pub fn end_leftovers() -> usize {
+    let Some(parent) = own_pids_cgroup() else { return 0 };
+    let mut ended = 0;
+    let Ok(entries) = std::fs::read_dir(&parent) else { return 0 };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("bridle-")).and_then(|n| n.split('-').next()) else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid).exists() {
+            kill_and_remove(&entry.path());
+            ended += 1;
+        }
+    }
+    ended
+}
+
 impl PidsCgroup {
-    /// A fresh cgroup under this process's own, allowing at most `max` processes; `None` where
-    /// no writable `pids` hierarchy is found.
+    /// A cgroup for one command, below the session's (`None` where it cannot be made).
+    pub(super) fn for_call(&self) -> Option<CallCgroup> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        // Children of the session's cgroup get the `pids` controller (the session's limit
+        // counts them all); the session's cgroup itself holds no process (cgroup v2's rule).
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .open(self.dir.join("cgroup.subtree_control"))
+            .and_then(|mut f| f.write_all(b"+pids"));
+        let dir = self.dir.join(format!("call-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+        std::fs::create_dir(&dir).ok()?;
+        match std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs")) {
+            Ok(procs) => Some(CallCgroup { dir, procs }),
+            Err(e) => {
+                tracing::debug!("cannot set up the cgroup {}: {e}", dir.display());
+                let _ = std::fs::remove_dir(&dir);
+                None
+            }
+        }
+    }
+
+    /// A fresh cgroup under this process's own, allowing at most `max` processes (0: no limit);
+    /// `None` where no writable `pids` hierarchy is found.
     pub(super) fn create(max: u64) -> Option<PidsCgroup> {
+        let max = if max == 0 { "max".to_string() } else { max.to_string() };
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let parent = own_pids_cgroup()?;
         sweep(&parent);
         let dir = parent.join(format!("bridle-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         std::fs::create_dir(&dir).ok()?;
         let made = (|| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(dir.join("pids.max"))?
-                .write_all(max.to_string().as_bytes())?;
+            std::fs::OpenOptions::new().write(true).open(dir.join("pids.max"))?.write_all(max.as_bytes())?;
             std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.procs"))
         })();
         match made {
@@ -53,8 +148,8 @@ impl PidsCgroup {
 
 impl Drop for PidsCgroup {
     fn drop(&mut self) {
-        // Fails while a process is still inside; the next Bridle's sweep removes it then.
-        let _ = std::fs::remove_dir(&self.dir);
+        // What is left in it ends with the session's sandbox.
+        kill_and_remove(&self.dir);
     }
 }
 
@@ -113,7 +208,7 @@ fn enable_pids_for_children(dir: &Path) -> bool {
             .is_ok()
 }
 
-/// Removes the empty cgroups of Bridle processes that are gone.
+/// Kills and removes the cgroups of Bridle processes that are gone.
 fn sweep(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
@@ -122,7 +217,7 @@ fn sweep(parent: &Path) {
             continue;
         };
         if !Path::new("/proc").join(pid).exists() {
-            let _ = std::fs::remove_dir(entry.path());
+            kill_and_remove(&entry.path());
         }
     }
 }

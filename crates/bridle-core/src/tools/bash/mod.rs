@@ -152,7 +152,7 @@ impl Tool for Bash {
         }
         .map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
         drop(writer);
-        let (mut child, sandbox) = (spawned.child, spawned.kind);
+        let (mut child, sandbox, cgroup) = (spawned.child, spawned.kind, spawned.cgroup);
         // The command's way out, served for this call while it runs.
         let serving = match (spawned.listener, &ctx.network) {
             (Some(listener), Some(net)) => Some(
@@ -186,6 +186,10 @@ impl Tool for Bash {
             }
         };
         drop(group);
+        // What it detached (a new session, a cleared environment) is still in its cgroup: it
+        // ends with the call too.
+        left_running += cgroup.as_ref().map_or(0, |c| c.count());
+        drop(cgroup);
         let hosts = match serving {
             Some(serving) => serving.finish().await,
             None => Vec::new(),
