@@ -506,3 +506,68 @@ async fn nothing_a_command_detaches_outlives_its_call_nor_a_killed_bridle() {
         }
     }
 }
+
+/// A command's proxy listener serves that command only: a host process that finds it (under
+/// Landlock it is on the host's loopback) and a later command of the session that finds a
+/// background process's (under bubblewrap they share a loopback) get a refusal, credential or
+/// not; the command itself goes through.
+async fn the_proxy_serves_its_own_call_only(backend: &str) {
+    let config = format!(
+        "mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n[sandbox.network]\nmode = \"allow\"\nallow = [\"*\"]\n"
+    );
+    let t = Setup::new(User::Invoking, &config);
+    let ask = |auth: &str| format!("CONNECT example.test:443 HTTP/1.1\r\n{auth}\r\n");
+    if backend == "landlock" {
+        // The command names its listener (not its credential) and waits; the test, a process of
+        // the host, knocks with none and with a guess.
+        let args = json!({"command": "echo \"$BRIDLE_PROXY_HOST:$BRIDLE_PROXY_PORT\" > proxy.addr; sleep 4; \
+                                      curl -s -o /dev/null -w 'own:%{http_code}' -x \"$HTTP_PROXY\" http://example.test/ || true",
+                          "background": false});
+        let mut running = t.bridle(&["tool", "bash", "--mode", "auto", "--approve", "--args", &args.to_string()]);
+        let running = running.stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let addr = t.dirs.workspace.join("proxy.addr");
+        assert!(eventually(std::time::Duration::from_secs(20), || addr.exists()), "the command never named its proxy");
+        let addr = std::fs::read_to_string(&addr).unwrap().trim().to_string();
+        for auth in ["", "Proxy-Authorization: Basic YnJpZGxlOmd1ZXNz\r\n"] {
+            use std::io::{Read, Write};
+            let mut s = std::net::TcpStream::connect(&addr).unwrap();
+            s.write_all(ask(auth).as_bytes()).unwrap();
+            let mut said = String::new();
+            let _ = s.read_to_string(&mut said);
+            assert!(said.starts_with("HTTP/1.1 407"), "a host process used the command's proxy: {said}");
+        }
+        let out = running.wait_with_output().await.unwrap();
+        let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        // Its own request was judged (a name that does not resolve: refused by the proxy, 403/502).
+        assert!(output(&report["result"]).contains("own:"), "{report}");
+        assert!(!output(&report["result"]).contains("own:407"), "{report}");
+    } else {
+        // Through `bridle run`: a background process holds its listener; a later command
+        // presents its own credential there.
+        let (mock, _f) = super::effects::model(
+            "knock",
+            json!([
+                {"id": "b", "name": "bash", "arguments": {"background": true,
+                 "command": "echo \"$BRIDLE_PROXY_HOST:$BRIDLE_PROXY_PORT\" > bg.addr; sleep 30"}},
+                {"id": "k", "name": "bash", "arguments": {"command":
+                 "sleep 1; A=$(cat bg.addr); P=${HTTP_PROXY#http://}; \
+                  curl -s -o /dev/null -w 'other:%{http_code}' --proxy \"http://${P%@*}@$A\" http://example.test/"}}
+            ]),
+        )
+        .await;
+        let mut dirs = Dirs::new();
+        dirs.workspace = t.dirs.workspace.clone();
+        dirs.data = t.dirs.data.clone();
+        let (events, _) = super::effects::run(&dirs, &mock, "knock", "auto", "deny").await;
+        let results = super::effects::results(&events);
+        let knock = results.last().unwrap();
+        assert!(output(knock).contains("other:407"), "a later command used a background process's proxy: {knock}");
+    }
+}
+
+#[tokio::test]
+async fn a_proxy_listener_serves_only_the_command_it_was_made_for() {
+    for backend in BACKENDS {
+        the_proxy_serves_its_own_call_only(backend).await;
+    }
+}

@@ -224,6 +224,7 @@ impl Proxy {
     pub fn serve(
         self: &Arc<Self>,
         listener: std::net::TcpListener,
+        credential: wire::Credential,
         call_id: &str,
         command: &str,
         gate: Arc<dyn Gate>,
@@ -233,6 +234,7 @@ impl Proxy {
         let call = Arc::new(CallState {
             proxy: self.clone(),
             gate,
+            credential,
             call_id: call_id.to_string(),
             command: command.to_string(),
             asked: Mutex::default(),
@@ -319,6 +321,9 @@ impl Proxy {
 struct CallState {
     proxy: Arc<Proxy>,
     gate: Arc<dyn Gate>,
+    /// What a client of this call's listener must present: another command of the session, or
+    /// another process of the host, has not got it.
+    credential: wire::Credential,
     call_id: String,
     command: String,
     /// Answers given for this command, one question per host however many connections wait.
@@ -343,7 +348,8 @@ impl CallState {
     /// One client connection, start to end.
     async fn handle(self: Arc<Self>, mut client: TcpStream) {
         let _ = client.set_nodelay(true);
-        let request = match tokio::time::timeout(REQUEST_TIME, wire::read_request(&mut client)).await {
+        let request = match tokio::time::timeout(REQUEST_TIME, wire::read_request(&mut client, &self.credential)).await
+        {
             Ok(Ok(request)) => request,
             Ok(Err(wire::Unreadable(_, why))) => return tracing::debug!("a proxy request could not be read: {why}"),
             Err(_) => return tracing::debug!("a proxy client said nothing in time"),

@@ -56,12 +56,20 @@ fn desk(answer: Answer) -> Arc<Desk> {
 fn serve(proxy: &Arc<Proxy>, desk: &Arc<Desk>) -> (Serving, SocketAddr) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
-    (proxy.serve(listener, "call-1", "curl x", desk.clone()).unwrap(), addr)
+    (proxy.serve(listener, credential(), "call-1", "curl x", desk.clone()).unwrap(), addr)
+}
+
+/// The call's credential in these tests.
+fn credential() -> wire::Credential {
+    wire::Credential::with_secret("t0k3n".into())
 }
 
 async fn connect_via(addr: SocketAddr, target: &str) -> (String, TcpStream) {
     let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("CONNECT {target} HTTP/1.1\r\n\r\n").as_bytes()).await.unwrap();
+    let auth = credential().basic().to_string();
+    s.write_all(format!("CONNECT {target} HTTP/1.1\r\nProxy-Authorization: Basic {auth}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
     let mut head = Vec::new();
     while !head.ends_with(b"\r\n\r\n") {
         let mut b = [0u8; 1];
@@ -163,13 +171,17 @@ async fn socks5_carries_any_tcp() {
     let d = desk(Answer::Once);
     let (serving, addr) = serve(&p, &d);
     let mut s = TcpStream::connect(addr).await.unwrap();
-    let mut hello = vec![5, 1, 0, 5, 1, 0, 3, 7];
+    let mut hello = vec![5, 1, 2, 1, 6];
+    hello.extend_from_slice(b"bridle");
+    hello.push(5);
+    hello.extend_from_slice(b"t0k3n");
+    hello.extend_from_slice(&[5, 1, 0, 3, 7]);
     hello.extend_from_slice(b"ok.test");
     hello.extend_from_slice(&port.to_be_bytes());
     s.write_all(&hello).await.unwrap();
-    let mut reply = [0u8; 12];
+    let mut reply = [0u8; 14];
     s.read_exact(&mut reply).await.unwrap();
-    assert_eq!(&reply[..4], &[5, 0, 5, 0]);
+    assert_eq!(&reply[..6], &[5, 2, 1, 0, 5, 0]);
     let mut greeting = [0u8; 5];
     s.read_exact(&mut greeting).await.unwrap();
     assert_eq!(&greeting, b"hello");

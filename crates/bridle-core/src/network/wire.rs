@@ -5,7 +5,10 @@
 //!
 //! Rule: nothing is sent anywhere before the whole request is read and judged; a request that
 //! cannot be read gets its protocol's error, never a hang (the head has a size limit and the
-//! caller a time limit).
+//! caller a time limit). A request without the call's own credential (SOCKS5's username and
+//! password, HTTP's `Proxy-Authorization`) is refused before its target is read: a listener
+//! serves only the command it was made for (DESIGN §5.2), not another command of the session
+//! nor another process of the host.
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -52,30 +55,108 @@ pub struct Request {
 #[derive(Debug)]
 pub struct Unreadable(pub Protocol, pub String);
 
-/// Reads one request from `client`.
-pub async fn read_request<S: AsyncRead + AsyncWrite + Unpin>(client: &mut S) -> Result<Request, Unreadable> {
+/// The user name of the credential a command's proxy variables carry.
+pub const USER: &str = "bridle";
+
+/// A call's proxy credential: the secret its listener takes, and the `Proxy-Authorization`
+/// value that carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credential {
+    secret: String,
+    basic: String,
+}
+
+impl Credential {
+    /// A fresh credential, unguessable.
+    pub fn new() -> Self {
+        Self::with_secret(uuid::Uuid::new_v4().simple().to_string())
+    }
+
+    /// The credential for `secret` (letters and digits, as a URL carries them unescaped).
+    pub fn with_secret(secret: String) -> Self {
+        let basic = base64(format!("{USER}:{secret}").as_bytes());
+        Self { secret, basic }
+    }
+
+    /// The secret, for the proxy URL's password.
+    pub fn secret(&self) -> &str {
+        &self.secret
+    }
+
+    /// `base64("bridle:SECRET")`, what `Proxy-Authorization: Basic` carries.
+    pub fn basic(&self) -> &str {
+        &self.basic
+    }
+}
+
+impl Default for Credential {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(TABLE[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Reads one request from `client`, which must carry `credential`.
+pub async fn read_request<S: AsyncRead + AsyncWrite + Unpin>(
+    client: &mut S,
+    credential: &Credential,
+) -> Result<Request, Unreadable> {
     let first = client.read_u8().await.map_err(|e| Unreadable(Protocol::Http, e.to_string()))?;
     match first {
-        5 => socks5(client).await,
+        5 => socks5(client, credential).await,
         4 => {
             // SOCKS4: "request rejected".
             let _ = client.write_all(&[0, 0x5b, 0, 0, 0, 0, 0, 0]).await;
             Err(Unreadable(Protocol::Socks5, "SOCKS4 is not spoken here; use socks5h://".into()))
         }
-        b => http(client, b).await,
+        b => http(client, b, credential).await,
     }
 }
 
-async fn socks5<S: AsyncRead + AsyncWrite + Unpin>(client: &mut S) -> Result<Request, Unreadable> {
+async fn socks5<S: AsyncRead + AsyncWrite + Unpin>(
+    client: &mut S,
+    credential: &Credential,
+) -> Result<Request, Unreadable> {
     let fail = |e: std::io::Error| Unreadable(Protocol::Socks5, e.to_string());
     let count = client.read_u8().await.map_err(fail)?;
     let mut methods = vec![0u8; count as usize];
     client.read_exact(&mut methods).await.map_err(fail)?;
-    if !methods.contains(&0) {
+    // Username and password (RFC 1929): the only method offered.
+    if !methods.contains(&2) {
         let _ = client.write_all(&[5, 0xff]).await;
-        return Err(Unreadable(Protocol::Socks5, "the client offered no method without a password".into()));
+        return Err(Unreadable(Protocol::Socks5, "the client offered no username and password".into()));
     }
-    client.write_all(&[5, 0]).await.map_err(fail)?;
+    client.write_all(&[5, 2]).await.map_err(fail)?;
+    let field = async |client: &mut S| -> std::io::Result<Vec<u8>> {
+        let len = client.read_u8().await?;
+        let mut bytes = vec![0u8; len as usize];
+        client.read_exact(&mut bytes).await?;
+        Ok(bytes)
+    };
+    let version = client.read_u8().await.map_err(fail)?;
+    let user = field(client).await.map_err(fail)?;
+    let password = field(client).await.map_err(fail)?;
+    if version != 1 || user != USER.as_bytes() || password != credential.secret().as_bytes() {
+        let _ = client.write_all(&[1, 1]).await;
+        return Err(Unreadable(Protocol::Socks5, "the proxy credential is not this call's".into()));
+    }
+    client.write_all(&[1, 0]).await.map_err(fail)?;
     let mut head = [0u8; 4];
     client.read_exact(&mut head).await.map_err(fail)?;
     let [version, command, _, kind] = head;
@@ -113,7 +194,11 @@ async fn socks5<S: AsyncRead + AsyncWrite + Unpin>(client: &mut S) -> Result<Req
     Ok(Request { protocol: Protocol::Socks5, host, port, forward: Vec::new() })
 }
 
-async fn http<S: AsyncRead + AsyncWrite + Unpin>(client: &mut S, first: u8) -> Result<Request, Unreadable> {
+async fn http<S: AsyncRead + AsyncWrite + Unpin>(
+    client: &mut S,
+    first: u8,
+    credential: &Credential,
+) -> Result<Request, Unreadable> {
     let mut buf = vec![first];
     let end = loop {
         if let Some(at) = find(&buf, b"\r\n\r\n") {
@@ -134,6 +219,12 @@ async fn http<S: AsyncRead + AsyncWrite + Unpin>(client: &mut S, first: u8) -> R
         Err(_) => return bad_request(client, "the request head is not text").await,
     };
     let body = buf[end..].to_vec();
+    if !authorized(&head, credential) {
+        let _ = client
+            .write_all(b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"bridle\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .await;
+        return Err(Unreadable(Protocol::Http, "the proxy credential is not this call's".into()));
+    }
     let mut lines = head.split("\r\n");
     let line = lines.next().unwrap_or_default();
     let mut parts = line.split(' ');
@@ -174,6 +265,17 @@ async fn http<S: AsyncRead + AsyncWrite + Unpin>(client: &mut S, first: u8) -> R
     let mut forward = forward.into_bytes();
     forward.extend_from_slice(&body);
     Ok(Request { protocol: Protocol::Http, host, port, forward })
+}
+
+/// Whether `head` carries `Proxy-Authorization: Basic` with `credential`.
+fn authorized(head: &str, credential: &Credential) -> bool {
+    head.split("\r\n").skip(1).any(|line| {
+        let Some((name, value)) = line.split_once(':') else { return false };
+        let mut words = value.split_whitespace();
+        name.trim().eq_ignore_ascii_case("proxy-authorization")
+            && words.next().is_some_and(|scheme| scheme.eq_ignore_ascii_case("basic"))
+            && words.next() == Some(credential.basic())
+    })
 }
 
 async fn bad_request<S: AsyncWrite + Unpin>(client: &mut S, why: &str) -> Result<Request, Unreadable> {
@@ -266,10 +368,34 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    fn credential() -> Credential {
+        Credential::with_secret("s3cret".into())
+    }
+
+    /// `bytes` as a client with the credential sends them: SOCKS5 after the method offer and the
+    /// password, HTTP with `Proxy-Authorization`.
+    fn authorized(bytes: &[u8]) -> Vec<u8> {
+        if bytes.first() == Some(&5) {
+            let mut out = vec![5, 1, 2, 1, 6];
+            out.extend(b"bridle");
+            out.push(6);
+            out.extend(b"s3cret");
+            out.extend(&bytes[3..]);
+            return out;
+        }
+        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        let (line, rest) = text.split_once("\r\n").unwrap();
+        format!("{line}\r\nProxy-Authorization: Basic {}\r\n{rest}", credential().basic()).into_bytes()
+    }
+
     async fn read(bytes: &[u8]) -> (Result<Request, Unreadable>, Vec<u8>) {
+        read_as_is(&authorized(bytes)).await
+    }
+
+    async fn read_as_is(bytes: &[u8]) -> (Result<Request, Unreadable>, Vec<u8>) {
         let (mut ours, mut theirs) = tokio::io::duplex(1 << 16);
         theirs.write_all(bytes).await.unwrap();
-        let request = read_request(&mut ours).await;
+        let request = read_request(&mut ours, &credential()).await;
         drop(ours);
         let mut said = Vec::new();
         theirs.read_to_end(&mut said).await.unwrap();
@@ -285,7 +411,7 @@ mod tests {
         let (r, said) = read(&[5, 1, 0, 5, 1, 0, 3, 8, b's', b's', b'h', b'.', b't', b'e', b's', b't', 0, 22]).await;
         let r = r.unwrap();
         assert_eq!((r.protocol, r.host.as_str(), r.port), (Protocol::Socks5, "ssh.test", 22));
-        assert_eq!(said, [5, 0]);
+        assert_eq!(said, [5, 2, 1, 0]);
 
         let (r, _) = read(b"GET http://Ok.Test:8080/a?b HTTP/1.1\r\nHost: ok.test:8080\r\nProxy-Connection: keep-alive\r\nAccept: */*\r\n\r\nbody").await;
         let r = r.unwrap();
@@ -300,11 +426,32 @@ mod tests {
     async fn what_is_not_offered_gets_its_protocols_error() {
         let (r, said) = read(&[5, 1, 0, 5, 3, 0, 1, 127, 0, 0, 1, 0, 53]).await;
         assert!(r.unwrap_err().1.contains("UDP"));
-        assert_eq!(said, [5, 0, 5, 7, 0, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(said, [5, 2, 1, 0, 5, 7, 0, 1, 0, 0, 0, 0, 0, 0]);
         let (r, said) = read(b"GET https://ok.test/ HTTP/1.1\r\n\r\n").await;
         assert!(r.unwrap_err().1.contains("CONNECT"));
         assert!(String::from_utf8(said).unwrap().starts_with("HTTP/1.1 400"));
         let (r, _) = read(b"GARBAGE\r\n\r\n").await;
         assert!(r.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_request_without_the_calls_credential_is_refused_before_its_target_is_read() {
+        assert_eq!(credential().basic(), "YnJpZGxlOnMzY3JldA==");
+        let (r, said) = read_as_is(b"CONNECT ok.test:443 HTTP/1.1\r\n\r\n").await;
+        assert!(r.unwrap_err().1.contains("credential"));
+        assert!(String::from_utf8(said).unwrap().starts_with("HTTP/1.1 407"));
+        let wrong = b"CONNECT ok.test:443 HTTP/1.1\r\nProxy-Authorization: Basic YnJpZGxlOndyb25n\r\n\r\n";
+        assert!(read_as_is(wrong).await.0.is_err());
+        // SOCKS5 without a password, and with another's.
+        let (r, said) = read_as_is(&[5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, 0, 80]).await;
+        assert!(r.is_err());
+        assert_eq!(said, [5, 0xff]);
+        let mut other = vec![5, 1, 2, 1, 6];
+        other.extend(b"bridle");
+        other.push(5);
+        other.extend(b"guess");
+        let (r, said) = read_as_is(&other).await;
+        assert!(r.is_err());
+        assert_eq!(said, [5, 2, 1, 1]);
     }
 }

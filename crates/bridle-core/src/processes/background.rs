@@ -234,7 +234,7 @@ impl SessionProcesses {
         let serving = match (spawned.listener, &start.network) {
             (Some(listener), Some(net)) => Some(
                 net.proxy
-                    .serve(listener, start.call_id, start.command, net.gate.clone())
+                    .serve(listener.listener, listener.credential, start.call_id, start.command, net.gate.clone())
                     .map_err(|e| format!("cannot serve the process's network: {e}"))?,
             ),
             _ => None,

@@ -16,6 +16,8 @@
 //! the fork; any step that fails fails the spawn (the command never runs with another network).
 
 use std::ffi::{CStr, OsString};
+
+use crate::network::wire::Credential;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -328,9 +330,10 @@ unsafe fn send_fds(to: RawFd, fds: &[RawFd]) -> std::io::Result<()> {
 /// command's loopback is its sandbox's own, where the session's servers listen), and git's SSH
 /// command, whose `ProxyCommand` is bash and `/dev/tcp` ([`SSH_TUNNEL`]), so no extra package
 /// is needed.
-pub(crate) fn proxy_environment(address: SocketAddrV4) -> Vec<(OsString, OsString)> {
-    let http = format!("http://{address}");
-    let socks = format!("socks5h://{address}");
+pub(crate) fn proxy_environment(address: SocketAddrV4, credential: &Credential) -> Vec<(OsString, OsString)> {
+    let user = format!("{}:{}", crate::network::wire::USER, credential.secret());
+    let http = format!("http://{user}@{address}");
+    let socks = format!("socks5h://{user}@{address}");
     let mut env: Vec<(OsString, OsString)> = Vec::new();
     for (name, value) in
         [("HTTP_PROXY", http.as_str()), ("HTTPS_PROXY", &http), ("ALL_PROXY", &socks), ("NO_PROXY", LOOPBACK_NAMES)]
@@ -340,6 +343,7 @@ pub(crate) fn proxy_environment(address: SocketAddrV4) -> Vec<(OsString, OsStrin
     }
     env.push(("BRIDLE_PROXY_HOST".into(), address.ip().to_string().into()));
     env.push(("BRIDLE_PROXY_PORT".into(), address.port().to_string().into()));
+    env.push(("BRIDLE_PROXY_AUTH".into(), credential.basic().into()));
     env.push(("BRIDLE_SSH_TUNNEL".into(), SSH_TUNNEL.into()));
     env.push(("GIT_SSH_COMMAND".into(), SSH_COMMAND.into()));
     env
@@ -356,7 +360,7 @@ pub const SSH_COMMAND: &str = r#"ssh -o 'ProxyCommand=bash -c "$BRIDLE_SSH_TUNNE
 /// answer's head read byte by byte (bash reads a socket one byte at a time, so nothing of the
 /// host's first bytes is lost), then a copy each way.
 pub const SSH_TUNNEL: &str = r#"exec 3<>"/dev/tcp/${BRIDLE_PROXY_HOST:-127.0.0.1}/${BRIDLE_PROXY_PORT}" || exit 1
-printf 'CONNECT %s:%s HTTP/1.1\r\n\r\n' "$1" "$2" >&3
+printf 'CONNECT %s:%s HTTP/1.1\r\nProxy-Authorization: Basic %s\r\n\r\n' "$1" "$2" "$BRIDLE_PROXY_AUTH" >&3
 IFS= read -r status <&3
 case "$status" in *" 200 "*) ;; *) echo "bridle proxy: ${status%$'\r'}" >&2; exit 1;; esac
 while IFS= read -r line <&3; do [ -z "${line%$'\r'}" ] && break; done

@@ -240,7 +240,7 @@ impl ShellSandbox {
         let home = home.and_then(|h| h.canonicalize().ok()).filter(|h| h.parent().is_some());
         if let (Some(home), true) = (&home, self.kind != SandboxKind::None) {
             let mut readable = home::readable_in(home);
-            readable.extend(self.confinement.readable.drain(..));
+            readable.append(&mut self.confinement.readable);
             self.confinement.readable = readable;
             self.confinement.home = Some(home.clone());
         }
@@ -386,6 +386,8 @@ impl ShellSandbox {
         }
         let loopback = launch.loopback;
         let layered = launch.layer.is_some();
+        // What a client of this command's proxy listener must present (DESIGN §5.2).
+        let credential = crate::network::wire::Credential::new();
         if layered && kind != SandboxKind::Bwrap {
             return Err(std::io::Error::other("an overlay of the workspace needs bubblewrap"));
         }
@@ -393,13 +395,14 @@ impl ShellSandbox {
             // A layer is mounted inside the user namespace the door makes or joins.
             SandboxKind::Bwrap if proxied || loopback.is_some() || layered => {
                 let door = door::Door::new(loopback, proxied)?;
-                launch.env.extend(door.proxy_address().map(door::proxy_environment).unwrap_or_default());
+                let env = door.proxy_address().map(|a| door::proxy_environment(a, &credential));
+                launch.env.extend(env.unwrap_or_default());
                 (Some(door), None)
             }
             SandboxKind::Landlock if proxied => {
                 let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))?;
                 let address = std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, listener.local_addr()?.port());
-                launch.env.extend(door::proxy_environment(address));
+                launch.env.extend(door::proxy_environment(address, &credential));
                 (None, Some(listener))
             }
             _ => (None, None),
@@ -417,6 +420,7 @@ impl ShellSandbox {
             Some(door) => door.receive()?,
             None => landlock_listener,
         };
+        let listener = listener.map(|listener| ProxyListener { listener, credential });
         Ok(Spawned { child, kind, listener, cgroup })
     }
 
@@ -519,10 +523,19 @@ pub(crate) struct Spawned {
     /// How it runs.
     pub kind: SandboxKind,
     /// The listener its proxy variables name, for the proxy to serve while it runs.
-    pub listener: Option<std::net::TcpListener>,
+    pub listener: Option<ProxyListener>,
     /// Its cgroup, where one can be made: everything it started is inside, and dropping this
     /// kills them all. Kept until its call (or its background process) ends.
     pub cgroup: Option<pids::CallCgroup>,
+}
+
+/// A command's way out: the listener its proxy variables name, and the credential they carry.
+#[derive(Debug)]
+pub(crate) struct ProxyListener {
+    /// The listener, for the proxy to serve while the command runs.
+    pub listener: std::net::TcpListener,
+    /// What a client must present.
+    pub credential: crate::network::wire::Credential,
 }
 
 /// Picks the first mechanism of `backend` that works on this machine.

@@ -78,14 +78,16 @@ fn bwrap_in_plan_mounts_the_workspace_read_only_and_keeps_only_the_network_made_
 #[test]
 fn commands_are_told_the_proxy_and_ssh_goes_through_it() {
     let address = std::net::SocketAddrV4::new(std::net::Ipv4Addr::new(127, 1, 0, 7), 3128);
-    let env: std::collections::HashMap<String, String> = door::proxy_environment(address)
+    let credential = crate::network::wire::Credential::with_secret("abc".into());
+    let env: std::collections::HashMap<String, String> = door::proxy_environment(address, &credential)
         .into_iter()
         .map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned()))
         .collect();
     for name in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
-        assert_eq!(env[name], "http://127.1.0.7:3128");
+        assert_eq!(env[name], "http://bridle:abc@127.1.0.7:3128");
     }
-    assert_eq!(env["ALL_PROXY"], "socks5h://127.1.0.7:3128");
+    assert_eq!(env["ALL_PROXY"], "socks5h://bridle:abc@127.1.0.7:3128");
+    assert_eq!(env["BRIDLE_PROXY_AUTH"], credential.basic());
     assert_eq!((env["BRIDLE_PROXY_HOST"].as_str(), env["BRIDLE_PROXY_PORT"].as_str()), ("127.1.0.7", "3128"));
     // The sandbox's own loopback (where the session's servers listen) is reached directly.
     assert_eq!(env["NO_PROXY"], "localhost,127.0.0.1,::1");

@@ -157,7 +157,7 @@ impl Tool for Bash {
         let serving = match (spawned.listener, &ctx.network) {
             (Some(listener), Some(net)) => Some(
                 net.proxy
-                    .serve(listener, &ctx.call_id, &args.command, net.gate.clone())
+                    .serve(listener.listener, listener.credential, &ctx.call_id, &args.command, net.gate.clone())
                     .map_err(|e| ToolError::new(format!("cannot serve the command's network: {e}")))?,
             ),
             _ => None,
@@ -188,8 +188,14 @@ impl Tool for Bash {
         drop(group);
         // What it detached (a new session, a cleared environment) is still in its cgroup: it
         // ends with the call too.
-        left_running += cgroup.as_ref().map_or(0, |c| c.count());
-        drop(cgroup);
+        if let Some(cgroup) = cgroup {
+            // What wraps the command leaves its cgroup a moment after it ends.
+            let settle = std::time::Instant::now() + Duration::from_millis(150);
+            while cgroup.count() > 0 && std::time::Instant::now() < settle {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            left_running += cgroup.count();
+        }
         let hosts = match serving {
             Some(serving) => serving.finish().await,
             None => Vec::new(),
