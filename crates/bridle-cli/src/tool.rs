@@ -118,8 +118,8 @@ async fn tool_call(setup: &Wiring, calls: &Calls, audit: &AuditSink, args: &Tool
     let call = call(&args.name, &raw);
     let recorder = CliRecorder { sink: audit };
     let ctx = ToolContext {
-        network: calls.permit().network().map(|proxy| CallNetwork {
-            proxy: proxy.clone(),
+        network: Some(CallNetwork {
+            proxy: calls.permit().network().cloned(),
             gate: Arc::new(OutsideGate { sink: audit.clone(), clock: Arc::new(SystemClock) }),
         }),
         ..ToolContext::new(

@@ -571,3 +571,71 @@ async fn a_proxy_listener_serves_only_the_command_it_was_made_for() {
         the_proxy_serves_its_own_call_only(backend).await;
     }
 }
+
+/// A TCP echo server of the test's own on the host's loopback: its port, and how many it served.
+fn echo_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = served.clone();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 64];
+            if let Ok(n) = stream.read(&mut buf) {
+                let _ = stream.write_all(&buf[..n]);
+            }
+        }
+    });
+    (port, served)
+}
+
+async fn host_ports_on_purpose(backend: &str, user: User) {
+    let (listed, served) = echo_server();
+    let (unlisted, unlisted_served) = echo_server();
+    // The network is off: a listed host port is not "the network".
+    let config = format!(
+        "mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n[sandbox.network]\nmode = \"off\"\nhost_ports = [\"{listed}\"]\n"
+    );
+    let t = Setup::new(user, &config);
+    t.hide("ports", &format!("{listed} {unlisted}"));
+    let client = r#"/usr/bin/python3 - $(cat .t/ports) <<'EOF'
+import socket, sys
+for port in sys.argv[1:]:
+    try:
+        s = socket.create_connection(("127.0.0.1", int(port)), timeout=5)
+        s.sendall(b"ping-" + port.encode())
+        print("port", port, "said", s.recv(64).decode())
+    except OSError as e:
+        print("port", port, "refused", e.errno)
+EOF"#;
+    let r = t.bash(client).await;
+    let said = output(&r);
+    assert!(said.contains(&format!("port {listed} said ping-{listed}")), "{backend} {user:?}: {r}");
+    assert!(said.contains(&format!("port {unlisted} refused")), "{backend} {user:?}: {r}");
+    assert_eq!(unlisted_served.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 1);
+    if backend == "bwrap" {
+        // The forwarder, outside the sandbox, audited the connection.
+        let audit =
+            bridle_with_env(&t.dirs.data, &t.dirs.workspace, &["audit", "--kind", "network", "--json"], &[]).await;
+        let rows = json_lines(&audit);
+        let row = rows.iter().find(|r| r["payload"]["port"] == listed).unwrap_or_else(|| panic!("{rows:?}"));
+        assert_eq!(row["payload"]["protocol"], "host-port", "{row}");
+        assert_eq!(row["payload"]["source"], "host_ports", "{row}");
+        assert!(row["payload"]["bytesSent"].as_u64().unwrap() > 0, "{row}");
+    } else {
+        assert!(r["data"]["sandboxGaps"].as_str().unwrap_or_default().contains("host ports"), "{r}");
+    }
+}
+
+#[tokio::test]
+async fn listed_host_ports_are_reached_with_the_network_off_and_unlisted_ones_are_not() {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    for user in users() {
+        for backend in BACKENDS {
+            host_ports_on_purpose(backend, user).await;
+        }
+    }
+}

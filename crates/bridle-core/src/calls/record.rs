@@ -199,7 +199,7 @@ pub fn connection_row(c: &crate::network::Connection, row: AuditRecord) -> Audit
     use crate::network::Source;
     let decision = if c.allowed { Decision::Allow } else { Decision::Deny };
     let source = match &c.source {
-        Source::Deny(_) | Source::Allow(_) => DecisionSource::Rule,
+        Source::Deny(_) | Source::Allow(_) | Source::HostPort => DecisionSource::Rule,
         Source::Session | Source::User => DecisionSource::User,
         Source::Mode(_) => DecisionSource::Mode,
         Source::Timeout => DecisionSource::Timeout,

@@ -580,8 +580,8 @@ impl Session {
         let gate = self.me.upgrade().map(|session| {
             Arc::new(super::hosts::SessionGate { session, turn_id: turn_id.to_string(), cancel: cancel.clone() })
         });
-        let network = calls.permit().network().zip(gate.clone()).map(|(proxy, gate)| crate::network::CallNetwork {
-            proxy: proxy.clone(),
+        let network = gate.clone().map(|gate| crate::network::CallNetwork {
+            proxy: calls.permit().network().cloned(),
             gate: gate as Arc<dyn crate::network::Gate>,
         });
         ToolContext {

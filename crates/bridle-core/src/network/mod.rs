@@ -12,8 +12,11 @@
 //! no connection goes unrecorded (its record is written when it ends however it ends, an
 //! aborted task included); UDP never leaves (there is none to carry: names are resolved here).
 
+mod forward;
 pub mod policy;
 pub mod wire;
+
+pub use forward::{forward, Forwarding};
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::{IpAddr, SocketAddr};
@@ -120,11 +123,12 @@ pub trait Gate: Send + Sync {
     fn record(&self, connection: &Connection);
 }
 
-/// What a call needs to let its command out: the session's proxy and gate.
+/// What a call needs to let its command out: the session's proxy (when `[sandbox.network]` is
+/// not off) and the gate it asks and records through (forwarded host ports use it too).
 #[derive(Clone)]
 pub struct CallNetwork {
-    /// The proxy.
-    pub proxy: Arc<Proxy>,
+    /// The proxy (none: the network is off; host ports may still be forwarded).
+    pub proxy: Option<Arc<Proxy>>,
     /// Where it asks and records.
     pub gate: Arc<dyn Gate>,
 }

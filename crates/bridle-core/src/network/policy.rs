@@ -196,6 +196,8 @@ pub enum Source {
     Timeout,
     /// The address the name resolves to.
     Address,
+    /// `[sandbox.network] host_ports`: a port of the host's loopback forwarded on purpose.
+    HostPort,
 }
 
 impl Source {
@@ -209,6 +211,7 @@ impl Source {
             Source::User => "user".into(),
             Source::Timeout => "timeout".into(),
             Source::Address => "address".into(),
+            Source::HostPort => "host_ports".into(),
         }
     }
 }
@@ -307,7 +310,7 @@ mod tests {
 
     fn policy(mode: NetworkMode, allow: &[&str], deny: &[&str]) -> Policy {
         let s = |l: &[&str]| l.iter().map(|p| p.to_string()).collect();
-        Policy::new(&NetworkConfig { mode, allow: s(allow), deny: s(deny) }).unwrap()
+        Policy::new(&NetworkConfig { mode, allow: s(allow), deny: s(deny), host_ports: Vec::new() }).unwrap()
     }
 
     #[test]

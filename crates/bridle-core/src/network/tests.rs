@@ -46,7 +46,10 @@ async fn upstream() -> u16 {
 fn proxy(mode: NetworkMode, allow: &[&str], deny: &[&str]) -> Arc<Proxy> {
     let s = |l: &[&str]| l.iter().map(|p| p.to_string()).collect();
     let resolver = SystemResolver::with_pinned("ok.test=127.0.0.1,bad.test=127.0.0.1,new.test=127.0.0.1").unwrap();
-    Arc::new(Proxy::new(&NetworkConfig { mode, allow: s(allow), deny: s(deny) }, Arc::new(resolver)).unwrap())
+    Arc::new(
+        Proxy::new(&NetworkConfig { mode, allow: s(allow), deny: s(deny), host_ports: Vec::new() }, Arc::new(resolver))
+            .unwrap(),
+    )
 }
 
 fn desk(answer: Answer) -> Arc<Desk> {

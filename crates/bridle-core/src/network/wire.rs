@@ -24,6 +24,8 @@ pub enum Protocol {
     Connect,
     /// One plain HTTP request.
     Http,
+    /// A connection to a forwarded host port (`host_ports`): no request, the bytes as they are.
+    HostPort,
 }
 
 impl Protocol {
@@ -33,6 +35,7 @@ impl Protocol {
             Protocol::Socks5 => "socks5",
             Protocol::Connect => "connect",
             Protocol::Http => "http",
+            Protocol::HostPort => "host-port",
         }
     }
 }
@@ -324,7 +327,7 @@ pub async fn granted<S: AsyncWrite + Unpin>(client: &mut S, protocol: Protocol) 
     match protocol {
         Protocol::Socks5 => client.write_all(&[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]).await,
         Protocol::Connect => client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await,
-        Protocol::Http => Ok(()),
+        Protocol::Http | Protocol::HostPort => Ok(()),
     }
 }
 
@@ -345,6 +348,8 @@ pub async fn refuse<S: AsyncWrite + Unpin>(
             };
             client.write_all(&[5, code, 0, 1, 0, 0, 0, 0, 0, 0]).await
         }
+        // A forwarded host port has no protocol of Bridle's to refuse in.
+        Protocol::HostPort => Ok(()),
         Protocol::Connect | Protocol::Http => {
             let status = match refusal {
                 Refusal::Denied => "403 Forbidden",

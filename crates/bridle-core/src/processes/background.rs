@@ -221,7 +221,7 @@ impl SessionProcesses {
             stdin: std::process::Stdio::null(),
             stdout: writer.into(),
             stderr: errors.into(),
-            network: start.network.is_some(),
+            network: start.network.as_ref().is_some_and(|n| n.proxy.is_some()),
             loopback: self.loopback(start.shell),
             layer: None,
         };
@@ -232,13 +232,16 @@ impl SessionProcesses {
         // Owns the group from here: dropped, it kills it.
         let group = ProcessGroup::new(child.id(), start.call_id.to_string());
         let serving = match (spawned.listener, &start.network) {
-            (Some(listener), Some(net)) => Some(
-                net.proxy
-                    .serve(listener.listener, listener.credential, start.call_id, start.command, net.gate.clone())
+            (Some(listener), Some(CallNetwork { proxy: Some(proxy), gate })) => Some(
+                proxy
+                    .serve(listener.listener, listener.credential, start.call_id, start.command, gate.clone())
                     .map_err(|e| format!("cannot serve the process's network: {e}"))?,
             ),
             _ => None,
         };
+        let gate = start.network.as_ref().map(|n| n.gate.clone());
+        let forwarding = crate::network::forward(spawned.host_ports, start.call_id, gate)
+            .map_err(|e| format!("cannot forward the host ports: {e}"))?;
         let pid = child.id().unwrap_or(0);
         let own = std::process::id();
         let number = self.numbered.fetch_add(1, Ordering::SeqCst) + 1;
@@ -274,7 +277,7 @@ impl SessionProcesses {
             drain(reader, background.clone()).map_err(|e| format!("cannot read the process's output: {e}"))?;
         lock(&self.table).push(background.clone());
         self.observer.changed(&background.info(), &[]);
-        let end = Ending { child, group, cgroup, serving, drained, before, root };
+        let end = Ending { child, group, cgroup, serving, forwarding, drained, before, root };
         tokio::spawn(self.waiter(background, end));
         Ok(id)
     }
@@ -287,7 +290,7 @@ impl SessionProcesses {
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let (store, clock, observer) = (self.store.clone(), self.clock.clone(), self.observer.clone());
         async move {
-            let Ending { mut child, mut group, cgroup, serving, drained, before, root } = end;
+            let Ending { mut child, mut group, cgroup, serving, forwarding, drained, before, root } = end;
             let (stopped, code) = tokio::select! {
                 status = child.wait() => (false, status.ok().and_then(|s| s.code())),
                 () = background.stop.cancelled() => {
@@ -305,6 +308,9 @@ impl SessionProcesses {
                 Some(serving) => serving.finish().await,
                 None => Vec::new(),
             };
+            if let Some(forwarding) = forwarding {
+                forwarding.finish().await;
+            }
             let _ = tokio::time::timeout(GRACE, drained).await;
             let (changes, partial) =
                 tokio::task::spawn_blocking(move || before.changes_until(&Scan::take(&root))).await.unwrap_or_default();
@@ -415,6 +421,8 @@ struct Ending {
     /// Its cgroup, where one was made: dropped when it ends, it kills what it detached.
     cgroup: Option<crate::shell_sandbox::CallCgroup>,
     serving: Option<crate::network::Serving>,
+    /// Its host ports, forwarded while it runs.
+    forwarding: Option<crate::network::Forwarding>,
     drained: tokio::sync::oneshot::Receiver<()>,
     before: Scan,
     root: PathBuf,

@@ -25,6 +25,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// The port commands find the proxy on inside a bubblewrap sandbox.
 pub const SANDBOX_PORT: u16 = 3128;
 
+/// At most this many host ports are forwarded (`[sandbox.network] host_ports`).
+pub const MAX_HOST_PORTS: usize = 8;
+
 /// A network namespace one session's commands share: loopback only, owned by a user namespace
 /// that maps Bridle's user to itself. It lives as long as this value or a command inside it.
 #[derive(Debug)]
@@ -42,8 +45,16 @@ impl Loopback {
     pub fn new() -> std::io::Result<Self> {
         let (ours, theirs) = pair()?;
         let (uid_map, gid_map) = maps();
-        let plan =
-            DoorInChild { reply: theirs.as_raw_fd(), join: None, uid_map, gid_map, send_namespace: true, listen: None };
+        let plan = DoorInChild {
+            reply: theirs.as_raw_fd(),
+            join: None,
+            uid_map,
+            gid_map,
+            send_namespace: true,
+            listen: None,
+            host_ports: [0; MAX_HOST_PORTS],
+            host_port_count: 0,
+        };
         let program = ["/usr/bin/true", "/bin/true"]
             .into_iter()
             .find(|p| std::path::Path::new(p).exists())
@@ -87,6 +98,9 @@ pub(super) struct Door<'a> {
     join: Option<&'a Loopback>,
     /// Where the child binds the proxy's listener, when the command may reach hosts.
     listen: Option<SocketAddrV4>,
+    /// The host's loopback ports the child listens for on the command's `127.0.0.1`.
+    host_ports: [u16; MAX_HOST_PORTS],
+    host_port_count: usize,
 }
 
 /// What the forked child uses to open the door, all prepared before the fork.
@@ -99,18 +113,24 @@ pub(super) struct DoorInChild {
     /// Send the namespaces back (when making a session's [`Loopback`]).
     send_namespace: bool,
     listen: Option<SocketAddrV4>,
+    host_ports: [u16; MAX_HOST_PORTS],
+    host_port_count: usize,
 }
 
 impl<'a> Door<'a> {
     /// A door for one command: into `join` when given (else a namespace of its own), with a
-    /// listener for the proxy when `proxied`.
-    pub(super) fn new(join: Option<&'a Loopback>, proxied: bool) -> std::io::Result<Self> {
+    /// listener for the proxy when `proxied`, and one on `127.0.0.1` for each of `host_ports`
+    /// (shared with the session's other commands: a port is bound with `SO_REUSEPORT`).
+    pub(super) fn new(join: Option<&'a Loopback>, proxied: bool, host_ports: &[u16]) -> std::io::Result<Self> {
         let (ours, theirs) = pair()?;
         let listen = proxied.then(|| match join {
             Some(loopback) => loopback.next_address(),
             None => SocketAddrV4::new(Ipv4Addr::LOCALHOST, SANDBOX_PORT),
         });
-        Ok(Self { ours, theirs, join, listen })
+        let mut ports = [0u16; MAX_HOST_PORTS];
+        let count = host_ports.len().min(MAX_HOST_PORTS);
+        ports[..count].copy_from_slice(&host_ports[..count]);
+        Ok(Self { ours, theirs, join, listen, host_ports: ports, host_port_count: count })
     }
 
     /// Where the command finds the proxy, when it may reach hosts.
@@ -129,19 +149,27 @@ impl<'a> Door<'a> {
             gid_map,
             send_namespace: false,
             listen: self.listen,
+            host_ports: self.host_ports,
+            host_port_count: self.host_port_count,
         }
     }
 
-    /// The listener the child sent (when the command may reach hosts), once the spawn returned.
-    pub(super) fn receive(self) -> std::io::Result<Option<std::net::TcpListener>> {
+    /// The listeners the child sent once the spawn returned: the proxy's (when the command may
+    /// reach hosts), and one per host port.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn receive(self) -> std::io::Result<(Option<std::net::TcpListener>, Vec<(u16, std::net::TcpListener)>)> {
         drop(self.theirs);
-        if self.listen.is_none() {
-            return Ok(None);
+        let wanted = usize::from(self.listen.is_some()) + self.host_port_count;
+        if wanted == 0 {
+            return Ok((None, Vec::new()));
         }
-        let listener = receive(&self.ours, 1)?.into_iter().next();
-        listener
-            .map(|fd| Some(std::net::TcpListener::from(fd)))
-            .ok_or_else(|| std::io::Error::other("the sandbox's network was made but its listener never arrived"))
+        let mut fds = receive(&self.ours, wanted)?.into_iter();
+        if fds.len() != wanted {
+            return Err(std::io::Error::other("the sandbox's network was made but its listeners never arrived"));
+        }
+        let proxy = self.listen.and_then(|_| fds.next()).map(std::net::TcpListener::from);
+        let ports = self.host_ports[..self.host_port_count].iter().copied();
+        Ok((proxy, ports.zip(fds.map(std::net::TcpListener::from)).collect()))
     }
 }
 
@@ -165,7 +193,7 @@ fn maps() -> (Vec<u8>, Vec<u8>) {
 /// Up to `count` descriptors sent over `socket` (one message, already waiting).
 fn receive(socket: &OwnedFd, count: usize) -> std::io::Result<Vec<OwnedFd>> {
     let mut byte = [0u8; 1];
-    let mut space = [std::mem::MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(2))];
+    let mut space = [std::mem::MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(MAX_HOST_PORTS + 2))];
     let mut control = rustix::net::RecvAncillaryBuffer::new(&mut space);
     rustix::net::recvmsg(
         socket,
@@ -205,10 +233,26 @@ pub(super) fn open_in_child(door: &DoorInChild) -> std::io::Result<()> {
             let net = OwnedFd::from_raw_fd(net);
             send_fds(door.reply, &[user.as_raw_fd(), net.as_raw_fd()])?;
         }
+        // The proxy's listener first, then one per host port, in one message.
+        let mut listeners: [Option<OwnedFd>; MAX_HOST_PORTS + 1] = Default::default();
+        let mut fds: [RawFd; MAX_HOST_PORTS + 1] = [-1; MAX_HOST_PORTS + 1];
+        let mut count = 0;
         if let Some(address) = door.listen {
-            let listener = listen(address)?;
-            send_fds(door.reply, &[listener.as_raw_fd()])?;
+            let listener = listen(address, false)?;
+            fds[count] = listener.as_raw_fd();
+            listeners[count] = Some(listener);
+            count += 1;
         }
+        for port in &door.host_ports[..door.host_port_count] {
+            let listener = listen(SocketAddrV4::new(Ipv4Addr::LOCALHOST, *port), true)?;
+            fds[count] = listener.as_raw_fd();
+            listeners[count] = Some(listener);
+            count += 1;
+        }
+        if count > 0 {
+            send_fds(door.reply, &fds[..count])?;
+        }
+        drop(listeners);
         Ok(())
     }
 }
@@ -242,9 +286,10 @@ unsafe fn make_namespace(door: &DoorInChild) -> std::io::Result<()> {
     }
 }
 
-/// A TCP listener bound on `address`.
+/// A TCP listener bound on `address` (with `shared`, others of the same user may bind it too:
+/// each command of a session listens for a host port on their shared loopback).
 #[allow(unsafe_code)]
-unsafe fn listen(address: SocketAddrV4) -> std::io::Result<OwnedFd> {
+unsafe fn listen(address: SocketAddrV4, shared: bool) -> std::io::Result<OwnedFd> {
     let check = |r: libc::c_int| if r < 0 { Err(std::io::Error::last_os_error()) } else { Ok(r) };
     // SAFETY: the caller's; every pointer points into this frame.
     unsafe {
@@ -258,6 +303,15 @@ unsafe fn listen(address: SocketAddrV4) -> std::io::Result<OwnedFd> {
             (&one as *const libc::c_int).cast(),
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         ))?;
+        if shared {
+            check(libc::setsockopt(
+                listener.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_REUSEPORT,
+                (&one as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            ))?;
+        }
         let mut addr: libc::sockaddr_in = std::mem::zeroed();
         addr.sin_family = libc::AF_INET as libc::sa_family_t;
         addr.sin_port = address.port().to_be();
@@ -289,14 +343,15 @@ unsafe fn write_file(path: &CStr, bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
-/// Sends `fds` over the socket `to` (one byte, and the descriptors beside it; at most two).
+/// Sends `fds` over the socket `to` (one byte, and the descriptors beside it; at most
+/// [`MAX_HOST_PORTS`] + 2).
 #[allow(unsafe_code)]
 unsafe fn send_fds(to: RawFd, fds: &[RawFd]) -> std::io::Result<()> {
-    // Room for two descriptors' control message, aligned for `cmsghdr`.
+    // Room for the descriptors' control message, aligned for `cmsghdr`.
     #[repr(C)]
     union Control {
         header: libc::cmsghdr,
-        bytes: [u8; 64],
+        bytes: [u8; 128],
     }
     let size = std::mem::size_of_val(fds) as u32;
     // SAFETY: the caller's; every pointer below points into this frame.

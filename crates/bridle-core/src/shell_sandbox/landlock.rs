@@ -49,7 +49,8 @@ pub(super) fn available() -> Result<(), String> {
 
 fn probe() -> Result<(), String> {
     // A throwaway thread takes a ruleset that allows everything: enforced means it works.
-    let everything = Rules { read: Vec::new(), write: vec![PathBuf::from("/")], proxy_port: None };
+    let everything =
+        Rules { read: Vec::new(), write: vec![PathBuf::from("/")], proxy_port: None, host_ports: Vec::new() };
     std::thread::spawn(move || everything.restrict_this_thread().map_err(|e| e.to_string()))
         .join()
         .map_err(|_| "the Landlock probe failed".to_string())?
@@ -91,6 +92,7 @@ struct Rules {
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     proxy_port: Option<u16>,
+    host_ports: Vec<u16>,
 }
 
 impl Rules {
@@ -125,7 +127,7 @@ impl Rules {
             write.extend(cover(w, &keep));
         }
         write.extend(DEVICES.iter().map(PathBuf::from).filter(|p| p.exists()));
-        Self { read, write, proxy_port: None }
+        Self { read, write, proxy_port: None, host_ports: c.host_ports.clone() }
     }
 
     /// Landlock, the seccomp `filter` and no capability, on this thread (for good).
@@ -151,6 +153,11 @@ impl Rules {
             ruleset.scope(Scope::Signal | Scope::AbstractUnixSocket).map_err(other)?.create().map_err(other)?;
         if let Some(port) = self.proxy_port {
             created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp)).map_err(other)?;
+        }
+        // The host ports the config lists: reached directly on the shared loopback (Landlock
+        // cannot give a command a loopback of its own to forward to).
+        for port in &self.host_ports {
+            created = created.add_rule(NetPort::new(*port, AccessNet::ConnectTcp)).map_err(other)?;
         }
         // Listing any folder is allowed (names, not contents), so `ls ~` works; reading is not.
         created =

@@ -81,6 +81,8 @@ pub(crate) struct Confinement {
     pub masked: Vec<PathBuf>,
     /// Whether commands may reach hosts through Bridle's proxy (`[sandbox.network]` not off).
     pub network: bool,
+    /// Ports of the host's loopback commands reach at their own `127.0.0.1` (`host_ports`).
+    pub host_ports: Vec<u16>,
     /// Size of the private `/tmp`, in bytes.
     pub tmp_size: u64,
     /// Most processes the session's commands may run at once (each command's own count where only
@@ -132,6 +134,7 @@ impl ShellSandbox {
             readable: settings.readable.iter().filter(|p| p.symlink_metadata().is_ok()).cloned().collect(),
             masked: outermost(existing(&with_desktop_doors(masked, std::iter::empty()))),
             network: settings.network.is_on(),
+            host_ports: settings.network.host_ports.iter().copied().take(door::MAX_HOST_PORTS).collect(),
             tmp_size: settings.tmp_size.bytes(),
             max_processes: settings.max_processes,
         };
@@ -187,6 +190,7 @@ impl ShellSandbox {
             readable: Vec::new(),
             masked: Vec::new(),
             network: true,
+            host_ports: Vec::new(),
             tmp_size: 0,
             max_processes: 0,
         };
@@ -343,6 +347,9 @@ impl ShellSandbox {
         if no_cgroup && rustix::process::getuid().is_root() {
             gaps.push("the process limit is not enforced (root, and no pids cgroup could be made)");
         }
+        if self.kind == SandboxKind::Landlock && !self.confinement.host_ports.is_empty() {
+            gaps.push("the host ports are reached directly on the shared loopback, not through Bridle: their connections are not audited one by one");
+        }
         if no_cgroup && self.kind == SandboxKind::Landlock {
             // bubblewrap's PID namespace ends with the command; Landlock has none.
             gaps.push("a process a command detaches (a new session, a cleared environment) can outlive its call: no cgroup could be made here");
@@ -388,13 +395,16 @@ impl ShellSandbox {
         let layered = launch.layer.is_some();
         // What a client of this command's proxy listener must present (DESIGN §5.2).
         let credential = crate::network::wire::Credential::new();
+        // The host's loopback ports forwarded to the command's own (not for an escalated command,
+        // which has the host's network).
+        let host_ports: &[u16] = if kind == SandboxKind::Bwrap { &self.confinement.host_ports } else { &[] };
         if layered && kind != SandboxKind::Bwrap {
             return Err(std::io::Error::other("an overlay of the workspace needs bubblewrap"));
         }
         let (door, landlock_listener) = match kind {
             // A layer is mounted inside the user namespace the door makes or joins.
-            SandboxKind::Bwrap if proxied || loopback.is_some() || layered => {
-                let door = door::Door::new(loopback, proxied)?;
+            SandboxKind::Bwrap if proxied || loopback.is_some() || layered || !host_ports.is_empty() => {
+                let door = door::Door::new(loopback, proxied, host_ports)?;
                 let env = door.proxy_address().map(|a| door::proxy_environment(a, &credential));
                 launch.env.extend(env.unwrap_or_default());
                 (Some(door), None)
@@ -416,12 +426,12 @@ impl ShellSandbox {
             SandboxKind::Bwrap | SandboxKind::None => command.spawn()?,
         };
         drop(seccomp_fd);
-        let listener = match door {
+        let (listener, host_ports) = match door {
             Some(door) => door.receive()?,
-            None => landlock_listener,
+            None => (landlock_listener, Vec::new()),
         };
         let listener = listener.map(|listener| ProxyListener { listener, credential });
-        Ok(Spawned { child, kind, listener, cgroup })
+        Ok(Spawned { child, kind, listener, host_ports, cgroup })
     }
 
     /// [`ShellSandbox::spawn`] for a caller outside the async runtime (always confined as far as
@@ -524,6 +534,9 @@ pub(crate) struct Spawned {
     pub kind: SandboxKind,
     /// The listener its proxy variables name, for the proxy to serve while it runs.
     pub listener: Option<ProxyListener>,
+    /// Under bubblewrap, a listener on the command's `127.0.0.1` for each host port it may reach
+    /// (`[sandbox.network] host_ports`): Bridle forwards what connects to the host's loopback.
+    pub host_ports: Vec<(u16, std::net::TcpListener)>,
     /// Its cgroup, where one can be made: everything it started is inside, and dropping this
     /// kills them all. Kept until its call (or its background process) ends.
     pub cgroup: Option<pids::CallCgroup>,

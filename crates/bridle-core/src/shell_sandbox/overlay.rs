@@ -345,7 +345,7 @@ fn fd_path(fd: libc::c_int) -> [u8; 32] {
 #[allow(unsafe_code)]
 pub fn probe(layers: &Path, workspace: &Path) -> Result<(), String> {
     let layer = Layer::with_scratch(layers, workspace, &[]).map_err(|e| format!("no layer could be made: {e}"))?;
-    let door = super::door::Door::new(None, false).map_err(|e| format!("no namespace could be made: {e}"))?;
+    let door = super::door::Door::new(None, false, &[]).map_err(|e| format!("no namespace could be made: {e}"))?;
     let plan = door.in_child();
     let mount = layer.in_child();
     let program = ["/usr/bin/true", "/bin/true"]

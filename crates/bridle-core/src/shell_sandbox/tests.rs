@@ -15,6 +15,7 @@ fn confinement(root: &Path) -> Confinement {
         readable: vec![PathBuf::from("/home/u/.cargo/bin"), PathBuf::from("/home/u/.gitconfig")],
         masked: vec![PathBuf::from("/home/u/.ssh"), PathBuf::from("/srv")],
         network: false,
+        host_ports: Vec::new(),
         tmp_size: 1 << 30,
         max_processes: 1024,
     }

@@ -20,7 +20,12 @@ async fn a_question_about_a_host_goes_when_its_command_ends_unanswered() {
     let mut t = engine(wire.provider(&server.uri()), |c| {
         c.mode = Mode::Auto;
         c.rules.allow = vec!["bash(curl *)".into()];
-        c.sandbox.network = NetworkConfig { mode: NetworkMode::Ask, allow: vec!["127.0.0.1".into()], deny: Vec::new() };
+        c.sandbox.network = NetworkConfig {
+            mode: NetworkMode::Ask,
+            allow: vec!["127.0.0.1".into()],
+            deny: Vec::new(),
+            host_ports: Vec::new(),
+        };
         c.host_environment = HostEnvironment::new([("BRIDLE_NET_RESOLVE".into(), "new.test=127.0.0.1".into())]);
     });
     t.say("fetch it").await;

@@ -27,6 +27,7 @@ use serde_json::json;
 
 use super::output;
 use super::{Covers, ShellLine, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::network::CallNetwork;
 use crate::processes::{self, ProcessGroup};
 use crate::shell_sandbox::{Launch, SandboxKind};
 
@@ -155,13 +156,17 @@ impl Tool for Bash {
         let (mut child, sandbox, cgroup) = (spawned.child, spawned.kind, spawned.cgroup);
         // The command's way out, served for this call while it runs.
         let serving = match (spawned.listener, &ctx.network) {
-            (Some(listener), Some(net)) => Some(
-                net.proxy
-                    .serve(listener.listener, listener.credential, &ctx.call_id, &args.command, net.gate.clone())
+            (Some(listener), Some(CallNetwork { proxy: Some(proxy), gate })) => Some(
+                proxy
+                    .serve(listener.listener, listener.credential, &ctx.call_id, &args.command, gate.clone())
                     .map_err(|e| ToolError::new(format!("cannot serve the command's network: {e}")))?,
             ),
             _ => None,
         };
+        // The host ports the config lists, forwarded while it runs (DESIGN §5.2).
+        let gate = ctx.network.as_ref().map(|n| n.gate.clone());
+        let forwarding = crate::network::forward(spawned.host_ports, &ctx.call_id, gate)
+            .map_err(|e| ToolError::new(format!("cannot forward the host ports: {e}")))?;
         // Owns the group from here: dropped (interrupt, timeout of the pipeline), it kills it.
         let mut group = ProcessGroup::new(child.id(), ctx.call_id.clone());
 
@@ -200,6 +205,9 @@ impl Tool for Bash {
             Some(serving) => serving.finish().await,
             None => Vec::new(),
         };
+        if let Some(forwarding) = forwarding {
+            forwarding.finish().await;
+        }
         drain.finish(GRACE).await;
         let elapsed = started.elapsed();
         let (shown, cut) = output::head_and_tail_of_file(&out_path, output::DEFAULT_MAX_CHARS)
@@ -251,7 +259,8 @@ impl Tool for Bash {
                 // What of the home folder the command saw (DESIGN §5.1).
                 "sandboxHome": (sandbox != SandboxKind::None).then(|| shell.home_shown()).flatten(),
                 "escalated": args.escalate,
-                "network": sandbox == SandboxKind::None || (shell.network() && ctx.network.is_some()),
+                "network": sandbox == SandboxKind::None
+                    || (shell.network() && ctx.network.as_ref().is_some_and(|n| n.proxy.is_some())),
                 // The hosts the command reached or was refused, through the proxy.
                 "hosts": hosts,
                 // Whether what it changed is checkpointed (captured on an overlay, DESIGN §4.3).
@@ -280,7 +289,7 @@ fn launch<'a>(
         stdin: std::process::Stdio::null(),
         stdout: output()?.into(),
         stderr: output()?.into(),
-        network: ctx.network.is_some(),
+        network: ctx.network.as_ref().is_some_and(|n| n.proxy.is_some()),
         loopback: ctx.processes.as_ref().and_then(|p| p.loopback(&ctx.workspace.shell)),
         layer,
     })
