@@ -3,7 +3,8 @@
 # `bridle tool bash` call under bubblewrap, under Landlock and unsandboxed, for `true` and for
 # `git status` on a 10,000-file repository. The difference between rows is the overhead (every
 # row pays the same process start, config, store and audit). With BEFORE=<git revision>, the
-# same call under bwrap by that revision's bridle is a row too (built once in a worktree), e.g.
+# same call under bwrap and Landlock by that revision's bridle are rows too (built once in a
+# worktree), e.g.
 # BEFORE=bdfccf5 for bwrap before the user namespace, capability drop and seccomp filter.
 . "$(dirname "$0")/bench-cli.sh"
 if [ -n "${BEFORE:-}" ]; then
@@ -44,7 +45,8 @@ call() { # variant command [binary]
 for command in "true" "git status"; do
   BEFORE_ROWS=()
   if [ -n "${BEFORE:-}" ]; then
-    BEFORE_ROWS=(-n "$command, bwrap before ($BEFORE)" "$(call bwrap "$command" "$OLD/bridle-before")")
+    BEFORE_ROWS=(-n "$command, bwrap before ($BEFORE)" "$(call bwrap "$command" "$OLD/bridle-before")"
+                 -n "$command, landlock before ($BEFORE)" "$(call landlock "$command" "$OLD/bridle-before")")
   fi
   hyperfine -N --warmup 5 --min-runs 30 --export-markdown "$OUT/sandbox-${command// /-}.md" \
     "${BEFORE_ROWS[@]}" \

@@ -230,11 +230,12 @@ impl Hooks {
             loopback: None,
             layer: None,
         };
-        let mut child = shell
+        let spawned = shell
             .spawn(launch, !hook.sandboxed)
             .await
-            .map_err(|e| format!("the hook `{}` could not start: {e}", hook.command))?
-            .child;
+            .map_err(|e| format!("the hook `{}` could not start: {e}", hook.command))?;
+        // Its cgroup is kept until it ends: dropped, it kills what the hook started.
+        let (mut child, _cgroup) = (spawned.child, spawned.cgroup);
         let pid = child.id();
         let mut stdin = child.stdin.take();
         let waited = tokio::time::timeout(hook.timeout, async {

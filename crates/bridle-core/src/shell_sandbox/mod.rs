@@ -538,7 +538,8 @@ pub(crate) struct Spawned {
     /// (`[sandbox.network] host_ports`): Bridle forwards what connects to the host's loopback.
     pub host_ports: Vec<(u16, std::net::TcpListener)>,
     /// Its cgroup, where one can be made: everything it started is inside, and dropping this
-    /// kills them all. Kept until its call (or its background process) ends.
+    /// kills them all. Kept until its call (or its background process) ends: a caller that
+    /// takes only `child` from a `Spawned` it does not keep kills the command at once.
     pub cgroup: Option<pids::CallCgroup>,
 }
 
