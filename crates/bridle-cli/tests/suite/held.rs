@@ -192,3 +192,24 @@ async fn git_plants_are_held_in_auto_and_after_a_deny_git_runs_nothing() {
         assert!(!canary.exists(), "{name}: the user's git ran what the command planted");
     }
 }
+
+/// A background process (a session's, through `bridle run`) runs under the same filter: its
+/// `chmod 4755` fails, approved or not, and no set-id file is left.
+#[tokio::test]
+async fn a_background_process_leaves_no_set_id_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dirs = Dirs::new();
+    let call = json!({"id": "b1", "name": "bash", "arguments": {"background": true,
+        "command": "cp /bin/bash bg && chmod 4755 bg; install -m 4755 /bin/bash bg2; echo tried; sleep 1"}});
+    let (mock, _f) = model("setuid", json!([call])).await;
+    let (events, _) = run(&dirs, &mock, "setuid", "auto", "approve").await;
+    let result = results(&events)[0];
+    assert_eq!(result["data"]["background"], true, "{result}");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    for name in ["bg", "bg2"] {
+        if let Ok(meta) = std::fs::metadata(dirs.workspace.join(name)) {
+            assert_eq!(meta.permissions().mode() & 0o6000, 0, "{name} is set-id");
+        }
+    }
+    assert!(dirs.workspace.join("bg").exists(), "the copy itself was made: {result}");
+}
