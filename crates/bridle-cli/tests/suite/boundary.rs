@@ -635,3 +635,15 @@ async fn listed_host_ports_are_reached_with_the_network_off_and_unlisted_ones_ar
         }
     }
 }
+
+/// Outside a session (`bridle tool`) nothing holds a command's changes for a person, so `review`
+/// asks by the text instead of letting the command write unseen.
+#[tokio::test]
+async fn review_outside_a_session_asks_before_a_command_runs() {
+    let t = Setup::new(User::Invoking, "mode = \"review\"\n");
+    let (report, _) = t.tool_bash("review", json!({"command": "echo written > f.txt"}), false).await;
+    assert_eq!(report["decision"], "ask", "{report}");
+    assert_eq!(report["executed"], false, "{report}");
+    assert!(report["findings"].to_string().contains("outside a session"), "{report}");
+    assert!(!t.dirs.workspace.join("f.txt").exists());
+}

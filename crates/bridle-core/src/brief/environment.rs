@@ -129,7 +129,10 @@ fn changed_files(workspace: &Path, shell: &ShellSandbox) -> Option<usize> {
     let mut env = shell.inherited_environment();
     env.push(("GIT_OPTIONAL_LOCKS".into(), "0".into()));
     let launch = Launch {
-        script: "exec git status --porcelain=v1 --untracked-files=normal",
+        // No monitor, no submodule: a repository planted below the workspace (a gitlink with
+        // its own `core.fsmonitor`) is never entered, even inside the sandbox.
+        script: "exec git -c core.fsmonitor=false -c core.untrackedCache=false status --porcelain=v1 \
+                 --untracked-files=normal --ignore-submodules=all",
         cwd: workspace,
         env,
         stdin: Stdio::null(),

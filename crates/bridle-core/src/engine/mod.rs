@@ -164,6 +164,13 @@ impl EngineConfig {
     /// hooks. The engine and `bridle tool`/`guard` all use it. Fails on a broken shipped rule
     /// file or a missing workspace.
     pub fn calls(&self, tools: Arc<ToolRegistry>, permit: Arc<Permit>) -> Result<Calls, EngineError> {
+        self.calls_in(tools, permit, true)
+    }
+
+    /// [`Self::calls`], in a session or not: outside one nothing holds a command's changes for a
+    /// person (no layer, no question), so the guard is told commands are not captured and
+    /// `review` asks by the text.
+    fn calls_in(&self, tools: Arc<ToolRegistry>, permit: Arc<Permit>, session: bool) -> Result<Calls, EngineError> {
         validate_builtin_rules()?;
         let workspace = Workspace::open(&self.workspace, self.home.clone(), &self.data_dir, &self.extra_sensitive)
             .map_err(|source| EngineError::Workspace { path: self.workspace.display().to_string(), source })?;
@@ -179,6 +186,11 @@ impl EngineConfig {
         if mode == Mode::Review {
             shell = shell.capturing_everything();
         }
+        if !session {
+            shell = shell.not_capturing(
+                "outside a session (`bridle tool`, `bridle guard`) a command's changes are not captured",
+            );
+        }
         let workspace = workspace.with_shell(shell);
         // The guard judges under the permit's mode and rules, never its own.
         let guard = Guard::new(mode).with_sandbox(workspace.sandbox.clone()).with_shell(&workspace.shell);
@@ -189,9 +201,10 @@ impl EngineConfig {
     }
 
     /// Calls outside a session (`bridle tool`, `bridle guard`): [`Self::calls`] under the
-    /// settings' own permit, which remembers no approvals.
+    /// settings' own permit, which remembers no approvals, with commands not captured (nothing
+    /// would hold their changes).
     pub fn calls_outside_a_session(&self, tools: Arc<ToolRegistry>) -> Result<Calls, EngineError> {
-        self.calls(tools, Arc::new(self.permit()?))
+        self.calls_in(tools, Arc::new(self.permit()?), false)
     }
 
     /// The user's rules and disabled tools, compiled.

@@ -275,6 +275,12 @@ impl ShellSandbox {
         self
     }
 
+    /// The same sandbox capturing no command's changes, for `why`.
+    pub fn not_capturing(mut self, why: &str) -> Self {
+        self.capture = Err(why.to_string());
+        self
+    }
+
     /// Whether existing scratch folders are written straight through the overlay.
     pub fn writes_through(&self) -> bool {
         self.through
