@@ -114,8 +114,9 @@ enum Capture {
     /// The shell captures commands; whether an overlay mounts on this workspace is asked of it
     /// at the first shell call.
     Probed(Box<ShellSandbox>),
-    /// The shell does not capture commands (Landlock, `capture = false`, no sandbox).
-    Never,
+    /// The shell does not capture commands (Landlock, `capture = false`, no sandbox, outside a
+    /// session), and why.
+    Never(String),
 }
 
 impl Guard {
@@ -144,7 +145,10 @@ impl Guard {
             SandboxKind::None => Some(shell.unsandboxed_because().unwrap_or("no sandbox").to_string()),
             SandboxKind::Bwrap | SandboxKind::Landlock => None,
         };
-        let capture = if shell.captures() { Capture::Probed(Box::new(shell.clone())) } else { Capture::Never };
+        let capture = match shell.captures() {
+            true => Capture::Probed(Box::new(shell.clone())),
+            false => Capture::Never(shell.capture().err().unwrap_or_default()),
+        };
         let holds = unsandboxed
             .is_none()
             .then(|| Holds { outside_read_only: shell.writable_paths().is_empty(), network_off: !shell.network() });
@@ -264,8 +268,8 @@ impl Guard {
                 Err(why) => why,
             },
             // Commands are not captured here at all (Landlock, `capture = false`): `review` asks.
-            Capture::Never if mode == Mode::Review => "its changes are not captured on an overlay here".to_string(),
-            Capture::Never => return true,
+            Capture::Never(why) if mode == Mode::Review => why.clone(),
+            Capture::Never(_) => return true,
         };
         let message = format!("its changes cannot be held for review: {why}");
         findings.push(sandbox_finding("uncaptured", Severity::Low, message));
@@ -279,7 +283,7 @@ impl Guard {
         match &self.capture {
             Capture::Assumed => !background,
             Capture::Probed(shell) => !background && shell.capture().is_ok(),
-            Capture::Never => false,
+            Capture::Never(_) => false,
         }
     }
 
