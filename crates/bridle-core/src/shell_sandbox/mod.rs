@@ -344,8 +344,8 @@ impl ShellSandbox {
             SandboxKind::Bwrap => {}
             SandboxKind::Landlock => gaps.push(
                 "Landlock shares /tmp and /dev/shm with the host, lets commands see (not signal) the host's \
-                 processes, lists (not reads) the names in hidden folders, and leaves .git/config and \
-                 .git/hooks/ to the guard",
+                 processes, lists (not reads) the names in hidden folders, allows TCP to the proxy's port on \
+                 any address (it names ports, not addresses), and leaves .git/config and .git/hooks/ to the guard",
             ),
             SandboxKind::None => return Some("nothing is confined".into()),
         }
