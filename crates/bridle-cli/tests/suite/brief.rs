@@ -100,13 +100,12 @@ async fn a_plan_with_two_steps_in_progress_is_refused_with_a_reason() {
     assert!(report["result"]["output"].as_str().unwrap().contains("at most one may be"), "{report}");
 }
 
-/// A hook script written into the data dir (as a user keeps one beside the config).
 /// A hook script where a user keeps one: outside the data dir (masked in the sandbox hooks run
-/// in) and outside /tmp (private there), here under the build's own temp folder.
+/// in) and outside /tmp (private there; the build's own temp folder may be under it too).
 fn hook_script(dirs: &Dirs, name: &str, body: &str) -> String {
     std::fs::create_dir_all(&dirs.data).unwrap();
     let unique = dirs.workspace.parent().and_then(|p| p.file_name()).unwrap().to_string_lossy().into_owned();
-    let folder = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hooks").join(unique);
+    let folder = std::path::Path::new("/var/tmp/bridle-test-hooks").join(unique);
     std::fs::create_dir_all(&folder).unwrap();
     let path = folder.join(name);
     std::fs::write(&path, format!("#!/usr/bin/env bash\n{body}\n")).unwrap();

@@ -195,7 +195,12 @@ impl EngineConfig {
         // The guard judges under the permit's mode and rules, never its own.
         let guard = Guard::new(mode).with_sandbox(workspace.sandbox.clone()).with_shell(&workspace.shell);
         // Hooks run in the shell's sandbox with the environment `bash` gets.
-        let hooks = crate::hooks::Hooks::new(&self.hooks, workspace.shell.clone(), self.host_environment.vars())?;
+        // (Home shown to them: a hook is the user's own script, kept wherever the user keeps it.)
+        let hooks = crate::hooks::Hooks::new(
+            &self.hooks,
+            workspace.shell.clone().showing_home(),
+            self.host_environment.vars(),
+        )?;
         Ok(Calls::new(tools, Arc::new(guard), Arc::new(workspace), permit, self.limits.tool_timeout())
             .with_hooks(Arc::new(hooks)))
     }

@@ -251,6 +251,14 @@ impl ShellSandbox {
         self
     }
 
+    /// The same sandbox with home shown (read-only, the masks applied), for what the user
+    /// configured to run (hooks), not what the model asks for.
+    pub fn showing_home(mut self) -> Self {
+        self.confinement.home = None;
+        self.confinement.readable.clear();
+        self
+    }
+
     /// What of the home folder commands see (`None`: home is not hidden, or nothing is confined).
     pub fn home_shown(&self) -> Option<String> {
         let home = self.confinement.home.as_ref()?;

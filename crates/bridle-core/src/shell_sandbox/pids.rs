@@ -44,7 +44,8 @@ impl Drop for CallCgroup {
     fn drop(&mut self) {
         // Killed now; removed on a thread of its own, so no call waits for the kernel to let go.
         let dir = std::mem::take(&mut self.dir);
-        let _ = std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.kill")).and_then(|mut f| f.write_all(b"1"));
+        let _ =
+            std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.kill")).and_then(|mut f| f.write_all(b"1"));
         let _ = std::thread::Builder::new().name("cgroup-removal".into()).spawn(move || kill_and_remove(&dir));
     }
 }
