@@ -3,6 +3,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::masks::x11_socket;
 use super::*;
 
 fn confinement(root: &Path) -> Confinement {
