@@ -125,6 +125,22 @@ async fn acpx_gets_the_answer_and_a_write_asks_with_approve_writing_and_reject_l
     assert!(answers.contains(&("deny", "user")) && answers.contains(&("allow", "user")), "{answers:?}");
 }
 
+/// `bridle acp` on `data` with `env` too, its stdin and stdout piped for a raw JSON-RPC client.
+fn raw_acp(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
+        .args(["acp", "--data-dir"])
+        .arg(data)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
 /// Lines a client should never send get JSON-RPC errors; the connection answers what follows, and
 /// closing stdin ends `bridle acp` cleanly. Stdout holds nothing but protocol messages.
 #[tokio::test]
@@ -133,16 +149,7 @@ async fn malformed_input_gets_errors_and_the_connection_goes_on() {
     let dirs = Dirs::new();
     let (mock, _f) = model(json!([{"match": {"userMessage": "hi"}, "response": {"content": "hello"}}])).await;
     write_config(&dirs, &mock, "ask");
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
-        .args(["acp", "--data-dir"])
-        .arg(&dirs.data)
-        .env("OPENAI_API_KEY", "sk-test")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = raw_acp(dirs.data.as_path(), &[]);
     let mut input = child.stdin.take().unwrap();
     let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let mut next = async || -> Value {
@@ -357,18 +364,7 @@ async fn a_workspace_is_a_project_folder_and_a_session_loads_only_in_its_own() {
     let home = dirs.data.parent().unwrap().join("home");
     let other = home.join("other-project");
     std::fs::create_dir_all(&other).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
-        .args(["acp", "--data-dir"])
-        .arg(&dirs.data)
-        .env("OPENAI_API_KEY", "sk-test")
-        .env("HOME", &home)
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = raw_acp(dirs.data.as_path(), &[("HOME", home.as_os_str())]);
     let mut input = child.stdin.take().unwrap();
     let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let mut ask = async |request: Value| -> Value {

@@ -83,20 +83,7 @@ fn kill_and_remove(dir: &Path) {
 /// removes those cgroups: what their commands started ends with them. Returns how many cgroups
 /// went.
 pub fn end_leftovers() -> usize {
-    let Some(parent) = own_pids_cgroup() else { return 0 };
-    let mut ended = 0;
-    let Ok(entries) = std::fs::read_dir(&parent) else { return 0 };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("bridle-")).and_then(|n| n.split('-').next()) else {
-            continue;
-        };
-        if !Path::new("/proc").join(pid).exists() {
-            kill_and_remove(&entry.path());
-            ended += 1;
-        }
-    }
-    ended
+    own_pids_cgroup().map_or(0, |parent| sweep(&parent))
 }
 
 impl PidsCgroup {
@@ -212,9 +199,10 @@ fn enable_pids_for_children(dir: &Path) -> bool {
             .is_ok()
 }
 
-/// Kills and removes the cgroups of Bridle processes that are gone.
-fn sweep(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
+/// Kills and removes the cgroups under `parent` of Bridle processes that are gone; how many.
+fn sweep(parent: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(parent) else { return 0 };
+    let mut ended = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("bridle-")).and_then(|n| n.split('-').next()) else {
@@ -222,6 +210,8 @@ fn sweep(parent: &Path) {
         };
         if !Path::new("/proc").join(pid).exists() {
             kill_and_remove(&entry.path());
+            ended += 1;
         }
     }
+    ended
 }
