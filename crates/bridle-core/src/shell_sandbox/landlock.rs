@@ -1,6 +1,7 @@
 //! Landlock, where bubblewrap cannot run: the kernel lets the command read everything but the
-//! masked paths, write only the workspace, `/tmp`, the usual devices and the user's writable
-//! paths, make no TCP connection but to its proxy's port and no listener (ABI 4; a kernel that
+//! masked paths, the host's terminals and the home folder (but for what of it is shown), write
+//! only the workspace, `/tmp`, the usual devices and the user's writable paths, make no TCP
+//! connection but to its proxy's port and the listed host ports, and no listener (ABI 4; a kernel that
 //! cannot restrict TCP refuses to start the command rather than share the network), reach no
 //! abstract socket and signal no process outside its own domain (ABI 6). The seccomp filter
 //! refuses what Landlock does not confine: new Unix-domain sockets (a socket path is not a file
