@@ -213,3 +213,20 @@ async fn a_background_process_leaves_no_set_id_file() {
     }
     assert!(dirs.workspace.join("bg").exists(), "the copy itself was made: {result}");
 }
+
+/// Under Landlock nothing is captured: `review` asks by the command's text, says why, and a
+/// denied command writes nothing.
+#[tokio::test]
+async fn review_under_landlock_asks_by_the_text_and_a_deny_writes_nothing() {
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    std::fs::write(dirs.data.join("config.toml"), "[sandbox]\nbackend = \"landlock\"\n").unwrap();
+    std::fs::write(dirs.workspace.join("f.txt"), "old line\n").unwrap();
+    let (mock, _f) = model("fix it", json!([bash("s1", "sed -i 's/old/new/' f.txt")])).await;
+    let (events, _) = run(&dirs, &mock, "fix it", "review", "deny").await;
+    let asked = asked(&events);
+    assert_eq!(asked.len(), 1, "{events:?}");
+    assert_eq!(asked[0]["tool"], "bash", "{:?}", asked[0]);
+    assert!(asked[0]["findings"].to_string().contains("Landlock"), "{:?}", asked[0]);
+    assert_eq!(std::fs::read(dirs.workspace.join("f.txt")).unwrap(), b"old line\n");
+}

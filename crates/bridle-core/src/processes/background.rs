@@ -231,17 +231,13 @@ impl SessionProcesses {
         let (child, cgroup) = (spawned.child, spawned.cgroup);
         // Owns the group from here: dropped, it kills it.
         let group = ProcessGroup::new(child.id(), start.call_id.to_string());
-        let serving = match (spawned.listener, &start.network) {
-            (Some(listener), Some(CallNetwork { proxy: Some(proxy), gate })) => Some(
-                proxy
-                    .serve(listener.listener, listener.credential, start.call_id, start.command, gate.clone())
-                    .map_err(|e| format!("cannot serve the process's network: {e}"))?,
-            ),
-            _ => None,
-        };
-        let gate = start.network.as_ref().map(|n| n.gate.clone());
-        let forwarding = crate::network::forward(spawned.host_ports, start.call_id, gate)
-            .map_err(|e| format!("cannot forward the host ports: {e}"))?;
+        let network = super::network::open(
+            spawned.listener,
+            spawned.host_ports,
+            start.network.as_ref(),
+            start.call_id,
+            start.command,
+        )?;
         let pid = child.id().unwrap_or(0);
         let own = std::process::id();
         let number = self.numbered.fetch_add(1, Ordering::SeqCst) + 1;
@@ -277,7 +273,7 @@ impl SessionProcesses {
             drain(reader, background.clone()).map_err(|e| format!("cannot read the process's output: {e}"))?;
         lock(&self.table).push(background.clone());
         self.observer.changed(&background.info(), &[]);
-        let end = Ending { child, group, cgroup, serving, forwarding, drained, before, root };
+        let end = Ending { child, group, cgroup, network, drained, before, root };
         tokio::spawn(self.waiter(background, end));
         Ok(id)
     }
@@ -290,7 +286,7 @@ impl SessionProcesses {
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let (store, clock, observer) = (self.store.clone(), self.clock.clone(), self.observer.clone());
         async move {
-            let Ending { mut child, mut group, cgroup, serving, forwarding, drained, before, root } = end;
+            let Ending { mut child, mut group, cgroup, network, drained, before, root } = end;
             let (stopped, code) = tokio::select! {
                 status = child.wait() => (false, status.ok().and_then(|s| s.code())),
                 () = background.stop.cancelled() => {
@@ -304,11 +300,11 @@ impl SessionProcesses {
             let _ = child.wait().await;
             drop(group);
             drop(cgroup);
-            let hosts = match serving {
+            let hosts = match network.serving {
                 Some(serving) => serving.finish().await,
                 None => Vec::new(),
             };
-            if let Some(forwarding) = forwarding {
+            if let Some(forwarding) = network.forwarding {
                 forwarding.finish().await;
             }
             let _ = tokio::time::timeout(GRACE, drained).await;
@@ -420,9 +416,8 @@ struct Ending {
     group: ProcessGroup,
     /// Its cgroup, where one was made: dropped when it ends, it kills what it detached.
     cgroup: Option<crate::shell_sandbox::CallCgroup>,
-    serving: Option<crate::network::Serving>,
-    /// Its host ports, forwarded while it runs.
-    forwarding: Option<crate::network::Forwarding>,
+    /// Its proxy and host ports, served while it runs.
+    network: super::network::CommandNetwork,
     drained: tokio::sync::oneshot::Receiver<()>,
     before: Scan,
     root: PathBuf,

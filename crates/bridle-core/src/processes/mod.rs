@@ -11,6 +11,7 @@
 
 mod background;
 mod group;
+pub(crate) mod network;
 mod ring;
 
 pub use background::{

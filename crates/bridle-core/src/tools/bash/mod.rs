@@ -27,7 +27,6 @@ use serde_json::json;
 
 use super::output;
 use super::{Covers, ShellLine, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use crate::network::CallNetwork;
 use crate::processes::{self, ProcessGroup};
 use crate::shell_sandbox::{Launch, SandboxKind};
 
@@ -155,18 +154,14 @@ impl Tool for Bash {
         drop(writer);
         let (mut child, sandbox, cgroup) = (spawned.child, spawned.kind, spawned.cgroup);
         // The command's way out, served for this call while it runs.
-        let serving = match (spawned.listener, &ctx.network) {
-            (Some(listener), Some(CallNetwork { proxy: Some(proxy), gate })) => Some(
-                proxy
-                    .serve(listener.listener, listener.credential, &ctx.call_id, &args.command, gate.clone())
-                    .map_err(|e| ToolError::new(format!("cannot serve the command's network: {e}")))?,
-            ),
-            _ => None,
-        };
-        // The host ports the config lists, forwarded while it runs (DESIGN §5.2).
-        let gate = ctx.network.as_ref().map(|n| n.gate.clone());
-        let forwarding = crate::network::forward(spawned.host_ports, &ctx.call_id, gate)
-            .map_err(|e| ToolError::new(format!("cannot forward the host ports: {e}")))?;
+        let network = processes::network::open(
+            spawned.listener,
+            spawned.host_ports,
+            ctx.network.as_ref(),
+            &ctx.call_id,
+            &args.command,
+        )
+        .map_err(ToolError::new)?;
         // Owns the group from here: dropped (interrupt, timeout of the pipeline), it kills it.
         let mut group = ProcessGroup::new(child.id(), ctx.call_id.clone());
 
@@ -201,11 +196,11 @@ impl Tool for Bash {
             }
             left_running += cgroup.count();
         }
-        let hosts = match serving {
+        let hosts = match network.serving {
             Some(serving) => serving.finish().await,
             None => Vec::new(),
         };
-        if let Some(forwarding) = forwarding {
+        if let Some(forwarding) = network.forwarding {
             forwarding.finish().await;
         }
         drain.finish(GRACE).await;
