@@ -296,21 +296,19 @@ unsafe fn listen(address: SocketAddrV4, shared: bool) -> std::io::Result<OwnedFd
         let listener = check(libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0))?;
         let listener = OwnedFd::from_raw_fd(listener);
         let one: libc::c_int = 1;
-        check(libc::setsockopt(
-            listener.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_REUSEADDR,
-            (&one as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        ))?;
-        if shared {
+        let turn_on = |option: libc::c_int| {
+            let size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
             check(libc::setsockopt(
                 listener.as_raw_fd(),
                 libc::SOL_SOCKET,
-                libc::SO_REUSEPORT,
+                option,
                 (&one as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            ))?;
+                size,
+            ))
+        };
+        turn_on(libc::SO_REUSEADDR)?;
+        if shared {
+            turn_on(libc::SO_REUSEPORT)?;
         }
         let mut addr: libc::sockaddr_in = std::mem::zeroed();
         addr.sin_family = libc::AF_INET as libc::sa_family_t;

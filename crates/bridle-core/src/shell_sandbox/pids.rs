@@ -44,10 +44,14 @@ impl Drop for CallCgroup {
     fn drop(&mut self) {
         // Killed now; removed on a thread of its own, so no call waits for the kernel to let go.
         let dir = std::mem::take(&mut self.dir);
-        let _ =
-            std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.kill")).and_then(|mut f| f.write_all(b"1"));
+        let _ = kill(&dir);
         let _ = std::thread::Builder::new().name("cgroup-removal".into()).spawn(move || kill_and_remove(&dir));
     }
+}
+
+/// Kills every process in the cgroup `dir` and below it at once (`cgroup.kill`, Linux 5.14).
+fn kill(dir: &Path) -> std::io::Result<()> {
+    std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.kill"))?.write_all(b"1")
 }
 
 /// Kills every process in the cgroup `dir` (and below it) and removes it, waiting a little for
@@ -60,8 +64,7 @@ fn kill_and_remove(dir: &Path) {
             }
         }
     }
-    let killed =
-        std::fs::OpenOptions::new().write(true).open(dir.join("cgroup.kill")).and_then(|mut f| f.write_all(b"1"));
+    let killed = kill(dir);
     for _ in 0..200 {
         if killed.is_err() {
             // Before Linux 5.14 (or cgroup v1): each process by its pid.

@@ -21,6 +21,7 @@ mod git;
 mod ignored;
 
 use std::os::unix::fs::MetadataExt as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
@@ -232,9 +233,15 @@ impl Landing {
     /// index that cannot be read is held too.
     fn hold_new_gitlinks(&mut self, fs: &WorkspaceFs) {
         let Some(at) = self.free.iter().position(|s| s.rel == Path::new(".git/index")) else { return };
-        let read = |path: PathBuf| bounded_read(&path).and_then(|bytes| git::gitlinks(&bytes));
-        let before = read(fs.root_path().join(".git/index")).unwrap_or_default();
-        let added = match read(self.upper.join(".git/index")) {
+        let index = Path::new(".git/index");
+        // The workspace's beneath its root; the layer's as the layer reader reads (no link
+        // followed, never waiting on a special file).
+        let before = fs.open_read(index).ok().and_then(gitlinks_of).unwrap_or_default();
+        let layer = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(crate::fs::no_wait_flags() | crate::fs::no_follow_flag())
+            .open(self.upper.join(index));
+        let added = match layer.ok().and_then(gitlinks_of) {
             Some(after) => after.difference(&before).next().is_some(),
             None => true,
         };
@@ -300,20 +307,17 @@ fn must_be_judged(rel: &Path) -> bool {
 /// An index is read whole to find its gitlinks; one larger than this is held unread.
 const MAX_INDEX_BYTES: u64 = 256 << 20;
 
-/// A git file's bytes, at most [`MAX_INDEX_BYTES`], never following a link or blocking on a
-/// special file (`None`: not a regular file, or too large).
-fn bounded_read(path: &Path) -> Option<Vec<u8>> {
+/// The gitlinks of the index open as `file` (`None`: not a regular file, larger than
+/// [`MAX_INDEX_BYTES`], or unreadable).
+fn gitlinks_of(file: std::fs::File) -> Option<std::collections::BTreeSet<Vec<u8>>> {
     use std::io::Read as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let file =
-        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_INDEX_BYTES {
+    let (file, meta) = crate::fs::regular_file(file, Path::new(".git/index")).ok()?;
+    if meta.len() > MAX_INDEX_BYTES {
         return None;
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(MAX_INDEX_BYTES).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    git::gitlinks(&bytes)
 }
 
 /// Every path below the workspace folder `rel`, as deleted steps, deepest first.
