@@ -3,6 +3,8 @@
 //! named by host names the test pins (`BRIDLE_NET_RESOLVE`), only as `[sandbox.network]` says;
 //! under bubblewrap and under Landlock, as the invoking user and (as root) as `nobody`. What is
 //! refused is refused at once, and every connection leaves a `network` row in the audit log.
+//! A command's proxy listener serves that command only, and the host ports the config lists are
+//! reached (with the network off) while no other is.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -12,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 
 use super::aimock::Aimock;
+use super::boundary::{eventually, BACKENDS};
 use super::bridle::*;
 use super::sandbox::{output, users, Setup, User, ONE_NOBODY_AT_A_TIME};
 
@@ -409,4 +412,137 @@ async fn in_ask_an_unknown_host_waits_for_a_person_and_session_and_always_answer
         "{}",
         stdout(&out)
     );
+}
+
+/// A command's proxy listener serves that command only: a host process that finds it (under
+/// Landlock it is on the host's loopback) and a later command of the session that finds a
+/// background process's (under bubblewrap they share a loopback) get a refusal, credential or
+/// not; the command itself goes through.
+async fn the_proxy_serves_its_own_call_only(backend: &str) {
+    let config = format!(
+        "mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n[sandbox.network]\nmode = \"allow\"\nallow = [\"*\"]\n"
+    );
+    let t = Setup::new(User::Invoking, &config);
+    let ask = |auth: &str| format!("CONNECT example.test:443 HTTP/1.1\r\n{auth}\r\n");
+    if backend == "landlock" {
+        // The command names its listener (not its credential) and waits; the test, a process of
+        // the host, knocks with none and with a guess.
+        let args = json!({"command": "echo \"$BRIDLE_PROXY_HOST:$BRIDLE_PROXY_PORT\" > proxy.addr; sleep 4; \
+                                      curl -s -o /dev/null -w 'own:%{http_code}' -x \"$HTTP_PROXY\" http://example.test/ || true",
+                          "background": false});
+        let mut running = t.bridle(&["tool", "bash", "--mode", "auto", "--approve", "--args", &args.to_string()]);
+        let running = running.stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let addr = t.dirs.workspace.join("proxy.addr");
+        assert!(eventually(std::time::Duration::from_secs(20), || addr.exists()), "the command never named its proxy");
+        let addr = std::fs::read_to_string(&addr).unwrap().trim().to_string();
+        for auth in ["", "Proxy-Authorization: Basic YnJpZGxlOmd1ZXNz\r\n"] {
+            use std::io::{Read, Write};
+            let mut s = std::net::TcpStream::connect(&addr).unwrap();
+            s.write_all(ask(auth).as_bytes()).unwrap();
+            let mut said = String::new();
+            let _ = s.read_to_string(&mut said);
+            assert!(said.starts_with("HTTP/1.1 407"), "a host process used the command's proxy: {said}");
+        }
+        let out = running.wait_with_output().await.unwrap();
+        let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        // Its own request was judged (a name that does not resolve: refused by the proxy, 403/502).
+        assert!(output(&report["result"]).contains("own:"), "{report}");
+        assert!(!output(&report["result"]).contains("own:407"), "{report}");
+    } else {
+        // Through `bridle run`: a background process holds its listener; a later command
+        // presents its own credential there.
+        let (mock, _f) = super::effects::model(
+            "knock",
+            json!([
+                {"id": "b", "name": "bash", "arguments": {"background": true,
+                 "command": "echo \"$BRIDLE_PROXY_HOST:$BRIDLE_PROXY_PORT\" > bg.addr; sleep 30"}},
+                {"id": "k", "name": "bash", "arguments": {"command":
+                 "sleep 1; A=$(cat bg.addr); P=${HTTP_PROXY#http://}; \
+                  curl -s -o /dev/null -w 'other:%{http_code}' --proxy \"http://${P%@*}@$A\" http://example.test/"}}
+            ]),
+        )
+        .await;
+        let mut dirs = Dirs::new();
+        dirs.workspace = t.dirs.workspace.clone();
+        dirs.data = t.dirs.data.clone();
+        let (events, _) = super::effects::run(&dirs, &mock, "knock", "auto", "deny").await;
+        let results = super::effects::results(&events);
+        let knock = results.last().unwrap();
+        assert!(output(knock).contains("other:407"), "a later command used a background process's proxy: {knock}");
+    }
+}
+
+#[tokio::test]
+async fn a_proxy_listener_serves_only_the_command_it_was_made_for() {
+    for backend in BACKENDS {
+        the_proxy_serves_its_own_call_only(backend).await;
+    }
+}
+
+/// A TCP echo server of the test's own on the host's loopback: its port, and how many it served.
+fn echo_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = served.clone();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 64];
+            if let Ok(n) = stream.read(&mut buf) {
+                let _ = stream.write_all(&buf[..n]);
+            }
+        }
+    });
+    (port, served)
+}
+
+async fn host_ports_on_purpose(backend: &str, user: User) {
+    let (listed, served) = echo_server();
+    let (unlisted, unlisted_served) = echo_server();
+    // The network is off: a listed host port is not "the network".
+    let config = format!(
+        "mode = \"auto\"\n[sandbox]\nbackend = \"{backend}\"\n[sandbox.network]\nmode = \"off\"\nhost_ports = [\"{listed}\"]\n"
+    );
+    let t = Setup::new(user, &config);
+    t.hide("ports", &format!("{listed} {unlisted}"));
+    let client = r#"/usr/bin/python3 - $(cat .t/ports) <<'EOF'
+import socket, sys
+for port in sys.argv[1:]:
+    try:
+        s = socket.create_connection(("127.0.0.1", int(port)), timeout=5)
+        s.sendall(b"ping-" + port.encode())
+        print("port", port, "said", s.recv(64).decode())
+    except OSError as e:
+        print("port", port, "refused", e.errno)
+EOF"#;
+    let r = t.bash(client).await;
+    let said = output(&r);
+    assert!(said.contains(&format!("port {listed} said ping-{listed}")), "{backend} {user:?}: {r}");
+    assert!(said.contains(&format!("port {unlisted} refused")), "{backend} {user:?}: {r}");
+    assert_eq!(unlisted_served.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 1);
+    if backend == "bwrap" {
+        // The forwarder, outside the sandbox, audited the connection.
+        let audit =
+            bridle_with_env(&t.dirs.data, &t.dirs.workspace, &["audit", "--kind", "network", "--json"], &[]).await;
+        let rows = json_lines(&audit);
+        let row = rows.iter().find(|r| r["payload"]["port"] == listed).unwrap_or_else(|| panic!("{rows:?}"));
+        assert_eq!(row["payload"]["protocol"], "host-port", "{row}");
+        assert_eq!(row["payload"]["source"], "host_ports", "{row}");
+        assert!(row["payload"]["bytesSent"].as_u64().unwrap() > 0, "{row}");
+    } else {
+        assert!(r["data"]["sandboxGaps"].as_str().unwrap_or_default().contains("host ports"), "{r}");
+    }
+}
+
+#[tokio::test]
+async fn listed_host_ports_are_reached_with_the_network_off_and_unlisted_ones_are_not() {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    for user in users() {
+        for backend in BACKENDS {
+            host_ports_on_purpose(backend, user).await;
+        }
+    }
 }
