@@ -8,9 +8,11 @@
 //! ([`session`]), and an approval request becomes `session/request_permission`.
 //!
 //! Rules: stdout carries protocol messages only (logs go to stderr); a malformed message gets a
-//! JSON-RPC error and the connection goes on; when the client closes stdin, every session is
+//! JSON-RPC error and the connection goes on, a frame that is not UTF-8 or is over the size
+//! limit included (Bridle's own line reader, [`frames`], stands in front of the crate's); when the client closes stdin, every session is
 //! shut down as the window closing does (its processes end, pending approvals stay stored).
 
+mod frames;
 mod session;
 mod translate;
 
@@ -23,7 +25,7 @@ use agent_client_protocol::v1::schema::{
     PromptRequest, PromptResponse, SessionId, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::{Agent, Client, Error, Responder, Stdio, V1};
+use agent_client_protocol::{Agent, Client, Error, Responder, V1};
 use bridle_core::config::{McpServerConfig, DEFAULT_MCP_STARTUP_SECS};
 use bridle_core::engine::SessionSpec;
 use bridle_core::wiring::Flags;
@@ -135,7 +137,10 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
             },
             agent_client_protocol::on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
+        .connect_to(agent_client_protocol::Lines::new(
+            Box::pin(frames::stdout_lines()),
+            Box::pin(frames::stdin_lines()),
+        ))
         .await;
     // The client closed the connection: every session closes as the window closing does.
     let open: Vec<Arc<AcpSession>> = lock(&sessions).drain().map(|(_, s)| s).collect();

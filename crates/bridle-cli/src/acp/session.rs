@@ -4,7 +4,11 @@
 //! client in order, as an update, before the prompt's answer; an approval request is asked with
 //! `session/request_permission` on a task of its own (a cancel or the approval timeout can
 //! settle it first) and answered with the request's call hash, so the answer runs only the call
-//! it was given for; a file a call changed is sent as a diff of its whole text before and after.
+//! it was given for; a file a call changed is sent as a diff of its whole text before and after,
+//! both known without opening any path a call names: the engine tells what changed (its diff,
+//! after the guard judged the call and the sandbox its paths), the text after is read through
+//! `fs/` beneath the workspace (regular files only, never waiting, at most [`DIFF_TEXT_LIMIT`]),
+//! and the text before is the diff taken back from it.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -27,6 +31,9 @@ use tokio::sync::{mpsc, oneshot};
 use super::translate::{self, Changed};
 use crate::cli::{DriveArgs, ProviderArgs};
 use crate::drive;
+
+/// The largest file an editor is sent whole, as a diff's two sides; a larger one is told as text.
+const DIFF_TEXT_LIMIT: u64 = 4 << 20;
 
 /// One open session.
 pub struct AcpSession {
@@ -189,10 +196,27 @@ impl AcpSession {
     }
 }
 
+/// A changed file's two sides, or `None` when they cannot be shown whole (too large, not text, or
+/// changed again since).
+fn changed_file(fs: &bridle_core::fs::WorkspaceFs, path: String, diff: &str) -> Option<Changed> {
+    let after = match fs.read_at_most(std::path::Path::new(&path), DIFF_TEXT_LIMIT) {
+        Ok(Some(bytes)) => Some(String::from_utf8(bytes).ok()?),
+        Ok(None) => None,
+        Err(_) => return None,
+    };
+    let created = diff.starts_with("--- /dev/null");
+    let before = bridle_core::changes::text_before(after.as_deref(), diff);
+    if before.is_none() && !created {
+        return None;
+    }
+    Some(Changed { path, before, after })
+}
+
 /// Forwards a session's events to its client until the engine stops (or the session is gone).
 async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<Event>) {
-    // The text of each file a running call names, read when it was announced: its diff's "before".
-    let mut before: HashMap<String, HashMap<String, Option<String>>> = HashMap::new();
+    // The diffs of each call's changed files, told before its end.
+    let mut diffs: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    let fs = session.upgrade().and_then(|s| bridle_core::fs::WorkspaceFs::open(&s.root).ok());
     let mut last_error: Option<String> = None;
     // Approval ids to the calls they are for: an approved call is then running.
     let mut asked: HashMap<String, String> = HashMap::new();
@@ -200,13 +224,8 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
         let Some(s) = session.upgrade() else { return };
         match event {
             Event::AssistantDelta { text, .. } => s.send(translate::agent_text(&text)),
-            Event::ToolCallBegin { call, .. } => {
-                // Only a call that edits needs its files' text before (a read of a big file does not).
-                if translate::kind(&call.name) == "edit" {
-                    before.insert(call.id.clone(), translate::texts(&s.root, &translate::paths(&call)));
-                }
-                s.send(translate::tool_call(&call, &s.root));
-            }
+            Event::ToolCallBegin { call, .. } => s.send(translate::tool_call(&call, &s.root)),
+            Event::FileChanged { call_id, path, diff, .. } => diffs.entry(call_id).or_default().push((path, diff)),
             Event::ApprovalRequested { request, .. } => {
                 asked.insert(request.id.clone(), request.call_id.clone());
                 tokio::spawn(s.clone().ask(request));
@@ -218,17 +237,9 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
                 }
             }
             Event::ToolCallEnd { status, result, .. } => {
-                let known = before.remove(&result.tool_call_id).unwrap_or_default();
-                // The files it changed are in its result (their events follow the end).
-                let changed = result.data.as_ref().and_then(|d| d.get("changes")).and_then(|c| c.as_array());
-                let paths = changed.into_iter().flatten().filter_map(|c| c.get("path")?.as_str().map(String::from));
-                let files: Vec<Changed> = paths
-                    .map(|path| Changed {
-                        before: known.get(&path).cloned().flatten(),
-                        after: std::fs::read_to_string(s.root.join(&path)).ok(),
-                        path,
-                    })
-                    .collect();
+                let changed = diffs.remove(&result.tool_call_id).unwrap_or_default();
+                let files: Vec<Changed> =
+                    changed.into_iter().filter_map(|(path, diff)| changed_file(fs.as_ref()?, path, &diff)).collect();
                 s.send(translate::tool_end(&result, status, &files, &s.root));
             }
             Event::PlanUpdated { items, .. } => s.send(translate::plan(&items)),

@@ -5,7 +5,6 @@
 //! Rule: plain functions over values, no I/O but the one read of a changed file's text; what the
 //! model wrote is carried as data, never interpreted.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use agent_client_protocol::v1::schema::{ContentBlock, SessionUpdate, StopReason};
@@ -74,11 +73,6 @@ fn named_paths(args: &Value) -> Vec<String> {
         }
     }
     found
-}
-
-/// The workspace files `call` names.
-pub fn paths(call: &ToolCall) -> Vec<String> {
-    named_paths(&serde_json::from_str(&call.arguments).unwrap_or(Value::Null))
 }
 
 /// What ACP says of a pending call, in its announcement and in a permission request alike: its
@@ -238,9 +232,4 @@ pub fn answer(option: Option<&str>) -> ApprovalAnswer {
         Some("allow_always") => ApprovalAnswer::ApproveAlways,
         _ => ApprovalAnswer::Deny,
     }
-}
-
-/// The text of each workspace file `paths` names now (`None`: absent or unreadable).
-pub fn texts(root: &Path, paths: &[String]) -> HashMap<String, Option<String>> {
-    paths.iter().map(|p| (p.clone(), std::fs::read_to_string(root.join(p)).ok())).collect()
 }

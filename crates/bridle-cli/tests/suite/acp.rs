@@ -142,7 +142,9 @@ fn raw_acp(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> tokio::process::Chi
 }
 
 /// Lines a client should never send get JSON-RPC errors; the connection answers what follows, and
-/// closing stdin ends `bridle acp` cleanly. Stdout holds nothing but protocol messages.
+/// closing stdin ends `bridle acp` cleanly. Stdout holds nothing but protocol messages. A frame
+/// that is not UTF-8, and one of 64 MiB, are refused with a parse error, the big one without
+/// being held (Bridle's memory is measured after it).
 #[tokio::test]
 async fn malformed_input_gets_errors_and_the_connection_goes_on() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
@@ -168,13 +170,47 @@ async fn malformed_input_gets_errors_and_the_connection_goes_on() {
         json!({"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {"sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}).to_string(),
         json!({"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "/no/such/folder", "mcpServers": []}}).to_string(),
     ];
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"initialize","params":{{"protocolVersion":1,"pad":"{}"}}}}"#,
+        "a".repeat(64 << 20)
+    );
+    let unknown = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "no/such/method", "params": {}}).to_string();
+    let mut sent: Vec<Vec<u8>> = sent.iter().map(|l| l.clone().into_bytes()).collect();
+    sent.extend([
+        b"\xff\xfe{\"jsonrpc\":\"2.0\",\"id\":9}".to_vec(),
+        unknown(6).into_bytes(),
+        huge.into_bytes(),
+        unknown(8).into_bytes(),
+    ]);
+    let code = |a: &Value| (a["id"].clone(), a["error"]["code"].clone());
     let mut answers = Vec::new();
     for line in &sent {
-        input.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        input.write_all(line).await.unwrap();
+        input.write_all(b"\n").await.unwrap();
         input.flush().await.unwrap();
         answers.push(next().await);
     }
-    let code = |a: &Value| (a["id"].clone(), a["error"]["code"].clone());
+    let rss_kib = std::fs::read_to_string(format!("/proc/{}/status", child.id().unwrap()))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:").map(|v| v.trim().trim_end_matches(" kB").parse::<u64>().unwrap()))
+        .unwrap();
+    eprintln!("bridle acp after a 64 MiB frame: VmRSS {} MiB", rss_kib / 1024);
+    assert!(rss_kib < 200 * 1024, "a refused frame was held: VmRSS {rss_kib} KiB");
+    assert_eq!(answers[6]["error"]["code"], -32700, "not UTF-8: {:?}", answers[6]);
+    assert_eq!(code(&answers[7]), (json!(6), json!(-32601)), "after a frame that is not UTF-8: {:?}", answers[7]);
+    assert_eq!(
+        answers[8]["error"]["code"],
+        -32700,
+        "64 MiB: {}",
+        &answers[8].to_string()[..200.min(answers[8].to_string().len())]
+    );
+    assert!(
+        answers[8]["error"]["data"]["line"].as_str().unwrap().contains("at most 16777216 bytes"),
+        "{:?}",
+        answers[8]
+    );
+    assert_eq!(code(&answers[9]), (json!(8), json!(-32601)), "after a 64 MiB frame: {:?}", answers[9]);
     assert_eq!(answers[0]["error"]["code"], -32700, "not JSON: {:?}", answers[0]);
     assert_eq!(code(&answers[1]), (json!(1), json!(-32600)), "before initialize: {:?}", answers[1]);
     assert_eq!((answers[2]["id"].clone(), answers[2]["result"]["protocolVersion"].clone()), (json!(2), json!(1)));

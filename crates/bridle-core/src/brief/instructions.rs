@@ -35,12 +35,9 @@ pub fn load_instructions(config_dir: Option<&Path>, workspace: &Path) -> Vec<Ins
 
 fn read(path: &Path) -> Option<InstructionFile> {
     // A symlink out of the folder, a FIFO or a device is not an instruction file.
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
+    let (file, _) = crate::fs::open_named(path).ok()?;
     let mut bytes = Vec::new();
-    std::fs::File::open(path).ok()?.take(INSTRUCTION_LIMIT as u64 + 1).read_to_end(&mut bytes).ok()?;
+    file.take(INSTRUCTION_LIMIT as u64 + 1).read_to_end(&mut bytes).ok()?;
     let truncated = bytes.len() > INSTRUCTION_LIMIT;
     bytes.truncate(INSTRUCTION_LIMIT);
     // Cut at a character boundary.

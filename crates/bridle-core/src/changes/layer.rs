@@ -2,8 +2,11 @@
 //! read back as typed effects on the workspace: files created, modified or deleted, modes
 //! changed, symlinks, folders made or replaced (`rm -rf d && mkdir d` leaves an opaque folder).
 //!
-//! Rule: nothing in the upper layer is followed or trusted. A symlink is read as a link, never
-//! through; a device, a FIFO, a socket, a set-id bit or a file with more than one link is
+//! Rule: nothing in the upper layer is followed or trusted, and neither is the workspace below it:
+//! the workspace's side is walked through folder handles opened one name at a time without
+//! following a link (`fs/`), so a link in the workspace where the layer has a folder hides
+//! nothing behind it (a file planted there is compared with nothing, never with what the link
+//! leads to). A symlink is read as a link, never through; a device, a FIFO, a socket, a set-id bit or a file with more than one link is
 //! refused by name; what overlayfs would have to redirect (a renamed folder, a metadata-only
 //! copy) is refused too. Contents are never loaded here: a changed file is told from an
 //! unchanged copy-up by its size, then by comparing both in chunks, so a 2 GiB file costs a
@@ -13,6 +16,8 @@ use std::fs::Metadata;
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use cap_std::fs::{Dir, MetadataExt as _};
 
 /// How one path of the workspace changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,33 +76,61 @@ const METACOPY: &str = "user.overlay.metacopy";
 /// Reads `upper` (a command's layer over `lower`, the workspace) into effects.
 pub fn read_layer(upper: &Path, lower: &Path) -> std::io::Result<LayerRead> {
     let mut read = LayerRead::default();
-    walk(upper, lower, Path::new(""), &mut read)?;
+    let lower = Dir::open_ambient_dir(lower, cap_std::ambient_authority())?;
+    walk(upper, Some(&lower), Path::new(""), &mut read)?;
     read.effects.sort_by(|a, b| a.rel.cmp(&b.rel));
     read.refused.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(read)
 }
 
-fn walk(upper: &Path, lower: &Path, rel: &Path, read: &mut LayerRead) -> std::io::Result<()> {
+/// What stands in the workspace under a name of the layer, as [`one`] judges it.
+struct Below {
+    link: bool,
+    dir: bool,
+    file: bool,
+    mode: u32,
+    len: u64,
+}
+
+impl Below {
+    fn of(meta: &cap_std::fs::Metadata) -> Self {
+        let kind = meta.file_type();
+        Below {
+            link: kind.is_symlink(),
+            dir: kind.is_dir(),
+            file: kind.is_file(),
+            mode: meta.mode() & 0o7777,
+            len: meta.len(),
+        }
+    }
+}
+
+/// The workspace's side of one layer folder: its open handle, or `None` when the workspace has
+/// no folder there (absent, a file, or a link, which is never walked through).
+type LowerDir<'a> = Option<&'a Dir>;
+
+fn walk(upper: &Path, lower: LowerDir, rel: &Path, read: &mut LayerRead) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(upper.join(rel))?.collect::<Result<_, _>>()?;
     entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {
-        let rel = rel.join(entry.file_name());
+        let name = entry.file_name();
         let meta = entry.path().symlink_metadata()?;
-        let below = lower.join(&rel).symlink_metadata().ok();
-        one(upper, lower, &rel, &meta, below.as_ref(), read)?;
+        let below = lower.and_then(|dir| dir.symlink_metadata(&name).ok()).map(|m| Below::of(&m));
+        one(upper, lower, &rel.join(&name), &meta, below.as_ref(), read)?;
     }
     Ok(())
 }
 
 fn one(
     upper: &Path,
-    lower: &Path,
+    lower: LowerDir,
     rel: &Path,
     meta: &Metadata,
-    below: Option<&Metadata>,
+    below: Option<&Below>,
     read: &mut LayerRead,
 ) -> std::io::Result<()> {
     let path = upper.join(rel);
+    let name = rel.file_name().unwrap_or_default();
     let kind = meta.file_type();
     let mut refuse = |why| read.refused.push(Refusal { rel: rel.to_path_buf(), why });
     let effect = |kind, meta: &Metadata| Effect {
@@ -127,8 +160,8 @@ fn one(
     }
     if kind.is_symlink() {
         let target = std::fs::read_link(&path)?;
-        let same = below.is_some_and(|b| b.file_type().is_symlink())
-            && std::fs::read_link(lower.join(rel)).ok().as_deref() == Some(target.as_path());
+        let same = below.is_some_and(|b| b.link)
+            && lower.and_then(|dir| dir.read_link_contents(name).ok()).as_deref() == Some(target.as_path());
         if !same {
             read.effects.push(effect(EffectKind::Link(target), meta));
         }
@@ -141,15 +174,20 @@ fn one(
     if kind.is_dir() {
         match below {
             None => read.effects.push(effect(EffectKind::Folder, meta)),
-            Some(b) if !b.is_dir() => read.effects.push(effect(EffectKind::Replaced, meta)),
-            Some(b) if mode(b) != mode(meta) => read.effects.push(effect(EffectKind::ModeChanged, meta)),
+            Some(b) if !b.dir => read.effects.push(effect(EffectKind::Replaced, meta)),
+            Some(b) if b.mode != mode(meta) => read.effects.push(effect(EffectKind::ModeChanged, meta)),
             Some(_) => {}
         }
+        // Only a real folder below is walked with it; a link there leads nowhere here.
+        let below_dir = match below {
+            Some(b) if b.dir => lower.and_then(|dir| crate::fs::open_folder(dir, name).ok()),
+            _ => None,
+        };
         // `rm -rf d && mkdir d`: nothing below the folder in the workspace is kept.
-        if below.is_some_and(Metadata::is_dir) && xattr_is(&path, OPAQUE, b"y") {
-            deleted_below(upper, lower, rel, read)?;
+        if let Some(dir) = below_dir.as_ref().filter(|_| xattr_is(&path, OPAQUE, b"y")) {
+            deleted_below(&path, dir, rel, read)?;
         }
-        return walk(upper, lower, rel, read);
+        return walk(upper, below_dir.as_ref(), rel, read);
     }
     if meta.nlink() > 1 {
         refuse("a file with more than one link cannot be landed (a hard link could reach outside)");
@@ -159,21 +197,22 @@ fn one(
         read.effects.push(effect(EffectKind::Created, meta));
         return Ok(());
     };
-    if !below.is_file() {
+    if !below.file {
         read.effects.push(effect(EffectKind::Replaced, meta));
-    } else if below.len() != meta.len() || !same_content(&path, &lower.join(rel))? {
+    } else if below.len != meta.len() || !same_content(&path, lower, name)? {
         read.effects.push(effect(EffectKind::Modified, meta));
-    } else if mode(below) != mode(meta) {
+    } else if below.mode != mode(meta) {
         read.effects.push(effect(EffectKind::ModeChanged, meta));
     }
     Ok(())
 }
 
-/// The lower folder's entries that the opaque upper folder `rel` does not hold: deleted.
-fn deleted_below(upper: &Path, lower: &Path, rel: &Path, read: &mut LayerRead) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(lower.join(rel))? {
+/// The lower folder's entries that the opaque upper folder (at `upper_dir`) does not hold:
+/// deleted.
+fn deleted_below(upper_dir: &Path, lower: &Dir, rel: &Path, read: &mut LayerRead) -> std::io::Result<()> {
+    for entry in lower.entries()? {
         let name = entry?.file_name();
-        if upper.join(rel).join(&name).symlink_metadata().is_err() {
+        if upper_dir.join(&name).symlink_metadata().is_err() {
             read.effects.push(Effect { rel: rel.join(name), kind: EffectKind::Deleted, mode: None, bytes: 0 });
         }
     }
@@ -184,9 +223,13 @@ fn mode(meta: &Metadata) -> u32 {
     meta.permissions().mode() & 0o7777
 }
 
-/// Whether two files of the same size hold the same bytes, read a chunk at a time.
-fn same_content(a: &Path, b: &Path) -> std::io::Result<bool> {
-    let (mut a, mut b) = (std::fs::File::open(a)?, std::fs::File::open(b)?);
+/// Whether the layer's file at `upper` and the workspace's `name` in `lower` (a regular file of
+/// the same size, opened without following a link or waiting) hold the same bytes, read a chunk
+/// at a time.
+fn same_content(upper: &Path, lower: LowerDir, name: &std::ffi::OsStr) -> std::io::Result<bool> {
+    let Some(lower) = lower else { return Ok(false) };
+    let Ok(mut b) = crate::fs::open_in(lower, name) else { return Ok(false) };
+    let mut a = std::fs::File::open(upper)?;
     let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
     loop {
         let n = read_full(&mut a, &mut x)?;

@@ -376,3 +376,36 @@ fn a_sweep_removes_the_layers_a_dead_process_left_and_keeps_live_ones() {
     drop(live);
     assert_eq!(std::fs::read_dir(&layers).unwrap().count(), 1);
 }
+
+#[test]
+fn a_file_planted_where_a_link_stood_is_compared_with_nothing_behind_the_link() {
+    // The workspace's `l` links to a folder the command could not see; the command replaced the
+    // link with a folder and planted a guess of the hidden file. Were the link followed, a right
+    // guess would read as "unchanged" (an equality oracle on a masked file).
+    let tmp = tempfile::tempdir().unwrap();
+    let (hidden, lower, upper) = (tmp.path().join("hidden"), tmp.path().join("ws"), tmp.path().join("upper"));
+    for dir in [&hidden, &lower, &upper.join("l")] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(hidden.join("secret"), "the guess\n").unwrap();
+    std::os::unix::fs::symlink(&hidden, lower.join("l")).unwrap();
+    std::fs::write(upper.join("l/secret"), "the guess\n").unwrap();
+    std::fs::write(upper.join("l/other"), "x").unwrap();
+    let read = read_layer(&upper, &lower).unwrap();
+    assert_eq!(
+        kinds(&read),
+        [
+            ("l".to_string(), EffectKind::Replaced),
+            ("l/other".to_string(), EffectKind::Created),
+            ("l/secret".to_string(), EffectKind::Created),
+        ]
+    );
+    // A real folder below is still walked: an unchanged copy-up is no change.
+    std::fs::remove_file(lower.join("l")).unwrap();
+    std::fs::create_dir(lower.join("l")).unwrap();
+    std::fs::write(lower.join("l/secret"), "the guess\n").unwrap();
+    std::fs::set_permissions(lower.join("l"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(upper.join("l"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let read = read_layer(&upper, &lower).unwrap();
+    assert_eq!(kinds(&read), [("l/other".to_string(), EffectKind::Created)]);
+}

@@ -122,10 +122,22 @@ impl Recorder for TurnRecorder<'_> {
 }
 
 impl TurnRecorder<'_> {
-    /// The window hears the end, the store keeps the result at once, and what the call did
-    /// beyond its result follows: the plan it set, the files it changed.
+    /// The files the call changed are told first (a reader of the end, an editor's diff view,
+    /// has them then), then the window hears the end and the store keeps the result at once; what
+    /// the call did beyond its result follows: the plan it set.
     async fn ended(&self, call: &ToolCall, outcome: &CallOutcome) {
         let (session, turn_id) = (self.session, self.turn_id);
+        for change in &outcome.changes {
+            session
+                .emit(Event::FileChanged {
+                    session_id: session.id.clone(),
+                    turn_id: turn_id.to_string(),
+                    call_id: call.id.clone(),
+                    path: change.path.clone(),
+                    diff: change.diff.clone(),
+                })
+                .await;
+        }
         session
             .emit(Event::ToolCallEnd {
                 session_id: session.id.clone(),
@@ -142,17 +154,6 @@ impl TurnRecorder<'_> {
         }
         if !outcome.changes.is_empty() {
             session.files_changed(outcome.changes.iter().map(|c| c.path.as_str())).await;
-        }
-        for change in &outcome.changes {
-            session
-                .emit(Event::FileChanged {
-                    session_id: session.id.clone(),
-                    turn_id: turn_id.to_string(),
-                    call_id: call.id.clone(),
-                    path: change.path.clone(),
-                    diff: change.diff.clone(),
-                })
-                .await;
         }
     }
 }

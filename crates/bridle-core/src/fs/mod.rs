@@ -19,8 +19,7 @@ use std::path::{Path, PathBuf};
 
 use cap_std::fs::{Dir, File, MetadataExt, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
 
-pub(crate) use open::{no_follow_flag, no_wait_flags};
-pub use open::{regular_file, special_kind};
+pub use open::{open_folder, open_in, open_named, read_named, regular_file, special_kind};
 pub use place::Entry;
 
 /// Why a workspace file operation failed; messages are written for the model.
@@ -66,6 +65,14 @@ pub enum FsError {
     /// The final component turned into a symlink after the sandbox checked it.
     #[error("`{0}` changed into a symlink while being written; nothing was written")]
     BecameSymlink(String),
+    /// The file is larger than the reader's limit, so it was not read.
+    #[error("`{path}` is larger than {limit} bytes; Bridle did not read it")]
+    TooLarge {
+        /// Workspace-relative path.
+        path: String,
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// Resolution beneath the root refused the path (it led outside).
     #[error("`{0}` leads outside the workspace (caught at open time); nothing was read or written")]
     Escaped(String),
@@ -160,7 +167,7 @@ impl WorkspaceFs {
             return Err(FsError::NotRegular { path: rel.display().to_string(), kind });
         }
         let mut options = OpenOptions::new();
-        options.read(true).custom_flags(no_wait_flags());
+        options.read(true).custom_flags(open::no_wait_flags());
         let file = self.root.open_with(rel, &options).map_err(|e| self.open_error(rel, e))?;
         let (file, meta) = regular_file(file.into_std(), rel)?;
         let links = std::os::unix::fs::MetadataExt::nlink(&meta);
@@ -191,6 +198,19 @@ impl WorkspaceFs {
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// [`Self::read_if_exists`] for Bridle's own looks at a file (a git probe, an editor's diff):
+    /// a file over `limit` bytes is refused without being read, and one that grows past it
+    /// while read is cut off by the limit, never read on.
+    pub fn read_at_most(&self, rel: &Path, limit: u64) -> Result<Option<Vec<u8>>, FsError> {
+        let file = match self.open_read(rel) {
+            Ok(file) => file,
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let size = file.metadata().map_err(|e| FsError::from_io(rel, e))?.len();
+        open::read_bounded(file, size, rel, limit).map(Some)
     }
 
     /// The stamp of `rel`, or `None` when it does not exist.

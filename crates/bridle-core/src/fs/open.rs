@@ -59,6 +59,41 @@ pub fn regular_file(file: std::fs::File, shown: &Path) -> Result<(std::fs::File,
     Ok((file, meta))
 }
 
+/// A file Bridle knows by its full name rather than beneath the workspace's handle (its own
+/// config folder's files, a saved tool output, a file a walker met, the git folder a worktree's
+/// `.git` names), opened for reading as a workspace file is: never through a final symlink, never
+/// waiting on a FIFO, and kept only when it is a regular file.
+pub fn open_named(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), FsError> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(no_wait_flags() | no_follow_flag())
+        .open(path)
+        .map_err(|e| FsError::from_io(path, e))?;
+    regular_file(file, path)
+}
+
+/// [`open_named`]'s file read whole, or refused when it holds more than `limit` bytes (it is
+/// never read past the limit, so a file that grows while read cannot grow Bridle).
+pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
+    let (file, meta) = open_named(path)?;
+    read_bounded(file, meta.len(), path, limit)
+}
+
+/// An open regular file of `size` bytes read whole, or refused past `limit` (`shown` names it).
+pub(super) fn read_bounded(file: std::fs::File, size: u64, shown: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
+    let too_large = || FsError::TooLarge { path: shown.display().to_string(), limit };
+    if size > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    io::Read::read_to_end(&mut io::Read::take(file, limit + 1), &mut bytes).map_err(|e| FsError::from_io(shown, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 /// Whether opening failed because the path is a socket (or a FIFO opened for writing with no
 /// reader): `ENXIO`, which names neither.
 pub(crate) fn is_no_device(e: &io::Error) -> bool {
@@ -101,6 +136,21 @@ pub(crate) fn parent_dir(root: &Dir, rel: &Path, create: bool) -> Result<Dir, Fs
         };
     }
     Ok(dir)
+}
+
+/// The folder `name` in `dir`, opened only when it is a folder and not a link to one (a walker's
+/// way down a tree it must not leave).
+pub fn open_folder(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+    open_dir_no_follow(dir, name)
+}
+
+/// The file `name` in `dir` opened for reading as [`open_named`] opens one: no link followed,
+/// never waiting, regular files only.
+pub fn open_in(dir: &Dir, name: &OsStr) -> Result<std::fs::File, FsError> {
+    let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let fd =
+        rustix::fs::openat(dir, name, flags, Mode::empty()).map_err(|e| FsError::from_io(Path::new(name), e.into()))?;
+    regular_file(std::fs::File::from(fd), Path::new(name)).map(|(file, _)| file)
 }
 
 pub(super) fn open_dir_no_follow(dir: &Dir, name: &OsStr) -> io::Result<Dir> {

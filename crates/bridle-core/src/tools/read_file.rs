@@ -75,7 +75,7 @@ impl Tool for ReadFile {
                     }
                     file
                 }
-                Place::ToolOutput(_) => open_tool_output(&resolved.absolute, &shown)?,
+                Place::ToolOutput(_) => open_tool_output(&resolved.absolute)?,
             };
             let size = file.metadata().map(|m| m.len()).unwrap_or(0);
             let page = read_page(file, size, start, end_line, &shown);
@@ -87,15 +87,9 @@ impl Tool for ReadFile {
 }
 
 /// A saved tool output (outside the workspace, so not beneath its handle), opened as a
-/// workspace file is: never following a link, never waiting on a FIFO, regular files only.
-fn open_tool_output(absolute: &std::path::Path, shown: &str) -> Result<std::fs::File, ToolError> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(crate::fs::no_wait_flags() | crate::fs::no_follow_flag())
-        .open(absolute)
-        .map_err(|e| ToolError::new(format!("cannot read {shown}: {e}")))?;
-    crate::fs::regular_file(file, std::path::Path::new(shown)).map(|(file, _)| file).map_err(fs_error)
+/// workspace file is.
+fn open_tool_output(absolute: &std::path::Path) -> Result<std::fs::File, ToolError> {
+    crate::fs::open_named(absolute).map(|(file, _)| file).map_err(fs_error)
 }
 
 fn read_page(

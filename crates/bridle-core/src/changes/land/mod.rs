@@ -21,7 +21,6 @@ mod git;
 mod ignored;
 
 use std::os::unix::fs::MetadataExt as _;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
@@ -234,14 +233,13 @@ impl Landing {
     fn hold_new_gitlinks(&mut self, fs: &WorkspaceFs) {
         let Some(at) = self.free.iter().position(|s| s.rel == Path::new(".git/index")) else { return };
         let index = Path::new(".git/index");
-        // The workspace's beneath its root; the layer's as the layer reader reads (no link
-        // followed, never waiting on a special file).
-        let before = fs.open_read(index).ok().and_then(gitlinks_of).unwrap_or_default();
-        let layer = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(crate::fs::no_wait_flags() | crate::fs::no_follow_flag())
-            .open(self.upper.join(index));
-        let added = match layer.ok().and_then(gitlinks_of) {
+        // Each beneath its own root: no link out of the workspace or the layer is followed, and
+        // nothing waits on a special file or reads past the index's limit.
+        let read =
+            |fs: &WorkspaceFs| fs.read_at_most(index, MAX_INDEX_BYTES).ok().flatten().and_then(|b| git::gitlinks(&b));
+        let before = read(fs).unwrap_or_default();
+        let layer = WorkspaceFs::open(&self.upper).ok().and_then(|upper| read(&upper));
+        let added = match layer {
             Some(after) => after.difference(&before).next().is_some(),
             None => true,
         };
@@ -306,19 +304,6 @@ fn must_be_judged(rel: &Path) -> bool {
 
 /// An index is read whole to find its gitlinks; one larger than this is held unread.
 const MAX_INDEX_BYTES: u64 = 256 << 20;
-
-/// The gitlinks of the index open as `file` (`None`: not a regular file, larger than
-/// [`MAX_INDEX_BYTES`], or unreadable).
-fn gitlinks_of(file: std::fs::File) -> Option<std::collections::BTreeSet<Vec<u8>>> {
-    use std::io::Read as _;
-    let (file, meta) = crate::fs::regular_file(file, Path::new(".git/index")).ok()?;
-    if meta.len() > MAX_INDEX_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_INDEX_BYTES).read_to_end(&mut bytes).ok()?;
-    git::gitlinks(&bytes)
-}
 
 /// Every path below the workspace folder `rel`, as deleted steps, deepest first.
 fn below(root: &Path, rel: &Path, steps: &mut Vec<Step>) {

@@ -8,7 +8,6 @@
 //! stays bounded however many lines match, while `total_matches` counts them all. Hits are
 //! grouped per file, so a path is stored once however many of its lines match.
 
-use std::fs::File;
 use std::io;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
@@ -189,7 +188,7 @@ impl Visitor<'_> {
         // The size is taken from the opened file (one fstat, which also refuses a file swapped
         // for a FIFO or a device since the walk saw it), so it is the size of what would be
         // read, and the walk itself needs no extra stat per file.
-        let Some((file, meta)) = open_regular(entry.path()) else {
+        let Some((file, meta)) = crate::fs::open_named(entry.path()).ok() else {
             self.results.unreadable += 1;
             return;
         };
@@ -241,18 +240,6 @@ impl Visitor<'_> {
             }
         }
     }
-}
-
-/// `path` opened as the module's rule says: without following a link or waiting on a FIFO, and
-/// kept only when it is a regular file.
-fn open_regular(path: &Path) -> Option<(File, std::fs::Metadata)> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(crate::fs::no_wait_flags() | crate::fs::no_follow_flag())
-        .open(path)
-        .ok()?;
-    crate::fs::regular_file(file, path).ok()
 }
 
 impl Drop for Visitor<'_> {
