@@ -59,6 +59,29 @@ impl WorkspaceFs {
         }))
     }
 
+    /// The names in the folder `rel`, sorted, its way opened without following a link (`None`:
+    /// no folder there).
+    pub fn names(&self, rel: &Path) -> Result<Option<Vec<std::ffi::OsString>>, FsError> {
+        let io_err = |e| FsError::from_io(rel, e);
+        let folder = match rel.file_name() {
+            None => self.root.try_clone().map_err(io_err)?,
+            Some(name) => {
+                let Some((parent, _)) = self.existing_parent(rel)? else { return Ok(None) };
+                match super::open::open_folder(&parent, name) {
+                    Ok(folder) => folder,
+                    Err(e) if matches!(e.raw_os_error(), Some(2 | 20 | 40)) => return Ok(None),
+                    Err(e) => return Err(io_err(e)),
+                }
+            }
+        };
+        let mut names = Vec::new();
+        for entry in folder.entries().map_err(io_err)? {
+            names.push(entry.map_err(io_err)?.file_name());
+        }
+        names.sort();
+        Ok(Some(names))
+    }
+
     /// When `rel`'s inode last changed (content, mode, links), in nanoseconds since the epoch.
     pub fn changed_at(&self, rel: &Path) -> Result<Option<i128>, FsError> {
         if rel.file_name().is_none() {

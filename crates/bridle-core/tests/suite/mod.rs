@@ -15,6 +15,7 @@ mod local_servers;
 mod mcp;
 mod modes;
 mod network;
+mod one_door;
 mod processes;
 mod provider_failures;
 mod sandbox;

@@ -168,8 +168,11 @@ impl Landing {
         let after = match &step.after {
             State::File { .. } if !step.content => before.clone(),
             State::File { .. } => {
-                let file = std::fs::File::open(self.upper.join(&step.rel)).map_err(keep_err)?;
-                Some(super::super::hash_stream(file).map_err(keep_err)?)
+                let upper = WorkspaceFs::open(&self.upper).map_err(keep_err)?;
+                Some(
+                    super::super::hash_stream(upper.open_read(&step.rel).map_err(CommitError::Read)?)
+                        .map_err(keep_err)?,
+                )
             }
             State::Link(target) => Some(blob_name(target.as_os_str().as_encoded_bytes())),
             _ => None,
@@ -268,19 +271,24 @@ pub(super) fn diff_of(step: &Step, upper: &Path, root: &Path) -> Option<String> 
     if folder(&step.after) || (folder(&step.before) && step.after == State::Absent) {
         return None;
     }
-    let text = |state: &State, at: &Path| -> Result<Option<String>, String> {
+    // Each side beneath its own root (the workspace, the layer): no link out of either is read.
+    let text = |state: &State, root: &Path| -> Result<Option<String>, String> {
         match state {
-            State::File { size, .. } if *size <= MAX_DIFFED => match std::fs::read(at) {
-                Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| format!("binary, {size} bytes")),
-                Err(e) => Err(e.to_string()),
-            },
+            State::File { size, .. } if *size <= MAX_DIFFED => {
+                let fs = WorkspaceFs::open(root).map_err(|e| e.to_string())?;
+                match fs.read_at_most(&step.rel, MAX_DIFFED) {
+                    Ok(Some(bytes)) => String::from_utf8(bytes).map(Some).map_err(|_| format!("binary, {size} bytes")),
+                    Ok(None) => Err("gone".into()),
+                    Err(e) => Err(e.to_string()),
+                }
+            }
             State::File { size, .. } => Err(format!("{size} bytes, not shown")),
             State::Link(target) => Ok(Some(format!("symlink -> {}\n", target.display()))),
             _ => Ok(None),
         }
     };
-    let before = text(&step.before, &root.join(&step.rel));
-    let after = if step.content { text(&step.after, &upper.join(&step.rel)) } else { before.clone() };
+    let before = text(&step.before, root);
+    let after = if step.content { text(&step.after, upper) } else { before.clone() };
     let mut out = match (before, after) {
         (Ok(b), Ok(a)) if b == a => String::new(),
         (Ok(b), Ok(a)) => unified_diff(&step.rel, b.as_deref(), a.as_deref()),

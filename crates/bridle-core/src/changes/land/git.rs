@@ -113,7 +113,8 @@ pub(super) fn summary(upper: &Path, git_dir: &Path, changed: &[String]) -> Vec<S
 }
 
 fn read_ref(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::fs::read_named(path, 4096).ok()?;
+    let text = String::from_utf8(text).ok()?;
     let hash = text.trim();
     (hash.len() >= 40 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then(|| hash.to_string())
 }
@@ -144,7 +145,8 @@ fn commits(upper: &Path, git_dir: &Path, new: &str, old: Option<&str>) -> String
 /// A loose commit object's first parent and its message's first line.
 fn read_commit(upper: &Path, git_dir: &Path, hash: &str) -> Option<(Option<String>, String)> {
     let rel = format!("objects/{}/{}", hash.get(..2)?, hash.get(2..)?);
-    let file = std::fs::File::open(upper.join(&rel)).or_else(|_| std::fs::File::open(git_dir.join(&rel))).ok()?;
+    let open = |at: &Path| crate::fs::open_named(&at.join(&rel)).map(|(file, _)| file);
+    let file = open(upper).or_else(|_| open(git_dir)).ok()?;
     let mut text = Vec::new();
     flate2::read::ZlibDecoder::new(file).take(1 << 20).read_to_end(&mut text).ok()?;
     let text = String::from_utf8_lossy(&text);

@@ -274,7 +274,7 @@ impl Landing {
         let content = !matches!(effect.kind, EffectKind::ModeChanged);
         let mut steps = Vec::new();
         if matches!(before, State::Folder { .. }) && !matches!(after, State::Folder { .. }) {
-            below(fs.root_path(), rel, &mut steps);
+            below(fs, rel, &mut steps);
         }
         steps.push(Step { rel: rel.clone(), before, after, content, whole: false, inside: (0, 0), changed_at });
         Ok(steps)
@@ -305,37 +305,29 @@ fn must_be_judged(rel: &Path) -> bool {
 /// An index is read whole to find its gitlinks; one larger than this is held unread.
 const MAX_INDEX_BYTES: u64 = 256 << 20;
 
-/// Every path below the workspace folder `rel`, as deleted steps, deepest first.
-fn below(root: &Path, rel: &Path, steps: &mut Vec<Step>) {
-    let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return };
-    let mut names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
-    names.sort();
+/// Every path below the workspace folder `rel`, as deleted steps, deepest first (read through
+/// `fs/`: a link below is a link, never a way further down).
+fn below(fs: &WorkspaceFs, rel: &Path, steps: &mut Vec<Step>) {
+    let Ok(Some(names)) = fs.names(rel) else { return };
     for name in names {
         let child = rel.join(name);
-        let Ok(meta) = root.join(&child).symlink_metadata() else { continue };
-        let mode = meta.mode() & 0o7777;
-        let before = if meta.file_type().is_symlink() {
-            match std::fs::read_link(root.join(&child)) {
-                Ok(target) => State::Link(target),
-                Err(_) => continue,
+        let before = match fs.entry(&child) {
+            Ok(Some(Entry::Link(target))) => State::Link(target),
+            Ok(Some(Entry::Folder { mode })) => {
+                below(fs, &child, steps);
+                State::Folder { mode }
             }
-        } else if meta.is_dir() {
-            below(root, &child, steps);
-            State::Folder { mode }
-        } else if meta.is_file() {
-            State::File { mode, size: meta.len() }
-        } else {
-            continue;
+            Ok(Some(Entry::File { mode, size })) => State::File { mode, size },
+            _ => continue,
         };
-        let changed_at = Some(i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()));
         steps.push(Step {
-            rel: child,
+            rel: child.clone(),
             before,
             after: State::Absent,
             content: true,
             whole: false,
             inside: (0, 0),
-            changed_at,
+            changed_at: fs.changed_at(&child).ok().flatten(),
         });
     }
 }
