@@ -265,3 +265,66 @@ async fn undo_through_a_folder_swapped_for_a_symlink_to_git_is_refused_by_name()
     assert!(reason.contains("now leads to `.git/config` through a symlink"), "{reason}");
     assert_eq!(std::fs::read(ws.join(".git/config")).unwrap(), git_config.as_bytes(), "byte for byte");
 }
+
+/// Every entry under `root` (names as bytes): its type, mode and content or link target, so two
+/// trees compare byte for byte.
+fn tree(root: &std::path::Path) -> Vec<(Vec<u8>, String)> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(root).unwrap().as_os_str().as_bytes().to_vec();
+            let meta = path.symlink_metadata().unwrap();
+            let what = if meta.file_type().is_symlink() {
+                format!("link {}", std::fs::read_link(&path).unwrap().display())
+            } else if meta.is_dir() {
+                stack.push(path.clone());
+                format!("folder {:o}", meta.permissions().mode() & 0o7777)
+            } else {
+                format!("file {:o} {:?}", meta.permissions().mode() & 0o7777, std::fs::read(&path).unwrap())
+            };
+            out.push((rel, what));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A folder a command replaced with a file, a file it replaced with a folder, and two names that
+/// differ only in bytes that are not UTF-8 (rewritten, and two more made): undo puts the tree back
+/// byte for byte, children and names included.
+#[tokio::test]
+async fn undo_puts_back_replaced_folders_and_files_and_names_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dirs = Dirs::new();
+    let ws = &dirs.workspace;
+    std::fs::create_dir_all(ws.join("d/sub")).unwrap();
+    std::fs::write(ws.join("d/a"), "a\n").unwrap();
+    std::fs::write(ws.join("d/sub/b"), "b\n").unwrap();
+    std::fs::write(ws.join("f"), "f\n").unwrap();
+    let name = |b: &[u8]| ws.join(std::ffi::OsStr::from_bytes(b));
+    std::fs::write(name(b"m\xff"), "one\n").unwrap();
+    std::fs::write(name(b"m\xfe"), "two\n").unwrap();
+    let before = tree(ws);
+    let command = "rm -rf d && printf x > d && rm f && mkdir f && printf y > f/x && \
+                   printf 1 > $'m\\xff' && printf 2 > $'m\\xfe' && printf 3 > $'n\\xff' && printf 4 > $'n\\xfe'";
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "reshape", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "c1", "name": "bash", "arguments": {"command": command}}]}},
+        {"match": {"userMessage": "reshape", "hasToolResult": true}, "response": {"content": "done"}}
+    ]))
+    .await;
+    let (events, session) = run(&dirs, &mock, "reshape", None).await;
+    assert_eq!(std::fs::read(ws.join("d")).unwrap(), b"x", "{:?}", outputs(&events));
+    assert_eq!(std::fs::read(ws.join("f/x")).unwrap(), b"y");
+    assert_eq!(std::fs::read(name(b"n\xfe")).unwrap(), b"4");
+
+    let (code, report) = undo(&dirs, &[&session]).await;
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["refused"], json!([]), "{report}");
+    let names: Vec<&str> = report["removed"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(names.contains(&"n\\xff") && names.contains(&"n\\xfe"), "two names, told apart: {report}");
+    assert_eq!(tree(ws), before);
+}

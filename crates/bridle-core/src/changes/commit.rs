@@ -119,7 +119,7 @@ fn write_locked(changed: &[PlannedFile], ctx: &CommitScope) -> Result<Vec<FileCh
             let after_hash = f.after.as_deref().map(blob_name);
             let before_mode = fs.mode(&f.rel).map_err(CommitError::Read)?;
             let after_mode = f.after.as_ref().map(|_| before_mode.unwrap_or(0o644));
-            let recorded = Recorded { path: &f.shown(), before_hash, before_mode, after_hash, after_mode };
+            let recorded = Recorded { rel: &f.rel, before_hash, before_mode, after_hash, after_mode };
             match files.record(&ctx.turn_id, &ctx.call_id, recorded) {
                 Ok(id) => rows.push(id),
                 Err(e) => {

@@ -129,7 +129,8 @@ impl SessionFiles {
             session_id: self.session_id.clone(),
             turn_id: turn_id.to_string(),
             call_id: call_id.to_string(),
-            path: change.path.to_string(),
+            path: super::shown(change.rel),
+            name: Some(std::os::unix::ffi::OsStrExt::as_bytes(change.rel.as_os_str()).to_vec()),
             before_hash: change.before_hash,
             before_mode: change.before_mode,
             after_hash: change.after_hash,
@@ -154,8 +155,8 @@ impl SessionFiles {
 
 /// The parts of a change row a commit knows.
 pub struct Recorded<'a> {
-    /// Workspace-relative POSIX path.
-    pub path: &'a str,
+    /// Workspace-relative path.
+    pub rel: &'a std::path::Path,
     /// Blob before.
     pub before_hash: Option<String>,
     /// Mode before.

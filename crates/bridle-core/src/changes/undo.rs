@@ -102,12 +102,26 @@ pub fn undo(
         None => rows.last().map(|r| r.turn_id.clone()).ok_or("this session has no file change to undo")?,
     };
     let wanted = |path: &str| paths.is_empty() || paths.iter().any(|p| p.trim_start_matches("./") == path);
-    // Each path of the turn: its first change (what it held before) and its last (what the turn left).
-    let mut by_path: BTreeMap<&str, Vec<&ChangeRow>> = BTreeMap::new();
+    // Each path of the turn, by its exact name: its first change (what it held before) and its
+    // last (what the turn left). A name kept only as lossy text cannot be put back.
+    let mut by_path: BTreeMap<Vec<u8>, (String, Vec<&ChangeRow>)> = BTreeMap::new();
+    let mut report = UndoReport { turn_id: turn.clone(), ..UndoReport::default() };
     for row in rows.iter().filter(|r| r.turn_id == turn && wanted(&r.path)) {
-        by_path.entry(row.path.as_str()).or_default().push(row);
+        match row.exact_name() {
+            Some(name) => by_path
+                .entry(name)
+                .or_insert_with(|| (shown_exact(&row.path, row.name.as_deref()), Vec::new()))
+                .1
+                .push(row),
+            None if !report.refused.iter().any(|r| r.path == row.path) => report.refused.push(Refused {
+                path: row.path.clone(),
+                reason: "its name is not UTF-8 and was stored before names were kept exactly; it was not restored"
+                    .into(),
+            }),
+            None => {}
+        }
     }
-    if by_path.is_empty() {
+    if by_path.is_empty() && report.refused.is_empty() {
         return Err(if paths.is_empty() {
             format!("turn {turn} changed no file that can still be undone")
         } else {
@@ -117,21 +131,20 @@ pub fn undo(
     let seen: std::collections::HashSet<String> =
         store.seen(session_id).map_err(|e| e.to_string())?.into_iter().map(|(path, _)| path).collect();
     let fs = &workspace.fs;
-    let mut report = UndoReport { turn_id: turn.clone(), ..UndoReport::default() };
     let mut undone = Vec::new();
     // What each path goes back to, decided first; removals then run deepest first, the rest in
     // path order (a folder comes back before what was in it).
-    let mut actions: Vec<(&str, &ChangeRow, Vec<i64>)> = Vec::new();
-    for (path, changes) in by_path {
+    let mut actions: Vec<(String, PathBuf, &ChangeRow, Vec<i64>)> = Vec::new();
+    for (name, (path, changes)) in by_path {
         let (Some(first), Some(last)) = (changes.first(), changes.last()) else { continue };
-        let refuse = |reason: String| Refused { path: path.to_string(), reason };
-        if let Some(later) = rows.iter().find(|r| r.path == path && r.id > last.id) {
+        let refuse = |reason: String| Refused { path: path.clone(), reason };
+        if let Some(later) = rows.iter().find(|r| r.exact_name().as_ref() == Some(&name) && r.id > last.id) {
             report
                 .refused
                 .push(refuse(format!("changed again by a later turn ({}); undo that one first", later.turn_id)));
             continue;
         }
-        let rel = PathBuf::from(path);
+        let rel = PathBuf::from(std::ffi::OsStr::from_bytes(&name));
         let link = |m: Option<u32>| m.is_some_and(|m| m & libc::S_IFMT == libc::S_IFLNK);
         let is_link = link(first.before_mode) || link(last.after_mode);
         if let Err(e) = super::judge_entry(workspace, &rel, is_link, session_id) {
@@ -157,13 +170,13 @@ pub fn undo(
             ));
             continue;
         }
-        actions.push((path, first, ids));
+        actions.push((path, rel, first, ids));
     }
     let absent = |row: &ChangeRow| row.before_hash.is_none() && row.before_mode.is_none();
-    let (mut removals, restores): (Vec<_>, Vec<_>) = actions.into_iter().partition(|(_, first, _)| absent(first));
+    let (mut removals, restores): (Vec<_>, Vec<_>) = actions.into_iter().partition(|(_, _, first, _)| absent(first));
     removals.reverse();
-    for (path, first, ids) in removals.into_iter().chain(restores) {
-        let rel = PathBuf::from(path);
+    for (path, rel, first, ids) in removals.into_iter().chain(restores) {
+        let path = path.as_str();
         match put_back(fs, blobs, &rel, first) {
             Ok(restored) => {
                 // A file the session never read nor wrote itself (a command's change) stays unread.
@@ -190,6 +203,17 @@ pub fn undo(
         .mark_undone(&undone, now_ms)
         .map_err(|e| format!("the files were put back but the store was not told: {e}"))?;
     Ok(report)
+}
+
+/// A row's path as the report shows it: its text, or for a name that is not UTF-8 each byte that
+/// is not as `\xNN` (two such names never look alike).
+fn shown_exact(path: &str, name: Option<&[u8]>) -> String {
+    let Some(bytes) = name.filter(|b| std::str::from_utf8(b).is_err()) else { return path.to_string() };
+    bytes.utf8_chunks().fold(String::new(), |mut out, chunk| {
+        out.push_str(chunk.valid());
+        chunk.invalid().iter().for_each(|b| out.push_str(&format!("\\x{b:02x}")));
+        out
+    })
 }
 
 /// What stands at `rel` as a checkpoint row names it: the blob name of its content (a link's

@@ -210,6 +210,8 @@ impl WorkspaceFs {
         let name = rel.file_name().ok_or_else(|| FsError::IsDirectory(rel.display().to_string()))?;
         match self.parent_dir(rel, false) {
             Ok(parent) => Ok(Some((parent, name))),
+            // A file where a folder on the way should be: nothing stands at `rel` either.
+            Err(FsError::Io { source, .. }) if source.raw_os_error() == Some(libc::ENOTDIR) => Ok(None),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }

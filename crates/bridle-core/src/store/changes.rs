@@ -20,8 +20,10 @@ pub struct ChangeRow {
     pub turn_id: String,
     /// The call that made it.
     pub call_id: String,
-    /// Workspace-relative POSIX path.
+    /// Workspace-relative POSIX path, as text (lossy for a name that is not UTF-8).
     pub path: String,
+    /// The path's exact bytes (`None` in a row recorded before names were kept exactly).
+    pub name: Option<Vec<u8>>,
     /// Blob of the content before (`None`: the file did not exist).
     pub before_hash: Option<String>,
     /// Its mode before.
@@ -34,6 +36,18 @@ pub struct ChangeRow {
     pub undone_at: Option<i64>,
     /// When it happened (ms since the epoch).
     pub created_at: i64,
+}
+
+impl ChangeRow {
+    /// The exact bytes of the path this row names: its `name`, or for an older row its text,
+    /// which is exact unless a name that was not UTF-8 was replaced by `U+FFFD` (`None`).
+    pub fn exact_name(&self) -> Option<Vec<u8>> {
+        match &self.name {
+            Some(name) => Some(name.clone()),
+            None if self.path.contains('\u{FFFD}') => None,
+            None => Some(self.path.as_bytes().to_vec()),
+        }
+    }
 }
 
 impl Store {
@@ -75,7 +89,7 @@ impl Store {
         let conn = self.conn()?;
         let mut stmt = conn.prepare(
             "SELECT id, session_id, turn_id, call_id, path, before_hash, before_mode, after_hash, after_mode,
-                undone_at, created_at FROM file_changes WHERE session_id = ?1 ORDER BY id",
+                undone_at, created_at, name FROM file_changes WHERE session_id = ?1 ORDER BY id",
         )?;
         let rows = stmt.query_map([session_id], |r| {
             Ok(ChangeRow {
@@ -90,6 +104,7 @@ impl Store {
                 after_mode: r.get(8)?,
                 undone_at: r.get(9)?,
                 created_at: r.get(10)?,
+                name: r.get(11)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -182,7 +197,7 @@ impl Store {
 fn insert(conn: &rusqlite::Connection, row: &ChangeRow) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO file_changes (session_id, turn_id, call_id, path, before_hash, before_mode, after_hash,
-            after_mode, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            after_mode, created_at, name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             row.session_id,
             row.turn_id,
@@ -192,7 +207,8 @@ fn insert(conn: &rusqlite::Connection, row: &ChangeRow) -> Result<i64, StoreErro
             row.before_mode,
             row.after_hash,
             row.after_mode,
-            row.created_at
+            row.created_at,
+            row.name
         ],
     )?;
     Ok(conn.last_insert_rowid())

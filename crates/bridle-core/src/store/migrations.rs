@@ -118,6 +118,9 @@ const MIGRATIONS: &[&str] = &[
         told INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (session_id, id)
     );",
+    // 9: a changed path's exact bytes, so a name that is not UTF-8 is put back as it was (the
+    // `path` column is its text for people, lossy for such a name).
+    "ALTER TABLE file_changes ADD COLUMN name BLOB;",
 ];
 
 /// Brings the schema up to date.

@@ -95,12 +95,11 @@ impl Landing {
         // (kept unsynced, then one sync for all), and its rows recorded in one transaction.
         let mut befores = Vec::new();
         let mut recorded = Vec::new();
-        let shown: Vec<String> = steps.iter().map(|s| s.shown()).collect();
-        for (step, path) in steps.iter().zip(&shown) {
+        for step in &steps {
             let (before_hash, after_hash) = self.checkpoint(fs, ctx, step)?;
             befores.push(before_hash.clone());
             recorded.push(Recorded {
-                path,
+                rel: &step.rel,
                 before_hash,
                 before_mode: step.before.row_mode(),
                 after_hash,
