@@ -200,3 +200,69 @@ async fn a_poisoned_git_folder_never_hangs_or_grows_the_next_run() {
         }
     }
 }
+
+/// Every file under `root` (path, mode, bytes), hashed: two trees that hash alike are the same
+/// byte for byte.
+fn tree_hash(root: &std::path::Path) -> String {
+    use sha2::Digest as _;
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut entries = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = path.symlink_metadata().unwrap();
+            if meta.is_dir() {
+                stack.push(path.clone());
+            }
+            let content = if meta.is_file() { std::fs::read(&path).unwrap() } else { Vec::new() };
+            entries.push((path, meta.permissions().mode(), content));
+        }
+    }
+    entries.sort();
+    let mut hash = sha2::Sha256::new();
+    for (path, mode, content) in &entries {
+        hash.update(format!("{}\0{mode:o}\0{}\0", path.display(), content.len()));
+        hash.update(content);
+    }
+    format!("{} entries, sha256 {:x}", entries.len(), hash.finalize())
+}
+
+/// A 20,000-file `apply_patch` with a 1 s timeout: the call returns once what it had written (if
+/// anything) is put back, the tree is byte-identical, and the result and the audit say what
+/// happened. (The rollback of a write stopped midway is shown deterministically in
+/// `tools::changes_tests`; here the second may end in the plan, the checkpoint or the writes.)
+#[tokio::test]
+async fn a_huge_patch_stopped_by_its_timeout_leaves_the_tree_as_it_was() {
+    const FILES: usize = 20_000;
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(dirs.workspace.join("f")).unwrap();
+    let mut patch = String::new();
+    for n in 0..FILES {
+        std::fs::write(dirs.workspace.join(format!("f/{n:05}.txt")), format!("old {n}\n")).unwrap();
+        patch.push_str(&format!("--- a/f/{n:05}.txt\n+++ b/f/{n:05}.txt\n@@ -1 +1 @@\n-old {n}\n+new {n}\n"));
+    }
+    let before = tree_hash(&dirs.workspace);
+    let (mock, _f) = model(json!([
+        {"match": {"userMessage": "patch all", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "p1", "name": "apply_patch", "arguments": {"patch": patch}}]}},
+        {"match": {"userMessage": "patch all", "hasToolResult": true}, "response": {"content": "done"}}
+    ]))
+    .await;
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let config = format!("{}[limits]\ntool_timeout_secs = 1\n", config(&mock, "auto"));
+    std::fs::write(dirs.data.join("config.toml"), config).unwrap();
+    let started = std::time::Instant::now();
+    let out = bridle(&dirs, &["run", "patch all", "--json"]).await;
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ended = json_lines(&out).into_iter().find(|e| e["type"] == "toolCallEnd").expect("the call ended");
+    let said: String = ended["result"]["output"].as_str().unwrap().chars().take(300).collect();
+    eprintln!("the turn took {took:?}; the call said: {said}");
+    assert!(said.contains("timed out"), "{said}");
+    assert_eq!(tree_hash(&dirs.workspace), before, "the tree changed: {said}");
+    let rows = json_lines(&bridle(&dirs, &["audit", "--kind", "tool_failed", "--json"]).await);
+    let row = rows.iter().map(Value::to_string).find(|r| r.contains("timed out")).expect("a tool_failed row");
+    let named = ["rolled back", "before anything was written", "not begun writing"];
+    assert!(named.iter().any(|n| row.contains(n)), "{}", &row[..row.len().min(600)]);
+}

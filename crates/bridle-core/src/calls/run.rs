@@ -1,7 +1,9 @@
 //! Run: the tool, or the commit of the plan a person approved, within the call's timeout.
 //!
 //! Rules: the timeout starts here, after any approval and any wait for a slot; an interrupt
-//! stops the call at once; a change a person approved is committed exactly as they saw it (a
+//! stops the call at once, and so does the timeout, but a write the call had begun is stopped
+//! and waited for ([`crate::changes::CallWrites`]): it leaves nothing or rolls back, and the
+//! result says which, before the call returns; a change a person approved is committed exactly as they saw it (a
 //! file that moved on meanwhile fails the commit, it is never planned again behind their back),
 //! every other write plans as it runs; the user's post-call hooks hear every call that ran;
 //! within a batch ([`Schedule`]) calls share a bounded number of slots and a command runs alone.
@@ -85,6 +87,16 @@ impl Calls {
                 ),
             },
         };
+        if failure.is_some_and(|f| matches!(f, CallFailure::Interrupted | CallFailure::TimedOut)) {
+            ctx.writes.stop();
+            let told = ctx.writes.settled().await;
+            for told in &told {
+                result.output.push_str(&format!(" The change it was writing: {told}."));
+            }
+            if told.is_empty() && prepared.kind == ToolKind::Write {
+                result.output.push_str(" It had not begun writing: nothing was changed.");
+            }
+        }
         if !prepared.repairs.is_empty() {
             result
                 .output

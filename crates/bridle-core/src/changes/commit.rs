@@ -7,8 +7,9 @@
 //! kept as a blob and recorded as the call's checkpoint before anything is written; the files
 //! are written atomically one by one and, if one fails, those already written are put back and
 //! the checkpoint rows forgotten — all files or none. The disk work runs on a blocking thread
-//! that holds the locks: a stuck disk holds that thread, never the call, so its
-//! timeout still ends it (and the locks stay held until the thread is done).
+//! that holds the locks; the call's timeout or an interrupt stops it between two files
+//! ([`CallWrites`]): before writing it leaves nothing, while writing it puts back what it wrote,
+//! and the call returns only after (its result says which).
 //!
 //! [`PathSandbox::judge_write`]: crate::sandbox::PathSandbox::judge_write
 
@@ -16,6 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::files::Recorded;
+use super::stop::{CallWrites, WriteTicket};
 use super::{blob_name, diff_stat, ChangeKind, ChangePlan, FileChange, PlannedFile, SessionFiles};
 use crate::fs::{FsError, WorkspaceFs};
 use crate::workspace::Workspace;
@@ -35,6 +37,8 @@ pub struct CommitScope {
     /// What the session knows of its files; `None` outside a session, where nothing is
     /// checkpointed.
     pub files: Option<Arc<SessionFiles>>,
+    /// The call's writes: stopped at its timeout, waited for before it returns.
+    pub writes: Arc<CallWrites>,
 }
 
 /// Why a plan was not written. Each message is for the model and says what was left: nothing, or
@@ -74,6 +78,21 @@ pub enum CommitError {
         /// Whether every file already written holds its old content again.
         restored: bool,
     },
+    /// The call was stopped (its timeout, an interrupt) before anything was written.
+    #[error("stopped before anything was written; nothing was changed")]
+    Stopped,
+    /// The call was stopped while writing: what was written was put back (`restored`: all of it).
+    #[error(
+        "stopped while writing and rolled back: {}",
+        if *restored { format!("the {written} file(s) already written were put back, nothing was changed") }
+        else { format!("putting back the {written} file(s) already written failed; read them again to see their state") }
+    )]
+    RolledBack {
+        /// Files written before the stop.
+        written: usize,
+        /// Whether every one holds its old content again.
+        restored: bool,
+    },
     /// The thread doing the writes ended before it was done (its reason).
     #[error("the write was interrupted ({0}); read the files again to see their state")]
     Interrupted(String),
@@ -84,19 +103,38 @@ pub async fn commit(plan: &ChangePlan, scope: impl Into<CommitScope>) -> Result<
     let ctx: CommitScope = scope.into();
     let changed: Vec<PlannedFile> = plan.changed().cloned().collect();
     let guards = ctx.workspace.locks.write_all(changed.iter().map(|f| ctx.workspace.root().join(&f.rel))).await;
+    // Begun in the same poll as the thread is spawned: a call dropped at its timeout either never
+    // began the write or waits for it.
+    let ticket = ctx.writes.begin();
     tokio::task::spawn_blocking(move || {
-        let written = write_locked(&changed, &ctx);
+        let written = write_locked(&changed, &ctx, &ticket);
         drop(guards);
+        ticket.end(Some(settled(&written)));
         written
     })
     .await
     .map_err(|e| CommitError::Interrupted(e.to_string()))?
 }
 
+/// What a write that settled after its call was stopped did, for the call's result.
+pub(super) fn settled<T>(written: &Result<Vec<T>, CommitError>) -> String {
+    match written {
+        Ok(changes) => format!("written in full before it stopped ({} file(s))", changes.len()),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// [`commit`]'s work once every file is locked.
-fn write_locked(changed: &[PlannedFile], ctx: &CommitScope) -> Result<Vec<FileChange>, CommitError> {
+fn write_locked(
+    changed: &[PlannedFile],
+    ctx: &CommitScope,
+    ticket: &WriteTicket,
+) -> Result<Vec<FileChange>, CommitError> {
     let fs = &ctx.workspace.fs;
     for f in changed {
+        if ticket.stopped() {
+            return Err(CommitError::Stopped);
+        }
         ctx.workspace.sandbox.judge_write(&f.rel, &ctx.session_id).map_err(|e| CommitError::Refused(e.to_string()))?;
         let now = fs.read_if_exists(&f.rel).map_err(CommitError::Read)?;
         if now != f.before {
@@ -107,31 +145,44 @@ fn write_locked(changed: &[PlannedFile], ctx: &CommitScope) -> Result<Vec<FileCh
         }
     }
 
-    // The checkpoint first: the content before is safe on disk before the file changes.
+    // The checkpoint first: the content before is safe on disk before the file changes (kept,
+    // synced once, then its rows recorded in one transaction).
     let mut rows = Vec::new();
     if let Some(files) = &ctx.files {
+        let mut recorded = Vec::new();
         for f in changed {
+            if ticket.stopped() {
+                return Err(CommitError::Stopped);
+            }
             // Undo puts a file back as it was before the turn: only the turn's first change of
             // it needs its content kept; every row names its content by hash.
             let first = files.first_change_in_turn(&ctx.turn_id, &f.shown());
-            let before = if first { files.keep(f.before.as_deref()) } else { Ok(f.before.as_deref().map(blob_name)) };
+            let before = match f.before.as_deref() {
+                Some(bytes) if first => files.keep_stream(bytes).map(Some),
+                before => Ok(before.map(blob_name)),
+            };
             let before_hash = before.map_err(|e| CommitError::Keep(f.shown(), e.to_string()))?;
             let after_hash = f.after.as_deref().map(blob_name);
             let before_mode = fs.mode(&f.rel).map_err(CommitError::Read)?;
             let after_mode = f.after.as_ref().map(|_| before_mode.unwrap_or(0o644));
-            let recorded = Recorded { rel: &f.rel, before_hash, before_mode, after_hash, after_mode };
-            match files.record(&ctx.turn_id, &ctx.call_id, recorded) {
-                Ok(id) => rows.push(id),
-                Err(e) => {
-                    files.forget(&rows);
-                    return Err(CommitError::Record(f.shown(), e.to_string()));
-                }
-            }
+            recorded.push(Recorded { rel: &f.rel, before_hash, before_mode, after_hash, after_mode });
         }
+        // Kept unsynced, made durable at once (one `syncfs`), before any row names them.
+        files.sync_kept().map_err(|e| CommitError::Keep("(checkpoints)".into(), e.to_string()))?;
+        rows = files
+            .record_all(&ctx.turn_id, &ctx.call_id, recorded)
+            .map_err(|e| CommitError::Record("(checkpoints)".into(), e))?;
     }
 
     let mut done: Vec<&PlannedFile> = Vec::new();
     for f in changed {
+        if ticket.stopped() {
+            let restored = done.iter().rev().all(|d| put(fs, &d.rel, d.before.as_deref()).is_ok());
+            if let Some(files) = &ctx.files {
+                files.forget(&rows);
+            }
+            return Err(CommitError::RolledBack { written: done.len(), restored });
+        }
         if let Err(e) = put(fs, &f.rel, f.after.as_deref()) {
             let restored = done.iter().all(|d| put(fs, &d.rel, d.before.as_deref()).is_ok());
             if let Some(files) = &ctx.files {

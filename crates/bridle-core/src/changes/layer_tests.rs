@@ -238,6 +238,7 @@ async fn timed(
             turn_id: "t".into(),
             call_id: "c".into(),
             files: Some(files),
+            writes: std::sync::Arc::default(),
         };
         let scratch: Vec<String> = crate::shell_sandbox::SCRATCH.iter().map(|s| s.to_string()).collect();
         let read = read_layer(layer.upper(), ws).unwrap();

@@ -18,6 +18,7 @@ mod files;
 mod land;
 mod layer;
 mod scan;
+mod stop;
 mod undo;
 mod watch;
 
@@ -32,6 +33,7 @@ pub use files::SessionFiles;
 pub use land::{EffectsDesk, EffectsQuestion, Free, Held, Landed, Landing, State, Step};
 pub use layer::{read_layer, Effect, EffectKind, LayerRead, Refusal};
 pub use scan::{Scan, ScannedChange};
+pub use stop::{CallWrites, WriteTicket};
 pub use undo::{delete_session, undo, undo_stored, Refused, UndoReport};
 pub use watch::{watch, WorkspaceWatch};
 

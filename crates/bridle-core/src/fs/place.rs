@@ -11,7 +11,7 @@
 //! one [`WorkspaceFs::sync`].
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
 
@@ -179,6 +179,29 @@ impl WorkspaceFs {
             .open_with(name, OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK))
             .map_err(io_err)?;
         file.set_permissions(Permissions::from_mode(mode)).map_err(io_err)
+    }
+
+    /// Moves whatever stands at `rel` (a file, a link, a folder with all it holds) to a fresh
+    /// hidden name beside it, in one rename; the name it got (`None`: nothing stood there). A
+    /// write that must be able to go back keeps what it replaces this way.
+    pub fn set_aside(&self, rel: &Path) -> Result<Option<PathBuf>, FsError> {
+        let Some((parent, name)) = self.existing_parent(rel)? else { return Ok(None) };
+        let aside = format!(".{}.bridle-aside-{:016x}", name.to_string_lossy(), rand::random::<u64>());
+        match parent.rename(name, &parent, &aside) {
+            Ok(()) => Ok(Some(rel.with_file_name(aside))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(FsError::from_io(rel, e)),
+        }
+    }
+
+    /// Puts what [`Self::set_aside`] moved to `aside` back at `rel`, removing what stands there.
+    pub fn bring_back(&self, aside: &Path, rel: &Path) -> Result<(), FsError> {
+        self.remove_any(rel)?;
+        let (Some(from), Some(to)) = (aside.file_name(), rel.file_name()) else {
+            return Err(FsError::IsDirectory(rel.display().to_string()));
+        };
+        let parent = self.parent_dir(rel, false)?;
+        parent.rename(from, &parent, to).map_err(|e| FsError::from_io(rel, e))
     }
 
     /// Removes whatever stands at `rel`: a file, a link (not what it names) or a folder with

@@ -361,3 +361,48 @@ fn a_session_open_in_another_process_is_not_deleted() {
     assert!(!outputs.join("test-session").exists());
     assert!(outputs.join("other").exists());
 }
+
+/// A commit of 20,000 files stopped while it writes (its call's timeout): every file it wrote is
+/// put back before it returns, and its checkpoint rows are forgotten.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commit_stopped_while_writing_puts_back_every_file_it_wrote() {
+    const FILES: usize = 20_000;
+    let w = world();
+    std::fs::create_dir_all(w.root.join("f")).unwrap();
+    let mut files = Vec::new();
+    for n in 0..FILES {
+        let rel = PathBuf::from(format!("f/{n:05}.txt"));
+        std::fs::write(w.root.join(&rel), format!("old {n}\n")).unwrap();
+        files.push(PlannedFile {
+            rel,
+            before: Some(format!("old {n}\n").into_bytes()),
+            after: Some(format!("new {n}\n").into_bytes()),
+        });
+    }
+    let plan = ChangePlan { files, note: None };
+    let ctx = w.ctx("t1");
+    let writes = ctx.writes.clone();
+    // Stopped once the first file holds its new text: the commit is writing.
+    let first = w.root.join("f/00000.txt");
+    let stopper = tokio::spawn(async move {
+        while std::fs::read(&first).unwrap_or_default() != b"new 0\n" {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        writes.stop();
+        std::time::Instant::now()
+    });
+    let result = commit(&plan, &ctx).await;
+    let returned = std::time::Instant::now();
+    let stopped_at = stopper.await.unwrap();
+    match result {
+        Err(CommitError::RolledBack { written, restored: true }) => {
+            assert!(written > 0 && written < FILES, "{written}");
+            eprintln!("rolled back {written} files in {:?}", returned - stopped_at);
+        }
+        other => panic!("expected a rollback mid-write: {other:?}"),
+    }
+    for n in 0..FILES {
+        assert_eq!(w.read(&format!("f/{n:05}.txt")).unwrap(), format!("old {n}\n").into_bytes(), "f/{n:05}.txt");
+    }
+    assert!(w.store.changes("test-session").unwrap().is_empty(), "checkpoint rows were kept");
+}

@@ -123,6 +123,7 @@ impl From<&ToolContext> for CommitScope {
             session_id: ctx.session_id.clone(),
             turn_id: ctx.turn_id.clone(),
             call_id: ctx.call_id.clone(),
+            writes: ctx.writes.clone(),
             files: ctx.files.clone(),
         }
     }

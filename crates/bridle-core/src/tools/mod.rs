@@ -126,6 +126,8 @@ pub struct ToolContext {
     /// Where a captured command's held changes are put to a person; `None` where nobody can be
     /// asked (outside a session, approvals deferred).
     pub effects: Option<Arc<dyn crate::changes::EffectsDesk>>,
+    /// The call's writes: stopped at its timeout or an interrupt, waited for before it returns.
+    pub writes: Arc<crate::changes::CallWrites>,
 }
 
 impl ToolContext {
@@ -152,6 +154,7 @@ impl ToolContext {
             network: None,
             processes: None,
             effects: None,
+            writes: Arc::default(),
         }
     }
 }

@@ -9,11 +9,12 @@
 //! checkpoint and the rows are forgotten — all of the held part or none. The disk work runs on a
 //! blocking thread holding the locks.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{Free, Landing, State, Step};
 use crate::changes::files::Recorded;
+use crate::changes::WriteTicket;
 use crate::changes::{blob_name, diff_stat, unified_diff, ChangeKind, CommitError, CommitScope, FileChange};
 use crate::fs::{FsError, WorkspaceFs};
 
@@ -30,41 +31,79 @@ pub struct Landed {
 }
 
 impl Landing {
-    /// Lands the ignored paths and git's data (no checkpoint); what could not land is named.
+    /// Lands the ignored paths and git's data (no checkpoint), all or none: what each step
+    /// replaces is set aside first and removed only once every step is written, so a call
+    /// stopped midway (its timeout, an interrupt) puts back what it wrote. What could not land is
+    /// named.
     pub async fn land_free(self: &Arc<Self>, scope: &CommitScope) -> Free {
         let this = self.clone();
         let workspace = scope.workspace.clone();
         let session = scope.session_id.clone();
         let guards = workspace.locks.write_all(self.free.iter().map(|s| workspace.root().join(&s.rel))).await;
+        let ticket = scope.writes.begin();
         let done = tokio::task::spawn_blocking(move || {
             // Git's summary is read before the layer's files move.
             let git = super::git::summary(&this.upper.join(".git"), &workspace.root().join(".git"), &this.git_changed);
             let mut free = Free { git, ..Free::default() };
             let steps = this.admit(this.free.iter(), &workspace, &session, &mut free.refused);
-            for (step, ()) in order(steps.into_iter().map(|s| (s, ())).collect()) {
-                match apply(&workspace.fs, &this.upper, step) {
-                    Ok(()) if step.rel.starts_with(".git") => {}
-                    Ok(()) => {
-                        if let State::File { size, .. } = step.after {
-                            free.files += 1;
-                            free.bytes += size;
-                        } else if matches!(step.after, State::Link(_)) {
-                            free.files += 1;
-                        } else if step.whole {
-                            free.files += step.inside.0;
-                            free.bytes += step.inside.1;
-                        }
-                    }
-                    Err(e) => free.refused.push((step.shown(), e.to_string())),
-                }
-            }
+            let told = this.free_locked(&workspace.fs, steps, &ticket, &mut free);
             drop(guards);
+            ticket.end(Some(told));
             free
         });
         done.await.unwrap_or_else(|e| Free {
             refused: vec![("(build output)".into(), format!("the landing was interrupted ({e})"))],
             ..Free::default()
         })
+    }
+
+    /// [`Self::land_free`]'s writes once every path is locked; what happened, for a stopped call.
+    fn free_locked(&self, fs: &WorkspaceFs, steps: Vec<&Step>, ticket: &WriteTicket, free: &mut Free) -> String {
+        let mut done: Vec<(&Step, Kept)> = Vec::new();
+        for (step, ()) in order(steps.into_iter().map(|s| (s, ())).collect()) {
+            if ticket.stopped() {
+                let all = done.iter().rev().all(|(step, kept)| kept.put_back(fs, &step.rel));
+                *free = Free { refused: free.refused.clone(), ..Free::default() };
+                let back = if all { "put back" } else { "put back, but not all of them" };
+                return format!(
+                    "stopped while landing the command's ignored files and git data: the {} path(s) already written were {back}",
+                    done.len()
+                );
+            }
+            let kept = match Kept::set_aside(fs, step) {
+                Ok(kept) => kept,
+                Err(e) => {
+                    free.refused.push((step.shown(), e.to_string()));
+                    continue;
+                }
+            };
+            match apply(fs, &self.upper, step) {
+                Ok(()) => {
+                    if step.rel.starts_with(".git") {
+                    } else if let State::File { size, .. } = step.after {
+                        free.files += 1;
+                        free.bytes += size;
+                    } else if matches!(step.after, State::Link(_)) {
+                        free.files += 1;
+                    } else if step.whole {
+                        free.files += step.inside.0;
+                        free.bytes += step.inside.1;
+                    }
+                    done.push((step, kept));
+                }
+                Err(e) => {
+                    kept.put_back(fs, &step.rel);
+                    free.refused.push((step.shown(), e.to_string()));
+                }
+            }
+        }
+        // Every step is written: what was set aside goes.
+        for (_, kept) in &done {
+            if let Kept::Aside(aside) = kept {
+                let _ = fs.remove_any(aside);
+            }
+        }
+        format!("the command's ignored files and git data had landed in full ({} file(s)) when it stopped", free.files)
     }
 
     /// Lands the held part (the steps and git's code-running files) with checkpoints: all of it
@@ -221,6 +260,39 @@ fn order<T>(mut steps: Vec<(&Step, T)>) -> Vec<(&Step, T)> {
     removals.reverse();
     removals.extend(rest);
     removals
+}
+
+/// What a step without a checkpoint replaced, kept until its landing is done.
+enum Kept {
+    /// Nothing stood there: going back removes what the step made.
+    Nothing,
+    /// What stood there, set aside under this name beside it.
+    Aside(PathBuf),
+    /// Only the mode changes: going back sets this one.
+    Mode(u32),
+}
+
+impl Kept {
+    /// Keeps what `step` will replace. A folder that stays a folder is never moved (what it
+    /// holds stays where it is); only its mode is kept.
+    fn set_aside(fs: &WorkspaceFs, step: &Step) -> Result<Kept, FsError> {
+        match (&step.before, &step.after) {
+            (State::File { mode, .. }, State::File { .. }) if !step.content => Ok(Kept::Mode(*mode)),
+            (State::Folder { mode }, State::Folder { .. }) => Ok(Kept::Mode(*mode)),
+            (State::Absent, _) => Ok(Kept::Nothing),
+            _ => Ok(fs.set_aside(&step.rel)?.map_or(Kept::Nothing, Kept::Aside)),
+        }
+    }
+
+    /// Leaves `rel` as it was before its step; whether that worked.
+    fn put_back(&self, fs: &WorkspaceFs, rel: &Path) -> bool {
+        match self {
+            Kept::Nothing => fs.remove_any(rel),
+            Kept::Aside(aside) => fs.bring_back(aside, rel),
+            Kept::Mode(mode) => fs.set_mode(rel, *mode),
+        }
+        .is_ok()
+    }
 }
 
 /// Leaves `step.after` at its path.
