@@ -410,3 +410,65 @@ fn a_file_planted_where_a_link_stood_is_compared_with_nothing_behind_the_link() 
     let read = read_layer(&upper, &lower).unwrap();
     assert_eq!(kinds(&read), [("l/other".to_string(), EffectKind::Created)]);
 }
+
+/// A command's build output (ignored paths, landed without checkpoints) stopped midway by its
+/// call's timeout: what was written is taken out and what it replaced put back, so the tree is
+/// as it was; unstopped, the same landing completes and leaves nothing set aside.
+#[tokio::test(flavor = "multi_thread")]
+async fn ignored_files_stopped_midway_go_back_and_a_full_landing_leaves_nothing_aside() {
+    for stop in [true, false] {
+        let (_tmp, ws, layers) = workspace();
+        std::fs::write(ws.join(".gitignore"), "out/\n").unwrap();
+        std::fs::create_dir_all(ws.join("out/keep")).unwrap();
+        std::fs::write(ws.join("out/old.o"), "old object\n").unwrap();
+        std::fs::write(ws.join("out/keep/k.o"), "kept\n").unwrap();
+        let before = tree(&ws);
+        let script = "cd out && for i in $(seq 2000); do echo $i > f$i.o; done && echo new > old.o && rm -r keep";
+        let started_ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i128;
+        let (layer, _) = on_layer(&ws, &layers, script).await;
+        let data = layers.parent().unwrap().join("data");
+        let workspace = std::sync::Arc::new(crate::workspace::Workspace::open(&ws, None, &data, &[]).unwrap());
+        let scope = crate::changes::CommitScope {
+            workspace: workspace.clone(),
+            session_id: "s".into(),
+            turn_id: "t".into(),
+            call_id: "c".into(),
+            files: None,
+            writes: std::sync::Arc::default(),
+        };
+        let scratch: Vec<String> = crate::shell_sandbox::SCRATCH.iter().map(|s| s.to_string()).collect();
+        let read = read_layer(layer.upper(), &ws).unwrap();
+        let sorted = std::sync::Arc::new(crate::changes::Landing::sort(
+            read,
+            layer.upper(),
+            &workspace.fs,
+            &scratch,
+            started_ns,
+        ));
+        let writes = scope.writes.clone();
+        let first = ws.join("out/f1.o");
+        let stopper = tokio::spawn(async move {
+            while stop && !first.exists() {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            if stop {
+                writes.stop();
+            }
+        });
+        let free = sorted.land_free(&scope).await;
+        stopper.await.unwrap();
+        let told = scope.writes.settled().await;
+        if stop {
+            assert_eq!(tree(&ws), before, "stopped midway: {told:?}");
+            assert!(told.iter().any(|t| t.contains("were put back")), "{told:?}");
+            assert_eq!(free.files, 0);
+        } else {
+            assert!(free.refused.is_empty(), "{:?}", free.refused);
+            assert_eq!(std::fs::read_to_string(ws.join("out/old.o")).unwrap(), "new\n");
+            assert_eq!(std::fs::read_to_string(ws.join("out/f2000.o")).unwrap(), "2000\n");
+            assert!(!ws.join("out/keep").exists());
+            let names: Vec<String> = tree(&ws).iter().map(|(p, _)| p.display().to_string()).collect();
+            assert!(!names.iter().any(|n| n.contains("bridle-aside")), "{names:?}");
+        }
+    }
+}
