@@ -266,3 +266,25 @@ impl Drop for Withdraw<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_turn_has_at_most_its_bound_of_questions_waiting_and_a_place_comes_back_when_one_ends() {
+        let waiting = Waiting::default();
+        let mut places: Vec<WaitingPlace<'_>> =
+            (0..bounds::PENDING_QUESTIONS).map(|_| waiting.take("turn-1").unwrap()).collect();
+        let refused = waiting.take("turn-1").err().unwrap();
+        assert!(refused.contains("16 questions of this turn already wait"), "{refused}");
+        // Another turn's questions are its own.
+        assert!(waiting.take("turn-2").is_ok());
+        drop(places.pop());
+        let again = waiting.take("turn-1").unwrap();
+        assert!(waiting.take("turn-1").is_err());
+        drop((again, places));
+        assert!(waiting.0.lock().unwrap().is_empty(), "an ended turn leaves nothing behind");
+    }
+}

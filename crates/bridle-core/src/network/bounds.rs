@@ -32,6 +32,20 @@ pub const HANDSHAKE_BYTES: usize = 16 * 1024;
 /// How long a tunnel may carry nothing either way before it is cut.
 pub const IDLE_TIME: Duration = Duration::from_secs(5 * 60);
 
+/// The deadlines a proxy keeps: [`HANDSHAKE_TIME`] and [`IDLE_TIME`] (shorter only in its own
+/// tests, which cannot wait minutes).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Deadlines {
+    pub handshake: Duration,
+    pub idle: Duration,
+}
+
+impl Default for Deadlines {
+    fn default() -> Self {
+        Self { handshake: HANDSHAKE_TIME, idle: IDLE_TIME }
+    }
+}
+
 /// Why a call refuses a new host without asking.
 pub fn too_many_questions() -> String {
     format!(
@@ -98,10 +112,10 @@ impl Activity {
         self.last_ms.store(self.since.elapsed().as_millis() as u64, Ordering::Relaxed);
     }
 
-    /// Ends once nothing has gone through for [`IDLE_TIME`].
-    pub(super) async fn idle(&self) {
+    /// Ends once nothing has gone through for `limit`.
+    pub(super) async fn idle(&self, limit: Duration) {
         loop {
-            let deadline = self.since + Duration::from_millis(self.last_ms.load(Ordering::Relaxed)) + IDLE_TIME;
+            let deadline = self.since + Duration::from_millis(self.last_ms.load(Ordering::Relaxed)) + limit;
             if Instant::now() >= deadline {
                 return;
             }

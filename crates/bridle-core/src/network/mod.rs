@@ -154,6 +154,7 @@ pub struct Proxy {
     resolver: Arc<dyn Resolve>,
     own: Vec<IpAddr>,
     places: Arc<Semaphore>,
+    deadlines: bounds::Deadlines,
 }
 
 impl std::fmt::Debug for Proxy {
@@ -171,6 +172,7 @@ impl Proxy {
             resolver,
             own: resolve::own_addresses(),
             places: Arc::new(Semaphore::new(bounds::SESSION_CONNECTIONS)),
+            deadlines: bounds::Deadlines::default(),
         })
     }
 
@@ -357,7 +359,7 @@ impl CallState {
     async fn handle(self: Arc<Self>, mut client: TcpStream, _places: bounds::Places) {
         let _ = client.set_nodelay(true);
         let reading = wire::read_request(&mut client, &self.credential);
-        let request = match tokio::time::timeout(bounds::HANDSHAKE_TIME, reading).await {
+        let request = match tokio::time::timeout(self.proxy.deadlines.handshake, reading).await {
             Ok(Ok(request)) => request,
             Ok(Err(wire::Unreadable(_, why))) => return tracing::debug!("a proxy request could not be read: {why}"),
             Err(_) => return tracing::debug!("a proxy client said nothing in time"),
@@ -398,11 +400,11 @@ impl CallState {
         let down = pump(&mut from_host, &mut to_client, &record.received, &activity);
         let idle = tokio::select! {
             _ = async { tokio::join!(up, down) } => false,
-            () = activity.idle() => true,
+            () = activity.idle(self.proxy.deadlines.idle) => true,
         };
         if idle {
-            record.entry.reason =
-                Some(format!("cut after {} s with nothing sent either way", bounds::IDLE_TIME.as_secs()));
+            let after = self.proxy.deadlines.idle.as_secs_f64();
+            record.entry.reason = Some(format!("cut after {after} s with nothing sent either way"));
         }
     }
 }

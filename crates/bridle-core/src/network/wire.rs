@@ -451,6 +451,25 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_head_past_the_byte_limit_is_refused_having_read_no_more_than_the_limit() {
+        let mut long = b"CONNECT ok.test:443 HTTP/1.1\r\nX-Pad: ".to_vec();
+        long.resize(HANDSHAKE_BYTES * 2, b'a');
+        let (mut ours, mut theirs) = tokio::io::duplex(HANDSHAKE_BYTES * 4);
+        theirs.write_all(&long).await.unwrap();
+        let r = read_request(&mut ours, &credential()).await;
+        assert!(r.unwrap_err().1.contains("longer than 16 KiB"));
+        drop(ours);
+        let mut said = Vec::new();
+        theirs.read_to_end(&mut said).await.unwrap();
+        assert!(String::from_utf8(said).unwrap().starts_with("HTTP/1.1 400"));
+        // A head just under the limit is read.
+        let mut fits = b"CONNECT ok.test:443 HTTP/1.1\r\nX-Pad: ".to_vec();
+        fits.resize(HANDSHAKE_BYTES - 200, b'a');
+        fits.extend_from_slice(b"\r\n\r\n");
+        assert_eq!(read(&fits).await.0.unwrap().host, "ok.test");
+    }
+
+    #[tokio::test]
     async fn a_request_without_the_calls_credential_is_refused_before_its_target_is_read() {
         assert_eq!(credential().basic(), "YnJpZGxlOnMzY3JldA==");
         let (r, said) = read_as_is(b"CONNECT ok.test:443 HTTP/1.1\r\n\r\n").await;
