@@ -208,7 +208,8 @@ async fn a_call_asks_about_at_most_eight_hosts_and_refuses_the_rest_saying_why()
     assert!(head.starts_with("HTTP/1.1 403"), "{head}");
     assert_eq!(d.asked.load(Ordering::SeqCst), bounds::CALL_QUESTIONS);
     let uses = serving.finish().await;
-    let limited: Vec<&HostUse> = uses.iter().filter(|u| u.reason.as_deref() == Some(&bounds::too_many_questions())).collect();
+    let limited: Vec<&HostUse> =
+        uses.iter().filter(|u| u.reason.as_deref() == Some(&bounds::too_many_questions())).collect();
     assert_eq!(limited.iter().map(|u| u.host.as_str()).collect::<Vec<_>>(), ["h9.test", "h10.test"], "{uses:?}");
     let rows = d.rows.lock().unwrap();
     assert_eq!(rows.iter().filter(|r| r.source == Source::Limit).count(), 2);
@@ -331,4 +332,34 @@ async fn a_tunnel_that_carries_nothing_is_cut_after_the_idle_time() {
     let uses = serving.finish().await;
     assert!(uses[0].reason.as_deref().unwrap().contains("cut after 0.4 s"), "{uses:?}");
     assert_eq!(uses[0].sent, 12, "{uses:?}");
+}
+
+#[tokio::test]
+async fn a_forwarded_host_port_carries_at_most_a_calls_bound_at_once() {
+    // The host's port: it keeps what connects.
+    let host = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = host.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut kept = Vec::new();
+        while let Ok((s, _)) = host.accept().await {
+            kept.push(s);
+        }
+    });
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let d = desk(Answer::Once);
+    let forwarding = forward(vec![(port, listener)], "call-1", Some(d.clone() as Arc<dyn Gate>)).unwrap().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..bounds::CALL_CONNECTIONS {
+        held.push(TcpStream::connect(addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut over = TcpStream::connect(addr).await.unwrap();
+    assert_eq!(said(&mut over).await, b"", "one past the bound is closed at once");
+    forwarding.finish().await;
+    let rows = d.rows.lock().unwrap();
+    let unread = rows.iter().find(|r| r.protocol == Protocol::Unread).unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(unread.source, Source::Limit);
+    assert!(unread.reason.as_deref().unwrap().starts_with("1 connections turned away"), "{unread:?}");
+    assert_eq!(rows.iter().filter(|r| r.protocol == Protocol::HostPort).count(), bounds::CALL_CONNECTIONS);
 }
