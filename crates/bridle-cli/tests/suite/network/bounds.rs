@@ -167,3 +167,81 @@ async fn two_thousand_idle_connections_leave_bridles_descriptors_and_memory_boun
     assert!(fds_after < fds_before + 256 + 32, "descriptors {fds_before} -> {fds_after}");
     assert!(rss_after < rss_before + 64 * 1024, "VmRSS {rss_before} KiB -> {rss_after} KiB");
 }
+
+/// The bound of prompts an editor is shown at once (`bridle_core::network::bounds::PENDING_QUESTIONS`).
+const PENDING_QUESTIONS: usize = 16;
+
+/// An editor (a raw ACP client) whose model writes twenty files at once in `ask`: it is shown
+/// sixteen prompts, the other four calls are denied without one and the model is told why.
+#[tokio::test]
+async fn an_editor_is_shown_at_most_the_bound_of_permission_prompts_at_once() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let dirs = Dirs::new();
+    let writes: Vec<Value> = (0..20)
+        .map(|i| json!({"id": format!("w{i}"), "name": "write_file", "arguments": {"path": format!("f{i}.txt"), "content": "x\n"}}))
+        .collect();
+    let fixtures = tempfile::tempdir().unwrap();
+    let script = json!({"fixtures": [
+        {"match": {"userMessage": "write twenty", "hasToolResult": false}, "response": {"toolCalls": writes}},
+        {"match": {"userMessage": "write twenty", "hasToolResult": true}, "response": {"content": "done"}}
+    ]});
+    std::fs::write(fixtures.path().join("script.json"), script.to_string()).unwrap();
+    let mock = super::super::aimock::Aimock::start_with(fixtures.path()).await;
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let config =
+        format!("mode = \"ask\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
+    std::fs::write(dirs.data.join("config.toml"), config).unwrap();
+
+    let mut child = super::super::acp::raw_acp(dirs.data.as_path(), &[]);
+    let mut input = child.stdin.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = async |wait: Duration| -> Option<Value> {
+        let line = tokio::time::timeout(wait, lines.next_line()).await.ok()?.unwrap()?;
+        Some(serde_json::from_str(&line).unwrap())
+    };
+    let mut send = async |message: Value| {
+        input.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+        input.flush().await.unwrap();
+    };
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})).await;
+    while next(Duration::from_secs(10)).await.unwrap()["id"] != 1 {}
+    let cwd = dirs.workspace.display().to_string();
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}})).await;
+    let session = loop {
+        let m = next(Duration::from_secs(20)).await.unwrap();
+        if m["id"] == 2 {
+            break m["result"]["sessionId"].as_str().unwrap().to_string();
+        }
+    };
+    let prompt = json!([{"type": "text", "text": "write twenty"}]);
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {"sessionId": session, "prompt": prompt}}))
+        .await;
+    // Prompts are left open while the rest arrive: no more than the bound are shown.
+    let (mut prompts, mut failed) = (Vec::new(), 0);
+    while let Some(m) = next(Duration::from_secs(3)).await {
+        if m["method"] == "session/request_permission" {
+            prompts.push(m["id"].clone());
+        } else if m["params"]["update"]["sessionUpdate"] == "tool_call_update"
+            && m["params"]["update"]["status"] == "failed"
+        {
+            failed += 1;
+        }
+    }
+    assert_eq!((prompts.len(), failed), (PENDING_QUESTIONS, 20 - PENDING_QUESTIONS));
+    for id in &prompts {
+        let outcome = json!({"outcome": "selected", "optionId": "reject_once"});
+        send(json!({"jsonrpc": "2.0", "id": id, "result": {"outcome": outcome}})).await;
+    }
+    let stop = loop {
+        let m = next(Duration::from_secs(30)).await.expect("the prompt was answered");
+        assert_ne!(m["method"], "session/request_permission", "a prompt past the bound: {m}");
+        if m["id"] == 3 {
+            break m["result"]["stopReason"].clone();
+        }
+    };
+    assert_eq!(stop, "end_turn");
+    let told = mock.journal().await.last().unwrap().to_string();
+    assert_eq!(told.matches("16 permission prompts are already open in the editor").count(), 4, "{told}");
+    assert_eq!(told.matches("rejected in the editor").count(), PENDING_QUESTIONS, "{told}");
+    assert!((0..20).all(|i| !dirs.workspace.join(format!("f{i}.txt")).exists()));
+}
