@@ -1,19 +1,18 @@
 //! The proxy's bounds (DESIGN §5.2), through `bridle` as a real process: a command that wants
-//! fifty hosts raises eight questions and is told why the rest were refused; two thousand idle
-//! connections to the proxy leave Bridle's descriptors and memory bounded (the figures printed).
+//! fifty hosts raises eight questions and is told why the rest were refused; an editor is shown
+//! at most sixteen permission prompts at once; two thousand idle connections to the proxy leave
+//! Bridle's descriptors and memory bounded (the figures printed).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
+use bridle_core::network::bounds::{CALL_QUESTIONS, PENDING_QUESTIONS, SESSION_CONNECTIONS};
 use serde_json::{json, Value};
 
 use super::super::bridle::*;
 use super::super::sandbox::{Setup, User};
 use super::{bash_output, http_server, model_running, network_requests, run, PINNED};
-
-/// The bound of questions one command raises (`bridle_core::network::bounds::CALL_QUESTIONS`).
-const CALL_QUESTIONS: usize = 8;
 
 #[tokio::test]
 async fn a_command_asking_for_fifty_hosts_raises_eight_questions_and_is_told_why_the_rest_were_refused() {
@@ -35,7 +34,7 @@ async fn a_command_asking_for_fifty_hosts_raises_eight_questions_and_is_told_why
     let said = bash_output(&events);
     let limit = "already asked about 8 hosts, the most one command may";
     // Each refused client is told in its own response, and the model in the hosts note.
-    assert_eq!(said.matches(limit).count(), 2 * 42, "{said}");
+    assert_eq!(said.matches(limit).count(), 2 * (50 - CALL_QUESTIONS), "{said}");
     assert!(said.contains("refused h50.test:"), "{said}");
     assert_eq!(said.matches("denied by the user").count(), 2 * CALL_QUESTIONS, "{said}");
 
@@ -46,7 +45,7 @@ async fn a_command_asking_for_fifty_hosts_raises_eight_questions_and_is_told_why
     let rows = json_lines(&out);
     assert_eq!(rows.len(), 50, "{}", stdout(&out));
     let by = |source: &str| rows.iter().filter(|r| r["payload"]["source"] == source).count();
-    assert_eq!((by("user"), by("limit")), (CALL_QUESTIONS, 42), "{}", stdout(&out));
+    assert_eq!((by("user"), by("limit")), (CALL_QUESTIONS, 50 - CALL_QUESTIONS), "{}", stdout(&out));
     assert!(rows.iter().all(|r| r["decision"] == "deny"), "{}", stdout(&out));
     assert_eq!(http.served.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
@@ -164,12 +163,9 @@ async fn two_thousand_idle_connections_leave_bridles_descriptors_and_memory_boun
     );
     assert!(said.contains("answers"), "{said}");
     // The session's bound (256) and some slack: this call's bound (64) holds each tunnel's two ends.
-    assert!(fds_after < fds_before + 256 + 32, "descriptors {fds_before} -> {fds_after}");
+    assert!(fds_after < fds_before + SESSION_CONNECTIONS + 32, "descriptors {fds_before} -> {fds_after}");
     assert!(rss_after < rss_before + 64 * 1024, "VmRSS {rss_before} KiB -> {rss_after} KiB");
 }
-
-/// The bound of prompts an editor is shown at once (`bridle_core::network::bounds::PENDING_QUESTIONS`).
-const PENDING_QUESTIONS: usize = 16;
 
 /// An editor (a raw ACP client) whose model writes twenty files at once in `ask`: it is shown
 /// sixteen prompts, the other four calls are denied without one and the model is told why.
