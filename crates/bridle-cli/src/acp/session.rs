@@ -4,13 +4,15 @@
 //! client in order, as an update, before the prompt's answer; an approval request is asked with
 //! `session/request_permission` on a task of its own (a cancel or the approval timeout can
 //! settle it first) and answered with the request's call hash, so the answer runs only the call
-//! it was given for; a file a call changed is sent as a diff of its whole text before and after,
-//! both known without opening any path a call names: the engine tells what changed (its diff,
-//! after the guard judged the call and the sandbox its paths), the text after is read through
-//! `fs/` beneath the workspace (regular files only, never waiting, at most [`DIFF_TEXT_LIMIT`]),
-//! and the text before is the diff taken back from it.
+//! it was given for; at most [`PENDING_QUESTIONS`] prompts are open at once, and a request past
+//! that is denied without a prompt, saying so; a file a call changed is sent as a diff of its
+//! whole text before and after, both known without opening any path a call names: the engine
+//! tells what changed (its diff, after the guard judged the call and the sandbox its paths), the
+//! text after is read through `fs/` beneath the workspace (regular files only, never waiting, at
+//! most [`DIFF_TEXT_LIMIT`]), and the text before is the diff taken back from it.
 
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -23,6 +25,7 @@ use agent_client_protocol::Client;
 use bridle_core::audit::AuditSink;
 use bridle_core::engine::{Engine, SessionSpec};
 use bridle_core::mcp::McpHub;
+use bridle_core::network::bounds::PENDING_QUESTIONS;
 use bridle_core::store::Store;
 use bridle_core::wiring::Wiring;
 use bridle_protocol::{ApprovalRequest, Event, HistoryItem, Mode, Op};
@@ -184,6 +187,19 @@ impl AcpSession {
             }
         };
         let (answer, why) = answer;
+        self.answer(&request, answer, why).await;
+    }
+
+    /// Denies `request` without a prompt: the editor has [`PENDING_QUESTIONS`] open already.
+    async fn refuse(self: Arc<Self>, request: ApprovalRequest) {
+        let why = format!(
+            "not asked: {PENDING_QUESTIONS} permission prompts are already open in the editor, the most one session may"
+        );
+        self.answer(&request, bridle_protocol::ApprovalAnswer::Deny, &why).await;
+    }
+
+    /// Tells the engine the answer to `request` (with `why` when it is a deny).
+    async fn answer(&self, request: &ApprovalRequest, answer: bridle_protocol::ApprovalAnswer, why: &str) {
         let feedback = (answer == bridle_protocol::ApprovalAnswer::Deny).then(|| why.to_string());
         let op = Op::ResolveApproval {
             approval_id: request.id.clone(),
@@ -220,6 +236,9 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
     let mut last_error: Option<String> = None;
     // Approval ids to the calls they are for: an approved call is then running.
     let mut asked: HashMap<String, String> = HashMap::new();
+    // The requests prompted for in the editor and not yet settled (by the editor, the approval
+    // timeout or a cancel).
+    let mut prompted: HashSet<String> = HashSet::new();
     while let Some(event) = events.recv().await {
         let Some(s) = session.upgrade() else { return };
         match event {
@@ -228,9 +247,15 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
             Event::FileChanged { call_id, path, diff, .. } => diffs.entry(call_id).or_default().push((path, diff)),
             Event::ApprovalRequested { request, .. } => {
                 asked.insert(request.id.clone(), request.call_id.clone());
-                tokio::spawn(s.clone().ask(request));
+                if prompted.len() < PENDING_QUESTIONS {
+                    prompted.insert(request.id.clone());
+                    tokio::spawn(s.clone().ask(request));
+                } else {
+                    tokio::spawn(s.clone().refuse(request));
+                }
             }
             Event::ApprovalResolved { approval_id, decision, .. } => {
+                prompted.remove(&approval_id);
                 let call = asked.remove(&approval_id);
                 if let Some(call) = call.filter(|_| decision != bridle_protocol::ApprovalAnswer::Deny) {
                     s.send(translate::in_progress(&call));

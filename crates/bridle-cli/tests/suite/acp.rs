@@ -126,7 +126,7 @@ async fn acpx_gets_the_answer_and_a_write_asks_with_approve_writing_and_reject_l
 }
 
 /// `bridle acp` on `data` with `env` too, its stdin and stdout piped for a raw JSON-RPC client.
-fn raw_acp(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> tokio::process::Child {
+pub(super) fn raw_acp(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> tokio::process::Child {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
         .args(["acp", "--data-dir"])
         .arg(data)

@@ -4,7 +4,11 @@
 //! under bubblewrap and under Landlock, as the invoking user and (as root) as `nobody`. What is
 //! refused is refused at once, and every connection leaves a `network` row in the audit log.
 //! A command's proxy listener serves that command only, and the host ports the config lists are
-//! reached (with the network off) while no other is.
+//! reached (with the network off) while no other is. The address judgement is [`addresses`]'s,
+//! the bounds [`bounds`]'.
+
+mod addresses;
+mod bounds;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

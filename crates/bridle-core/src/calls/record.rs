@@ -203,7 +203,7 @@ pub fn connection_row(c: &crate::network::Connection, row: AuditRecord) -> Audit
         Source::Session | Source::User => DecisionSource::User,
         Source::Mode(_) => DecisionSource::Mode,
         Source::Timeout => DecisionSource::Timeout,
-        Source::Address => DecisionSource::Sandbox,
+        Source::Address | Source::Limit => DecisionSource::Sandbox,
     };
     let status = match (c.allowed, c.reached) {
         (true, true) => "reached",

@@ -8,9 +8,12 @@
 //! Rules: a request is never held for a resumed turn (its stored call is its own, never the
 //! command's, and it is marked run once answered), so an answer about a host or a change can
 //! never run a command; a request that cannot wait (approvals deferred to another process) is refused at once
-//! and says why; "session" is kept with the session's grants (a later process of the session
-//! reaches the host too) and "always" writes the host to the config, both through the permit.
+//! and says why; a turn has at most [`crate::network::bounds::PENDING_QUESTIONS`] questions
+//! waiting at once, and one past that is refused without asking, saying so; "session" is kept
+//! with the session's grants (a later process of the session reaches the host too) and "always"
+//! writes the host to the config, both through the permit.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -24,7 +27,7 @@ use super::session::Session;
 use crate::audit::AuditKind;
 use crate::calls::{connection_row, CallEvent, Recorder, EFFECTS_TOOL};
 use crate::changes::{EffectsDesk, EffectsQuestion};
-use crate::network::{Answer, Connection, Gate, HostRequest, Source};
+use crate::network::{bounds, Answer, Connection, Gate, HostRequest, Source};
 use crate::store::ApprovalStatus;
 
 /// The tool name network requests carry.
@@ -41,6 +44,10 @@ pub(crate) struct SessionGate {
 impl Gate for SessionGate {
     async fn ask(&self, request: &HostRequest) -> Answer {
         let session = &self.session;
+        let _place = match session.questions.take(&self.turn_id) {
+            Ok(place) => place,
+            Err(why) => return Answer::Refused(Source::Limit, why),
+        };
         let desk = session.desk();
         let question = Question {
             tool: NETWORK_TOOL,
@@ -174,6 +181,7 @@ impl SessionGate {
 #[async_trait]
 impl EffectsDesk for SessionGate {
     async fn ask(&self, question: EffectsQuestion) -> Result<(), String> {
+        let _place = self.session.questions.take(&self.turn_id)?;
         let timeout = self.session.desk().timeout;
         let arguments = json!({"command": question.command, "files": question.files});
         let put = Question {
@@ -194,6 +202,42 @@ impl EffectsDesk for SessionGate {
                 Some(f) => format!("the user denied them: {f}"),
                 None => "the user denied them".into(),
             }),
+        }
+    }
+}
+
+/// How many questions each turn has waiting for a person.
+#[derive(Debug, Default)]
+pub(crate) struct Waiting(std::sync::Mutex<HashMap<String, usize>>);
+
+impl Waiting {
+    /// A place for one more question of `turn_id` (given back when dropped), or why not: the
+    /// turn already has [`bounds::PENDING_QUESTIONS`] waiting.
+    fn take<'a>(&'a self, turn_id: &'a str) -> Result<WaitingPlace<'a>, String> {
+        let mut turns = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let waiting = turns.entry(turn_id.to_string()).or_default();
+        if *waiting >= bounds::PENDING_QUESTIONS {
+            return Err(bounds::too_many_pending());
+        }
+        *waiting += 1;
+        Ok(WaitingPlace { waiting: self, turn_id })
+    }
+}
+
+/// One question's place among its turn's.
+struct WaitingPlace<'a> {
+    waiting: &'a Waiting,
+    turn_id: &'a str,
+}
+
+impl Drop for WaitingPlace<'_> {
+    fn drop(&mut self) {
+        let mut turns = self.waiting.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = turns.get_mut(self.turn_id) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                turns.remove(self.turn_id);
+            }
         }
     }
 }
@@ -220,5 +264,27 @@ impl Drop for Withdraw<'_> {
         if let Ok(true) = self.session.approvals.withdraw(self.id, why) {
             self.session.announce_withdrawn(self.id);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_turn_has_at_most_its_bound_of_questions_waiting_and_a_place_comes_back_when_one_ends() {
+        let waiting = Waiting::default();
+        let mut places: Vec<WaitingPlace<'_>> =
+            (0..bounds::PENDING_QUESTIONS).map(|_| waiting.take("turn-1").unwrap()).collect();
+        let refused = waiting.take("turn-1").err().unwrap();
+        assert!(refused.contains("16 questions of this turn already wait"), "{refused}");
+        // Another turn's questions are its own.
+        assert!(waiting.take("turn-2").is_ok());
+        drop(places.pop());
+        let again = waiting.take("turn-1").unwrap();
+        assert!(waiting.take("turn-1").is_err());
+        drop((again, places));
+        assert!(waiting.0.lock().unwrap().is_empty(), "an ended turn leaves nothing behind");
     }
 }

@@ -52,6 +52,8 @@ pub(crate) struct Session {
     me: std::sync::Weak<Session>,
     /// Its background processes, and the loopback its commands share.
     pub processes: Arc<crate::processes::SessionProcesses>,
+    /// The questions about what calls do (hosts, held changes) each turn has waiting.
+    pub(crate) questions: super::hosts::Waiting,
 }
 
 impl Session {
@@ -120,6 +122,7 @@ impl Session {
             _lease: lease,
             me: std::sync::Weak::new(),
             processes,
+            questions: super::hosts::Waiting::default(),
         }
     }
 

@@ -6,17 +6,23 @@
 //! belongs to a call. A connection says where it goes (SOCKS5, HTTP `CONNECT`, or a plain HTTP
 //! request: [`wire`]); the name is judged ([`policy`]), a person is asked when the policy says
 //! so (through the session's [`Gate`], while the connection waits), the name is resolved by the
-//! proxy and every address checked, and only then is anything sent.
+//! proxy and every address judged too ([`address`]), and only then is anything sent.
 //!
 //! Rules: it fails closed — a refusal is the client's protocol's error, at once, never a hang;
 //! no connection goes unrecorded (its record is written when it ends however it ends, an
-//! aborted task included); UDP never leaves (there is none to carry: names are resolved here).
+//! aborted task included; those turned away over a bound are recorded together, once per
+//! call); what a call and a session may hold is bounded ([`bounds`]); UDP never leaves (there
+//! is none to carry: names are resolved here).
 
+pub mod address;
+pub mod bounds;
 mod forward;
 pub mod policy;
+mod resolve;
 pub mod wire;
 
 pub use forward::{forward, Forwarding};
+pub use resolve::{Resolve, SystemResolver};
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::{IpAddr, SocketAddr};
@@ -27,66 +33,18 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::OnceCell;
+use tokio::sync::{OnceCell, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{NetworkConfig, NetworkMode};
 pub use policy::{entry, HostPattern, Judgement, Policy, Source};
 use wire::{Protocol, Refusal};
 
-/// How long a client has to say where it goes.
-const REQUEST_TIME: Duration = Duration::from_secs(30);
 /// How long a connection to a host may take.
 const CONNECT_TIME: Duration = Duration::from_secs(30);
 /// Copy buffer for each direction, while a connection is open (two per connection). 64 KiB
 /// measured a quarter below a direct download under bubblewrap; 128 KiB is on par.
 const BUFFER: usize = 128 * 1024;
-
-/// Turns host names into addresses: DNS, or the names pinned for tests.
-#[async_trait]
-pub trait Resolve: Send + Sync {
-    /// The addresses of `host` (a name or an address).
-    async fn resolve(&self, host: &str, port: u16) -> std::io::Result<Vec<SocketAddr>>;
-}
-
-/// The system's resolver, with some names pinned to addresses first (`BRIDLE_NET_RESOLVE`, read
-/// by the front end's wiring: how tests name loopback servers).
-#[derive(Debug, Clone, Default)]
-pub struct SystemResolver {
-    pinned: Vec<(String, IpAddr)>,
-}
-
-impl SystemResolver {
-    /// A resolver with `pinned` names (`name=address`, comma-separated; a malformed entry is an
-    /// error naming it).
-    pub fn with_pinned(pinned: &str) -> Result<Self, String> {
-        let mut out = Vec::new();
-        for entry in pinned.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-            let parsed =
-                entry.split_once('=').and_then(|(n, a)| Some((n.trim().to_ascii_lowercase(), a.trim().parse().ok()?)));
-            out.push(parsed.ok_or_else(|| format!("BRIDLE_NET_RESOLVE: `{entry}` is not name=address"))?);
-        }
-        Ok(Self { pinned: out })
-    }
-}
-
-#[async_trait]
-impl Resolve for SystemResolver {
-    async fn resolve(&self, host: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
-        if let Ok(addr) = bare.parse::<IpAddr>() {
-            return Ok(vec![SocketAddr::new(addr, port)]);
-        }
-        let name = host.trim_end_matches('.').to_ascii_lowercase();
-        let pinned: Vec<SocketAddr> =
-            self.pinned.iter().filter(|(n, _)| *n == name).map(|(_, a)| SocketAddr::new(*a, port)).collect();
-        if !pinned.is_empty() {
-            return Ok(pinned);
-        }
-        let found = tokio::net::lookup_host(format!("{name}:{port}")).await?;
-        Ok(found.collect())
-    }
-}
 
 /// One host a command asked for, waiting for a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,12 +146,15 @@ pub struct HostUse {
     pub reason: Option<String>,
 }
 
-/// A session's proxy: its policy, the hosts its people allowed, its resolver.
+/// A session's proxy: its policy, the hosts its people allowed, its resolver, the connections
+/// its commands may still open.
 pub struct Proxy {
     policy: RwLock<Policy>,
     grants: Mutex<BTreeSet<String>>,
     resolver: Arc<dyn Resolve>,
     own: Vec<IpAddr>,
+    places: Arc<Semaphore>,
+    deadlines: bounds::Deadlines,
 }
 
 impl std::fmt::Debug for Proxy {
@@ -205,7 +166,14 @@ impl std::fmt::Debug for Proxy {
 impl Proxy {
     /// The proxy of `config`, resolving with `resolver`; a pattern that cannot be read is an error.
     pub fn new(config: &NetworkConfig, resolver: Arc<dyn Resolve>) -> Result<Self, String> {
-        Ok(Self { policy: RwLock::new(Policy::new(config)?), grants: Mutex::default(), resolver, own: own_addresses() })
+        Ok(Self {
+            policy: RwLock::new(Policy::new(config)?),
+            grants: Mutex::default(),
+            resolver,
+            own: resolve::own_addresses(),
+            places: Arc::new(Semaphore::new(bounds::SESSION_CONNECTIONS)),
+            deadlines: bounds::Deadlines::default(),
+        })
     }
 
     /// The mode in force.
@@ -242,6 +210,8 @@ impl Proxy {
             call_id: call_id.to_string(),
             command: command.to_string(),
             asked: Mutex::default(),
+            places: Arc::new(Semaphore::new(bounds::CALL_CONNECTIONS)),
+            turned_away: Mutex::default(),
             log: Mutex::default(),
         });
         let stop = CancellationToken::new();
@@ -252,8 +222,19 @@ impl Proxy {
                 tokio::select! {
                     () = task_stop.cancelled() => break,
                     accepted = listener.accept() => match accepted {
-                        Ok((stream, _)) => {
-                            connections.spawn(task_call.clone().handle(stream));
+                        Ok((stream, _)) => match bounds::admit(&task_call.places, &task_call.proxy.places) {
+                            Ok(places) => {
+                                connections.spawn(task_call.clone().handle(stream, places));
+                            }
+                            Err(why) => task_call.turn_away(stream, why),
+                        },
+                        // Out of descriptors or memory for a moment, or a client gone before
+                        // it was accepted: the listener goes on.
+                        Err(e) if e.raw_os_error().is_some_and(|c| {
+                            [libc::EMFILE, libc::ENFILE, libc::ENOBUFS, libc::ENOMEM, libc::ECONNABORTED].contains(&c)
+                        }) => {
+                            tracing::debug!("the proxy could not accept a connection: {e}");
+                            tokio::time::sleep(Duration::from_millis(20)).await;
                         }
                         Err(e) => {
                             tracing::warn!("the proxy stopped accepting: {e}");
@@ -275,17 +256,26 @@ impl Proxy {
         Ok(Serving { stop, task, call })
     }
 
-    /// The judgement and, when it allows, the address to connect to; `ask` is consulted when the
-    /// policy leaves it to a person.
+    /// The judgement and, when it allows, the addresses to connect to; `call` is asked when the
+    /// policy leaves it to a person. An address, however spelt, is judged as that address before
+    /// anyone is asked; a name is resolved only once it is let through (a name a person refuses
+    /// is never looked up), and then every address it resolves to is judged.
     async fn decide(
         &self,
         call: &CallState,
         host: &str,
         port: u16,
     ) -> Result<(Source, Vec<SocketAddr>), (Source, String)> {
+        let literal = address::literal(host);
+        // `127.1` and `0x7f.1` are asked about, granted and matched as `127.0.0.1`.
+        let host = literal.map(|a| address::canonical(a).to_string()).unwrap_or_else(|| host.to_string());
+        let host = host.as_str();
         let key = entry(host, port);
         let granted = self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&key);
         let judged = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner).judge(host, port, granted);
+        if let (Some(addr), false) = (literal, matches!(judged, Judgement::Refuse(..))) {
+            self.judge_addresses(host, &[SocketAddr::new(addr, port)])?;
+        }
         let source = match judged {
             Judgement::Allow(source) => source,
             Judgement::Refuse(source, why) => return Err((source, why)),
@@ -309,15 +299,18 @@ impl Proxy {
             Ok(_) => return Err((Source::Address, format!("{host} has no address"))),
             Err(e) => return Err((Source::Address, format!("cannot resolve {host}: {e}"))),
         };
-        let policy = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // Every address must pass, not only the first: a name that answers with one public and one
-        // private address is refused.
-        for addr in &addrs {
-            if let Some(why) = policy.refuse_address(host, addr.ip(), port, &self.own) {
-                return Err((Source::Address, why));
-            }
-        }
+        self.judge_addresses(host, &addrs)?;
         Ok((source, addrs))
+    }
+
+    /// Refuses unless every one of `addrs` (what `host` is or resolves to) may be reached: a name
+    /// that answers with one public and one denied or private address is refused.
+    fn judge_addresses(&self, host: &str, addrs: &[SocketAddr]) -> Result<(), (Source, String)> {
+        let policy = self.policy.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match addrs.iter().find_map(|a| policy.refuse_address(host, a.ip(), a.port(), &self.own)) {
+            Some(refused) => Err(refused),
+            None => Ok(()),
+        }
     }
 }
 
@@ -330,30 +323,43 @@ struct CallState {
     credential: wire::Credential,
     call_id: String,
     command: String,
-    /// Answers given for this command, one question per host however many connections wait.
+    /// Answers given for this command, one question per host however many connections wait
+    /// (at most [`bounds::CALL_QUESTIONS`] hosts).
     asked: Mutex<HashMap<String, Arc<OnceCell<Answer>>>>,
+    /// The connections it may still open at once.
+    places: Arc<Semaphore>,
+    /// How many connections were turned away over a bound, and the last bound's words.
+    turned_away: Mutex<(u32, String)>,
     log: Mutex<Vec<Connection>>,
 }
 
 impl CallState {
     async fn ask(&self, host: &str, port: u16) -> Answer {
-        let cell = self
-            .asked
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .entry(entry(host, port))
-            .or_default()
-            .clone();
+        let cell = {
+            let mut asked = self.asked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let key = entry(host, port);
+            if !asked.contains_key(&key) && asked.len() >= bounds::CALL_QUESTIONS {
+                return Answer::Refused(Source::Limit, bounds::too_many_questions());
+            }
+            asked.entry(key).or_default().clone()
+        };
         let request =
             HostRequest { call_id: self.call_id.clone(), command: self.command.clone(), host: host.into(), port };
         cell.get_or_init(|| self.gate.ask(&request)).await.clone()
     }
 
-    /// One client connection, start to end.
-    async fn handle(self: Arc<Self>, mut client: TcpStream) {
+    /// Refuses a connection over a bound, from the accept loop.
+    fn turn_away(&self, client: TcpStream, why: String) {
+        bounds::turn_away(client, &why);
+        let mut turned = self.turned_away.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *turned = (turned.0.saturating_add(1), why);
+    }
+
+    /// One client connection, start to end, holding its `_places` until then.
+    async fn handle(self: Arc<Self>, mut client: TcpStream, _places: bounds::Places) {
         let _ = client.set_nodelay(true);
-        let request = match tokio::time::timeout(REQUEST_TIME, wire::read_request(&mut client, &self.credential)).await
-        {
+        let reading = wire::read_request(&mut client, &self.credential);
+        let request = match tokio::time::timeout(self.proxy.deadlines.handshake, reading).await {
             Ok(Ok(request)) => request,
             Ok(Err(wire::Unreadable(_, why))) => return tracing::debug!("a proxy request could not be read: {why}"),
             Err(_) => return tracing::debug!("a proxy client said nothing in time"),
@@ -383,15 +389,23 @@ impl CallState {
         }
         let (mut from_client, mut to_client) = client.into_split();
         let (mut from_host, mut to_host) = upstream.into_split();
+        let activity = bounds::Activity::new();
         let up = async {
             if !request.forward.is_empty() {
                 to_host.write_all(&request.forward).await?;
                 record.sent.fetch_add(request.forward.len() as u64, Ordering::Relaxed);
             }
-            pump(&mut from_client, &mut to_host, &record.sent).await
+            pump(&mut from_client, &mut to_host, &record.sent, &activity).await
         };
-        let down = pump(&mut from_host, &mut to_client, &record.received);
-        let _ = tokio::join!(up, down);
+        let down = pump(&mut from_host, &mut to_client, &record.received, &activity);
+        let idle = tokio::select! {
+            _ = async { tokio::join!(up, down) } => false,
+            () = activity.idle(self.proxy.deadlines.idle) => true,
+        };
+        if idle {
+            let after = self.proxy.deadlines.idle.as_secs_f64();
+            record.entry.reason = Some(format!("cut after {after} s with nothing sent either way"));
+        }
     }
 }
 
@@ -400,15 +414,18 @@ fn refused(request: &wire::Request, why: &str) -> String {
     format!("the connection to {}:{} was refused: {why}", request.host, request.port)
 }
 
-/// Copies until the end of `from`, counting into `count`, then ends `to`'s writing side.
+/// Copies until the end of `from`, counting into `count` and telling `activity`, then ends
+/// `to`'s writing side.
 async fn pump(
     from: &mut (impl tokio::io::AsyncRead + Unpin),
     to: &mut (impl tokio::io::AsyncWrite + Unpin),
     count: &AtomicU64,
+    activity: &bounds::Activity,
 ) -> std::io::Result<()> {
     let mut buf = vec![0u8; BUFFER];
     loop {
         let n = from.read(&mut buf).await?;
+        activity.touch();
         if n == 0 {
             return to.shutdown().await;
         }
@@ -442,11 +459,20 @@ struct Record {
 
 impl Record {
     fn new(call: Arc<CallState>, request: &wire::Request) -> Self {
+        Self::of(call, request.host.clone(), request.port, request.protocol)
+    }
+
+    /// The record of the connections turned away unread: host `*`, port 0.
+    fn unread(call: Arc<CallState>) -> Self {
+        Self::of(call, "*".into(), 0, Protocol::Unread)
+    }
+
+    fn of(call: Arc<CallState>, host: String, port: u16, protocol: Protocol) -> Self {
         let entry = Connection {
             call_id: call.call_id.clone(),
-            host: request.host.clone(),
-            port: request.port,
-            protocol: request.protocol,
+            host,
+            port,
+            protocol,
             allowed: false,
             reached: false,
             source: Source::Mode(NetworkMode::Off),
@@ -483,12 +509,24 @@ pub struct Serving {
 }
 
 impl Serving {
-    /// Stops serving (the command has ended) and says which hosts it reached or was refused.
+    /// Stops serving (the command has ended) and says which hosts it reached or was refused
+    /// (the connections turned away over a bound as one entry, host `*`).
     pub async fn finish(self) -> Vec<HostUse> {
         self.stop.cancel();
         let _ = self.task.await;
+        let (count, why) =
+            std::mem::take(&mut *self.call.turned_away.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        if count > 0 {
+            // Their requests were never read: one record says how many, and why.
+            let mut record = Record::unread(self.call.clone());
+            record.refuse(Source::Limit, format!("{count} connections turned away: {why}"));
+        }
         let log = std::mem::take(&mut *self.call.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
-        summarize(&log)
+        let mut uses = summarize(&log);
+        if let Some(unread) = uses.iter_mut().find(|h| h.host == "*" && h.port == 0) {
+            unread.connections = count;
+        }
+        uses
     }
 }
 
@@ -515,39 +553,6 @@ fn summarize(log: &[Connection]) -> Vec<HostUse> {
         }
     }
     out
-}
-
-/// This machine's own addresses (every interface's).
-fn own_addresses() -> Vec<IpAddr> {
-    #[allow(unsafe_code)]
-    // SAFETY: getifaddrs fills a list this function walks read-only and frees once.
-    unsafe {
-        let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
-        if libc::getifaddrs(&mut list) != 0 {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        let mut at = list;
-        while !at.is_null() {
-            let addr = (*at).ifa_addr;
-            if !addr.is_null() {
-                match i32::from((*addr).sa_family) {
-                    libc::AF_INET => {
-                        let v4 = &*(addr as *const libc::sockaddr_in);
-                        out.push(IpAddr::from(u32::from_be(v4.sin_addr.s_addr).to_be_bytes()));
-                    }
-                    libc::AF_INET6 => {
-                        let v6 = &*(addr as *const libc::sockaddr_in6);
-                        out.push(IpAddr::from(v6.sin6_addr.s6_addr));
-                    }
-                    _ => {}
-                }
-            }
-            at = (*at).ifa_next;
-        }
-        libc::freeifaddrs(list);
-        out
-    }
 }
 
 #[cfg(test)]

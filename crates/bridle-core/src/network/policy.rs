@@ -1,14 +1,17 @@
 //! Which hosts a command may reach: `[sandbox.network]`'s patterns, judged on the name the client
-//! asked for, and which addresses are never reached unless listed as addresses.
+//! asked for and again on every address it resolves to, and which addresses are never reached
+//! unless listed as addresses.
 //!
 //! Rules: deny > allow > the session's grants > mode; a pattern that cannot be read is an error
-//! when the session starts, never a pattern that silently matches nothing; loopback, link-local,
-//! private, shared and multicast ranges and the machine's own addresses are refused unless an
-//! `allow` entry names the address itself (a name that resolves to one is refused too: DNS
-//! rebinding).
+//! when the session starts, never a pattern that silently matches nothing; a `deny` entry that
+//! names an address or a range denies every spelling and every name that reaches it (an IPv6
+//! form carrying it included); the special ranges ([`address::special`]) and the machine's own
+//! addresses are refused unless an `allow` entry names the address itself or a range holding it
+//! (a name that resolves to one is refused too: DNS rebinding).
 
 use std::net::IpAddr;
 
+use super::address::{self, canonical, carried, within};
 use crate::config::{NetworkConfig, NetworkMode};
 
 /// One `allow` or `deny` entry.
@@ -46,11 +49,12 @@ impl HostPattern {
         } else if let Some(rest) = host.strip_prefix("*.") {
             Host::Below(name(rest).map_err(|e| bad(&e))?)
         } else if let Some((addr, bits)) = host.split_once('/') {
-            let addr: IpAddr = addr.parse().map_err(|_| bad("a network is an address and a prefix length"))?;
+            let addr = address::literal(addr).ok_or_else(|| bad("a network is an address and a prefix length"))?;
             let max = if addr.is_ipv4() { 32 } else { 128 };
             let bits: u8 = bits.parse().ok().filter(|b| *b <= max).ok_or_else(|| bad("the prefix length is wrong"))?;
             Host::Net(addr, bits)
-        } else if let Ok(addr) = host.parse::<IpAddr>() {
+        } else if let Some(addr) = address::literal(host) {
+            let addr = canonical(addr);
             Host::Net(addr, if addr.is_ipv4() { 32 } else { 128 })
         } else {
             Host::Exact(name(host).map_err(|e| bad(&e))?)
@@ -73,27 +77,26 @@ impl HostPattern {
             Host::Any => true,
             Host::Exact(name) => *name == host,
             Host::Below(name) => host.strip_suffix(name.as_str()).is_some_and(|head| head.ends_with('.')),
-            Host::Net(..) => host.trim_start_matches('[').trim_end_matches(']').parse().is_ok_and(|a| self.holds(a)),
+            Host::Net(..) => address::literal(&host).is_some_and(|a| self.holds(a)),
         }
     }
 
-    /// Whether this entry names `addr` as an address (a name never does).
+    /// Whether this entry names `addr` as an address, or a range holding it (a name never does).
     fn holds(&self, addr: IpAddr) -> bool {
         let Host::Net(net, bits) = self.host else { return false };
         match (net, canonical(addr)) {
-            (IpAddr::V4(n), IpAddr::V4(a)) => prefix(u32::from(n).into(), u32::from(a).into(), 32, bits),
-            (IpAddr::V6(n), IpAddr::V6(a)) => prefix(u128::from(n), u128::from(a), 128, bits),
+            (IpAddr::V4(n), IpAddr::V4(a)) => within(u32::from(n).into(), u32::from(a).into(), 32, bits),
+            (IpAddr::V6(n), IpAddr::V6(a)) => within(u128::from(n), u128::from(a), 128, bits),
             _ => false,
         }
     }
-}
 
-fn prefix(net: u128, addr: u128, width: u8, bits: u8) -> bool {
-    if bits == 0 {
-        return true;
+    /// Whether this entry, as a `deny`, reaches `addr`: it holds it, or the IPv4 address it
+    /// carries.
+    fn denies(&self, addr: IpAddr, port: u16) -> bool {
+        self.port.is_none_or(|p| p == port)
+            && (self.holds(addr) || carried(addr).is_some_and(|(v4, _)| self.holds(IpAddr::V4(v4))))
     }
-    let shift = u32::from(width - bits);
-    (net >> shift) == (addr >> shift)
 }
 
 /// `host:port` as an `allow` entry, a grant and a question's key name it (`[v6]:port` for an
@@ -137,48 +140,6 @@ fn name(text: &str) -> Result<String, String> {
     Ok(text.to_ascii_lowercase())
 }
 
-/// An IPv4 address written as IPv6 (`::ffff:127.0.0.1`) is that IPv4 address.
-fn canonical(addr: IpAddr) -> IpAddr {
-    match addr {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(addr),
-        v4 => v4,
-    }
-}
-
-/// Why an address is not reached without being listed, or `None` for a public one.
-pub fn private_kind(addr: IpAddr) -> Option<&'static str> {
-    match canonical(addr) {
-        IpAddr::V4(a) => {
-            let [x, y, ..] = a.octets();
-            if a.is_loopback() {
-                Some("a loopback address")
-            } else if a.is_link_local() {
-                Some("a link-local address (cloud metadata lives there)")
-            } else if a.is_private() || (x == 100 && (64..128).contains(&y)) {
-                Some("a private address")
-            } else if a.is_unspecified() || x == 0 || a.is_broadcast() || a.is_multicast() || x >= 240 {
-                Some("not a host's address")
-            } else {
-                None
-            }
-        }
-        IpAddr::V6(a) => {
-            let first = a.segments()[0];
-            if a.is_loopback() {
-                Some("a loopback address")
-            } else if first & 0xffc0 == 0xfe80 {
-                Some("a link-local address")
-            } else if first & 0xfe00 == 0xfc00 {
-                Some("a private address")
-            } else if a.is_unspecified() || a.is_multicast() {
-                Some("not a host's address")
-            } else {
-                None
-            }
-        }
-    }
-}
-
 /// Who decided about a host, in the audit and on the tool card.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -198,6 +159,8 @@ pub enum Source {
     Address,
     /// `[sandbox.network] host_ports`: a port of the host's loopback forwarded on purpose.
     HostPort,
+    /// A bound of the proxy's ([`super::bounds`]): too many questions or connections.
+    Limit,
 }
 
 impl Source {
@@ -212,6 +175,7 @@ impl Source {
             Source::Timeout => "timeout".into(),
             Source::Address => "address".into(),
             Source::HostPort => "host_ports".into(),
+            Source::Limit => "limit".into(),
         }
     }
 }
@@ -284,22 +248,28 @@ impl Policy {
         }
     }
 
-    /// Why `addr` (what `host` resolved to) is not reached, or `None` when it may be: a private,
-    /// loopback or link-local address, or one of the machine's `own`, unless an `allow` entry
-    /// names the address itself.
-    pub fn refuse_address(&self, host: &str, addr: IpAddr, port: u16, own: &[IpAddr]) -> Option<String> {
+    /// Who refuses `addr` (what `host` resolved to, or what it spells) and why, or `None` when
+    /// it may be reached: a `deny` entry that reaches it; else, unless an `allow` entry names it
+    /// or a range holding it, a special address or one of the machine's `own`.
+    pub fn refuse_address(&self, host: &str, addr: IpAddr, port: u16, own: &[IpAddr]) -> Option<(Source, String)> {
+        let how = |kind: &str| match address::literal(host) {
+            Some(_) => format!("{addr} is {kind}"),
+            None => format!("{host} resolves to {addr}, {kind}"),
+        };
+        if let Some(p) = self.deny.iter().find(|p| p.denies(addr, port)) {
+            let why = format!("`{}` is denied in [sandbox.network]", p.as_str());
+            return Some((Source::Deny(p.as_str().into()), how(&why)));
+        }
         let listed = self.allow.iter().any(|p| p.port.is_none_or(|q| q == port) && p.holds(addr));
         if listed {
             return None;
         }
-        let kind =
-            private_kind(addr).or_else(|| own.contains(&canonical(addr)).then_some("this machine's own address"))?;
-        let how = if host.trim_matches(['[', ']']).parse::<IpAddr>().is_ok() {
-            format!("{addr} is {kind}")
-        } else {
-            format!("{host} resolves to {addr}, {kind}")
-        };
-        Some(format!("{how}; list `{addr}` in [sandbox.network] allow to reach it"))
+        let mine = |a: IpAddr| own.iter().any(|o| canonical(*o) == canonical(a));
+        let kind = address::special(addr).or_else(|| {
+            let own = mine(addr) || carried(addr).is_some_and(|(v4, _)| mine(IpAddr::V4(v4)));
+            own.then(|| "this machine's own address".to_string())
+        })?;
+        Some((Source::Address, format!("{}; list `{addr}` in [sandbox.network] allow to reach it", how(&kind))))
     }
 }
 
@@ -370,7 +340,67 @@ mod tests {
         let listed = policy(NetworkMode::Allow, &["ok.test", "127.0.0.1"], &[]);
         assert!(listed.refuse_address("ok.test", "127.0.0.1".parse().unwrap(), 8080, &own).is_none());
         assert!(listed.refuse_address("ok.test", "127.0.0.2".parse().unwrap(), 8080, &own).is_some());
-        let why = every.refuse_address("localhost", "127.0.0.1".parse().unwrap(), 80, &own).unwrap();
+        let (source, why) = every.refuse_address("localhost", "127.0.0.1".parse().unwrap(), 80, &own).unwrap();
+        assert_eq!(source, Source::Address);
         assert!(why.contains("localhost resolves to 127.0.0.1, a loopback address"), "{why}");
+        // This machine's own address, carried in IPv6, is still its own.
+        let own_public: Vec<IpAddr> = vec!["93.184.215.14".parse().unwrap()];
+        for carrier in ["93.184.215.14", "::ffff:93.184.215.14", "64:ff9b::5db8:d70e", "2002:5db8:d70e::1"] {
+            let (_, why) = every.refuse_address("x.test", carrier.parse().unwrap(), 80, &own_public).unwrap();
+            assert!(why.contains("own address"), "{carrier}: {why}");
+        }
+    }
+
+    #[test]
+    fn a_denied_address_is_denied_by_every_spelling_and_every_name_that_reaches_it() {
+        let p = policy(NetworkMode::Allow, &["*", "127.0.0.1"], &["127.0.0.1:8080", "10.0.0.0/8"]);
+        for spelling in ["127.0.0.1", "127.1", "2130706433", "0177.0.0.1", "0x7f.1", "127.0.0.1.", "[::ffff:127.0.0.1]"]
+        {
+            assert!(
+                matches!(p.judge(spelling, 8080, false), Judgement::Refuse(Source::Deny(ref d), _) if d == "127.0.0.1:8080"),
+                "{spelling}"
+            );
+            assert_eq!(p.judge(spelling, 8081, false), Judgement::Allow(Source::Allow("*".into())), "{spelling}");
+        }
+        let none: &[IpAddr] = &[];
+        for (name, addr) in [
+            ("localhost", "127.0.0.1"),
+            ("pinned.test", "127.0.0.1"),
+            ("pinned.test", "::ffff:127.0.0.1"),
+            ("pinned.test", "::127.0.0.1"),
+            ("pinned.test", "64:ff9b::7f00:1"),
+            ("pinned.test", "2002:7f00:1::1"),
+            ("db.test", "10.1.2.3"),
+            ("db.test", "::ffff:10.9.9.9"),
+        ] {
+            let addr: IpAddr = addr.parse().unwrap();
+            let (source, why) = p.refuse_address(name, addr, 8080, none).unwrap();
+            assert!(matches!(source, Source::Deny(_)), "{name} {addr}: {source:?}");
+            assert!(why.contains(&format!("{name} resolves to {addr}")) && why.contains("denied"), "{why}");
+        }
+        // The same address on a port the entry does not name: loopback is listed, so it is reached.
+        assert_eq!(p.refuse_address("localhost", "127.0.0.1".parse().unwrap(), 8081, none), None);
+        assert!(p.refuse_address("ok.test", "93.184.215.14".parse().unwrap(), 8080, none).is_none());
+        // A numeric spelling in the config is the address it spells.
+        let spelt = policy(NetworkMode::Allow, &["*"], &["2130706433"]);
+        assert!(matches!(spelt.judge("127.0.0.1", 80, false), Judgement::Refuse(Source::Deny(_), _)));
+    }
+
+    #[test]
+    fn only_an_allow_entry_naming_the_address_or_a_range_holding_it_opens_a_special_one() {
+        let none: &[IpAddr] = &[];
+        let loopback = policy(NetworkMode::Allow, &["*", "127.0.0.1"], &[]);
+        assert_eq!(loopback.refuse_address("x.test", "127.0.0.1".parse().unwrap(), 80, none), None);
+        assert_eq!(loopback.refuse_address("x.test", "::ffff:127.0.0.1".parse().unwrap(), 80, none), None);
+        for other in ["127.0.0.2", "::127.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::1", "::1"] {
+            let refused = loopback.refuse_address("x.test", other.parse().unwrap(), 80, none);
+            assert!(matches!(refused, Some((Source::Address, _))), "{other}: {refused:?}");
+        }
+        let ranges = policy(NetworkMode::Allow, &["*", "64:ff9b::/96", "198.18.0.0/15", "[fd00::1]:5432"], &[]);
+        for (addr, port) in [("64:ff9b::7f00:1", 80), ("198.19.1.1", 80), ("fd00::1", 5432)] {
+            assert_eq!(ranges.refuse_address("x.test", addr.parse().unwrap(), port, none), None, "{addr}");
+        }
+        assert!(ranges.refuse_address("x.test", "fd00::1".parse().unwrap(), 5433, none).is_some());
+        assert!(ranges.refuse_address("x.test", "2002:7f00:1::1".parse().unwrap(), 80, none).is_some());
     }
 }

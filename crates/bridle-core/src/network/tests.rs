@@ -193,3 +193,173 @@ async fn socks5_carries_any_tcp() {
     assert!(uses[0].allowed, "{uses:?}");
     assert_eq!(d.rows.lock().unwrap()[0].protocol, Protocol::Socks5);
 }
+
+#[tokio::test]
+async fn a_call_asks_about_at_most_eight_hosts_and_refuses_the_rest_saying_why() {
+    let p = proxy(NetworkMode::Ask, &[], &[]);
+    let d = desk(Answer::Refused(Source::User, "denied by the user".into()));
+    let (serving, addr) = serve(&p, &d);
+    for i in 1..=10 {
+        let (head, _) = connect_via(addr, &format!("h{i}.test:443")).await;
+        assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    }
+    // A host already asked about is answered as before, not counted again.
+    let (head, _) = connect_via(addr, "h1.test:443").await;
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    assert_eq!(d.asked.load(Ordering::SeqCst), bounds::CALL_QUESTIONS);
+    let uses = serving.finish().await;
+    let limited: Vec<&HostUse> =
+        uses.iter().filter(|u| u.reason.as_deref() == Some(&bounds::too_many_questions())).collect();
+    assert_eq!(limited.iter().map(|u| u.host.as_str()).collect::<Vec<_>>(), ["h9.test", "h10.test"], "{uses:?}");
+    let rows = d.rows.lock().unwrap();
+    assert_eq!(rows.iter().filter(|r| r.source == Source::Limit).count(), 2);
+    assert_eq!(rows.iter().filter(|r| r.source == Source::User).count(), 9);
+}
+
+/// Reads what the proxy says to `s` until it closes.
+async fn said(s: &mut TcpStream) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await;
+    out
+}
+
+#[tokio::test]
+async fn connections_past_a_calls_bound_are_turned_away_at_once_and_recorded_together() {
+    let p = proxy(NetworkMode::Allow, &["*"], &[]);
+    let d = desk(Answer::Once);
+    let (serving, addr) = serve(&p, &d);
+    let mut held = Vec::new();
+    for _ in 0..bounds::CALL_CONNECTIONS {
+        held.push(TcpStream::connect(addr).await.unwrap());
+    }
+    let mut http = TcpStream::connect(addr).await.unwrap();
+    http.write_all(b"CONNECT ok.test:443 HTTP/1.1\r\n\r\n").await.unwrap();
+    let answer = String::from_utf8(said(&mut http).await).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("this command has 64 open, the most one command may"), "{answer}");
+    let mut socks = TcpStream::connect(addr).await.unwrap();
+    socks.write_all(&[5, 1, 2]).await.unwrap();
+    assert_eq!(said(&mut socks).await, [5, 0xff]);
+    // A place given back is taken again.
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let port = upstream().await;
+    let (head, _) = connect_via(addr, &format!("127.0.0.1:{port}")).await;
+    assert!(head.starts_with("HTTP/1.1 403"), "a place was not given back: {head}");
+    drop(held);
+    let uses = serving.finish().await;
+    let unread = uses.iter().find(|u| u.host == "*").unwrap_or_else(|| panic!("{uses:?}"));
+    assert_eq!((unread.port, unread.allowed, unread.connections), (0, false, 2), "{uses:?}");
+    assert!(unread.reason.as_deref().unwrap().starts_with("2 connections turned away: too many"), "{uses:?}");
+    let rows = d.rows.lock().unwrap();
+    let row = rows.iter().find(|r| r.protocol == Protocol::Unread).unwrap();
+    assert_eq!(row.source, Source::Limit);
+}
+
+#[tokio::test]
+async fn a_sessions_commands_share_its_bound() {
+    let p = proxy(NetworkMode::Allow, &["*"], &[]);
+    let d = desk(Answer::Once);
+    let mut calls = Vec::new();
+    let mut held = Vec::new();
+    for _ in 0..bounds::SESSION_CONNECTIONS / bounds::CALL_CONNECTIONS {
+        let (serving, addr) = serve(&p, &d);
+        for _ in 0..bounds::CALL_CONNECTIONS {
+            held.push(TcpStream::connect(addr).await.unwrap());
+        }
+        calls.push(serving);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (serving, addr) = serve(&p, &d);
+    let mut late = TcpStream::connect(addr).await.unwrap();
+    late.write_all(b"CONNECT ok.test:443 HTTP/1.1\r\n\r\n").await.unwrap();
+    let answer = String::from_utf8(said(&mut late).await).unwrap();
+    assert!(answer.contains("this session's commands have 256 open"), "{answer}");
+    drop(held);
+    serving.finish().await;
+    for serving in calls {
+        serving.finish().await;
+    }
+}
+
+/// [`proxy`], with deadlines a test can wait for.
+fn hasty(mode: NetworkMode, allow: &[&str]) -> (Arc<Proxy>, bounds::Deadlines) {
+    let deadlines = bounds::Deadlines { handshake: Duration::from_millis(300), idle: Duration::from_millis(400) };
+    let mut p = Arc::into_inner(proxy(mode, allow, &[])).unwrap();
+    p.deadlines = deadlines;
+    (Arc::new(p), deadlines)
+}
+
+#[tokio::test]
+async fn a_client_that_says_nothing_or_too_slowly_is_cut_at_the_handshake_deadline() {
+    let (p, deadlines) = hasty(NetworkMode::Allow, &["*"]);
+    let d = desk(Answer::Once);
+    let (serving, addr) = serve(&p, &d);
+    let started = std::time::Instant::now();
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"CONNECT ok.te").await.unwrap();
+    let mut buf = [0u8; 16];
+    assert_eq!(silent.read(&mut buf).await.unwrap(), 0);
+    assert_eq!(slow.read(&mut buf).await.unwrap(), 0);
+    let waited = started.elapsed();
+    assert!(waited >= deadlines.handshake && waited < deadlines.handshake * 5, "{waited:?}");
+    serving.finish().await;
+}
+
+#[tokio::test]
+async fn a_tunnel_that_carries_nothing_is_cut_after_the_idle_time() {
+    let port = upstream().await;
+    let (p, deadlines) = hasty(NetworkMode::Allow, &["ok.test", "127.0.0.1"]);
+    let d = desk(Answer::Once);
+    let (serving, addr) = serve(&p, &d);
+    let (head, mut s) = connect_via(addr, &format!("ok.test:{port}")).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let mut hello = [0u8; 5];
+    s.read_exact(&mut hello).await.unwrap();
+    // Traffic keeps it open past the idle time; then it sits idle and is cut.
+    let started = std::time::Instant::now();
+    for _ in 0..3 {
+        tokio::time::sleep(deadlines.idle / 2).await;
+        s.write_all(b"ping").await.unwrap();
+        let mut echo = [0u8; 4];
+        s.read_exact(&mut echo).await.unwrap();
+    }
+    let mut rest = Vec::new();
+    s.read_to_end(&mut rest).await.unwrap();
+    let waited = started.elapsed();
+    assert!(waited >= deadlines.idle * 2, "{waited:?}");
+    let uses = serving.finish().await;
+    assert!(uses[0].reason.as_deref().unwrap().contains("cut after 0.4 s"), "{uses:?}");
+    assert_eq!(uses[0].sent, 12, "{uses:?}");
+}
+
+#[tokio::test]
+async fn a_forwarded_host_port_carries_at_most_a_calls_bound_at_once() {
+    // The host's port: it keeps what connects.
+    let host = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = host.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut kept = Vec::new();
+        while let Ok((s, _)) = host.accept().await {
+            kept.push(s);
+        }
+    });
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let d = desk(Answer::Once);
+    let forwarding = forward(vec![(port, listener)], "call-1", Some(d.clone() as Arc<dyn Gate>)).unwrap().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..bounds::CALL_CONNECTIONS {
+        held.push(TcpStream::connect(addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut over = TcpStream::connect(addr).await.unwrap();
+    assert_eq!(said(&mut over).await, b"", "one past the bound is closed at once");
+    forwarding.finish().await;
+    let rows = d.rows.lock().unwrap();
+    let unread = rows.iter().find(|r| r.protocol == Protocol::Unread).unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(unread.source, Source::Limit);
+    assert!(unread.reason.as_deref().unwrap().starts_with("1 connections turned away"), "{unread:?}");
+    assert_eq!(rows.iter().filter(|r| r.protocol == Protocol::HostPort).count(), bounds::CALL_CONNECTIONS);
+}

@@ -4,16 +4,15 @@
 //! understands.
 //!
 //! Rule: nothing is sent anywhere before the whole request is read and judged; a request that
-//! cannot be read gets its protocol's error, never a hang (the head has a size limit and the
-//! caller a time limit). A request without the call's own credential (SOCKS5's username and
+//! cannot be read gets its protocol's error, never a hang (the head has a size limit,
+//! [`super::bounds::HANDSHAKE_BYTES`], read into no more than that, and the caller a time limit). A request without the call's own credential (SOCKS5's username and
 //! password, HTTP's `Proxy-Authorization`) is refused before its target is read: a listener
 //! serves only the command it was made for (DESIGN §5.2), not another command of the session
 //! nor another process of the host.
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-/// Longest request head read.
-const MAX_HEAD: usize = 64 * 1024;
+use super::bounds::HANDSHAKE_BYTES;
 
 /// Which protocol a connection speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +25,8 @@ pub enum Protocol {
     Http,
     /// A connection to a forwarded host port (`host_ports`): no request, the bytes as they are.
     HostPort,
+    /// Connections turned away before their request was read (over a bound).
+    Unread,
 }
 
 impl Protocol {
@@ -36,6 +37,7 @@ impl Protocol {
             Protocol::Connect => "connect",
             Protocol::Http => "http",
             Protocol::HostPort => "host-port",
+            Protocol::Unread => "unread",
         }
     }
 }
@@ -207,11 +209,13 @@ async fn http<S: AsyncRead + AsyncWrite + Unpin>(
         if let Some(at) = find(&buf, b"\r\n\r\n") {
             break at + 4;
         }
-        if buf.len() > MAX_HEAD {
-            return bad_request(client, "the request head is too long").await;
+        if buf.len() >= HANDSHAKE_BYTES {
+            let why = format!("the request head is longer than {} KiB", HANDSHAKE_BYTES / 1024);
+            return bad_request(client, &why).await;
         }
         let mut chunk = [0u8; 4096];
-        let n = client.read(&mut chunk).await.map_err(|e| Unreadable(Protocol::Http, e.to_string()))?;
+        let room = chunk.len().min(HANDSHAKE_BYTES - buf.len());
+        let n = client.read(&mut chunk[..room]).await.map_err(|e| Unreadable(Protocol::Http, e.to_string()))?;
         if n == 0 {
             return Err(Unreadable(Protocol::Http, "the client closed before the request head ended".into()));
         }
@@ -320,6 +324,8 @@ pub enum Refusal {
     BadRequest,
     /// A SOCKS command or address type not offered.
     Unsupported,
+    /// Over a bound of the proxy's (connections at once).
+    Busy,
 }
 
 /// Tells the client the connection was made.
@@ -327,7 +333,7 @@ pub async fn granted<S: AsyncWrite + Unpin>(client: &mut S, protocol: Protocol) 
     match protocol {
         Protocol::Socks5 => client.write_all(&[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]).await,
         Protocol::Connect => client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await,
-        Protocol::Http | Protocol::HostPort => Ok(()),
+        Protocol::Http | Protocol::HostPort | Protocol::Unread => Ok(()),
     }
 }
 
@@ -338,32 +344,37 @@ pub async fn refuse<S: AsyncWrite + Unpin>(
     refusal: Refusal,
     why: &str,
 ) -> std::io::Result<()> {
+    client.write_all(&self::refusal(protocol, refusal, why)).await?;
+    client.flush().await
+}
+
+/// The bytes of a refusal in `protocol` (none for a forwarded host port, which has no protocol
+/// of Bridle's to refuse in).
+pub fn refusal(protocol: Protocol, refusal: Refusal, why: &str) -> Vec<u8> {
     match protocol {
         Protocol::Socks5 => {
             let code = match refusal {
                 Refusal::Denied => 2,
                 Refusal::Unreachable => 4,
-                Refusal::BadRequest => 1,
+                Refusal::BadRequest | Refusal::Busy => 1,
                 Refusal::Unsupported => 7,
             };
-            client.write_all(&[5, code, 0, 1, 0, 0, 0, 0, 0, 0]).await
+            vec![5, code, 0, 1, 0, 0, 0, 0, 0, 0]
         }
-        // A forwarded host port has no protocol of Bridle's to refuse in.
-        Protocol::HostPort => Ok(()),
+        Protocol::HostPort | Protocol::Unread => Vec::new(),
         Protocol::Connect | Protocol::Http => {
             let status = match refusal {
                 Refusal::Denied => "403 Forbidden",
                 Refusal::Unreachable => "502 Bad Gateway",
                 Refusal::BadRequest | Refusal::Unsupported => "400 Bad Request",
+                Refusal::Busy => "503 Service Unavailable",
             };
             let body = format!("Bridle: {why}\n");
-            let head = format!(
-                "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            format!(
+                "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
-            );
-            client.write_all(head.as_bytes()).await?;
-            client.write_all(body.as_bytes()).await?;
-            client.flush().await
+            )
+            .into_bytes()
         }
     }
 }
@@ -437,6 +448,25 @@ mod tests {
         assert!(String::from_utf8(said).unwrap().starts_with("HTTP/1.1 400"));
         let (r, _) = read(b"GARBAGE\r\n\r\n").await;
         assert!(r.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_head_past_the_byte_limit_is_refused_having_read_no_more_than_the_limit() {
+        let mut long = b"CONNECT ok.test:443 HTTP/1.1\r\nX-Pad: ".to_vec();
+        long.resize(HANDSHAKE_BYTES * 2, b'a');
+        let (mut ours, mut theirs) = tokio::io::duplex(HANDSHAKE_BYTES * 4);
+        theirs.write_all(&long).await.unwrap();
+        let r = read_request(&mut ours, &credential()).await;
+        assert!(r.unwrap_err().1.contains("longer than 16 KiB"));
+        drop(ours);
+        let mut said = Vec::new();
+        theirs.read_to_end(&mut said).await.unwrap();
+        assert!(String::from_utf8(said).unwrap().starts_with("HTTP/1.1 400"));
+        // A head just under the limit is read.
+        let mut fits = b"CONNECT ok.test:443 HTTP/1.1\r\nX-Pad: ".to_vec();
+        fits.resize(HANDSHAKE_BYTES - 200, b'a');
+        fits.extend_from_slice(b"\r\n\r\n");
+        assert_eq!(read(&fits).await.0.unwrap().host, "ok.test");
     }
 
     #[tokio::test]
