@@ -60,6 +60,18 @@ fn uses_tabs(lines: &[&str]) -> Option<bool> {
     (tabs + spaces > 0).then_some(tabs > spaces)
 }
 
+/// The file's own indentation style (tabs or spaces, its space step) near an edit, read once and
+/// kept for every match of the same edit: `replace_all` re-indents thousands of matches, and
+/// reading the lines around each would cost the window once per match.
+#[derive(Debug, Default)]
+pub(crate) struct FileStyle(Option<(Option<bool>, Option<usize>)>);
+
+impl FileStyle {
+    fn of(&mut self, file: &[&str]) -> (Option<bool>, Option<usize>) {
+        *self.0.get_or_insert_with(|| (uses_tabs(file), space_step(&[file])))
+    }
+}
+
 /// How to move a line from the model's indentation to the file's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Reindent {
@@ -80,6 +92,11 @@ impl Reindent {
     /// `old` and `matched` are the model's old lines and the file lines they matched, pairwise;
     /// `new` are the lines to insert; `file` is the whole file, for its indentation style.
     pub(crate) fn new(old: &[&str], new: &[&str], matched: &[&str], file: &[&str]) -> Self {
+        Self::in_style(old, new, matched, file, &mut FileStyle::default())
+    }
+
+    /// [`Self::new`] with the file's style read once into `style` for a batch of matches.
+    pub(crate) fn in_style(old: &[&str], new: &[&str], matched: &[&str], file: &[&str], style: &mut FileStyle) -> Self {
         let pairs: Vec<(&str, &str)> = old
             .iter()
             .zip(matched)
@@ -99,12 +116,9 @@ impl Reindent {
         seen.sort_unstable();
         let model_tabs = uses_tabs(old).or_else(|| uses_tabs(new)).unwrap_or(false);
         let old_step = if model_tabs { TAB_WIDTH } else { space_step(&[old, new]).unwrap_or(4) };
-        let file_tabs = uses_tabs(matched).or_else(|| uses_tabs(file)).unwrap_or(false);
-        let file_step = if file_tabs {
-            TAB_WIDTH
-        } else {
-            space_step(&[matched]).or_else(|| space_step(&[file])).unwrap_or(old_step)
-        };
+        let file_tabs = uses_tabs(matched).or_else(|| style.of(file).0).unwrap_or(false);
+        let file_step =
+            if file_tabs { TAB_WIDTH } else { space_step(&[matched]).or_else(|| style.of(file).1).unwrap_or(old_step) };
         Reindent { plan: Some(Plan { seen, old_step, file_step, file_tabs }) }
     }
 

@@ -16,7 +16,7 @@ pub use recover::Reading;
 
 use super::closest::closest_region;
 use super::matcher::{find_overlapping, find_runs, keys_of, LfText, LineKeys, MatchLevel};
-use super::reindent::Reindent;
+use super::reindent::{FileStyle, Reindent};
 use super::text::{model_lines, split_bom, to_eol, with_bom, Document, Eol};
 
 /// Lines on each side of a match read for the file's indentation style.
@@ -165,12 +165,15 @@ impl Sought<'_> {
         // A file with no line break has no ending to copy; then the model's own CRLF, if any, wins.
         let eol = self.doc.eol.or_else(|| self.new.contains("\r\n").then_some(Eol::CrLf));
         let mut out = String::with_capacity(self.body.len() + self.new.len());
+        let mut style = FileStyle::default();
         let mut cursor = 0;
         for place in chosen {
             out.push_str(&self.body[cursor..place.bytes.start]);
             match &place.lines {
                 None => out.push_str(&to_eol(self.new, eol)),
-                Some(lines) => out.push_str(&reindented(self.new, &old_lines, self.texts, lines.clone(), eol)),
+                Some(lines) => {
+                    out.push_str(&reindented(self.new, &old_lines, self.texts, lines.clone(), eol, &mut style))
+                }
             }
             cursor = place.bytes.end;
         }
@@ -259,7 +262,14 @@ fn choose(
 }
 
 /// `new` as lines in the file's indentation and line endings, for a line-based match.
-fn reindented(new: &str, old: &[String], file: &[&str], matched: Range<usize>, eol: Option<Eol>) -> String {
+fn reindented(
+    new: &str,
+    old: &[String],
+    file: &[&str],
+    matched: Range<usize>,
+    eol: Option<Eol>,
+    style: &mut FileStyle,
+) -> String {
     let eol = eol.unwrap_or(Eol::Lf).as_str();
     let (new_lines, trailing) = model_lines(new);
     let old: Vec<&str> = old.iter().map(String::as_str).collect();
@@ -267,7 +277,7 @@ fn reindented(new: &str, old: &[String], file: &[&str], matched: Range<usize>, e
     // The file's indentation style is read near the match: representative, and bounded when
     // replace_all re-indents thousands of matches.
     let nearby = &file[matched.start.saturating_sub(STYLE_WINDOW)..(matched.end + STYLE_WINDOW).min(file.len())];
-    let plan = Reindent::new(&old, &new_refs, &file[matched], nearby);
+    let plan = Reindent::in_style(&old, &new_refs, &file[matched], nearby, style);
     let mut out = new_refs.iter().map(|line| plan.line(line)).collect::<Vec<_>>().join(eol);
     if trailing {
         out.push_str(eol);
