@@ -58,6 +58,10 @@ pub struct Word {
     pub nested: Vec<Nested>,
     /// When the whole word is one command substitution (`$(which rm)`, `"$(...)"`), its text.
     pub whole_substitution: Option<String>,
+    /// Text bash evaluates as arithmetic when it expands the word, as written: `$((...))`,
+    /// `$[...]`, an arithmetic command `((...))`, an array subscript `${a[...]}`, a substring's
+    /// offset and length `${x:...:...}`.
+    pub arithmetic: Vec<String>,
     /// Where the word starts and ends in the text it was read from (characters).
     pub(crate) span: (usize, usize),
 }
@@ -211,6 +215,10 @@ pub enum Signal {
     IfsExpansion,
     /// An unterminated quote, substitution or heredoc, or a redirection without a target.
     Unbalanced,
+    /// Bash evaluates as arithmetic (or expands as a prompt) a value only known when it runs:
+    /// a substitution's output, a variable read from input. An array subscript in it
+    /// (`a[$(cmd)]`) would run a command the reader cannot see.
+    UnknownEvaluated,
     /// Nesting deeper than [`MAX_DEPTH`]; the rest was not read.
     TooDeep,
     /// Following the line would make more text than [`budget`] allows (a variable doubled

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::super::budget::command_weight;
-use super::super::{words, Origin, Redirect, Signal, Word, MAX_DEPTH};
+use super::super::{Origin, Redirect, Signal, Word, MAX_DEPTH};
 use super::{Position, Splitter, MAX_REPLAYS};
 
 impl Splitter {
@@ -93,14 +93,19 @@ impl Splitter {
     }
 
     /// `f a b` where `f` was defined in the line: its body's commands again, with `$1`, `$@`
-    /// ... set to the arguments, so `f(){ rm -rf "$@"; }; f /` is read as `rm -rf /`.
+    /// ... set to the arguments (and `shift` in the body shifting them), so `f(){ rm -rf "$@";
+    /// }; f /` is read as `rm -rf /`.
     pub(super) fn call_function(&mut self, name: &str, args: &[Word], depth: usize, inherited: &[String]) {
         let Some(body) = self.bodies.get(name).cloned() else { return };
         if depth > MAX_DEPTH {
             self.signal(Signal::TooDeep);
             return;
         }
-        let params: Vec<String> = args.iter().map(|w| w.value.clone()).collect();
+        // An unquoted unknown argument may be any number of them.
+        let split = args.iter().any(|w| w.expands && !w.quoted && w.value.contains('$'));
+        let params = (!split).then(|| args.iter().map(|w| w.value.clone()).collect());
+        let caller = self.vars.save_positionals();
+        self.vars.set_positionals(params);
         self.replaying += 1;
         // The body's pipelines again, with the new commands (a fork bomb is a piped call).
         let mut pipelines: Vec<(usize, Vec<usize>)> = Vec::new();
@@ -114,7 +119,7 @@ impl Splitter {
                 break;
             }
             self.replays += 1;
-            let words = words::bind_parameters(&cmd.words, &params, &mut self.budget);
+            let words = cmd.words.clone();
             let redirects = cmd.redirects.clone();
             let (background, pipeline) = (cmd.background, cmd.pipeline);
             let mut wrappers = inherited.to_vec();
@@ -137,6 +142,7 @@ impl Splitter {
             self.pipelines.push(stages);
         }
         self.replaying -= 1;
+        self.vars.restore_positionals(caller);
     }
 }
 
@@ -153,13 +159,10 @@ pub(super) fn loop_variables(
         let mut rest = w.value.as_str();
         while let Some(at) = rest.find('$') {
             rest = &rest[at + 1..];
-            let (braced, after) = match rest.strip_prefix('{') {
-                Some(inner) => (true, inner),
-                None => (false, rest),
-            };
+            // `$d`, `${d}`, `${d%/*}`: each reads d.
+            let after = rest.strip_prefix('{').unwrap_or(rest);
             let name = &after[..after.find(|c: char| !is_name(c)).unwrap_or(after.len())];
-            let whole = !braced || after[name.len()..].starts_with('}');
-            if whole && loops.contains_key(name) && !read.iter().any(|r| r == name) {
+            if loops.contains_key(name) && !read.iter().any(|r| r == name) {
                 read.push(name.to_string());
             }
         }

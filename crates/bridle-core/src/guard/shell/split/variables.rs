@@ -1,20 +1,94 @@
-//! The variables a line sets through builtins rather than assignments: `read`, `mapfile`,
-//! `getopts`, `printf -v`, `set --`, `unset`; and what an `echo` in a pipeline feeds the next
-//! stage.
+//! The variables a line sets: by assignment (`x=rm`, `x+=m`, `a[1]=rm`, `declare -n`,
+//! `declare -i`), through builtins (`read`, `mapfile`, `getopts`, `printf -v`, `set --`,
+//! `shift`, `unset`), as a loop's values; and what an `echo` in a pipeline feeds the next stage.
 //!
 //! Rule: a value the reader can compute (a here-string `read` reads, what `printf -v` prints)
-//! is followed; anything else is [`UNKNOWN`], never left unset.
+//! is followed; anything else is [`UNKNOWN`], never left unset, and positional parameters whose
+//! number the reader cannot know (`set -- $(cat f)`) are unknown, never fewer.
 
-use super::super::vars::UNKNOWN;
-use super::super::{basename, words, Word};
-use super::Splitter;
+use super::super::vars::{Reading, UNKNOWN};
+use super::super::{basename, fold, words, Word};
+use super::{Splitter, MAX_LOOP_VALUES};
 
 impl Splitter {
-    /// What command `index` prints, when it is an `echo` or `printf` (of known words only, when
+    /// Remembers what assignments set, so `x=rm; $x -rf /` is read as `rm -rf /`: `+=` appends,
+    /// `a[i]=v` sets an element, `declare -n r=HOME` makes `$r` read `$HOME`, `declare -i n`
+    /// makes `n` an integer; `declaring` is the `declare`-like command carrying them, if any.
+    /// Values assigned while the command is read several ways are collected as well.
+    pub(super) fn note_assignments(&mut self, assignments: &[Word], declaring: Option<&[Word]>) {
+        let options = |letter: char| {
+            declaring.is_some_and(|w| w[1..].iter().any(|w| w.value.starts_with('-') && w.value.contains(letter)))
+        };
+        let (nameref, integer) = (options('n'), options('i'));
+        if integer {
+            let names = declaring.unwrap_or_default()[1..].iter().filter(|w| !w.value.starts_with('-'));
+            for w in names {
+                let name = w.value.split(['=', '+', '[']).next().unwrap_or_default();
+                self.vars.declare_integer(name);
+            }
+        }
+        let collect = self.vars.reading().met() > 0;
+        for a in assignments {
+            let Some((name, value)) = a.value.split_once('=') else { continue };
+            let (name, append) = match name.strip_suffix('+') {
+                Some(name) => (name, true),
+                None => (name, false),
+            };
+            // `a[0]=rm`: one element of an array.
+            if let Some((array, index)) = name.strip_suffix(']').and_then(|n| n.split_once('[')) {
+                self.vars.assign_element(array, index, value, append);
+                continue;
+            }
+            let unknown = !a.nested.is_empty() || value.contains(UNKNOWN);
+            if nameref {
+                let target = self.vars.get(value).map_or_else(|| format!("${{{value}}}"), str::to_string);
+                self.vars.assign(name, &target);
+            } else if unknown {
+                self.vars.set_unknown(name);
+            } else if append {
+                self.vars.append(name, value);
+            } else {
+                self.vars.assign(name, value);
+            }
+            if let Some(value) = self.vars.get(name).filter(|_| collect) {
+                self.collected.push((name.to_string(), value.to_string()));
+            }
+        }
+    }
+
+    /// The values a `for` loop's words give (each reading of an expansion with two), at most
+    /// [`MAX_LOOP_VALUES`].
+    pub(super) fn loop_values(&mut self, values: Vec<Word>) -> Vec<String> {
+        let mut kept = Vec::new();
+        for w in values {
+            let outer = self.vars.begin_reading(Reading::of(0));
+            let mut mask = 0;
+            loop {
+                let w = fold::fold(w.clone(), &mut self.vars, &mut self.budget);
+                let known = words::substitute(w, &mut self.vars, &mut self.budget);
+                for field in words::split_fields(known, None) {
+                    kept.extend(words::brace_expand(field, &mut self.budget).into_iter().map(|w| w.value));
+                }
+                mask += 1;
+                if mask >= 1u32 << self.vars.reading().met() {
+                    break;
+                }
+                self.vars.begin_reading(Reading::of(mask));
+            }
+            self.vars.begin_reading(outer);
+            if kept.len() >= MAX_LOOP_VALUES {
+                kept.truncate(MAX_LOOP_VALUES);
+                break;
+            }
+        }
+        kept
+    }
+
+    /// What command `index` prints, when it is an `echo`, `printf` or `seq` (of known words only, when
     /// `known_only`); what it makes is charged to the budget.
     pub(super) fn printed_by(&mut self, index: usize, known_only: bool) -> Option<String> {
         let cmd = self.commands.get(index)?;
-        let program = cmd.program.as_deref().filter(|p| matches!(*p, "echo" | "printf"))?;
+        let program = cmd.program.as_deref().filter(|p| matches!(*p, "echo" | "printf" | "seq"))?;
         if known_only && cmd.args().iter().any(|w| w.expands) {
             return None;
         }
@@ -87,20 +161,32 @@ impl Splitter {
                 }
                 return;
             }
-            // `set -- a b` (or `set a b`): the positional parameters.
+            // `set -- a b` (or `set a b`): the positional parameters. An unquoted unknown may be
+            // any number of them.
             "set" => {
                 let from = match args.iter().position(|w| w.value == "--") {
                     Some(p) => p + 1,
                     None if args.first().is_some_and(|w| !w.value.starts_with(['-', '+'])) => 0,
                     None => return,
                 };
-                let values = args[from..].iter().map(|w| if w.expands { UNKNOWN.to_string() } else { w.value.clone() });
-                self.vars.set_array("@", values.collect());
+                let given = &args[from..];
+                let unknown = |w: &Word| w.expands && w.value.contains('$');
+                let values = match given.iter().any(|w| unknown(w) && !w.quoted) {
+                    true => None,
+                    false => Some(given.iter().map(|w| if unknown(w) { UNKNOWN.to_string() } else { w.value.clone() })),
+                };
+                self.vars.set_positionals(values.map(Iterator::collect));
+                return;
+            }
+            "shift" => {
+                self.vars.shift(args.first().map(|w| w.value.as_str()));
                 return;
             }
             "unset" => {
-                for w in args.iter().filter(|w| !w.value.starts_with('-')) {
-                    self.vars.remove(&w.value);
+                let functions = args.iter().any(|w| w.value == "-f");
+                for w in args.iter().filter(|w| !w.value.starts_with('-') && !functions) {
+                    self.vars.unset(&w.value);
+                    self.loops.remove(&w.value);
                 }
                 return;
             }
