@@ -6,6 +6,7 @@
 //! is followed; anything else is [`UNKNOWN`], never left unset, and positional parameters whose
 //! number the reader cannot know (`set -- $(cat f)`) are unknown, never fewer.
 
+use super::super::lexer::Dialect;
 use super::super::vars::{Reading, UNKNOWN};
 use super::super::{basename, fold, words, Word};
 use super::{Splitter, MAX_LOOP_VALUES};
@@ -46,7 +47,16 @@ impl Splitter {
             } else if unknown {
                 self.vars.set_unknown(name);
             } else if append {
+                let before = self.vars.get(name).map_or_else(|| format!("${{{name}}}"), str::to_string);
                 self.vars.append(name, value);
+                if self.dialect == Dialect::Posix {
+                    // dash has no `+=`: it runs `name+=value` as a command, and name keeps its
+                    // value; bash as `sh` appends. Both.
+                    let after = self.vars.get(name).unwrap_or_default().to_string();
+                    self.vars.remove(name);
+                    self.loops.insert(name.to_string(), vec![before, after]);
+                    continue;
+                }
             } else {
                 self.vars.assign(name, value);
             }

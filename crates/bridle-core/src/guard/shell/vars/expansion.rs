@@ -89,7 +89,12 @@ impl Vars {
         let known = match state {
             State::Set(v) => v,
             State::Unset => String::new(),
-            State::Unknown => return Some(UNKNOWN.to_string()),
+            State::Unknown => {
+                if op == "@P" {
+                    self.prompts.push(UNKNOWN.to_string());
+                }
+                return Some(UNKNOWN.to_string());
+            }
             // `${HOME%/*}`: the folder above; `${HOME#/}` is located later; anything else of
             // the environment is unknown.
             State::Environment if op == "%/*" => return Some(format!("${{{name}}}/..")),
