@@ -6,11 +6,13 @@
 //! `sudo`, `timeout`, `xargs`, `sh -c`, `eval`, ...) are unwrapped to the command they run, and
 //! every command hidden inside another (`$(...)`, backticks, `<(...)`, `sh -c '...'`, `find
 //! -exec`, an unquoted heredoc's substitutions, a heredoc or `echo ... |` fed to a shell) is
-//! read too, as one more simple command that must pass on its own. Nothing is executed and no
-//! variable is expanded (but for the few the guard must follow: `$HOME`, and a variable set
-//! earlier in the same line and then used as a program name). What a human would not see at a
-//! glance — ANSI-C quotes, escaped operators, invisible characters — is kept as a [`Signal`] for
-//! the shell-evasion guardian.
+//! read too, as one more simple command that must pass on its own, and so is every command bash
+//! would run while evaluating arithmetic (`a[$(cmd)]` in a value). Nothing is executed; what the
+//! line itself sets — variables, arrays, positional parameters (`set --`, `shift`, a call,
+//! `sh -c '...' name args`) — is followed, and what it cannot know is unknown, never empty
+//! (`$HOME` is located later; another variable of the environment may hold anything). What a
+//! human would not see at a glance — ANSI-C quotes, escaped operators, invisible characters — is
+//! kept as a [`Signal`] for the shell-evasion guardian.
 //!
 //! Reading is bounded in memory and time whatever the line: nesting stops at [`MAX_DEPTH`] and
 //! the text made while following bash (values, brace products, replayed loops and calls) at a

@@ -244,7 +244,9 @@ fn believed(argv: &Argv, script: &shell::Script, home: &Path, cwd: &Path) -> boo
 fn dash_runs_less(line: &str) -> bool {
     let braces = line.match_indices('{').any(|(at, _)| {
         let inner = line[at + 1..].split('}').next().unwrap_or_default();
-        line[at + 1..].contains('}') && !inner.contains(char::is_whitespace) && (inner.contains(',') || inner.contains(".."))
+        line[at + 1..].contains('}')
+            && !inner.contains(char::is_whitespace)
+            && (inner.contains(',') || inner.contains(".."))
     });
     braces || ["[[", "coproc", "=~", "~+", "$'", "\\x", "printf -v"].iter().any(|form| line.contains(form))
 }
@@ -270,7 +272,8 @@ fn what_bash_and_dash_run_is_what_the_reader_believed() {
         // In dash, the line is what `sh -c 'LINE'` runs.
         let as_sh = shell::parse(&format!("sh -c '{}'", line.replace('\'', "'\\''")));
         let shells = if dash_runs_less(line) { 1 } else { 2 };
-        for (k, (shell, reading)) in [(Shell::Bash, &script), (Shell::Dash, &as_sh)].into_iter().enumerate().take(shells)
+        for (k, (shell, reading)) in
+            [(Shell::Bash, &script), (Shell::Dash, &as_sh)].into_iter().enumerate().take(shells)
         {
             let scratch = tmp.path().join(format!("l{i}-{k}"));
             let home = scratch.join("home");

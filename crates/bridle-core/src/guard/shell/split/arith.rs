@@ -19,8 +19,21 @@ const ARITHMETIC_TESTS: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
 
 /// Builtins whose arguments name variables, where `a[i]` evaluates its subscript.
 const NAMES_VARIABLES: &[&str] = &[
-    "unset", "declare", "typeset", "local", "export", "readonly", "read", "mapfile", "readarray", "printf", "getopts",
-    "wait", "test", "[", "[[",
+    "unset",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "read",
+    "mapfile",
+    "readarray",
+    "printf",
+    "getopts",
+    "wait",
+    "test",
+    "[",
+    "[[",
 ];
 
 impl Splitter {
@@ -174,7 +187,10 @@ fn names_in(text: &str) -> Vec<&str> {
         let starts = b.is_ascii_alphabetic() || b == b'_';
         let after_word = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
         if starts && !after_word {
-            let end = bytes[i..].iter().position(|c| !(c.is_ascii_alphanumeric() || *c == b'_')).map_or(bytes.len(), |p| i + p);
+            let end = bytes[i..]
+                .iter()
+                .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                .map_or(bytes.len(), |p| i + p);
             let name = &text[i..end];
             if !names.contains(&name) {
                 names.push(name);
@@ -194,7 +210,8 @@ fn subscript(word: &str) -> Option<&str> {
         return None;
     }
     let close = word.rfind(']')?;
-    (close > open && (close + 1 == word.len() || word[close + 1..].starts_with(['=', '+']))).then(|| &word[open + 1..close])
+    (close > open && (close + 1 == word.len() || word[close + 1..].starts_with(['=', '+'])))
+        .then(|| &word[open + 1..close])
 }
 
 #[cfg(test)]

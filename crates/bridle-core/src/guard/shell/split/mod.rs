@@ -7,7 +7,10 @@
 //! `echo`/`printf` output piped into a shell is read as the script it is, and reserved words
 //! (`if`, `then`, `do`, `{` ...) are stripped so the command after them is seen. A function
 //! body's commands are read where they are defined (they may run later) and again at each call
-//! with its arguments; a loop's body is read once per value of its variable.
+//! with its arguments; a loop's body is read once per value of its variable; a command whose
+//! expansions read two ways (`${X:-~}`) once each way. What bash evaluates as arithmetic is
+//! evaluated too ([`arith`]). Text is read as the shell that runs it reads it: `sh -c` strings
+//! both as dash and as bash (as `sh`) read them.
 //!
 //! What is read again or made (values, brace products, replays, `find -exec` per start path,
 //! text printed into a shell) is charged to the line's [`Budget`]; nested reading stops at
@@ -16,16 +19,17 @@
 use std::collections::{HashMap, HashSet};
 
 mod arith;
+mod expand;
 mod replay;
 mod reserved;
 mod variables;
 
 use super::budget::{command_weight, Budget};
+use super::fold;
 use super::lexer::{self, Dialect, Op, Token};
 use super::unwrap::{unwrap, Args, ShellCode};
 use super::vars::{Reading, Vars};
 use super::{basename, is_assignment, Origin, Redirect, Script, Signal, SimpleCommand, Word, MAX_DEPTH};
-use super::{fold, words};
 use replay::loop_variables;
 use reserved::{close_group, open_group, strip_reserved_words};
 
@@ -505,55 +509,6 @@ impl Splitter {
         Some(index)
     }
 
-    /// What bash does to the words before running them: substitutions it can compute folded,
-    /// variables the line set replaced by their values, fields split, braces expanded; and the
-    /// same to redirection targets (`F=~/.bashrc; : > $F`).
-    fn expand(&mut self, words: Vec<Word>, redirects: Vec<Redirect>) -> (Vec<Word>, Vec<Redirect>) {
-        // Once the line sets IFS, an unquoted expansion splits at its characters: a word that
-        // is one expansion is split there, any other stays unknown.
-        let ifs_set = self.vars.contains_key("IFS");
-        let ifs = self.vars.get("IFS").map(str::to_string);
-        if ifs_set && words.iter().any(|w| w.expands && !w.quoted) {
-            self.signal(Signal::IfsExpansion);
-        }
-        let mut expanded = Vec::with_capacity(words.len());
-        for w in words {
-            let w = fold::fold(w, &mut self.vars, &mut self.budget);
-            if let Some(items) = self.vars.splice(&w) {
-                // Each element is a word kept as written and as read (`f "$@" "$@"` doubles).
-                let weight: usize = items.iter().map(|i| std::mem::size_of::<Word>() + 2 * i.value.len()).sum();
-                if self.budget.take(weight) {
-                    expanded.extend(items);
-                } else {
-                    expanded.push(w);
-                }
-                continue;
-            }
-            // With the line's own IFS, a word that is more than one expansion is split where the
-            // reader does not follow: left unknown.
-            if ifs_set && !w.quoted && !words::one_expansion(&w.raw) {
-                expanded.push(w);
-                continue;
-            }
-            let known = words::substitute(w, &mut self.vars, &mut self.budget);
-            let fields = if is_assignment(&known) { vec![known] } else { words::split_fields(known, ifs.as_deref()) };
-            for field in fields {
-                expanded.extend(words::brace_expand(field, &mut self.budget));
-            }
-        }
-        let redirects = redirects
-            .into_iter()
-            .map(|mut r| {
-                if !matches!(r.op, super::RedirectOp::HereDoc { .. }) {
-                    let target = fold::fold(std::mem::take(&mut r.target), &mut self.vars, &mut self.budget);
-                    r.target = words::substitute(target, &mut self.vars, &mut self.budget);
-                }
-                r
-            })
-            .collect();
-        (expanded, redirects)
-    }
-
     /// Reads a string run as shell code, with the positional parameters it runs with.
     fn run_code(&mut self, code: &ShellCode, depth: usize, wrappers: &[String]) {
         let dialect = code.dialect.unwrap_or(self.dialect);
@@ -575,28 +530,6 @@ impl Splitter {
         self.parse_into(&code.text, depth, Origin::ShellString, wrappers, dialect);
         if let Some(saved) = bound {
             self.vars.restore_positionals(saved);
-        }
-    }
-
-    /// Values assigned while one command was read several ways become the several values of
-    /// their variables (`d=${X:-~}`: `d` is `$X` or `~`), as `${X:=w}` makes X.
-    fn settle_readings(&mut self, collected: Vec<(String, String)>) {
-        let mut several: Vec<(String, Vec<String>)> = Vec::new();
-        for (name, value) in collected {
-            match several.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, values)) if !values.contains(&value) => values.push(value),
-                Some(_) => {}
-                None => several.push((name, vec![value])),
-            }
-        }
-        for (name, both) in self.vars.take_defaults() {
-            several.push((name, both.into_iter().collect()));
-        }
-        for (name, values) in several {
-            if values.len() > 1 {
-                self.vars.remove(&name);
-                self.loops.insert(name, values);
-            }
         }
     }
 

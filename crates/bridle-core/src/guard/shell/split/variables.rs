@@ -1,15 +1,15 @@
 //! The variables a line sets: by assignment (`x=rm`, `x+=m`, `a[1]=rm`, `declare -n`,
 //! `declare -i`), through builtins (`read`, `mapfile`, `getopts`, `printf -v`, `set --`,
-//! `shift`, `unset`), as a loop's values; and what an `echo` in a pipeline feeds the next stage.
+//! `shift`, `unset`); and what an `echo` in a pipeline feeds the next stage.
 //!
 //! Rule: a value the reader can compute (a here-string `read` reads, what `printf -v` prints)
 //! is followed; anything else is [`UNKNOWN`], never left unset, and positional parameters whose
 //! number the reader cannot know (`set -- $(cat f)`) are unknown, never fewer.
 
 use super::super::lexer::Dialect;
-use super::super::vars::{Reading, UNKNOWN};
-use super::super::{basename, fold, words, Word};
-use super::{Splitter, MAX_LOOP_VALUES};
+use super::super::vars::UNKNOWN;
+use super::super::{basename, words, Word};
+use super::Splitter;
 
 impl Splitter {
     /// Remembers what assignments set, so `x=rm; $x -rf /` is read as `rm -rf /`: `+=` appends,
@@ -64,34 +64,6 @@ impl Splitter {
                 self.collected.push((name.to_string(), value.to_string()));
             }
         }
-    }
-
-    /// The values a `for` loop's words give (each reading of an expansion with two), at most
-    /// [`MAX_LOOP_VALUES`].
-    pub(super) fn loop_values(&mut self, values: Vec<Word>) -> Vec<String> {
-        let mut kept = Vec::new();
-        for w in values {
-            let outer = self.vars.begin_reading(Reading::of(0));
-            let mut mask = 0;
-            loop {
-                let w = fold::fold(w.clone(), &mut self.vars, &mut self.budget);
-                let known = words::substitute(w, &mut self.vars, &mut self.budget);
-                for field in words::split_fields(known, None) {
-                    kept.extend(words::brace_expand(field, &mut self.budget).into_iter().map(|w| w.value));
-                }
-                mask += 1;
-                if mask >= 1u32 << self.vars.reading().met() {
-                    break;
-                }
-                self.vars.begin_reading(Reading::of(mask));
-            }
-            self.vars.begin_reading(outer);
-            if kept.len() >= MAX_LOOP_VALUES {
-                kept.truncate(MAX_LOOP_VALUES);
-                break;
-            }
-        }
-        kept
     }
 
     /// What command `index` prints, when it is an `echo`, `printf` or `seq` (of known words only, when

@@ -329,9 +329,15 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                             Args::Unknown
                         } else {
                             let zero = given.first().map_or_else(|| name.clone(), |w| w.value.clone());
-                            Args::New(std::iter::once(zero).chain(given.iter().skip(1).map(|w| w.value.clone())).collect())
+                            Args::New(
+                                std::iter::once(zero).chain(given.iter().skip(1).map(|w| w.value.clone())).collect(),
+                            )
                         };
-                        out.scripts.push(ShellCode { text: script.value.clone(), args, dialect: Some(Dialect::of(&name)) });
+                        out.scripts.push(ShellCode {
+                            text: script.value.clone(),
+                            args,
+                            dialect: Some(Dialect::of(&name)),
+                        });
                         out.wrappers.push(name);
                         i = words.len();
                         break;

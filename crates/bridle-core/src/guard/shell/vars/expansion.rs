@@ -55,10 +55,12 @@ impl Vars {
         };
         // `${x:-w}` and `${x-w}`: w where x is unset (or empty, with the colon); `=` also
         // assigns it; `+` is w where x is set; `?` stops the line where it is not.
-        for (text, colon) in [(":-", true), (":=", true), (":+", true), (":?", true)]
-            .into_iter()
-            .chain([("-", false), ("=", false), ("+", false), ("?", false)])
-        {
+        for (text, colon) in [(":-", true), (":=", true), (":+", true), (":?", true)].into_iter().chain([
+            ("-", false),
+            ("=", false),
+            ("+", false),
+            ("?", false),
+        ]) {
             let Some(word) = op.strip_prefix(text) else { continue };
             let taken = taken(&state, colon, name);
             let word = unquote(word);
@@ -129,7 +131,12 @@ impl Vars {
                 // `${@:0}` starts with `$0`.
                 Some(Some((from, to))) => {
                     let zero = self.scalars.get("0").cloned().unwrap_or_else(|| UNKNOWN.to_string());
-                    std::iter::once(zero).chain(args.iter().cloned()).skip(from).take(to - from).collect::<Vec<_>>().join(" ")
+                    std::iter::once(zero)
+                        .chain(args.iter().cloned())
+                        .skip(from)
+                        .take(to - from)
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 }
                 _ => UNKNOWN.to_string(),
             },
@@ -213,7 +220,8 @@ impl Vars {
             ",," => literal.then(|| value.to_ascii_lowercase()),
             "^" | "," => literal.then(|| {
                 let mut chars = value.chars();
-                let first = chars.next().map(|c| if op == "^" { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() });
+                let first =
+                    chars.next().map(|c| if op == "^" { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() });
                 first.into_iter().chain(chars).collect()
             }),
             _ => None,
