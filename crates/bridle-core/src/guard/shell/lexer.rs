@@ -257,6 +257,13 @@ impl Lexer {
                 '(' if self.word.is_none() && (self.command_start || self.after_for) && self.peek(1) == Some('(') => {
                     self.double_paren()
                 }
+                // `for((...))`, `while((...))`: the reserved word ends where `((` starts.
+                '(' if self.peek(1) == Some('(')
+                    && self.word.as_ref().is_some_and(|w| self.keyword_before_paren(w)) =>
+                {
+                    self.finish_word();
+                    self.double_paren();
+                }
                 '&' | '|' | '(' | ')' | '<' | '>' if self.double_bracket => self.literal(c),
                 ';' | '&' | '|' | '(' | ')' | '<' | '>' => self.operator(),
                 c => {
@@ -274,6 +281,11 @@ impl Lexer {
             // A heredoc with no newline after it has an empty body (bash warns and runs).
             self.heredocs.clear();
         }
+    }
+
+    /// A reserved word, unquoted, in command position, that `((` may follow unspaced.
+    fn keyword_before_paren(&self, w: &WordBuf) -> bool {
+        self.command_start && !w.quoted && (w.value == "for" || LEADING_KEYWORDS.contains(&w.value.as_str()))
     }
 
     fn finish_word(&mut self) {

@@ -442,3 +442,30 @@ fn inline_interpreter_code_names_its_paths() {
     assert_eq!(paths("python3 -Wignore -c 'print(\"a/b\", \"https://x/y\")'"), []);
     assert_eq!(paths("python3.12 -c 'open(\"/etc/hosts\")'"), [("/etc/hosts".to_string(), false)]);
 }
+
+/// `((` is arithmetic only where bash reads it so (closed by `))`); otherwise two subshells whose
+/// commands run, and in `sh` (dash) always. `$((...))` whose parentheses do not balance is a
+/// command substitution.
+#[test]
+fn double_parentheses_are_read_as_bash_reads_them() {
+    assert_eq!(programs("((rm -rf ~) )"), ["rm"]);
+    assert_eq!(programs("((rm x);true)"), ["rm", "true"]);
+    assert_eq!(programs("((i++))"), ["((i++))"]);
+    assert_eq!(parse("for ((i=0;i<3;i++)); do echo $i; done").commands.len(), 1);
+    assert_eq!(parse("for((i=0;i<3;i++)); do echo $i; done").commands.len(), 1);
+    assert_eq!(programs("sh -c '((rm x))'"), ["rm"]);
+    assert_eq!(programs("echo $((rm x)|(cat))"), ["rm", "cat", "echo"]);
+    assert_eq!(programs("echo $((1+(2)))"), ["echo"]);
+}
+
+/// Positional parameters: `set --`, `shift`, a call's arguments, `sh -c CODE NAME ARGS`.
+#[test]
+fn positional_parameters_are_bound() {
+    assert_eq!(texts("set -- a b; shift; rm \"$@\"")[2], "rm b");
+    assert_eq!(texts("bash -c 'rm \"$1\" \"$0\"' x y"), ["rm y x"]);
+    assert_eq!(texts("f() { shift; rm \"$@\"; }; f a b c"), ["f a b c", "shift", "rm b c"]);
+    assert_eq!(texts("set -- a; f() { rm \"$1\"; }; f b")[2], "rm b", "the call's, not the line's");
+    // What may be any number of words leaves them unknown, never empty.
+    assert_eq!(texts("set -- $(cat f); rm \"$2\"")[2], "rm $2");
+    assert_eq!(texts("echo /x | xargs sh -c 'rm \"$1\"' _")[1], "rm $1");
+}

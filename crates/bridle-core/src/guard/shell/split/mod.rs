@@ -249,7 +249,9 @@ impl Splitter {
                 }
                 continue;
             };
-            self.parse_into(&text, depth, Origin::Stdin, &inherited, dialect);
+            // A shell reading a script on its input has positional parameters of its own.
+            let code = ShellCode { text, args: Args::Unknown, dialect: Some(dialect) };
+            self.run_code(&code, depth, &inherited, Origin::Stdin);
         }
     }
 
@@ -399,7 +401,7 @@ impl Splitter {
         let mut wrappers = at.inherited.to_vec();
         wrappers.extend(unwrapped.wrappers);
         for code in &unwrapped.scripts {
-            self.run_code(code, depth + 1, &wrappers);
+            self.run_code(code, depth + 1, &wrappers, Origin::ShellString);
         }
         let mut assignments = unwrapped.assignments;
         let words = unwrapped.words;
@@ -493,7 +495,8 @@ impl Splitter {
             self.call_function(&name, &args, depth + 1, &wrappers);
         }
         for text in stdin_scripts {
-            self.parse_into(&text, depth + 1, Origin::Stdin, &wrappers, stdin_dialect);
+            let code = ShellCode { text, args: Args::Unknown, dialect: Some(stdin_dialect) };
+            self.run_code(&code, depth + 1, &wrappers, Origin::Stdin);
         }
         let clause_at = Position {
             chars: &[],
@@ -510,7 +513,7 @@ impl Splitter {
     }
 
     /// Reads a string run as shell code, with the positional parameters it runs with.
-    fn run_code(&mut self, code: &ShellCode, depth: usize, wrappers: &[String]) {
+    fn run_code(&mut self, code: &ShellCode, depth: usize, wrappers: &[String], origin: Origin) {
         let dialect = code.dialect.unwrap_or(self.dialect);
         let bound = match &code.args {
             Args::Current => None,
@@ -527,7 +530,7 @@ impl Splitter {
                 Some(saved)
             }
         };
-        self.parse_into(&code.text, depth, Origin::ShellString, wrappers, dialect);
+        self.parse_into(&code.text, depth, origin, wrappers, dialect);
         if let Some(saved) = bound {
             self.vars.restore_positionals(saved);
         }

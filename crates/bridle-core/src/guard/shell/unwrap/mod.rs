@@ -52,7 +52,8 @@ pub(super) enum Args {
     Current,
     /// A new shell's: `$0`, then `$1` ... (`sh -c CODE NAME ARGS`).
     New(Vec<String>),
-    /// Not known (`xargs sh -c CODE` appends some; a runner may pass any).
+    /// Not known (`xargs sh -c CODE` appends some; a runner may pass any; a shell reading its
+    /// input takes its own: `bash -s ARGS`).
     Unknown,
 }
 
