@@ -320,11 +320,7 @@ fn balanced(expression: &str) -> bool {
             '\\' => {
                 chars.next();
             }
-            '\'' => {
-                if !chars.by_ref().any(|c| c == '\'') {
-                    return false;
-                }
-            }
+            '\'' if !chars.by_ref().any(|c| c == '\'') => return false,
             '"' => loop {
                 match chars.next() {
                     None => return false,
