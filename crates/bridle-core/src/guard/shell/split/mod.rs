@@ -64,6 +64,7 @@ pub(crate) fn parse_budgeted(command: &str) -> (Script, Budget) {
         budget: Budget::for_len(command.len()),
         dialect: Dialect::Bash,
         collected: Vec::new(),
+        assigned_in_replay: Vec::new(),
     };
     splitter.parse_into(command, 0, Origin::TopLevel, &[], Dialect::Bash);
     splitter.drop_called_definitions();
@@ -107,6 +108,9 @@ struct Splitter {
     /// Values assigned while a command is read more than one way, to become the several values
     /// of their variables.
     collected: Vec<(String, String)>,
+    /// Loop variables whose values are being replayed, with what the replayed commands assigned
+    /// them (`for f in *.txt; do f=${f%.txt}; ...`: f's values from there on).
+    assigned_in_replay: Vec<(String, Vec<String>)>,
 }
 
 /// Values of one loop variable judged one by one before the rest is left unknown.

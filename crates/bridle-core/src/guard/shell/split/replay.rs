@@ -31,6 +31,7 @@ impl Splitter {
         };
         let values = self.loops.get(name).cloned().unwrap_or_default();
         let before = self.vars.remove(name);
+        self.assigned_in_replay.push((name.clone(), Vec::new()));
         let mut first = None;
         let mut stopped = false;
         let weight = command_weight(words, redirects);
@@ -53,10 +54,32 @@ impl Splitter {
             first = self.emit(words.to_vec(), redirects.to_vec(), at, background, function.map(str::to_string));
         }
         self.vars.remove(name);
-        if let Some(before) = before {
+        let assigned = self.assigned_in_replay.pop().map(|(_, values)| values).unwrap_or_default();
+        if !assigned.is_empty() {
+            // The command gave the loop's variable new values: they are its values from here on.
+            let mut values: Vec<String> = Vec::with_capacity(assigned.len());
+            for value in assigned {
+                if !values.contains(&value) {
+                    values.push(value);
+                }
+            }
+            self.loops.insert(name.clone(), values);
+        } else if let Some(before) = before {
             self.vars.insert(name.clone(), before);
         }
         first
+    }
+
+    /// `name` was just set to its value in `vars`: while its loop's values are replayed, that is
+    /// one of its new values; otherwise the values a loop or two readings gave it are over
+    /// (`for d in a; do :; done; d=~; rm -rf $d` deletes `~`).
+    pub(super) fn note_set(&mut self, name: &str) {
+        match self.assigned_in_replay.iter_mut().rev().find(|(n, _)| n == name) {
+            Some((_, values)) => values.push(self.vars.get(name).unwrap_or_default().to_string()),
+            None => {
+                self.loops.remove(name);
+            }
+        }
     }
 
     /// A function's body as defined (with `$1`, `$@` unknown) is only judged when no call was

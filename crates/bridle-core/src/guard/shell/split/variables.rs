@@ -60,6 +60,7 @@ impl Splitter {
             } else {
                 self.vars.assign(name, value);
             }
+            self.note_set(name);
             if let Some(value) = self.vars.get(name).filter(|_| collect) {
                 self.collected.push((name.to_string(), value.to_string()));
             }
@@ -112,6 +113,7 @@ impl Splitter {
                     (Some(line), true) => {
                         for name in &names {
                             self.vars.assign(name, &format!("({line})"));
+                            self.note_set(name);
                         }
                     }
                     (Some(line), false) => {
@@ -123,9 +125,15 @@ impl Splitter {
                                 fields.next().unwrap_or_default().to_string()
                             };
                             self.vars.assign(name, &value);
+                            self.note_set(name);
                         }
                     }
-                    (None, _) => names.iter().for_each(|n| self.vars.set_unknown(n)),
+                    (None, _) => {
+                        for name in &names {
+                            self.vars.set_unknown(name);
+                            self.note_set(name);
+                        }
+                    }
                 }
                 return;
             }
@@ -141,6 +149,7 @@ impl Splitter {
                     Some(text) if self.budget.take(text.len()) => self.vars.assign(&name, &text),
                     _ => self.vars.set_unknown(&name),
                 }
+                self.note_set(&name);
                 return;
             }
             // `set -- a b` (or `set a b`): the positional parameters. An unquoted unknown may be
@@ -176,6 +185,7 @@ impl Splitter {
         };
         for name in unknown {
             self.vars.set_unknown(&name);
+            self.note_set(&name);
         }
     }
 }
