@@ -223,13 +223,16 @@ impl Places {
         budget: &mut Budget,
     ) -> Option<Located> {
         let cut = cut_glob(text);
-        let (expanded, via_empty_variable) = self.expand(&cut, cwd)?;
-        if via_empty_variable && !certain {
-            return None;
-        }
+        let Some((expanded, via_empty_variable)) = self.expand(&cut, cwd) else {
+            return known_tail_secret(text);
+        };
         let joined = if expanded.is_absolute() { expanded } else { self.base(cwd).join(expanded) };
         let absolute = lexical_normalise(&joined);
         let mut place = self.place(&absolute);
+        // A guess behind a variable is only worth judging when it names a credential.
+        if via_empty_variable && !certain && !matches!(place, Place::Sensitive(_)) {
+            return None;
+        }
         if cut != text && matches!(place, Place::Outside | Place::Scratch) {
             // `/home/*/.ssh/id_rsa`, `~/.ss?/*`: the glob may reach a secret the cut path hides.
             if let Some(why) = self.glob_reaches_secret(text, cwd, globs, budget) {
@@ -316,8 +319,10 @@ impl Places {
         secrets
     }
 
-    /// `~`, `~user`, `$HOME`, `$PWD`, `$TMPDIR` expanded; any other variable read as empty (and
-    /// said so). `None` for `${X:?}` and other forms whose value cannot even be guessed.
+    /// `~`, `~user`, `$HOME`, `$PWD`, `$TMPDIR` expanded; any other variable read as empty and
+    /// said so (the guardians take such a path as only known when it runs, not as what it reads
+    /// with the variable empty). `None` for `${X:?}` and other forms whose value cannot even be
+    /// guessed.
     fn expand(&self, text: &str, cwd: &Cwd) -> Option<(PathBuf, bool)> {
         let mut out = String::new();
         let mut rest = text;
@@ -350,13 +355,16 @@ impl Places {
                 let len = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
                 (&after[..len], len, false)
             };
-            if complex || name.is_empty() {
+            // `${HOME#/}`: the home folder without its leading slash (`/${HOME#/}` is `~`).
+            let without_slash = complex && after.strip_prefix('{').is_some_and(|b| b[name.len()..].starts_with("#/}"));
+            if (complex && !without_slash) || name.is_empty() {
                 return None;
             }
+            let skip = usize::from(without_slash);
             match name {
-                "HOME" => out.push_str(&self.home().to_string_lossy()),
-                "PWD" => out.push_str(&self.base(cwd).to_string_lossy()),
-                "TMPDIR" => out.push_str("/tmp"),
+                "HOME" => out.push_str(&self.home().to_string_lossy()[skip..]),
+                "PWD" => out.push_str(&self.base(cwd).to_string_lossy()[skip..]),
+                "TMPDIR" => out.push_str(&"/tmp"[skip..]),
                 _ => empty = true,
             }
             rest = &after[len..];
@@ -426,7 +434,8 @@ fn cut_glob(text: &str) -> String {
     let mut cut = false;
     for part in text.split('/') {
         let brace = part.match_indices('{').any(|(i, _)| !part[..i].ends_with('$'));
-        if part.contains(['*', '?', '[']) || brace {
+        // `$(?)` is a value only known when it runs, not a glob.
+        if (part.contains(['*', '?', '[']) && !part.contains("$(")) || brace {
             cut = true;
             break;
         }
@@ -450,6 +459,20 @@ fn literal_ends(glob: &str) -> (&str, &str) {
         (Some(first), Some(last)) => (glob[..first].trim_end_matches('/'), glob[last + 1..].trim_start_matches('/')),
         _ => (glob, ""),
     }
+}
+
+/// A path only known when it runs (`$(...)/.ssh/id_rsa`, `${X#}/.aws`) whose written tail
+/// names a credential: sensitive, wherever the unknown part leads.
+fn known_tail_secret(text: &str) -> Option<Located> {
+    let last = text.rfind(['}', ')'])?;
+    let tail = text[last + 1..].strip_prefix('/')?;
+    if tail.contains('$') {
+        return None;
+    }
+    let absolute = Path::new(UNKNOWN_CWD).join(tail);
+    let why = secret_by_name(&absolute)?;
+    let place = Place::Sensitive(why.to_string());
+    Some(Located { absolute, place, system: false, via_empty_variable: false, holds_secrets: false })
 }
 
 fn secret_by_name(path: &Path) -> Option<&'static str> {

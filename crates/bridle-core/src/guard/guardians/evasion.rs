@@ -81,6 +81,12 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
                 "has an unterminated quote, substitution or heredoc, so how the shell reads it is uncertain"
                     .to_string(),
             ),
+            Signal::UnknownEvaluated => (
+                "unknown-evaluated",
+                "evaluates as arithmetic (or expands as a prompt) a value only known when it runs; bash runs any \
+                 command substitution an array subscript in it holds (`a[$(...)]`)"
+                    .to_string(),
+            ),
             Signal::TooDeep => ("too-deep", "nests commands too deeply to be read to the end".to_string()),
             Signal::TooLarge => (
                 "too-large",

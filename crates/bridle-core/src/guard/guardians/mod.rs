@@ -266,6 +266,11 @@ fn worth_judging(op: &Operand<'_>) -> bool {
     if op.certain {
         return !t.is_empty();
     }
+    // `$(cat f)/.ssh/id_rsa`: what follows the part only known when it runs may name a secret.
+    let tail = t.rfind([')', '}']).map_or(t, |i| &t[i + 1..]);
+    if tail.starts_with('/') && tail.len() > 1 && t.starts_with('$') {
+        return true;
+    }
     let plain = t.replace("${", "$").replace('}', "");
     !(t.is_empty()
         || t.starts_with('-')

@@ -4,10 +4,12 @@
 //! paths — is critical whether read or written; writing or deleting outside the workspace is
 //! high; reading outside it is low. Devices that hold nothing (`/dev/null`, `/dev/stdout`, ...)
 //! are nothing; scratch space (`/tmp/...`) is nothing to read and low to write (see
-//! [`super::super::places`]). A path that depends on a variable from the environment is not
-//! judged here (the shell-rule guardian weighs `rm -rf $DIR/`); a path a command writes that
-//! is only known when it runs (a substitution's output, `read`, `~-` before any `cd`) is high:
-//! it could be anything. File tools' paths are judged by the sandbox before the guard, not here.
+//! [`super::super::places`]). A path a command writes that is only known when it runs (a
+//! substitution's output, `read`, `~-` before any `cd`, a variable from the environment in
+//! front: `$DIR/x` is neither `/x` nor the workspace's `x`) is high: it could be anything; one
+//! whose known part names a credential (`$DIR/.ssh/id_rsa`) is sensitive wherever it leads (the
+//! shell-rule guardian weighs `rm -rf $DIR/`). File tools' paths are judged by the sandbox
+//! before the guard, not here.
 
 use bridle_protocol::{Finding, Severity};
 
@@ -22,13 +24,19 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
     let mut written = Vec::new();
     let mut read = Vec::new();
     let mut scratch = Vec::new();
+    let mut unknown: Vec<String> = view.unknown_writes.iter().flatten().cloned().collect();
     for (_, paths, _) in view.commands() {
-        for p in paths.iter().filter(|p| !p.located.via_empty_variable) {
+        for p in paths {
             match &p.located.place {
                 Place::Sensitive(reason) => {
                     sensitive.push(p.text.clone());
                     if !why.contains(reason) {
                         why.push(reason.clone());
+                    }
+                }
+                _ if p.located.via_empty_variable => {
+                    if p.writes {
+                        unknown.push(p.text.clone());
                     }
                 }
                 Place::Outside if p.writes => written.push(p.text.clone()),
@@ -38,7 +46,6 @@ pub(crate) fn judge(view: &ShellView) -> Vec<Finding> {
             }
         }
     }
-    let unknown: Vec<String> = view.unknown_writes.iter().flatten().cloned().collect();
     let mut out = Vec::new();
     if !unknown.is_empty() {
         out.push(finding(

@@ -1,5 +1,5 @@
 //! Substitutions whose output the reader can compute from their words alone: `$(echo rm)`,
-//! `` `printf %s ~` ``, `$(dirname ~/x)`, `$(basename /bin/rm)`, `` `pwd` ``.
+//! `` `printf %s ~` ``, `$(seq 3)`, `$(dirname ~/x)`, `$(basename /bin/rm)`, `` `pwd` ``.
 //!
 //! Rule: the inner command has already been read and judged on its own. Where it only prints
 //! text made of words the reader knows, that text is what the outer word holds and is judged as
@@ -14,7 +14,7 @@ use super::words::{printed, substitute};
 use super::{basename, NestedKind, Signal, Word, MAX_DEPTH};
 
 /// `word` with each substitution the reader can compute replaced by its output.
-pub(super) fn fold(mut word: Word, vars: &Vars, budget: &mut Budget) -> Word {
+pub(super) fn fold(mut word: Word, vars: &mut Vars, budget: &mut Budget) -> Word {
     let computable = |kind: NestedKind| matches!(kind, NestedKind::Substitution | NestedKind::Backtick);
     if !word.nested.iter().any(|n| computable(n.kind)) {
         return word;
@@ -50,9 +50,9 @@ pub(super) fn fold(mut word: Word, vars: &Vars, budget: &mut Budget) -> Word {
     word
 }
 
-/// What `text` prints, when it is one `echo`, `printf`, `dirname`, `basename` or `pwd` of known
+/// What `text` prints, when it is one `echo`, `printf`, `seq`, `dirname`, `basename` or `pwd` of known
 /// words; trailing newlines removed, as a substitution removes them.
-pub(super) fn output(text: &str, vars: &Vars, budget: &mut Budget) -> Option<String> {
+pub(super) fn output(text: &str, vars: &mut Vars, budget: &mut Budget) -> Option<String> {
     let lexed = lexer::lex(text, MAX_DEPTH);
     if lexed.signals.iter().any(|s| matches!(s, Signal::Unbalanced | Signal::TooDeep)) {
         return None;
@@ -75,7 +75,7 @@ pub(super) fn output(text: &str, vars: &Vars, budget: &mut Budget) -> Option<Str
     }
     let args: Vec<&str> = args.iter().map(|w| w.value.as_str()).collect();
     let out = match name {
-        "echo" | "printf" => printed(name, &args, budget.left())?,
+        "echo" | "printf" | "seq" => printed(name, &args, budget.left())?,
         "pwd" if args.iter().all(|a| matches!(*a, "-L" | "-P")) => "$PWD".to_string(),
         "dirname" => args.iter().filter(|a| !a.starts_with('-')).map(|a| dirname(a)).collect::<Vec<_>>().join("\n"),
         "basename" => match args.as_slice() {
@@ -142,7 +142,7 @@ mod tests {
                 _ => None,
             })
             .unwrap();
-        fold(word, &Vars::default(), &mut Budget::for_len(0)).value
+        fold(word, &mut Vars::default(), &mut Budget::for_len(0)).value
     }
 
     #[test]

@@ -45,13 +45,60 @@ pub(super) struct Lexed {
     pub tokens: Vec<Token>,
     pub signals: Vec<Signal>,
     pub chars: Vec<char>,
+    /// In text read as [`Dialect::Posix`]: the `((...))` read as two subshells that bash (as
+    /// `sh`) would evaluate as arithmetic instead.
+    pub arithmetic: Vec<String>,
 }
 
-/// Reads `text`; `depth` counts how deep this text is nested, to bound the work.
+/// Reads `text` as bash reads it; `depth` counts how deep this text is nested, to bound the
+/// work.
 pub(super) fn lex(text: &str, depth: usize) -> Lexed {
+    lex_as(text, depth, Dialect::Bash)
+}
+
+/// Reads `text` as the given shell reads it.
+pub(super) fn lex_as(text: &str, depth: usize, dialect: Dialect) -> Lexed {
     let mut lexer = Lexer::new(text, depth);
+    lexer.dialect = dialect;
     lexer.run();
-    Lexed { tokens: lexer.out, signals: lexer.signals, chars: lexer.chars }
+    Lexed { tokens: lexer.out, signals: lexer.signals, chars: lexer.chars, arithmetic: lexer.arithmetic }
+}
+
+/// What the text in `text` runs: the commands substituted in it and the arithmetic it holds,
+/// in text where only `$`, backticks and backslashes are special (an arithmetic expression, a
+/// variable's value bash evaluates as one).
+pub(super) fn expansions(text: &str, depth: usize) -> (Inside, Vec<Signal>) {
+    let mut lexer = Lexer::new("", depth);
+    let inside = lexer.expansions_in(text);
+    (inside, lexer.signals)
+}
+
+/// Which shell reads the text: they part ways on `((`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Dialect {
+    /// bash (and zsh, ksh): `((...))` is arithmetic where it closes with `))`.
+    #[default]
+    Bash,
+    /// `sh`: dash, ash and posh have no arithmetic command, so `((cmd))` is two nested
+    /// subshells running `cmd`; bash as `sh` evaluates it. Read both ways.
+    Posix,
+}
+
+impl Dialect {
+    /// The dialect of a shell program (a basename).
+    pub(crate) fn of(shell: &str) -> Self {
+        match shell.trim_end_matches(|c: char| c.is_ascii_digit()) {
+            "sh" | "dash" | "ash" | "posh" => Dialect::Posix,
+            _ => Dialect::Bash,
+        }
+    }
+}
+
+/// The commands and the arithmetic found inside a piece of text.
+#[derive(Debug, Default)]
+pub(super) struct Inside {
+    pub nested: Vec<Nested>,
+    pub arithmetic: Vec<String>,
 }
 
 #[derive(Default)]
@@ -62,6 +109,7 @@ struct WordBuf {
     expands: bool,
     escaped_operator: bool,
     nested: Vec<Nested>,
+    arithmetic: Vec<String>,
     /// Characters that came from neither a substitution nor an expansion.
     plain: usize,
     substitutions: usize,
@@ -81,6 +129,11 @@ struct Lexer {
     command_start: bool,
     /// Inside `[[ ... ]]`, where `&&`, `<` and parentheses are part of the test.
     double_bracket: bool,
+    /// Right after a `for` in command position, where `((` opens an arithmetic loop header.
+    after_for: bool,
+    dialect: Dialect,
+    /// See [`Lexed::arithmetic`].
+    arithmetic: Vec<String>,
 }
 
 const OPERATORS: &[(&str, Option<Op>, Option<RedirectOp>)] = &[
@@ -131,6 +184,9 @@ impl Lexer {
             heredocs: Vec::new(),
             command_start: true,
             double_bracket: false,
+            after_for: false,
+            dialect: Dialect::Bash,
+            arithmetic: Vec::new(),
         }
     }
 
@@ -198,8 +254,15 @@ impl Lexer {
                     self.process_substitution()
                 }
                 '(' if self.paren_belongs_to_word() => self.paren_in_word(),
-                '(' if self.word.is_none() && self.command_start && self.peek(1) == Some('(') => {
-                    self.arithmetic_command()
+                '(' if self.word.is_none() && (self.command_start || self.after_for) && self.peek(1) == Some('(') => {
+                    self.double_paren()
+                }
+                // `for((...))`, `while((...))`: the reserved word ends where `((` starts.
+                '(' if self.peek(1) == Some('(')
+                    && self.word.as_ref().is_some_and(|w| self.keyword_before_paren(w)) =>
+                {
+                    self.finish_word();
+                    self.double_paren();
                 }
                 '&' | '|' | '(' | ')' | '<' | '>' if self.double_bracket => self.literal(c),
                 ';' | '&' | '|' | '(' | ')' | '<' | '>' => self.operator(),
@@ -220,6 +283,11 @@ impl Lexer {
         }
     }
 
+    /// A reserved word, unquoted, in command position, that `((` may follow unspaced.
+    fn keyword_before_paren(&self, w: &WordBuf) -> bool {
+        self.command_start && !w.quoted && (w.value == "for" || LEADING_KEYWORDS.contains(&w.value.as_str()))
+    }
+
     fn finish_word(&mut self) {
         let Some(w) = self.word.take() else { return };
         let raw: String = self.chars[w.start..self.i].iter().collect();
@@ -234,6 +302,7 @@ impl Lexer {
             escaped_operator: w.escaped_operator,
             nested: w.nested,
             whole_substitution,
+            arithmetic: w.arithmetic,
             span: (w.start, self.i),
         };
         if let Some(mut r) = self.redirect.take() {
@@ -247,6 +316,7 @@ impl Lexer {
         }
         let was_command_start = self.command_start;
         self.command_start = LEADING_KEYWORDS.contains(&word.raw.as_str()) || super::is_assignment(&word);
+        self.after_for = was_command_start && word.raw == "for";
         if word.raw == "[[" && was_command_start {
             self.double_bracket = true;
         } else if word.raw == "]]" && self.double_bracket {
@@ -263,6 +333,7 @@ impl Lexer {
         }
         self.out.push(Token::Op(op));
         self.command_start = true;
+        self.after_for = false;
     }
 
     fn operator(&mut self) {
@@ -424,9 +495,10 @@ impl Lexer {
                 }
             }
             // An unquoted heredoc's substitutions run; a quoted one's body is data.
-            let nested = if quoted { Vec::new() } else { self.expansions_in(&body) };
+            let inside = if quoted { Inside::default() } else { self.expansions_in(&body) };
             if let Some(Token::Redirect(r)) = self.out.get_mut(index) {
-                r.target.nested.extend(nested);
+                r.target.nested.extend(inside.nested);
+                r.target.arithmetic.extend(inside.arithmetic);
                 r.body = Some(body);
             }
         }

@@ -6,11 +6,13 @@
 //! `sudo`, `timeout`, `xargs`, `sh -c`, `eval`, ...) are unwrapped to the command they run, and
 //! every command hidden inside another (`$(...)`, backticks, `<(...)`, `sh -c '...'`, `find
 //! -exec`, an unquoted heredoc's substitutions, a heredoc or `echo ... |` fed to a shell) is
-//! read too, as one more simple command that must pass on its own. Nothing is executed and no
-//! variable is expanded (but for the few the guard must follow: `$HOME`, and a variable set
-//! earlier in the same line and then used as a program name). What a human would not see at a
-//! glance — ANSI-C quotes, escaped operators, invisible characters — is kept as a [`Signal`] for
-//! the shell-evasion guardian.
+//! read too, as one more simple command that must pass on its own, and so is every command bash
+//! would run while evaluating arithmetic (`a[$(cmd)]` in a value). Nothing is executed; what the
+//! line itself sets — variables, arrays, positional parameters (`set --`, `shift`, a call,
+//! `sh -c '...' name args`) — is followed, and what it cannot know is unknown, never empty
+//! (`$HOME` is located later; another variable of the environment may hold anything). What a
+//! human would not see at a glance — ANSI-C quotes, escaped operators, invisible characters — is
+//! kept as a [`Signal`] for the shell-evasion guardian.
 //!
 //! Reading is bounded in memory and time whatever the line: nesting stops at [`MAX_DEPTH`] and
 //! the text made while following bash (values, brace products, replayed loops and calls) at a
@@ -58,6 +60,10 @@ pub struct Word {
     pub nested: Vec<Nested>,
     /// When the whole word is one command substitution (`$(which rm)`, `"$(...)"`), its text.
     pub whole_substitution: Option<String>,
+    /// Text bash evaluates as arithmetic when it expands the word, as written: `$((...))`,
+    /// `$[...]`, an arithmetic command `((...))`, an array subscript `${a[...]}`, a substring's
+    /// offset and length `${x:...:...}`.
+    pub arithmetic: Vec<String>,
     /// Where the word starts and ends in the text it was read from (characters).
     pub(crate) span: (usize, usize),
 }
@@ -211,6 +217,10 @@ pub enum Signal {
     IfsExpansion,
     /// An unterminated quote, substitution or heredoc, or a redirection without a target.
     Unbalanced,
+    /// Bash evaluates as arithmetic (or expands as a prompt) a value only known when it runs:
+    /// a substitution's output, a variable read from input. An array subscript in it
+    /// (`a[$(cmd)]`) would run a command the reader cannot see.
+    UnknownEvaluated,
     /// Nesting deeper than [`MAX_DEPTH`]; the rest was not read.
     TooDeep,
     /// Following the line would make more text than [`budget`] allows (a variable doubled

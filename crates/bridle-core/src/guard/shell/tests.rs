@@ -98,7 +98,7 @@ fn substitutions_are_read_first_and_flagged() {
     ] {
         assert!(script.signals.contains(&s), "{s:?} in {:?}", script.signals);
     }
-    assert_eq!(programs("echo ${x:-$(reboot)}"), ["reboot", "echo"]);
+    assert_eq!(programs("echo ${x:-$(reboot)}"), ["reboot", "echo", "echo"]);
 }
 
 #[test]
@@ -167,7 +167,8 @@ fn the_program_behind_which_and_variables_is_found() {
     assert_eq!(programs("$(which rm) -rf x"), ["which", "rm"]);
     assert_eq!(parse("`command -v rm` -rf x").commands.last().unwrap().program.as_deref(), Some("rm"));
     assert_eq!(programs("x=rm; $x -rf /"), ["<none>", "rm"]);
-    assert_eq!(one("${RM:-rm} -rf x").program.as_deref(), Some("rm"));
+    // `$RM` may be unset or empty: read as the environment's program, and as `rm`.
+    assert_eq!(programs("${RM:-rm} -rf x"), ["${RM}", "rm"]);
     assert_eq!(parse("$(echo rm) -rf x").commands[1].program.as_deref(), Some("rm"));
     let c = one("$CMD arg");
     assert!(c.dynamic);
@@ -440,4 +441,31 @@ fn inline_interpreter_code_names_its_paths() {
     assert_eq!(paths("ruby -e 'File.write(\"/etc/cron.d/x\", \"y\")'"), [("/etc/cron.d/x".to_string(), true)]);
     assert_eq!(paths("python3 -Wignore -c 'print(\"a/b\", \"https://x/y\")'"), []);
     assert_eq!(paths("python3.12 -c 'open(\"/etc/hosts\")'"), [("/etc/hosts".to_string(), false)]);
+}
+
+/// `((` is arithmetic only where bash reads it so (closed by `))`); otherwise two subshells whose
+/// commands run, and in `sh` (dash) always. `$((...))` whose parentheses do not balance is a
+/// command substitution.
+#[test]
+fn double_parentheses_are_read_as_bash_reads_them() {
+    assert_eq!(programs("((rm -rf ~) )"), ["rm"]);
+    assert_eq!(programs("((rm x);true)"), ["rm", "true"]);
+    assert_eq!(programs("((i++))"), ["((i++))"]);
+    assert_eq!(parse("for ((i=0;i<3;i++)); do echo $i; done").commands.len(), 1);
+    assert_eq!(parse("for((i=0;i<3;i++)); do echo $i; done").commands.len(), 1);
+    assert_eq!(programs("sh -c '((rm x))'"), ["rm"]);
+    assert_eq!(programs("echo $((rm x)|(cat))"), ["rm", "cat", "echo"]);
+    assert_eq!(programs("echo $((1+(2)))"), ["echo"]);
+}
+
+/// Positional parameters: `set --`, `shift`, a call's arguments, `sh -c CODE NAME ARGS`.
+#[test]
+fn positional_parameters_are_bound() {
+    assert_eq!(texts("set -- a b; shift; rm \"$@\"")[2], "rm b");
+    assert_eq!(texts("bash -c 'rm \"$1\" \"$0\"' x y"), ["rm y x"]);
+    assert_eq!(texts("f() { shift; rm \"$@\"; }; f a b c"), ["f a b c", "shift", "rm b c"]);
+    assert_eq!(texts("set -- a; f() { rm \"$1\"; }; f b")[2], "rm b", "the call's, not the line's");
+    // What may be any number of words leaves them unknown, never empty.
+    assert_eq!(texts("set -- $(cat f); rm \"$2\"")[2], "rm $2");
+    assert_eq!(texts("echo /x | xargs sh -c 'rm \"$1\"' _")[1], "rm $1");
 }

@@ -178,7 +178,7 @@ fn sequence(inner: &str) -> Option<Vec<String>> {
 /// a value the line set, a default, [`UNKNOWN`](super::vars::UNKNOWN)); still `expands` if
 /// anything unknown remains. A value that would pass what is left of the budget is not made:
 /// the word stays as written.
-pub(super) fn substitute(word: Word, vars: &Vars, budget: &mut Budget) -> Word {
+pub(super) fn substitute(word: Word, vars: &mut Vars, budget: &mut Budget) -> Word {
     if !word.expands || !word.value.contains('$') {
         return word;
     }
@@ -195,7 +195,11 @@ pub(super) fn substitute(word: Word, vars: &Vars, budget: &mut Budget) -> Word {
                 None => (None, 0),
             },
             None => {
-                let len = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
+                // `$1x` is `${1}x`; `$@`, `$*`, `$#` are one character too.
+                let len = match after.chars().next() {
+                    Some(c) if c.is_ascii_digit() || "@*#".contains(c) => 1,
+                    _ => after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count(),
+                };
                 if len == 0 {
                     (None, 0)
                 } else {
@@ -284,79 +288,13 @@ fn tilde_value(written: &str, value: &str) -> bool {
     written.starts_with('$') && (value == "~" || value.starts_with("~/"))
 }
 
-/// A function body's words with the call's arguments in place of `$1` ... `$9`, `$@` and `$*`;
-/// a word that is only `$@` or `$*` becomes one word per argument, as `"$@"` does. What would
-/// pass the budget is left as written.
-pub(super) fn bind_parameters(words: &[Word], args: &[String], budget: &mut Budget) -> Vec<Word> {
-    let mut out = Vec::with_capacity(words.len() + args.len());
-    let all = args.join(" ");
-    for word in words {
-        if !word.expands || !word.value.contains('$') {
-            out.push(word.clone());
-            continue;
-        }
-        if matches!(word.value.as_str(), "$@" | "${@}" | "$*" | "${*}") && word.nested.is_empty() {
-            if !budget.take(args.len() * size_of::<Word>() + 2 * all.len()) {
-                out.push(word.clone());
-                continue;
-            }
-            out.extend(args.iter().map(|a| Word { raw: a.clone(), value: a.clone(), expands: false, ..word.clone() }));
-            continue;
-        }
-        let value = match bind_once(&word.value, args, &all, budget.left()) {
-            Some(value) if budget.take(value.len()) => value,
-            _ => {
-                budget.give_up();
-                out.push(word.clone());
-                continue;
-            }
-        };
-        let expands = value.contains('$') || !word.nested.is_empty();
-        out.push(Word { quoted: word.quoted && !tilde_value(&word.value, &value), value, expands, ..word.clone() });
-    }
-    out
-}
-
-/// `text` with `$1`..`$9`, `$@`, `$*` (and their `${...}` forms) replaced in one pass; `None`
-/// past `limit` bytes.
-fn bind_once(text: &str, args: &[String], all: &str, limit: usize) -> Option<String> {
-    let mut value = String::with_capacity(text.len().min(limit));
-    let mut rest = text;
-    while let Some(at) = rest.find('$') {
-        value.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (param, used) = match after.as_bytes() {
-            [b'{', p, b'}', ..] => (Some(*p), 3),
-            [p, ..] => (Some(*p), 1),
-            [] => (None, 0),
-        };
-        let arg = match param {
-            Some(b'@' | b'*') => Some(all),
-            Some(d @ b'1'..=b'9') => Some(args.get(usize::from(d - b'1')).map_or("", String::as_str)),
-            _ => None,
-        };
-        match arg {
-            Some(arg) => {
-                value.push_str(arg);
-                rest = &after[used..];
-            }
-            None => {
-                value.push('$');
-                rest = after;
-            }
-        }
-        if value.len() > limit {
-            return None;
-        }
-    }
-    value.push_str(rest);
-    (value.len() <= limit).then_some(value)
-}
-
 /// What `echo` or `printf` prints for these arguments, escapes decoded (`printf '\x72\x6d'`
 /// prints `rm`), so text piped into a shell is read as the script bash will run; `None` when
 /// that is more than `limit` bytes.
 pub(super) fn printed(program: &str, args: &[&str], limit: usize) -> Option<String> {
+    if program == "seq" {
+        return sequence_lines(args, limit);
+    }
     if program == "printf" {
         let Some((format, mut rest)) = args.split_first() else { return Some(String::new()) };
         let mut out = String::new();
@@ -384,6 +322,29 @@ pub(super) fn printed(program: &str, args: &[&str], limit: usize) -> Option<Stri
     let text = args[at..].join(" ");
     let text = if escapes { unescape(&text, true) } else { text };
     (text.len() <= limit).then_some(text)
+}
+
+/// What `seq LAST`, `seq FIRST LAST` or `seq FIRST STEP LAST` prints, for integers without
+/// options; `None` otherwise or past `limit` bytes.
+fn sequence_lines(args: &[&str], limit: usize) -> Option<String> {
+    let numbers: Vec<i64> = args.iter().map(|a| a.parse::<i64>().ok()).collect::<Option<_>>()?;
+    let (first, step, last) = match numbers.as_slice() {
+        [last] => (1, 1, *last),
+        [first, last] => (*first, 1, *last),
+        [first, step, last] if *step != 0 => (*first, *step, *last),
+        _ => return None,
+    };
+    let mut out = String::new();
+    let mut n = first;
+    while (step > 0 && n <= last) || (step < 0 && n >= last) {
+        out.push_str(&n.to_string());
+        out.push('\n');
+        if out.len() > limit {
+            return None;
+        }
+        n = n.checked_add(step)?;
+    }
+    Some(out)
 }
 
 /// One pass of a printf format; returns the arguments it did not use.
@@ -511,7 +472,7 @@ mod tests {
     }
 
     fn substitute(word: &Word, vars: &Vars) -> Word {
-        super::substitute(word.clone(), vars, &mut Budget::for_len(0))
+        super::substitute(word.clone(), &mut vars.clone(), &mut Budget::for_len(0))
     }
 
     #[test]
@@ -544,14 +505,16 @@ mod tests {
         let vars = vars(&[("a", &big)]);
         let word = Word { expands: true, ..Word::plain("$a$a") };
         let mut budget = Budget::for_len(0);
-        let kept = super::substitute(word.clone(), &vars, &mut budget);
+        let kept = super::substitute(word.clone(), &mut vars.clone(), &mut budget);
         assert_eq!((kept.value.as_str(), kept.expands, budget.exhausted()), ("$a$a", true, true));
         let once = Word { expands: true, ..Word::plain("$a") };
         let mut budget = Budget::for_len(0);
-        assert_eq!(super::substitute(once, &vars, &mut budget).value, big, "one copy fits");
+        assert_eq!(super::substitute(once, &mut vars.clone(), &mut budget).value, big, "one copy fits");
+        let mut vars = vars;
+        vars.set_positionals(Some(vec![big]));
         let mut budget = Budget::for_len(0);
-        let bound = super::bind_parameters(&[Word { expands: true, ..Word::plain("$1$1$1") }], &[big], &mut budget);
-        assert_eq!((bound[0].value.as_str(), budget.exhausted()), ("$1$1$1", true));
+        let bound = super::substitute(Word { expands: true, ..Word::plain("$1$1$1") }, &mut vars, &mut budget);
+        assert_eq!((bound.value.as_str(), budget.exhausted()), ("$1$1$1", true));
         assert_eq!(super::printed("printf", &["%s-%s", "a", "b"], 2), None, "3 bytes");
     }
 

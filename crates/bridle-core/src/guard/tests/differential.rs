@@ -1,8 +1,10 @@
-//! The shell reader against real bash: every corpus line runs in real bash, inside bubblewrap
-//! (read-only system, private `/tmp`, no network, its own process tree), with every program it
-//! could start replaced by a stub that logs its argv. Each program bash actually started must
-//! be one the reader believed would start, with the arguments it believed — otherwise the guard
-//! judged a different command from the one that ran.
+//! The shell reader against real shells: every corpus line runs in real bash, and again in real
+//! dash (what `sh` is on Debian), inside bubblewrap (read-only system, private `/tmp`, no
+//! network, its own process tree), with every program it could start replaced by a stub that
+//! logs its argv. Each program the shell actually started must be one the reader believed would
+//! start, with the arguments it believed — otherwise the guard judged a different command from
+//! the one that ran. In dash the line is compared with the reader's reading of `sh -c 'LINE'`;
+//! inside either, `sh`, `dash` and `ash` are dash and `bash` is bash.
 //!
 //! What is compared: the logged argv against each simple command the reader found, its wrappers
 //! included (`sudo rm -rf /` ran as `sudo`, the reader saw `rm` under `sudo`). A word the reader
@@ -82,8 +84,23 @@ fn program_names(line: &str, script: &shell::Script) -> Vec<String> {
     names
 }
 
-/// Runs `line` in real bash in a sandbox; returns what started, or `None` when it timed out.
-fn run_in_bash(line: &str, script: &shell::Script, scratch: &Path) -> Option<Vec<Argv>> {
+/// The shell a line is run in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shell {
+    Bash,
+    Dash,
+}
+
+/// The real shell a shell program's name starts in the sandbox.
+fn real_shell(name: &str) -> &'static Path {
+    match name {
+        "sh" | "dash" | "ash" => Path::new("/bin/dash"),
+        _ => Path::new("/bin/bash"),
+    }
+}
+
+/// Runs `line` in a real shell in a sandbox; returns what started, or `None` when it timed out.
+fn run_in(shell: Shell, line: &str, script: &shell::Script, scratch: &Path) -> Option<Vec<Argv>> {
     let (bin, home, work, log) = (scratch.join("bin"), scratch.join("home"), scratch.join("work"), scratch.join("log"));
     for d in [&bin, &home, &work] {
         std::fs::create_dir_all(d).unwrap();
@@ -99,8 +116,8 @@ fn run_in_bash(line: &str, script: &shell::Script, scratch: &Path) -> Option<Vec
         if target.exists() {
             continue;
         }
-        // Shells stay real (as bash, so they load the prelude too); everything else is the stub.
-        let real = if SHELLS.contains(&name.as_str()) { Path::new("/bin/bash") } else { stub.as_path() };
+        // Shells stay real (bash loads the prelude too); everything else is the stub.
+        let real = if SHELLS.contains(&name.as_str()) { real_shell(&name) } else { stub.as_path() };
         std::os::unix::fs::symlink(real, &target).unwrap();
     }
     let prelude_file = scratch.join("prelude.sh");
@@ -112,7 +129,7 @@ fn run_in_bash(line: &str, script: &shell::Script, scratch: &Path) -> Option<Vec
         .args(["--unshare-all", "--die-with-parent", "--new-session", "--chdir", &s(&work)])
         .args(["--clearenv", "--setenv", "PATH", &s(&bin), "--setenv", "HOME", &s(&home)])
         .args(["--setenv", "BASH_ENV", &s(&prelude_file), "--setenv", "PWD", &s(&work)])
-        .args(["/bin/bash", "-c", line])
+        .args([if shell == Shell::Bash { "/bin/bash" } else { "/bin/dash" }, "-c", line])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -221,12 +238,25 @@ fn believed(argv: &Argv, script: &shell::Script, home: &Path, cwd: &Path) -> boo
     })
 }
 
+/// Lines using what only bash expands, which dash passes on as written (so it runs those words
+/// literally, not what the reader expanded): brace expansion, `[[`, `coproc`, `~` after `=`
+/// and `~+`, ANSI-C quotes, hex escapes, `printf -v`. They run in bash only.
+fn dash_runs_less(line: &str) -> bool {
+    let braces = line.match_indices('{').any(|(at, _)| {
+        let inner = line[at + 1..].split('}').next().unwrap_or_default();
+        line[at + 1..].contains('}')
+            && !inner.contains(char::is_whitespace)
+            && (inner.contains(',') || inner.contains(".."))
+    });
+    braces || ["[[", "coproc", "=~", "~+", "$'", "\\x", "printf -v"].iter().any(|form| line.contains(form))
+}
+
 #[test]
-fn what_bash_runs_is_what_the_reader_believed() {
+fn what_bash_and_dash_run_is_what_the_reader_believed() {
     let dangerous: Vec<String> = dangerous().into_iter().chain(lines(CRITICAL)).collect();
     let everyday = everyday();
     let tmp = tempfile::tempdir().unwrap();
-    let (mut ran, mut starts, mut timed_out, mut skipped) = (0, 0, 0, 0);
+    let (mut ran, mut starts, mut timed_out, mut skipped) = ([0; 2], [0; 2], [0; 2], 0);
     let mut unseen = Vec::new();
     for (i, line) in dangerous.iter().chain(&everyday).enumerate() {
         let script = shell::parse(line);
@@ -239,25 +269,39 @@ fn what_bash_runs_is_what_the_reader_believed() {
             skipped += 1;
             continue;
         }
-        let scratch = tmp.path().join(format!("l{i}"));
-        let home = scratch.join("home");
-        let Some(log) = run_in_bash(line, &script, &scratch) else {
-            timed_out += 1;
-            continue;
-        };
-        ran += 1;
-        starts += log.len();
-        for argv in log {
-            if !believed(&argv, &script, &home, &scratch.join("work")) {
-                unseen.push(format!("{line:?}\n    ran {argv:?}"));
+        // In dash, the line is what `sh -c 'LINE'` runs.
+        let as_sh = shell::parse(&format!("sh -c '{}'", line.replace('\'', "'\\''")));
+        let shells = if dash_runs_less(line) { 1 } else { 2 };
+        for (k, (shell, reading)) in
+            [(Shell::Bash, &script), (Shell::Dash, &as_sh)].into_iter().enumerate().take(shells)
+        {
+            let scratch = tmp.path().join(format!("l{i}-{k}"));
+            let home = scratch.join("home");
+            let Some(log) = run_in(shell, line, reading, &scratch) else {
+                timed_out[k] += 1;
+                continue;
+            };
+            ran[k] += 1;
+            starts[k] += log.len();
+            for argv in log {
+                if !believed(&argv, reading, &home, &scratch.join("work")) {
+                    unseen.push(format!("{shell:?}: {line:?}\n    ran {argv:?}"));
+                }
             }
+            let _ = std::fs::remove_dir_all(&scratch);
         }
-        let _ = std::fs::remove_dir_all(&scratch);
     }
     println!(
-        "differential: {ran} lines ran in bash ({starts} program starts), {timed_out} timed out, {skipped} fork bombs skipped, {} starts the reader did not foresee",
+        "differential: {} lines ran in bash ({} program starts, {} timed out) and {} in dash ({} starts, {} timed out), \
+         {skipped} fork bombs skipped, {} starts the reader did not foresee",
+        ran[0],
+        starts[0],
+        timed_out[0],
+        ran[1],
+        starts[1],
+        timed_out[1],
         unseen.len()
     );
-    assert!(ran > 500, "only {ran} lines ran");
-    assert!(unseen.is_empty(), "bash ran what the reader did not see:\n{}", unseen.join("\n"));
+    assert!(ran[0] > 500 && ran[1] > 500, "only {ran:?} lines ran");
+    assert!(unseen.is_empty(), "the shell ran what the reader did not see:\n{}", unseen.join("\n"));
 }

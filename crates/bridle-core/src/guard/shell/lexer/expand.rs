@@ -7,7 +7,7 @@
 //! is what the program receives.
 
 use super::super::{Nested, NestedKind, Signal};
-use super::Lexer;
+use super::{Dialect, Inside, Lexer};
 
 impl Lexer {
     pub(super) fn push_raw(&mut self, from: usize, to: usize) {
@@ -26,10 +26,12 @@ impl Lexer {
                     return self.unbalanced_rest();
                 };
                 let inner: String = self.chars[self.i + 2..close].iter().collect();
-                if inner.starts_with('(') && inner.ends_with(')') && inner.len() >= 2 {
-                    // `$((...))`: arithmetic, which only runs what is substituted inside it.
-                    let nested = self.expansions_in(&inner[1..inner.len() - 1]);
-                    self.word().nested.extend(nested);
+                let expression = inner.strip_prefix('(').and_then(|i| i.strip_suffix(')')).filter(|e| balanced(e));
+                if let Some(expression) = expression {
+                    // `$((...))`: arithmetic, which only runs what is substituted inside it (and
+                    // what the values it reads hold). Unbalanced inside (`$((a)|(b))`), bash runs
+                    // it as a command substitution.
+                    self.note_arithmetic(expression);
                 } else {
                     self.signal(Signal::CommandSubstitution { quoted: in_double_quotes });
                     let raw = self.chars[start..=close].iter().collect();
@@ -52,8 +54,21 @@ impl Lexer {
                 if &inner[..name_len] == "IFS" {
                     self.signal(Signal::IfsExpansion);
                 }
-                let nested = self.expansions_in(&inner[name_len..]);
-                self.word().nested.extend(nested);
+                let inside = self.expansions_in(&inner[name_len..]);
+                let w = self.word();
+                w.nested.extend(inside.nested);
+                w.arithmetic.extend(inside.arithmetic);
+                w.arithmetic.extend(parameter_arithmetic(&inner));
+                self.push_raw(start, close + 1);
+                self.i = close + 1;
+            }
+            // `$[...]`: bash's old spelling of `$((...))`.
+            Some('[') => {
+                let Some(close) = matching_close(&self.chars, self.i + 2, '[', ']') else {
+                    return self.unbalanced_rest();
+                };
+                let expression: String = self.chars[self.i + 2..close].iter().collect();
+                self.note_arithmetic(&expression);
                 self.push_raw(start, close + 1);
                 self.i = close + 1;
             }
@@ -220,34 +235,55 @@ impl Lexer {
             return self.unbalanced_rest();
         };
         let inner: String = self.chars[self.i + 1..close].iter().collect();
-        let nested = self.expansions_in(&inner);
+        let inside = self.expansions_in(&inner);
         let raw: String = self.chars[self.i..=close].iter().collect();
         let w = self.word();
-        w.nested.extend(nested);
+        w.nested.extend(inside.nested);
+        w.arithmetic.extend(inside.arithmetic);
         w.plain += raw.chars().count();
         w.value.push_str(&raw);
         self.i = close + 1;
     }
 
-    /// `(( ... ))` as a command: arithmetic, one word.
-    pub(super) fn arithmetic_command(&mut self) {
-        let Some(close) = matching_close(&self.chars, self.i + 1, '(', ')') else {
+    /// `((` where a command starts (or after `for`): bash reads up to the `)` that closes the
+    /// second parenthesis; followed by another `)`, it is an arithmetic command, one word;
+    /// otherwise (`((cmd) )`, `((cmd);true)`) it is two nested subshells, and the commands in
+    /// them run.
+    pub(super) fn double_paren(&mut self) {
+        let Some(close) = matching_close(&self.chars, self.i + 2, '(', ')') else {
             return self.unbalanced_rest();
         };
-        let inner: String = self.chars[self.i + 1..close].iter().collect();
-        let nested = self.expansions_in(&inner);
-        self.word().nested.extend(nested);
-        self.push_raw(self.i, close + 1);
-        self.i = close + 1;
+        if self.chars.get(close + 1) != Some(&')') {
+            return self.operator();
+        }
+        let expression: String = self.chars[self.i + 2..close].iter().collect();
+        if self.dialect == Dialect::Posix {
+            self.arithmetic.push(expression);
+            return self.operator();
+        }
+        let start = self.i;
+        self.word();
+        self.note_arithmetic(&expression);
+        self.push_raw(start, close + 2);
+        self.i = close + 2;
         self.finish_word();
+    }
+
+    /// Notes `expression` as arithmetic of the current word, with what is substituted in it.
+    fn note_arithmetic(&mut self, expression: &str) {
+        let inside = self.expansions_in(expression);
+        let w = self.word();
+        w.nested.extend(inside.nested);
+        w.arithmetic.extend(inside.arithmetic);
+        w.arithmetic.push(expression.to_string());
     }
 
     /// The substitutions inside text where only `$`, backticks and backslashes are special
     /// (an unquoted heredoc's body, `${x:-...}`, arithmetic).
-    pub(super) fn expansions_in(&mut self, text: &str) -> Vec<Nested> {
+    pub(super) fn expansions_in(&mut self, text: &str) -> Inside {
         if self.depth >= super::super::MAX_DEPTH {
             self.signal(Signal::TooDeep);
-            return Vec::new();
+            return Inside::default();
         }
         let mut sub = Lexer::new(text, self.depth + 1);
         sub.word();
@@ -265,8 +301,85 @@ impl Lexer {
         for s in sub.signals {
             self.signal(s);
         }
-        sub.word.map(|w| w.nested).unwrap_or_default()
+        sub.word.map(|w| Inside { nested: w.nested, arithmetic: w.arithmetic }).unwrap_or_default()
     }
+}
+
+/// bash's check that `$((...))` holds an arithmetic expression: its parentheses balance, quotes
+/// and escapes skipped.
+fn balanced(expression: &str) -> bool {
+    let mut depth = 0usize;
+    let mut chars = expression.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '(' => depth += 1,
+            ')' => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            '\\' => {
+                chars.next();
+            }
+            '\'' if !chars.by_ref().any(|c| c == '\'') => return false,
+            '"' => loop {
+                match chars.next() {
+                    None => return false,
+                    Some('"') => break,
+                    Some('\\') => {
+                        chars.next();
+                    }
+                    Some(_) => {}
+                }
+            },
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// The arithmetic inside `${...}` (its text between the braces): an indexed array's subscript
+/// (`${a[i+1]}`) and a substring's offset and length (`${x:i:2}`, `${x: -1}`).
+fn parameter_arithmetic(inner: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let body = inner.strip_prefix(['#', '!']).filter(|b| !b.is_empty()).unwrap_or(inner);
+    let name_len = match body.chars().next() {
+        Some(c) if "@*#?$!-".contains(c) => 1,
+        _ => body.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count(),
+    };
+    let mut rest = &body[name_len..];
+    if let Some(subscript) = rest.strip_prefix('[') {
+        let mut depth = 1usize;
+        let end = subscript.char_indices().find_map(|(i, c)| {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        });
+        let Some(end) = end else { return out };
+        if !matches!(&subscript[..end], "@" | "*") {
+            out.push(subscript[..end].to_string());
+        }
+        rest = &subscript[end + 1..];
+    }
+    if let Some(offset) = rest.strip_prefix(':').filter(|o| !o.starts_with(['-', '=', '+', '?'])) {
+        let mut depth = 0usize;
+        let split = offset.char_indices().find_map(|(i, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                ':' if depth == 0 => return Some(i),
+                _ => {}
+            }
+            None
+        });
+        match split {
+            Some(i) => out.extend([offset[..i].to_string(), offset[i + 1..].to_string()]),
+            None => out.push(offset.to_string()),
+        }
+    }
+    out
 }
 
 /// The index of the `close` that ends a group whose content starts at `from`, skipping quoted

@@ -7,7 +7,10 @@
 //! `echo`/`printf` output piped into a shell is read as the script it is, and reserved words
 //! (`if`, `then`, `do`, `{` ...) are stripped so the command after them is seen. A function
 //! body's commands are read where they are defined (they may run later) and again at each call
-//! with its arguments; a loop's body is read once per value of its variable.
+//! with its arguments; a loop's body is read once per value of its variable; a command whose
+//! expansions read two ways (`${X:-~}`) once each way. What bash evaluates as arithmetic is
+//! evaluated too ([`arith`]). Text is read as the shell that runs it reads it: `sh -c` strings
+//! both as dash and as bash (as `sh`) read them.
 //!
 //! What is read again or made (values, brace products, replays, `find -exec` per start path,
 //! text printed into a shell) is charged to the line's [`Budget`]; nested reading stops at
@@ -15,16 +18,18 @@
 
 use std::collections::{HashMap, HashSet};
 
+mod arith;
+mod expand;
 mod replay;
 mod reserved;
 mod variables;
 
-use super::budget::Budget;
-use super::lexer::{self, Op, Token};
-use super::unwrap::unwrap;
-use super::vars::Vars;
+use super::budget::{command_weight, Budget};
+use super::fold;
+use super::lexer::{self, Dialect, Op, Token};
+use super::unwrap::{unwrap, Args, ShellCode};
+use super::vars::{Reading, Vars};
 use super::{basename, is_assignment, Origin, Redirect, Script, Signal, SimpleCommand, Word, MAX_DEPTH};
-use super::{fold, words};
 use replay::loop_variables;
 use reserved::{close_group, open_group, strip_reserved_words};
 
@@ -57,8 +62,11 @@ pub(crate) fn parse_budgeted(command: &str) -> (Script, Budget) {
         replaying: 0,
         called: HashSet::new(),
         budget: Budget::for_len(command.len()),
+        dialect: Dialect::Bash,
+        collected: Vec::new(),
+        assigned_in_replay: Vec::new(),
     };
-    splitter.parse_into(command, 0, Origin::TopLevel, &[]);
+    splitter.parse_into(command, 0, Origin::TopLevel, &[], Dialect::Bash);
     splitter.drop_called_definitions();
     if splitter.budget.exhausted() {
         splitter.signal(Signal::TooLarge);
@@ -81,7 +89,8 @@ struct Splitter {
     vars: Vars,
     /// Substitution texts already read.
     seen: HashSet<String>,
-    /// `for NAME in a b c`: every value NAME takes (`for d in / ~; do rm -rf $d; done`).
+    /// Variables that take several values: a `for NAME in a b c` loop's (`for d in / ~; do rm
+    /// -rf $d; done`), or one assigned from an expansion with two readings (`d=${X:-~}`).
     loops: HashMap<String, Vec<String>>,
     /// Functions defined so far: the commands of their bodies (indices into `commands`).
     bodies: HashMap<String, Vec<usize>>,
@@ -94,6 +103,14 @@ struct Splitter {
     called: HashSet<String>,
     /// What the line may still make.
     budget: Budget,
+    /// The shell reading the text being read.
+    dialect: Dialect,
+    /// Values assigned while a command is read more than one way, to become the several values
+    /// of their variables.
+    collected: Vec<(String, String)>,
+    /// Loop variables whose values are being replayed, with what the replayed commands assigned
+    /// them (`for f in *.txt; do f=${f%.txt}; ...`: f's values from there on).
+    assigned_in_replay: Vec<(String, Vec<String>)>,
 }
 
 /// Values of one loop variable judged one by one before the rest is left unknown.
@@ -127,16 +144,26 @@ impl Splitter {
         }
     }
 
-    /// Reads `text` at `depth`; `inherited` are the wrappers of the command that runs it
-    /// (`sudo sh -c '...'`: everything inside runs under sudo).
-    fn parse_into(&mut self, text: &str, depth: usize, origin: Origin, inherited: &[String]) {
+    /// Reads `text` at `depth` as `dialect` reads it; `inherited` are the wrappers of the
+    /// command that runs it (`sudo sh -c '...'`: everything inside runs under sudo).
+    fn parse_into(&mut self, text: &str, depth: usize, origin: Origin, inherited: &[String], dialect: Dialect) {
         if depth > MAX_DEPTH {
             self.signal(Signal::TooDeep);
             return;
         }
-        let lexed = lexer::lex(text, depth);
+        let outer = std::mem::replace(&mut self.dialect, dialect);
+        self.read_text(text, depth, origin, inherited);
+        self.dialect = outer;
+    }
+
+    fn read_text(&mut self, text: &str, depth: usize, origin: Origin, inherited: &[String]) {
+        let lexed = lexer::lex_as(text, depth, self.dialect);
         for s in lexed.signals {
             self.signal(s);
+        }
+        // `sh -c '((x))'`: dash runs subshells, bash as `sh` evaluates arithmetic.
+        for expression in &lexed.arithmetic {
+            self.arithmetic(expression, depth);
         }
         let mut walk = Walk {
             chars: &lexed.chars,
@@ -218,6 +245,7 @@ impl Splitter {
             }
             let (depth, inherited) = (left.depth + 1, right.wrappers.clone());
             // Unknown words are read as written: the script is judged with them unknown.
+            let dialect = self.commands[pair[1]].program.as_deref().map_or(self.dialect, Dialect::of);
             let Some(text) = self.printed_by(pair[0], false) else {
                 // Not an `echo` or `printf`; or, for one, past the budget.
                 if matches!(self.commands[pair[0]].program.as_deref(), Some("echo" | "printf")) {
@@ -225,7 +253,9 @@ impl Splitter {
                 }
                 continue;
             };
-            self.parse_into(&text, depth, Origin::Stdin, &inherited);
+            // A shell reading a script on its input has positional parameters of its own.
+            let code = ShellCode { text, args: Args::Unknown, dialect: Some(dialect) };
+            self.run_code(&code, depth, &inherited, Origin::Stdin);
         }
     }
 
@@ -240,8 +270,14 @@ impl Splitter {
                 // `sh -c "$(x)"` meets `x` twice (in the word, then in the string it runs):
                 // read each text once, so nesting costs linear work, not exponential.
                 if self.seen.insert(nested.text.clone()) {
-                    self.parse_into(&nested.text, walk.depth + 1, Origin::Substitution, &[]);
+                    self.parse_into(&nested.text, walk.depth + 1, Origin::Substitution, &[], self.dialect);
                 }
+            }
+        }
+        // So does the arithmetic they hold (`for ((...))`, `$((x))`, `${a[i]}`), and what it runs.
+        for w in words.iter().chain(redirects.iter().map(|r| &r.target)) {
+            for expression in &w.arithmetic {
+                self.arithmetic(expression, walk.depth);
             }
         }
         let stripped = strip_reserved_words(&mut words, walk);
@@ -249,19 +285,7 @@ impl Splitter {
             self.functions.push(name);
         }
         if let Some((name, values)) = stripped.loop_values {
-            let mut kept = Vec::new();
-            for w in values {
-                let w = fold::fold(w, &self.vars, &mut self.budget);
-                let known = words::substitute(w, &self.vars, &mut self.budget);
-                for field in words::split_fields(known, None) {
-                    kept.extend(words::brace_expand(field, &mut self.budget).into_iter().map(|w| w.value));
-                }
-                if kept.len() >= MAX_LOOP_VALUES {
-                    kept.truncate(MAX_LOOP_VALUES);
-                    break;
-                }
-            }
-            let values = kept;
+            let values = self.loop_values(values);
             self.loops.insert(name, values);
         }
         if words.is_empty() && redirects.is_empty() {
@@ -298,8 +322,45 @@ impl Splitter {
     }
 
     /// Unwraps and records one command (and what it runs); returns its index when it stays a
-    /// command of its own.
+    /// command of its own. A command whose words hold an expansion with two readings
+    /// (`rm -rf ${X:-~}`) is read once each way ([`Reading`]): the first reading counts them.
     fn emit(
+        &mut self,
+        words: Vec<Word>,
+        redirects: Vec<Redirect>,
+        at: &Position<'_>,
+        background: bool,
+        function: Option<String>,
+    ) -> Option<usize> {
+        let braced = words.iter().chain(redirects.iter().map(|r| &r.target)).any(|w| w.value.contains("${"));
+        let copies = braced.then(|| (words.clone(), redirects.clone()));
+        let outer = self.vars.begin_reading(Reading::of(0));
+        let collected = std::mem::take(&mut self.collected);
+        let mut first = self.emit_reading(words, redirects, at, background, function.clone());
+        let met = self.vars.reading().met();
+        if let Some((words, redirects)) = copies.filter(|_| met > 0) {
+            for mask in 1..(1u32 << met) {
+                if self.replays >= MAX_REPLAYS {
+                    self.signal(Signal::TooDeep);
+                    break;
+                }
+                if !self.budget.take(command_weight(&words, &redirects)) {
+                    break;
+                }
+                self.replays += 1;
+                self.vars.begin_reading(Reading::of(mask));
+                let index = self.emit_reading(words.clone(), redirects.clone(), at, background, function.clone());
+                first = first.or(index);
+            }
+        }
+        let mine = std::mem::replace(&mut self.collected, collected);
+        self.settle_readings(mine);
+        self.vars.begin_reading(outer);
+        first
+    }
+
+    /// [`Splitter::emit`] for one reading.
+    fn emit_reading(
         &mut self,
         words: Vec<Word>,
         redirects: Vec<Redirect>,
@@ -313,46 +374,20 @@ impl Splitter {
             self.signal(Signal::TooDeep);
             return None;
         }
-        // What bash does to the words before running them: braces expanded, variables the
-        // line set replaced by their values.
-        // Once the line sets IFS, an unquoted expansion splits at its characters: a word that
-        // is one expansion is split there, any other stays unknown.
-        let ifs_set = self.vars.contains_key("IFS");
-        let ifs = self.vars.get("IFS").map(str::to_string);
-        if ifs_set && words.iter().any(|w| w.expands && !w.quoted) {
-            self.signal(Signal::IfsExpansion);
+        // A function's body, where it is defined, has its own `$1`, `$@`: unknown until a call.
+        let defining = function.is_some() && self.replaying == 0;
+        let caller = defining.then(|| self.vars.save_positionals());
+        if defining {
+            self.vars.set_positionals(None);
         }
-        let mut expanded = Vec::with_capacity(words.len());
-        for w in words {
-            let w = fold::fold(w, &self.vars, &mut self.budget);
-            if let Some(items) = self.vars.splice(&w) {
-                expanded.extend(items);
-                continue;
-            }
-            // With the line's own IFS, a word that is more than one expansion is split where the
-            // reader does not follow: left unknown.
-            if ifs_set && !w.quoted && !words::one_expansion(&w.raw) {
-                expanded.push(w);
-                continue;
-            }
-            let known = words::substitute(w, &self.vars, &mut self.budget);
-            let fields = if is_assignment(&known) { vec![known] } else { words::split_fields(known, ifs.as_deref()) };
-            for field in fields {
-                expanded.extend(words::brace_expand(field, &mut self.budget));
-            }
+        let (words, redirects) = self.expand(words, redirects);
+        if let Some(caller) = caller {
+            self.vars.restore_positionals(caller);
         }
-        let words = expanded;
-        // Redirection targets are expanded as words are (`F=~/.bashrc; : > $F`).
-        let redirects: Vec<Redirect> = redirects
-            .into_iter()
-            .map(|mut r| {
-                if !matches!(r.op, super::RedirectOp::HereDoc { .. }) {
-                    let target = fold::fold(std::mem::take(&mut r.target), &self.vars, &mut self.budget);
-                    r.target = words::substitute(target, &self.vars, &mut self.budget);
-                }
-                r
-            })
-            .collect();
+        // `${x@P}`: a prompt string's substitutions run.
+        for prompt in self.vars.take_prompts() {
+            self.evaluate_code(&prompt, depth);
+        }
         // `$SHELL -c '...'`: the user's shell, whatever it is, runs the string as a script.
         let mut words = words;
         if let Some(first) = words.first_mut() {
@@ -369,8 +404,8 @@ impl Splitter {
         let unwrapped = unwrap(words, at.stdin.or(own_stdin.as_deref()), &mut self.budget);
         let mut wrappers = at.inherited.to_vec();
         wrappers.extend(unwrapped.wrappers);
-        for script in &unwrapped.scripts {
-            self.parse_into(script, depth + 1, Origin::ShellString, &wrappers);
+        for code in &unwrapped.scripts {
+            self.run_code(code, depth + 1, &wrappers, Origin::ShellString);
         }
         let mut assignments = unwrapped.assignments;
         let words = unwrapped.words;
@@ -383,31 +418,12 @@ impl Splitter {
         // Variables whose value bash itself runs as code (an interactive shell's prompt hook).
         for a in &assignments {
             if let Some(code) = a.value.strip_prefix("PROMPT_COMMAND=") {
-                self.parse_into(code, depth + 1, Origin::ShellString, &wrappers);
+                self.parse_into(code, depth + 1, Origin::ShellString, &wrappers, Dialect::Bash);
             }
         }
+        self.arithmetic_of_command(&words, &assignments, depth);
         if declares || words.is_empty() {
-            // Remembered so `x=rm; $x -rf /` is read as `rm -rf /`; `declare -n r=HOME` makes
-            // `$r` read `$HOME`.
-            let nameref = declares && words[1..].iter().any(|w| w.value.starts_with('-') && w.value.contains('n'));
-            for a in &assignments {
-                if let Some((name, value)) = a.value.split_once('=') {
-                    let name = name.trim_end_matches('+');
-                    // `a[0]=rm`: one element of an array.
-                    if let Some((array, index)) = name.strip_suffix(']').and_then(|n| n.split_once('[')) {
-                        self.vars.assign_element(array, index, value);
-                        continue;
-                    }
-                    match (nameref, a.expands && (value.contains("$(") || value.contains('`'))) {
-                        (true, _) => {
-                            let target = self.vars.get(value).map_or_else(|| format!("${{{value}}}"), str::to_string);
-                            self.vars.assign(name, &target);
-                        }
-                        (false, true) => self.vars.set_unknown(name),
-                        (false, false) => self.vars.assign(name, value),
-                    }
-                }
-            }
+            self.note_assignments(&assignments, declares.then_some(&words[..]));
         }
         self.note_variables_set(&words, own_stdin.as_deref());
         if words.is_empty() && redirects.is_empty() && assignments.is_empty() {
@@ -458,10 +474,15 @@ impl Splitter {
         if runs_a_file {
             for w in command.words.iter().skip(1) {
                 for n in w.nested.iter().filter(|n| n.kind == super::NestedKind::Process) {
-                    stdin_scripts.extend(fold::output(&n.text, &self.vars, &mut self.budget));
+                    stdin_scripts.extend(fold::output(&n.text, &mut self.vars, &mut self.budget));
                 }
             }
         }
+        // `source` runs it in this shell; a shell as the shell it is.
+        let stdin_dialect = match command.program.as_deref() {
+            Some(p) if super::is_shell(p) => Dialect::of(p),
+            _ => self.dialect,
+        };
         let clauses = unwrapped.commands;
         let call = command
             .program
@@ -478,7 +499,8 @@ impl Splitter {
             self.call_function(&name, &args, depth + 1, &wrappers);
         }
         for text in stdin_scripts {
-            self.parse_into(&text, depth + 1, Origin::Stdin, &wrappers);
+            let code = ShellCode { text, args: Args::Unknown, dialect: Some(stdin_dialect) };
+            self.run_code(&code, depth + 1, &wrappers, Origin::Stdin);
         }
         let clause_at = Position {
             chars: &[],
@@ -492,6 +514,30 @@ impl Splitter {
             self.emit(clause, Vec::new(), &clause_at, false, None);
         }
         Some(index)
+    }
+
+    /// Reads a string run as shell code, with the positional parameters it runs with.
+    fn run_code(&mut self, code: &ShellCode, depth: usize, wrappers: &[String], origin: Origin) {
+        let dialect = code.dialect.unwrap_or(self.dialect);
+        let bound = match &code.args {
+            Args::Current => None,
+            Args::New(args) => {
+                let saved = self.vars.save_positionals();
+                self.vars.set_zero(args.first().cloned());
+                self.vars.set_positionals(Some(args.iter().skip(1).cloned().collect()));
+                Some(saved)
+            }
+            Args::Unknown => {
+                let saved = self.vars.save_positionals();
+                self.vars.set_zero(None);
+                self.vars.set_positionals(None);
+                Some(saved)
+            }
+        };
+        self.parse_into(&code.text, depth, origin, wrappers, dialect);
+        if let Some(saved) = bound {
+            self.vars.restore_positionals(saved);
+        }
     }
 
     /// The program's basename, following `$(which rm)` and what [`fold`] and the line's

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::super::budget::command_weight;
-use super::super::{words, Origin, Redirect, Signal, Word, MAX_DEPTH};
+use super::super::{Origin, Redirect, Signal, Word, MAX_DEPTH};
 use super::{Position, Splitter, MAX_REPLAYS};
 
 impl Splitter {
@@ -31,6 +31,7 @@ impl Splitter {
         };
         let values = self.loops.get(name).cloned().unwrap_or_default();
         let before = self.vars.remove(name);
+        self.assigned_in_replay.push((name.clone(), Vec::new()));
         let mut first = None;
         let mut stopped = false;
         let weight = command_weight(words, redirects);
@@ -53,10 +54,32 @@ impl Splitter {
             first = self.emit(words.to_vec(), redirects.to_vec(), at, background, function.map(str::to_string));
         }
         self.vars.remove(name);
-        if let Some(before) = before {
+        let assigned = self.assigned_in_replay.pop().map(|(_, values)| values).unwrap_or_default();
+        if !assigned.is_empty() {
+            // The command gave the loop's variable new values: they are its values from here on.
+            let mut values: Vec<String> = Vec::with_capacity(assigned.len());
+            for value in assigned {
+                if !values.contains(&value) {
+                    values.push(value);
+                }
+            }
+            self.loops.insert(name.clone(), values);
+        } else if let Some(before) = before {
             self.vars.insert(name.clone(), before);
         }
         first
+    }
+
+    /// `name` was just set to its value in `vars`: while its loop's values are replayed, that is
+    /// one of its new values; otherwise the values a loop or two readings gave it are over
+    /// (`for d in a; do :; done; d=~; rm -rf $d` deletes `~`).
+    pub(super) fn note_set(&mut self, name: &str) {
+        match self.assigned_in_replay.iter_mut().rev().find(|(n, _)| n == name) {
+            Some((_, values)) => values.push(self.vars.get(name).unwrap_or_default().to_string()),
+            None => {
+                self.loops.remove(name);
+            }
+        }
     }
 
     /// A function's body as defined (with `$1`, `$@` unknown) is only judged when no call was
@@ -93,14 +116,19 @@ impl Splitter {
     }
 
     /// `f a b` where `f` was defined in the line: its body's commands again, with `$1`, `$@`
-    /// ... set to the arguments, so `f(){ rm -rf "$@"; }; f /` is read as `rm -rf /`.
+    /// ... set to the arguments (and `shift` in the body shifting them), so `f(){ rm -rf "$@";
+    /// }; f /` is read as `rm -rf /`.
     pub(super) fn call_function(&mut self, name: &str, args: &[Word], depth: usize, inherited: &[String]) {
         let Some(body) = self.bodies.get(name).cloned() else { return };
         if depth > MAX_DEPTH {
             self.signal(Signal::TooDeep);
             return;
         }
-        let params: Vec<String> = args.iter().map(|w| w.value.clone()).collect();
+        // An unquoted unknown argument may be any number of them.
+        let split = args.iter().any(|w| w.expands && !w.quoted && w.value.contains('$'));
+        let params = (!split).then(|| args.iter().map(|w| w.value.clone()).collect());
+        let caller = self.vars.save_positionals();
+        self.vars.set_positionals(params);
         self.replaying += 1;
         // The body's pipelines again, with the new commands (a fork bomb is a piped call).
         let mut pipelines: Vec<(usize, Vec<usize>)> = Vec::new();
@@ -114,7 +142,7 @@ impl Splitter {
                 break;
             }
             self.replays += 1;
-            let words = words::bind_parameters(&cmd.words, &params, &mut self.budget);
+            let words = cmd.words.clone();
             let redirects = cmd.redirects.clone();
             let (background, pipeline) = (cmd.background, cmd.pipeline);
             let mut wrappers = inherited.to_vec();
@@ -137,6 +165,7 @@ impl Splitter {
             self.pipelines.push(stages);
         }
         self.replaying -= 1;
+        self.vars.restore_positionals(caller);
     }
 }
 
@@ -153,13 +182,10 @@ pub(super) fn loop_variables(
         let mut rest = w.value.as_str();
         while let Some(at) = rest.find('$') {
             rest = &rest[at + 1..];
-            let (braced, after) = match rest.strip_prefix('{') {
-                Some(inner) => (true, inner),
-                None => (false, rest),
-            };
+            // `$d`, `${d}`, `${d%/*}`: each reads d.
+            let after = rest.strip_prefix('{').unwrap_or(rest);
             let name = &after[..after.find(|c: char| !is_name(c)).unwrap_or(after.len())];
-            let whole = !braced || after[name.len()..].starts_with('}');
-            if whole && loops.contains_key(name) && !read.iter().any(|r| r == name) {
+            if loops.contains_key(name) && !read.iter().any(|r| r == name) {
                 read.push(name.to_string());
             }
         }

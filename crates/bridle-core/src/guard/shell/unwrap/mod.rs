@@ -12,7 +12,8 @@
 mod known;
 
 use super::budget::{command_weight, word_weight, Budget};
-use super::{basename, is_assignment, lexer, Word};
+use super::lexer::{self, Dialect};
+use super::{basename, is_assignment, Word};
 use known::{
     possibly_wrapped, xargs_arguments, BWRAP_VALUES, CODE_OPTIONS, PLAIN_WRAPPERS, RUNNER_SUBCOMMANDS,
     SHELL_STRING_RUNNERS, XARGS_WITH_VALUE,
@@ -28,11 +29,45 @@ pub(super) struct Unwrapped {
     /// The wrappers removed, outermost first.
     pub wrappers: Vec<String>,
     /// Strings run as shell code.
-    pub scripts: Vec<String>,
+    pub scripts: Vec<ShellCode>,
     /// Commands run by `find -exec` and the like.
     pub commands: Vec<Vec<Word>>,
     /// The folder a wrapper runs the command in (`env -C DIR`, `sudo -D DIR`).
     pub chdir: Option<String>,
+}
+
+/// A string run as shell code, with the positional parameters and the dialect it runs with.
+#[derive(Debug)]
+pub(super) struct ShellCode {
+    pub text: String,
+    pub args: Args,
+    /// `None`: the shell reading the line reads it too (`eval`, `trap`).
+    pub dialect: Option<Dialect>,
+}
+
+/// The positional parameters shell code runs with.
+#[derive(Debug)]
+pub(super) enum Args {
+    /// The current shell's (`eval`, `trap`, `alias`).
+    Current,
+    /// A new shell's: `$0`, then `$1` ... (`sh -c CODE NAME ARGS`).
+    New(Vec<String>),
+    /// Not known (`xargs sh -c CODE` appends some; a runner may pass any; a shell reading its
+    /// input takes its own: `bash -s ARGS`).
+    Unknown,
+}
+
+impl ShellCode {
+    /// Code a program hands to `sh -c` (or the user's shell) with arguments the reader does not
+    /// know: read both ways `sh` may read it.
+    fn by_runner(text: String) -> Self {
+        Self { text, args: Args::Unknown, dialect: Some(Dialect::Posix) }
+    }
+
+    /// Code the current shell runs itself.
+    fn here(text: String) -> Self {
+        Self { text, args: Args::Current, dialect: None }
+    }
 }
 
 /// Skips options starting at `i`; `with_value` lists options that take the next word (also
@@ -169,7 +204,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
             "su" | "runuser" => {
                 let code = words[i + 1..].windows(2).find(|p| p[0].value == "-c" || p[0].value == "--command");
                 if let Some(pair) = code {
-                    out.scripts.push(pair[1].value.clone());
+                    out.scripts.push(ShellCode::by_runner(pair[1].value.clone()));
                     out.wrappers.push(name);
                     i = words.len();
                     break;
@@ -180,7 +215,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                 let j = skip_options(&words, i + 1, &["-w", "--timeout", "-E", "--conflict-exit-code"]);
                 let code = words.get(j + 1).filter(|w| w.value == "-c" || w.value == "--command");
                 if let (Some(_), Some(script)) = (code, words.get(j + 2)) {
-                    out.scripts.push(script.value.clone());
+                    out.scripts.push(ShellCode::by_runner(script.value.clone()));
                     out.wrappers.push(name);
                     i = words.len();
                     break;
@@ -191,7 +226,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                 let j = skip_options(&words, i + 1, &["-n", "--interval"]);
                 if j < words.len() {
                     let text: Vec<&str> = words[j..].iter().map(|w| w.value.as_str()).collect();
-                    out.scripts.push(text.join(" "));
+                    out.scripts.push(ShellCode::by_runner(text.join(" ")));
                     out.wrappers.push(name);
                     i = words.len();
                     break;
@@ -201,7 +236,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
             "eval" => {
                 if i + 1 < words.len() {
                     let text: Vec<&str> = words[i + 1..].iter().map(|w| w.value.as_str()).collect();
-                    out.scripts.push(text.join(" "));
+                    out.scripts.push(ShellCode::here(text.join(" ")));
                     out.wrappers.push(name);
                     i = words.len();
                     break;
@@ -213,7 +248,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                 let j = skip_options(&words, i + 1, &[]);
                 if let (Some(code), true) = (words.get(j), words.len() > j + 1) {
                     if code.value != "-" && !code.value.is_empty() {
-                        out.scripts.push(code.value.clone());
+                        out.scripts.push(ShellCode::here(code.value.clone()));
                     }
                 }
                 None
@@ -226,7 +261,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                     _ => rest.iter().map(|w| w.value.as_str()).collect::<Vec<_>>(),
                 };
                 if !code.is_empty() {
-                    out.scripts.push(code.join(" "));
+                    out.scripts.push(ShellCode::by_runner(code.join(" ")));
                     out.wrappers.push(name);
                     i = words.len();
                     break;
@@ -248,7 +283,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                         continue;
                     }
                     if CODE_OPTIONS.contains(&v) {
-                        out.scripts.extend(words.get(j + 1).map(|w| w.value.clone()));
+                        out.scripts.extend(words.get(j + 1).map(|w| ShellCode::by_runner(w.value.clone())));
                         j += 2;
                         continue;
                     }
@@ -258,9 +293,9 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                     j += 1;
                 }
                 match joined {
-                    true if !positionals.is_empty() => out.scripts.push(positionals.join(" ")),
+                    true if !positionals.is_empty() => out.scripts.push(ShellCode::by_runner(positionals.join(" "))),
                     true => {}
-                    false => out.scripts.extend(positionals),
+                    false => out.scripts.extend(positionals.into_iter().map(ShellCode::by_runner)),
                 }
                 None
             }
@@ -287,7 +322,23 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                 }
                 match (has_c, words.get(j)) {
                     (true, Some(script)) => {
-                        out.scripts.push(script.value.clone());
+                        // `sh -c CODE NAME ARGS`: `$0` is NAME (else the shell), `$1` ... ARGS;
+                        // under `xargs`, which appends arguments, they are not known.
+                        let given = &words[j + 1..];
+                        let split = given.iter().any(|w| w.expands && !w.quoted && w.value.contains('$'));
+                        let args = if split || out.wrappers.iter().any(|w| w == "xargs") {
+                            Args::Unknown
+                        } else {
+                            let zero = given.first().map_or_else(|| name.clone(), |w| w.value.clone());
+                            Args::New(
+                                std::iter::once(zero).chain(given.iter().skip(1).map(|w| w.value.clone())).collect(),
+                            )
+                        };
+                        out.scripts.push(ShellCode {
+                            text: script.value.clone(),
+                            args,
+                            dialect: Some(Dialect::of(&name)),
+                        });
                         out.wrappers.push(name);
                         i = words.len();
                         break;
@@ -366,7 +417,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
             "alias" => {
                 for w in &words[i + 1..] {
                     if let Some((_, body)) = w.value.split_once('=') {
-                        out.scripts.push(body.to_string());
+                        out.scripts.push(ShellCode::here(body.to_string()));
                     }
                 }
                 None
@@ -378,7 +429,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                     v == "--command" || (v.starts_with('-') && !v.starts_with("--") && v.ends_with('c'))
                 });
                 if let Some(script) = code.and_then(|at| words.get(i + 1 + at + 1)) {
-                    out.scripts.push(script.value.clone());
+                    out.scripts.push(ShellCode::by_runner(script.value.clone()));
                     out.wrappers.push(name);
                     i = words.len();
                     break;
@@ -403,7 +454,7 @@ pub(super) fn unwrap(words: Vec<Word>, input: Option<&str>, budget: &mut Budget)
                 let rebasing = words[i + 1..].iter().any(|w| w.value == "rebase");
                 match exec {
                     Some(pair) if rebasing => {
-                        out.scripts.push(pair[1].value.clone());
+                        out.scripts.push(ShellCode::by_runner(pair[1].value.clone()));
                         None
                     }
                     _ => None,
