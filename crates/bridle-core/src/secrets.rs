@@ -4,10 +4,10 @@
 //!
 //! Rule: a key goes to the keychain and nowhere else — never the config, the store, a log or
 //! the audit; nothing here logs a key, and every key read or written here becomes a secret the
-//! audit knows by value ([`crate::redact::remember`]), so it is redacted whatever its shape. A keychain that cannot be reached (no Secret Service,
-//! a locked collection, a daemon that does not answer within [`KEYCHAIN_LIMIT`]) is an
-//! [`SecretError`] for writes and "no key" for reads, so a front end falls back to the
-//! environment instead of hanging.
+//! audit knows by value ([`crate::redact::remember`]), so it is redacted whatever its shape. A
+//! keychain that cannot be reached (no Secret Service, a locked collection, a daemon that does
+//! not answer within [`KEYCHAIN_LIMIT`]) is an [`SecretError`] for writes and "no key" for
+//! reads, so a front end falls back to the environment instead of hanging.
 
 use std::sync::mpsc;
 use std::thread;

@@ -420,15 +420,21 @@ async fn secrets_known_by_value_and_the_part8_shapes_reach_no_audit_file() {
             )
         })
         .collect();
-    let mut calls = vec![
-        json!({"id": "call_grep", "name": "grep_search", "arguments": {"pattern": "[A-Za-z0-9+/]{30}", "path": "keys"}}),
-    ];
+    let call =
+        |id: String, name: &str, arguments: serde_json::Value| json!({"id": id, "name": name, "arguments": arguments});
+    let mut calls =
+        vec![call("call_grep".into(), "grep_search", json!({"pattern": "[A-Za-z0-9+/]{30}", "path": "keys"}))];
     for (i, text) in carried.iter().enumerate() {
-        calls.push(json!({"id": format!("call_echo{i}"), "name": "bash", "arguments": {"command": format!("cat <<'EOF'\n{text}EOF")}}));
-        calls.push(json!({"id": format!("call_write{i}"), "name": "write_file", "arguments": {"path": format!("notes{i}.txt"), "content": format!("AKIAZ7Q4M2X9L3P8K6W1\n{aws}\n{text}")}}));
-        calls.push(
-            json!({"id": format!("call_mcp{i}"), "name": "mcp__everything__echo", "arguments": {"message": text}}),
-        );
+        let command = format!("cat <<'EOF'\n{text}EOF");
+        // The AWS secret opens a line of the file, so the diff shows it after a bare `+`.
+        let content = format!("AKIAZ7Q4M2X9L3P8K6W1\n{aws}\n{text}");
+        calls.push(call(format!("call_echo{i}"), "bash", json!({"command": command})));
+        calls.push(call(
+            format!("call_write{i}"),
+            "write_file",
+            json!({"path": format!("notes{i}.txt"), "content": content}),
+        ));
+        calls.push(call(format!("call_mcp{i}"), "mcp__everything__echo", json!({"message": text})));
     }
     let last_id = calls.last().unwrap()["id"].clone();
     let fixtures = tempfile::tempdir().unwrap();
