@@ -1,5 +1,5 @@
 //! Files of `NAME=value` credentials (`.env`, `.envrc`, `.npmrc`, `.pypirc`, AWS `credentials`,
-//! `.netrc`, `.pgpass`, ...): when a tool of Bridle reads one, the values under its
+//! `.netrc`, `.pgpass`, `.git-credentials`, ...): when a tool of Bridle reads one, the values under its
 //! secret-looking names become known secrets ([`super::known`]).
 //!
 //! Rule: a file counts by its name alone, never by its content; a line counts when it reads as
@@ -24,6 +24,8 @@ enum Layout {
     Netrc,
     /// `.pgpass`: `host:port:database:user:password`.
     Pgpass,
+    /// `.git-credentials`: `https://user:password@host` a line.
+    Urls,
 }
 
 fn layout(path: &str) -> Option<Layout> {
@@ -31,6 +33,7 @@ fn layout(path: &str) -> Option<Layout> {
     match name {
         ".netrc" | "_netrc" => Some(Layout::Netrc),
         ".pgpass" => Some(Layout::Pgpass),
+        ".git-credentials" => Some(Layout::Urls),
         _ if NAMES.contains(&name) || name.starts_with(".env.") || SUFFIXES.iter().any(|s| name.ends_with(s)) => {
             Some(Layout::Assignments)
         }
@@ -48,11 +51,8 @@ pub fn is_env_file(path: &str) -> bool {
 pub fn learn(path: &str, text: &str) {
     let Some(layout) = layout(path) else { return };
     match layout {
-        Layout::Assignments => {
-            for (name, value) in text.lines().filter_map(assignment) {
-                super::remember_named(name, &value);
-            }
-        }
+        Layout::Assignments => super::remember_named(text.lines().filter_map(assignment)),
+        Layout::Urls => super::known::remember(text.split_whitespace().filter_map(super::url_password)),
         Layout::Netrc => {
             let words: Vec<&str> = text.split_whitespace().collect();
             let passwords = words.windows(2).filter(|w| matches!(w[0], "password" | "passwd")).map(|w| w[1]);
@@ -131,6 +131,7 @@ mod tests {
             "aws/credentials",
             ".netrc",
             ".pgpass",
+            ".git-credentials",
             "gradle.properties",
             "infra/terraform.tfvars",
         ] {

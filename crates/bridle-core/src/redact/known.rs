@@ -161,10 +161,12 @@ mod tests {
 
     #[test]
     fn a_named_value_is_remembered_when_its_name_or_value_looks_secret() {
-        remember_named("KV4_GREETING", "kv4-plain-greeting");
-        remember_named("KV4_DEPLOY_TOKEN", "kv4-plainwords-token");
-        remember_named("KV4_SMTP_PASS", "kv4-smtp-password");
-        remember_named("KV4_DATABASE_URL", "postgres://app:kv4Pg7hunterQ@db/app");
+        remember_named([
+            ("KV4_GREETING", "kv4-plain-greeting"),
+            ("KV4_DEPLOY_TOKEN", "kv4-plainwords-token"),
+            ("KV4_SMTP_PASS", "kv4-smtp-password"),
+            ("KV4_DATABASE_URL", "postgres://app:kv4Pg7hunterQ@db/app"),
+        ]);
         assert_eq!(
             sanitize_text("kv4-plain-greeting kv4-plainwords-token kv4-smtp-password; pw kv4Pg7hunterQ"),
             "kv4-plain-greeting [redacted:value] [redacted:value]; pw [redacted:value]"
@@ -180,9 +182,10 @@ mod tests {
         learn_file("notes.txt", "KV5_OTHER_TOKEN=kv5-not-an-env-file\n");
         learn_file(".netrc", "machine h login bob password kv5-netrc-pw\n");
         learn_file(".npmrc", "//registry.npmjs.org/:_authToken=kv5-npm-auth-token\n");
+        learn_file(".git-credentials", "https://bob:kv5-git-cred-pw@github.com\n");
         assert_eq!(
-            sanitize_text("kv5-token-value kv5-hello-world | kv5 two words | kv5-not-an-env-file | kv5-netrc-pw | kv5-npm-auth-token"),
-            "[redacted:value] kv5-hello-world | [redacted:value] | kv5-not-an-env-file | [redacted:value] | [redacted:value]"
+            sanitize_text("kv5-token-value kv5-hello-world | kv5 two words | kv5-not-an-env-file | kv5-netrc-pw | kv5-npm-auth-token | kv5-git-cred-pw"),
+            "[redacted:value] kv5-hello-world | [redacted:value] | kv5-not-an-env-file | [redacted:value] | [redacted:value] | [redacted:value]"
         );
     }
 }

@@ -98,15 +98,26 @@ fn redact(text: &str) -> Cow<'_, str> {
     out
 }
 
-/// Remembers the value of a variable or a file's key named `name` when the name or the value
-/// looks secret (and the password inside it when it is a URL with credentials): the one test of
-/// what the environment builder keeps back and what a `.env` file holds.
-pub fn remember_named(name: &str, value: &str) {
-    if !(is_secret_key(name) || looks_secret(value)) {
-        return;
+/// Remembers the value of each variable or file key `(name, value)` whose name or value looks
+/// secret (and the password inside it when it is a URL with credentials): the one test of what
+/// the environment builder keeps back and what a `.env` file holds. One call takes a whole file
+/// or environment, so the known values are re-indexed once.
+pub fn remember_named<N: AsRef<str>, V: AsRef<str>>(pairs: impl IntoIterator<Item = (N, V)>) {
+    let mut values: Vec<String> = Vec::new();
+    for (name, value) in pairs {
+        let (name, value) = (name.as_ref(), value.as_ref());
+        if !(is_secret_key(name) || looks_secret(value)) {
+            continue;
+        }
+        values.extend(url_password(value).map(String::from));
+        values.push(value.to_string());
     }
-    let password = URL_PASSWORD.as_ref().and_then(|r| r.captures(value)).and_then(|c| c.get(1)).map(|m| m.as_str());
-    remember([Some(value), password].into_iter().flatten());
+    remember(values);
+}
+
+/// The password of `scheme://user:password@host`, if `text` is such a URL.
+fn url_password(text: &str) -> Option<&str> {
+    URL_PASSWORD.as_ref()?.captures(text)?.get(1).map(|m| m.as_str())
 }
 
 /// The password of `scheme://user:password@host`.

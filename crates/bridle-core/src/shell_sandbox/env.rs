@@ -26,12 +26,11 @@ impl HostEnvironment {
     /// remembered as secrets (so the audit redacts them wherever they show up).
     pub fn new(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Self {
         let vars: Arc<[(OsString, OsString)]> = vars.into_iter().collect();
-        for (name, value) in vars.iter() {
-            let (name, value) = (name.to_string_lossy(), value.to_string_lossy());
-            if !passes(&name, &value, &[]) {
-                redact::remember_named(&name, &value);
-            }
-        }
+        let kept_back = vars
+            .iter()
+            .map(|(name, value)| (name.to_string_lossy(), value.to_string_lossy()))
+            .filter(|(name, value)| !passes(name, value, &[]));
+        redact::remember_named(kept_back);
         Self(vars)
     }
 
