@@ -1,7 +1,7 @@
 //! Audit log costs: what `AuditSink::record` costs the caller, how many events per second the
 //! writer commits (sanitising, hashing, indexing, fsync), and filtered query latency on a log of
 //! a million rows (built once per run in a temp dir; `BRIDLE_AUDIT_BENCH_ROWS` overrides the
-//! size).
+//! size), and sanitising once secrets are known by value.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "support/audit_data.rs"]
@@ -133,5 +133,19 @@ fn queries(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sanitise, ingest, queries);
+/// The same payloads once Bridle knows 20 secrets by value (a `.env` it read): one more scan of
+/// each string. Last, since the values stay known for the rest of the process.
+fn sanitise_with_known_values(c: &mut Criterion) {
+    redact::remember((0..20).map(|i| format!("known-secret-value-{i:02}-Zq8Wm3")));
+    let output = audit_data::row(5).payload;
+    let call = audit_data::row(2).payload;
+    let mut group = c.benchmark_group("audit_sanitize_known_values");
+    group.throughput(Throughput::Bytes(output.to_string().len() as u64));
+    group.bench_function("tool_output_2kb", |b| b.iter(|| redact::sanitize(&output)));
+    group.throughput(Throughput::Bytes(call.to_string().len() as u64));
+    group.bench_function("tool_call_arguments", |b| b.iter(|| redact::sanitize(&call)));
+    group.finish();
+}
+
+criterion_group!(benches, sanitise, ingest, queries, sanitise_with_known_values);
 criterion_main!(benches);

@@ -3,10 +3,11 @@
 //! Credential Manager on Windows).
 //!
 //! Rule: a key goes to the keychain and nowhere else — never the config, the store, a log or
-//! the audit; nothing here logs a key. A keychain that cannot be reached (no Secret Service,
-//! a locked collection, a daemon that does not answer within [`KEYCHAIN_LIMIT`]) is an
-//! [`SecretError`] for writes and "no key" for reads, so a front end falls back to the
-//! environment instead of hanging.
+//! the audit; nothing here logs a key, and every key read or written here becomes a secret the
+//! audit knows by value ([`crate::redact::remember`]), so it is redacted whatever its shape. A
+//! keychain that cannot be reached (no Secret Service, a locked collection, a daemon that does
+//! not answer within [`KEYCHAIN_LIMIT`]) is an [`SecretError`] for writes and "no key" for
+//! reads, so a front end falls back to the environment instead of hanging.
 
 use std::sync::mpsc;
 use std::thread;
@@ -63,7 +64,10 @@ pub fn account(kind: ProviderKind, base_url: &str) -> String {
 pub fn get(kind: ProviderKind, base_url: &str) -> Option<String> {
     let account = account(kind, base_url);
     match bounded(move || entry(&account)?.get_password()) {
-        Ok(key) => Some(key).filter(|k| !k.is_empty()),
+        Ok(key) => {
+            crate::redact::remember([&key]);
+            Some(key).filter(|k| !k.is_empty())
+        }
         Err(Failure::Keyring(keyring::Error::NoEntry)) => None,
         Err(e) => {
             tracing::debug!("keychain read failed: {}", e.describe());
@@ -78,6 +82,7 @@ pub fn set(kind: ProviderKind, base_url: &str, key: &str) -> Result<(), SecretEr
     if key.is_empty() {
         return Err(SecretError::Empty);
     }
+    crate::redact::remember([&key]);
     let account = account(kind, base_url);
     bounded(move || entry(&account)?.set_password(&key)).map_err(Failure::into_error)
 }

@@ -138,8 +138,9 @@ async fn no_secret_reaches_the_audit_log_but_the_conversation_keeps_them() {
 }
 
 /// The user's shell holds credentials; the agent's commands never see them: the environment is
-/// an allow-list (`PATH`, `HOME`, `LANG`, ... and the config's `[sandbox] env`), and even a
-/// listed name stays behind when its value looks secret (a URL with a password).
+/// an allow-list (`PATH`, `HOME`, `LANG`, `LC_*` holding a locale, ... and the config's
+/// `[sandbox] env`), and even a listed name stays behind when its value looks secret (a URL with
+/// a password).
 #[tokio::test]
 async fn the_shell_environment_keeps_no_secret() {
     let dirs = Dirs::new();
@@ -159,11 +160,15 @@ async fn the_shell_environment_keeps_no_secret() {
         ("DB_PASS", format!("Dp{body}")),
         ("DEPLOY_HELPER", format!("sk_live_Dh{body}")),
         ("OPENAI_API_KEY", format!("sk-proj-Oa{body}")),
+        // A locale category passes holding a locale only, and never under a secret-looking name.
+        ("LC_API_KEY", format!("Lc{body}")),
+        ("LC_MESSAGES", format!("Lm{body}")),
     ];
     let mut env: Vec<(&str, &str)> = secrets.iter().map(|(n, v)| (*n, v.as_str())).collect();
     env.push(("BRIDLE_TEST_PLAIN", "visible-value"));
     env.push(("BRIDLE_TEST_UNLISTED", "unlisted-value"));
     env.push(("LANG", "C.UTF-8"));
+    env.push(("LC_TIME", "de_DE.UTF-8"));
     std::fs::create_dir_all(&dirs.data).unwrap();
     std::fs::write(dirs.data.join("config.toml"), "[sandbox]\nenv = [\"BRIDLE_TEST_PLAIN\", \"DATABASE_URL\"]\n")
         .unwrap();
@@ -175,7 +180,7 @@ async fn the_shell_environment_keeps_no_secret() {
     let end = json_lines(&out).into_iter().find(|e| e["type"] == "toolCallEnd").expect("the bash call ended");
     let output = end["result"]["output"].as_str().unwrap_or_default().to_string();
     assert!(output.contains("BRIDLE_TEST_PLAIN=visible-value"), "{output}");
-    assert!(output.contains("LANG="), "{output}");
+    assert!(output.contains("LANG=") && output.contains("LC_TIME=de_DE.UTF-8"), "{output}");
     assert!(!output.contains("BRIDLE_TEST_UNLISTED"), "a name not on the allow-list reached the command:\n{output}");
     for (name, value) in &secrets {
         assert!(!output.contains(&format!("{name}=")), "{name} reached the command:\n{output}");
@@ -313,4 +318,195 @@ async fn the_new_secret_shapes_reach_no_audit_file_through_a_command_a_file_or_a
     for alike in LOOK_ALIKES {
         assert!(exported.contains(alike), "the look-alike `{alike}` was redacted");
     }
+}
+
+/// `bridle audit export`'s text, and the raw bytes of every audit file (the export, `audit.db`,
+/// its WAL): where a secret must not be.
+async fn audit_bytes(dirs: &Dirs) -> (String, Vec<(std::path::PathBuf, Vec<u8>)>) {
+    let export = dirs.data.join("audit.jsonl");
+    let out = bridle(dirs, &["audit", "export", export.to_str().unwrap()]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut files = vec![export.clone(), dirs.data.join("audit.db"), dirs.data.join("audit.db-wal")];
+    files.retain(|f| f.exists());
+    let bytes = files.iter().map(|f| (f.clone(), std::fs::read(f).unwrap())).collect();
+    (std::fs::read_to_string(&export).unwrap(), bytes)
+}
+
+const B62: &str = "RMf7NQ1V1OGcOxCHYgRDMYs7yVBCj9Z51dfAeIs7xPTB0LKxOTKcZHNnGAeaaPG6xeTLobuwHk03bUa5";
+const HEX: &str = "69791986f4681ee30872e4ab0342579f0594635d0b82175cea2629167efb81690808e7ab6b3bf2e5";
+
+/// Issue 37 part 8's shapes, as (marker, text): vendors' prefixes, password flags, key material.
+/// Made-up values of the real formats, built at run time; `B62[4..16]` or `HEX[4..16]` is in each
+/// one's secret, so that piece must be nowhere on disk.
+fn part8_shapes() -> Vec<(&'static str, String)> {
+    let (b, h) = (|n: usize| &B62[..n], |n: usize| &HEX[..n]);
+    let wg = format!("{}Bmk=", &B62[..40]);
+    vec![
+        ("linear-key", format!("lin_api_{}", b(40))),
+        ("doppler-token", format!("dp.st.prd.{}", b(43))),
+        ("huggingface-token", format!("api_org_{}", b(34))),
+        ("sentry-token", format!("sntryu_{}", h(64))),
+        ("vercel-token", format!("vcp_{}", b(56))),
+        ("supabase-key", format!("sbp_{}", h(40))),
+        ("planetscale-token", format!("pscale_tkn_{}", b(43))),
+        ("render-key", format!("rnd_{}", b(32))),
+        ("tailscale-key", format!("tskey-api-k{}CNTRL-{}", b(10), &B62[..32])),
+        ("1password-token", format!("ops_eyJ{}", b(60))),
+        ("newrelic-key", format!("NRAK-{}", b(27).to_uppercase())),
+        ("mailgun-key", format!("key-{}", h(32))),
+        ("notion-token", format!("ntn_{}", b(46))),
+        ("cloudflare-token", format!("cfut_{}{}", b(40), h(8))),
+        ("docker-token", format!("dckr_pat_{}", b(27))),
+        ("atlassian-token", format!("ATATT3xFfGF0{}", b(80))),
+        ("contentful-token", format!("CFPAT-{}", b(43))),
+        ("netlify-token", format!("nfp_{}", b(40))),
+        ("pinecone-key", format!("pcsk_{}", b(50))),
+        ("neon-key", format!("napi_{}", b(64))),
+        ("sonar-token", format!("squ_{}", h(40))),
+        ("figma-token", format!("figd_{}", b(40))),
+        ("airtable-token", format!("pat{}.{}", b(14), h(64))),
+        ("gitlab-token", format!("glpat-{}.01.{}", b(27), &B62[30..39])),
+        ("wireguard-key", format!("PrivateKey = {wg}")),
+        ("putty-key", format!("Private-Lines: 1\nAAAAIB{}\nPrivate-MAC: 00ff", b(38))),
+        ("", format!("mysql -u root -p{} app", b(16))),
+        ("", format!("mongosh -u admin -p {} --host db", b(16))),
+        ("", format!("sqlcmd -U sa -P {} -S db", b(16))),
+        ("", format!("7z a -p{} out.7z dir", b(16))),
+        ("", format!("keytool -list -storepass {} -keypass {}", b(16), b(17))),
+        ("", format!("openssl pkcs12 -passout pass:{} -in c.pem", b(16))),
+        ("", format!("plink -pw {} bob@host", b(16))),
+        ("", format!("ldapsearch -D cn=admin -w {} -b dc=x", b(16))),
+        ("", format!("smbclient //srv/share -U alice%{}", b(16))),
+        ("", format!("curl -u :{} https://x", b(16))),
+        ("", format!("curl -b sid={} https://x", b(16))),
+        ("", format!("curl --cookie \"sid={}; theme=dark\" https://x", b(16))),
+    ]
+}
+
+/// A `.env` of 20 secrets with no shape at all: only the values Bridle learnt when `read_file`
+/// read it tell them apart. Each, and each new shape, then goes through a command's output, a file
+/// the model writes, an MCP echo, a search of a key file and the provider's own key: none reaches
+/// `audit.db`, its WAL or the export.
+#[tokio::test]
+async fn secrets_known_by_value_and_the_part8_shapes_reach_no_audit_file() {
+    let words = ["orchid", "lantern", "copper", "meadow", "harbor"];
+    let values: Vec<String> = (0..20)
+        .map(|i| format!("{}-{}-{}{i:02}", words[i % 5], words[(i + 2) % 5], ["ux", "qv", "zw", "jk"][i % 4]))
+        .collect();
+    let env: String = values.iter().enumerate().map(|(i, v)| format!("SERVICE_{i}_SECRET={v}\n")).collect();
+    let provider_key = "provider-key-Wq8Zr3Lm-unshaped";
+    let shapes = part8_shapes();
+    let dirs = Dirs::new();
+    std::fs::write(dirs.workspace.join(".env"), format!("# local\nGREETING=hello\n{env}")).unwrap();
+    // Lines of 64 base64 characters, the last one shorter with its padding.
+    let pem_body =
+        [format!("MIIEpAIBAAKCAQEA{}", &B62[32..80]), B62[16..80].to_string(), format!("{}==", &B62[40..76])];
+    std::fs::create_dir_all(dirs.workspace.join("keys")).unwrap();
+    std::fs::write(
+        dirs.workspace.join("keys/deploy.txt"),
+        format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n", pem_body.join("\n")),
+    )
+    .unwrap();
+    let aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+
+    // Two halves of the shapes per call keep every string under the audit's cut.
+    let carried: Vec<String> = shapes
+        .chunks(shapes.len().div_ceil(2))
+        .map(|half| {
+            format!(
+                "{}\n{}\n{provider_key}\n",
+                half.iter().map(|s| s.1.as_str()).collect::<Vec<_>>().join("\n"),
+                values.join(" ")
+            )
+        })
+        .collect();
+    let call =
+        |id: String, name: &str, arguments: serde_json::Value| json!({"id": id, "name": name, "arguments": arguments});
+    let mut calls =
+        vec![call("call_grep".into(), "grep_search", json!({"pattern": "[A-Za-z0-9+/]{30}", "path": "keys"}))];
+    for (i, text) in carried.iter().enumerate() {
+        let command = format!("cat <<'EOF'\n{text}EOF");
+        // The AWS secret opens a line of the file, so the diff shows it after a bare `+`.
+        let content = format!("AKIAZ7Q4M2X9L3P8K6W1\n{aws}\n{text}");
+        calls.push(call(format!("call_echo{i}"), "bash", json!({"command": command})));
+        calls.push(call(
+            format!("call_write{i}"),
+            "write_file",
+            json!({"path": format!("notes{i}.txt"), "content": content}),
+        ));
+        calls.push(call(format!("call_mcp{i}"), "mcp__everything__echo", json!({"message": text})));
+    }
+    let last_id = calls.last().unwrap()["id"].clone();
+    let fixtures = tempfile::tempdir().unwrap();
+    let script = json!({"fixtures": [
+        {"match": {"userMessage": "use the env", "hasToolResult": false},
+         "response": {"toolCalls": [{"id": "call_read", "name": "read_file", "arguments": {"path": ".env"}}]}},
+        {"match": {"toolCallId": "call_read"}, "response": {"toolCalls": calls}},
+        {"match": {"toolCallId": last_id}, "response": {"content": "Carried."}}
+    ]});
+    std::fs::write(fixtures.path().join("values.json"), script.to_string()).unwrap();
+    let mock = Aimock::start_with(fixtures.path()).await;
+    let everything =
+        super::aimock::repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    std::fs::write(
+        dirs.data.join("config.toml"),
+        format!(
+            "mode = \"bypass\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n\
+             [mcp.servers.everything]\ncommand = \"node\"\nargs = [\"{}\", \"stdio\"]\n",
+            mock.url,
+            everything.display()
+        ),
+    )
+    .unwrap();
+
+    let out = bridle_with_env(
+        &dirs.data,
+        &dirs.workspace,
+        &["run", "use the env", "--json"],
+        &[("OPENAI_API_KEY", provider_key)],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ends: Vec<serde_json::Value> = json_lines(&out).into_iter().filter(|e| e["type"] == "toolCallEnd").collect();
+    assert_eq!(ends.len(), 2 + 3 * carried.len(), "{ends:?}");
+    assert!(ends.iter().all(|e| e["status"] == "ok"), "{ends:?}");
+    // The tools did their work with the real text: the command printed it, the file holds it, the
+    // echo answered it, the search found the key's lines.
+    let results: String = ends.iter().map(|e| e["result"]["output"].as_str().unwrap_or_default().to_string()).collect();
+    let echoed = format!("Echo: {}", &carried[1][..20]);
+    for needle in [&values[7], &values[19], &pem_body[1][..40], &shapes[0].1, &echoed] {
+        assert!(results.contains(needle), "the tools' results lack {needle}");
+    }
+    assert!(std::fs::read_to_string(dirs.workspace.join("notes1.txt")).unwrap().ends_with(&carried[1]));
+
+    let (exported, files) = audit_bytes(&dirs).await;
+    let b62_piece = "NQ1V1OGcOxCH";
+    let hex_piece = "1986f4681ee3";
+    let mut needles: Vec<&str> = values.iter().map(String::as_str).collect();
+    needles.extend([
+        provider_key,
+        b62_piece,
+        hex_piece,
+        &aws[10..],
+        &pem_body[0][20..40],
+        &pem_body[1][..30],
+        &pem_body[2][..30],
+    ]);
+    for (file, bytes) in &files {
+        for needle in &needles {
+            assert!(
+                !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
+                "`{needle}` found in {}",
+                file.display()
+            );
+        }
+    }
+    for (marker, text) in shapes.iter().filter(|s| !s.0.is_empty()) {
+        assert!(exported.contains(&format!("[redacted:{marker}]")), "no `{marker}` marker for `{text}` in the export");
+    }
+    assert!(
+        exported.contains("[redacted:value]") && exported.contains("GREETING=hello"),
+        "the export lost what is not secret"
+    );
 }

@@ -367,3 +367,28 @@ fn no_secret_reaches_the_disk() {
     let exported = std::fs::read_to_string(&export).unwrap();
     assert!(exported.contains("[redacted:openai-key]") && exported.contains("[redacted:private-key]"));
 }
+
+/// A value Bridle knows by value (here remembered directly; in a run, from a `.env` a tool read)
+/// has no shape at all, yet it is on disk in no column, no row of the export, no WAL page.
+#[test]
+fn a_secret_known_by_value_reaches_no_column_on_disk() {
+    let value = "audit-known-Pq4Xr8Zt-value";
+    crate::redact::remember([value]);
+    let dir = tempfile::tempdir().unwrap();
+    let log = AuditLog::open(dir.path()).unwrap();
+    let row = AuditRecord::new(AuditKind::ToolCompleted, 1)
+        .session(format!("s-{value}"))
+        .tool("bash")
+        .status(format!("exit 0 {value}"))
+        .payload(json!({"output": format!("echo {value}\n{value}\n"), value: [value]}));
+    log.append(&[row]).unwrap();
+    let export = dir.path().join("export.jsonl");
+    log.export(&export).unwrap();
+    for name in [DB_FILE.to_string(), format!("{DB_FILE}-wal"), "export.jsonl".to_string()] {
+        let bytes = std::fs::read(dir.path().join(&name)).unwrap();
+        assert!(!bytes.windows(value.len()).any(|w| w == value.as_bytes()), "found in {name}");
+    }
+    let stored = &log.query(&AuditFilter::default()).unwrap()[0];
+    assert_eq!(stored.payload["output"], "echo [redacted:value]\n[redacted:value]\n");
+    assert!(log.verify().unwrap().intact);
+}

@@ -77,6 +77,11 @@ pub fn secrets() -> Vec<Planted> {
         planted("db-pass", format!("Dp2-{}", body("x")), &[&format!("Dp2-{}", body("x"))]),
         planted("docker-password", format!("Dk3{}", body("y")), &[&format!("Dk3{}", body("y"))]),
         planted("htpasswd-password", format!("Ht4{}", body("z")), &[&format!("Ht4{}", body("z"))]),
+        planted("linear", format!("lin_api_{}1234567890", body("Li1")), &[&body("Li1")]),
+        planted("doppler", format!("dp.st.prd.{}123456789012", body("Dp2")), &[&body("Dp2")]),
+        planted("wireguard", format!("{}Lm2Pz8Rk4k=", body("Wg3")), &[&body("Wg3")]),
+        planted("keytool-password", format!("Kt4{}", body("w")), &[&format!("Kt4{}", body("w"))]),
+        planted("pem-line", format!("{}{}", body("Pl5"), body("Pl6")), &[&body("Pl5"), &body("Pl6")]),
     ]
 }
 
@@ -113,5 +118,8 @@ pub fn payloads(s: &[Planted]) -> Vec<Value> {
         json!({"arguments": {"command": format!(
             "DB_PASS={} MYSQL_PWD={} ./migrate; docker login -u me -p {} r.io; htpasswd -b .htpasswd bob {}",
             get("db-pass"), get("db-pass"), get("docker-password"), get("htpasswd-password"))}}),
+        json!({"output": format!("LINEAR={}\nDOPPLER_TOKEN={}\n$ wg genkey\n{}\nkeys/id.txt:2:{}\n",
+            get("linear"), get("doppler"), get("wireguard"), &get("pem-line")[..64]),
+            "arguments": {"command": format!("keytool -genkey -storepass {} -keystore k.jks", get("keytool-password"))}}),
     ]
 }

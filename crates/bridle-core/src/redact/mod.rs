@@ -1,14 +1,18 @@
 //! Redacting secrets and cutting size: what the audit log stores, and what a child process's
 //! environment may carry, is never a secret (and, stored, never huge). A leaf: the one list of
-//! what a secret looks like, used by the audit log and the environment builder alike.
+//! what a secret looks like, and of the secrets Bridle knows by value, used by the audit log and
+//! the environment builder alike.
 //!
 //! Rule: redact first, cut second — a secret straddling the cut point is replaced whole before
 //! any string is shortened, so half a key never reaches the disk. Values under secret-looking
 //! keys (`password`, `api_key`, `Authorization`, …, matched case-insensitively as substrings)
-//! are replaced by `[redacted]`; secret-shaped text anywhere in any string (vendor API keys,
-//! tokens, JWTs, PEM private keys, credentials in URLs and command lines) is replaced by a
-//! `[redacted:<kind>]` marker; strings over [`MAX_STRING_CHARS`] and collections over
-//! [`MAX_ITEMS`] are cut with a marker giving the original size.
+//! are replaced by `[redacted]`; a secret Bridle knows by value ([`remember`]: what it kept out
+//! of a command's environment, its provider keys, the secret values of `.env`-style files its
+//! tools read) is replaced by `[redacted:value]` wherever it appears, before any shape is looked
+//! for; secret-shaped text anywhere in any string (vendor API keys, tokens, JWTs, private keys,
+//! credentials in URLs and command lines) is replaced by a `[redacted:<kind>]` marker; strings
+//! over [`MAX_STRING_CHARS`] and collections over [`MAX_ITEMS`] are cut with a marker giving the
+//! original size.
 //!
 //! ```
 //! use bridle_core::redact::sanitize;
@@ -20,16 +24,28 @@
 //! assert!(!text.contains("abcdef0123456789") && !text.contains("sk-proj-"));
 //! ```
 
+mod commands;
+mod env_file;
 mod gitleaks;
+mod keys;
+mod known;
 mod patterns;
+mod vendors;
 
 #[cfg(test)]
 pub(crate) mod fixtures;
 #[cfg(test)]
+mod shapes_tests;
+#[cfg(test)]
 mod tests;
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
+pub use env_file::{is_env_file, learn as learn_file};
+pub use known::{remember, MIN_VALUE_CHARS};
 pub use patterns::REDACTED;
 
 /// Strings longer than this many characters are cut.
@@ -62,17 +78,51 @@ const SECRET_KEY_PARTS: &[&str] = &[
 /// Keys that are secret only by their exact (normalised) name.
 const SECRET_KEYS_EXACT: &[&str] = &["auth", "pass", "pwd"];
 
+/// Keys that are secret when their last word is one of these (`DB_PASS`, `MYSQL_PWD`, `SMTP_PW`,
+/// `NPM_AUTH`).
+const SECRET_KEY_LAST_WORDS: &[&str] = &["pass", "pwd", "pw", "passwd", "auth"];
+
 /// Key fragments about token *counts*, not tokens (`max_tokens`, `tokenUsage`).
 const TOKEN_COUNT_PARTS: &[&str] = &["tokens", "tokencount", "tokenusage", "tokenlimit"];
 
-/// `text` with every secret shape replaced: Bridle's own shapes first (their markers name the
-/// kind), then the gitleaks rule set's (their markers name the rule).
-fn redact(text: &str) -> std::borrow::Cow<'_, str> {
-    match patterns::redact(text) {
-        std::borrow::Cow::Borrowed(text) => gitleaks::redact(text),
-        std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(gitleaks::redact(&text).into_owned()),
+/// `text` with every known secret value replaced, then every secret shape: Bridle's own shapes
+/// first (their markers name the kind), then the gitleaks rule set's (their markers name the
+/// rule).
+fn redact(text: &str) -> Cow<'_, str> {
+    let mut out = known::redact(text);
+    for pass in [patterns::redact, gitleaks::redact] {
+        if let Cow::Owned(replaced) = pass(&out) {
+            out = Cow::Owned(replaced);
+        }
     }
+    out
 }
+
+/// Remembers the value of each variable or file key `(name, value)` whose name or value looks
+/// secret (and the password inside it when it is a URL with credentials): the one test of what
+/// the environment builder keeps back and what a `.env` file holds. One call takes a whole file
+/// or environment, so the known values are re-indexed once.
+pub fn remember_named<N: AsRef<str>, V: AsRef<str>>(pairs: impl IntoIterator<Item = (N, V)>) {
+    let mut values: Vec<String> = Vec::new();
+    for (name, value) in pairs {
+        let (name, value) = (name.as_ref(), value.as_ref());
+        if !(is_secret_key(name) || looks_secret(value)) {
+            continue;
+        }
+        values.extend(url_password(value).map(String::from));
+        values.push(value.to_string());
+    }
+    remember(values);
+}
+
+/// The password of `scheme://user:password@host`, if `text` is such a URL.
+fn url_password(text: &str) -> Option<&str> {
+    URL_PASSWORD.as_ref()?.captures(text)?.get(1).map(|m| m.as_str())
+}
+
+/// The password of `scheme://user:password@host`.
+static URL_PASSWORD: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@").ok());
 
 /// How many gitleaks rules there are, and how many the regex engine cannot compile.
 #[cfg(test)]
@@ -99,7 +149,10 @@ pub fn looks_secret(text: &str) -> bool {
 /// Whether a value stored under `key` is replaced whatever it looks like.
 pub fn is_secret_key(key: &str) -> bool {
     let normal = normalise_key(key);
-    SECRET_KEYS_EXACT.contains(&normal.as_str()) || SECRET_KEY_PARTS.iter().any(|part| normal.contains(part))
+    let last = key.rsplit(['_', '-', '.', ' ']).next().unwrap_or(key).to_ascii_lowercase();
+    SECRET_KEYS_EXACT.contains(&normal.as_str())
+        || SECRET_KEY_PARTS.iter().any(|part| normal.contains(part))
+        || SECRET_KEY_LAST_WORDS.contains(&last.as_str())
 }
 
 fn normalise_key(key: &str) -> String {

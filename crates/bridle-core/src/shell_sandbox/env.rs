@@ -1,13 +1,18 @@
 //! The environment of every program Bridle starts for the user (bash commands, MCP servers,
 //! hooks): built from an allow-list, never scrubbed from a deny-list, which always misses a name.
 //!
-//! Rule (DESIGN §4.2): a variable passes when its name is on the built-in list or the config's
-//! `[sandbox] env`, and its value does not look secret ([`crate::redact`]'s shapes: one list of
-//! what a secret looks like), so `DATABASE_URL=postgres://app:pw@db/app` stays behind even when
-//! listed.
+//! Rule (DESIGN §4.2): a variable passes when its name is on the built-in list, a locale category
+//! (`LC_*`) whose value is a locale, or on the config's `[sandbox] env`, and its value does not
+//! look secret ([`crate::redact`]'s shapes: one list of what a secret looks like), so
+//! `DATABASE_URL=postgres://app:pw@db/app` stays behind even when listed; beyond the built-in
+//! names, a secret-looking name never passes (`LC_API_KEY`, a listed `GITHUB_TOKEN`). What stays
+//! behind for looking secret becomes a secret the audit knows by value ([`redact::remember_named`]),
+//! when the host environment is read.
 
 use std::ffi::OsString;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
+
+use regex::Regex;
 
 use crate::redact;
 
@@ -17,9 +22,16 @@ use crate::redact;
 pub struct HostEnvironment(Arc<[(OsString, OsString)]>);
 
 impl HostEnvironment {
-    /// The environment of `vars`.
+    /// The environment of `vars`; the values of those a child never gets for looking secret are
+    /// remembered as secrets (so the audit redacts them wherever they show up).
     pub fn new(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Self {
-        Self(vars.into_iter().collect())
+        let vars: Arc<[(OsString, OsString)]> = vars.into_iter().collect();
+        let kept_back = vars
+            .iter()
+            .map(|(name, value)| (name.to_string_lossy(), value.to_string_lossy()))
+            .filter(|(name, value)| !passes(name, value, &[]));
+        redact::remember_named(kept_back);
+        Self(vars)
     }
 
     /// The value of `name`, when set.
@@ -39,12 +51,35 @@ impl std::fmt::Debug for HostEnvironment {
     }
 }
 
-/// Names every child gets (when set and not secret-looking); `LC_*` too.
+/// Names every child gets (when set and not secret-looking); `LC_*` too, holding a locale.
 const ALLOWED: &[&str] = &["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TZ", "TMPDIR", "PWD"];
 
-/// Whether a variable of this name passes, given the config's extra names.
+/// A locale as `setlocale` reads one: `C`, `POSIX`, `language[_TERRITORY][.codeset][@modifier]`,
+/// or a codeset alone (macOS sets `LC_CTYPE=UTF-8`).
+static LOCALE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:(?:C|POSIX|[a-z]{2,3}(?:_(?:[A-Z]{2}|[0-9]{3}))?)(?:\.[A-Za-z0-9_-]{1,20})?(?:@[A-Za-z0-9_-]{1,20})?|(?i:utf-?8))$",
+    )
+    .ok()
+});
+
+/// Whether a variable of this name passes, given the config's extra names (its value is judged
+/// apart: see [`child_environment`]).
 pub fn allows_name(name: &str, extra: &[String]) -> bool {
-    ALLOWED.contains(&name) || name.starts_with("LC_") || extra.iter().any(|e| e == name)
+    ALLOWED.contains(&name)
+        || ((name.starts_with("LC_") || extra.iter().any(|e| e == name)) && !redact::is_secret_key(name))
+}
+
+/// Whether `value` is a locale (or empty: the category is unset).
+fn is_locale(value: &str) -> bool {
+    value.is_empty() || LOCALE.as_ref().is_some_and(|locale| locale.is_match(value))
+}
+
+/// Whether the variable passes to a child: an allowed name, a locale under `LANG` and `LC_*`, and
+/// a value that does not look secret.
+fn passes(name: &str, value: &str, extra: &[String]) -> bool {
+    let locale_ok = !(name == "LANG" || name.starts_with("LC_")) || is_locale(value);
+    allows_name(name, extra) && locale_ok && !redact::looks_secret(value)
 }
 
 /// `vars` reduced to the allowed names whose values do not look secret.
@@ -52,10 +87,7 @@ pub fn child_environment(
     vars: impl Iterator<Item = (OsString, OsString)>,
     extra: &[String],
 ) -> Vec<(OsString, OsString)> {
-    vars.filter(|(name, value)| {
-        allows_name(&name.to_string_lossy(), extra) && !redact::looks_secret(&value.to_string_lossy())
-    })
-    .collect()
+    vars.filter(|(name, value)| passes(&name.to_string_lossy(), &value.to_string_lossy(), extra)).collect()
 }
 
 #[cfg(test)]
@@ -103,5 +135,41 @@ mod tests {
             assert!(pass(&[("DATABASE_URL", &value)], &["DATABASE_URL"]).is_empty(), "{value}");
         }
         assert_eq!(pass(&[("DATABASE_URL", "postgres://db.internal:5432/app")], &["DATABASE_URL"]), ["DATABASE_URL"]);
+    }
+
+    /// `LC_*` passes holding a locale only, and never under a secret-looking name; nor does a
+    /// secret-looking name the config lists.
+    #[test]
+    fn a_locale_variable_passes_only_holding_a_locale() {
+        let locales =
+            ["C", "POSIX", "C.UTF-8", "en_US.UTF-8", "de_DE@euro", "sr_RS.UTF-8@latin", "es_419.UTF-8", "UTF-8", ""];
+        for value in locales {
+            assert_eq!(pass(&[("LC_ALL", value), ("LANG", value)], &[]), ["LC_ALL", "LANG"], "{value:?}");
+        }
+        for value in
+            ["hunter2hunter2", "sk-not-a-locale", "en_US.UTF-8; rm -rf /", "/home/u/.secrets", "Q7x9Lm2Pz8Rk4Vb6"]
+        {
+            assert!(pass(&[("LC_MESSAGES", value), ("LANG", value)], &[]).is_empty(), "{value}");
+        }
+        assert!(pass(&[("LC_API_KEY", "C.UTF-8"), ("LC_TOKEN", "C"), ("LC_DB_PASS", "C")], &[]).is_empty());
+        assert!(pass(&[("GITHUB_TOKEN", "abc"), ("NPM_AUTH", "x")], &["GITHUB_TOKEN", "NPM_AUTH"]).is_empty());
+        // A built-in name is not judged by its name (`PWD` is the working folder).
+        assert_eq!(pass(&[("PWD", "/home/u/project")], &[]), ["PWD"]);
+    }
+
+    /// What stays behind for looking secret is redacted wherever it shows up later.
+    #[test]
+    fn the_values_kept_back_become_known_secrets() {
+        let vars = [
+            ("ENV_TEST_DEPLOY_TOKEN", "envtest-plain-token-value"),
+            ("LC_ENV_TEST_SECRET", "envtest-lc-secret-value"),
+            ("ENV_TEST_HELPER", "envtest-helper-plain-value"),
+        ];
+        let host = HostEnvironment::new(vars.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+        assert_eq!(host.vars().count(), 3);
+        assert_eq!(
+            redact::sanitize_text("envtest-plain-token-value envtest-lc-secret-value envtest-helper-plain-value"),
+            "[redacted:value] [redacted:value] envtest-helper-plain-value"
+        );
     }
 }

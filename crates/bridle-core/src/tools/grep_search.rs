@@ -53,6 +53,15 @@ impl Tool for GrepSearch {
         opts.glob = args.glob.clone();
         opts.case_insensitive = args.case_insensitive.unwrap_or(false);
         opts.max_results = args.max_results.map(|n| n as usize).unwrap_or(opts.max_results).clamp(1, MAX_RESULTS_CAP);
-        run_search(ctx, move || grep_search(at.tree(), &at.base, &opts), |h| h.render()).await
+        let search = move || {
+            let hits = grep_search(at.tree(), &at.base, &opts)?;
+            // The matching lines of a `.env`-style file give the audit its secret values (DESIGN §7).
+            for file in hits.files.iter().filter(|f| crate::redact::is_env_file(&f.path)) {
+                let lines: Vec<&str> = file.lines.iter().map(|l| l.text.as_str()).collect();
+                crate::redact::learn_file(&file.path, &lines.join("\n"));
+            }
+            Ok(hits)
+        };
+        run_search(ctx, search, |h| h.render()).await
     }
 }

@@ -80,6 +80,10 @@ impl Tool for ReadFile {
             let size = file.metadata().map(|m| m.len()).unwrap_or(0);
             let page = read_page(file, size, start, end_line, &shown);
             drop(lock);
+            // A `.env`-style file's secret values become known to the audit (DESIGN §7).
+            if let Ok(page) = &page {
+                crate::redact::learn_file(&shown, &page.output);
+            }
             page
         })
         .await
