@@ -103,6 +103,7 @@ pub fn stdout_lines() -> impl futures::Sink<String, Error = io::Error> + Send + 
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -83,6 +83,7 @@ impl Drop for WriteTicket {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

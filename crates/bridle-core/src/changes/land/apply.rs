@@ -79,15 +79,16 @@ impl Landing {
             };
             match apply(fs, &self.upper, step) {
                 Ok(()) => {
-                    if step.rel.starts_with(".git") {
-                    } else if let State::File { size, .. } = step.after {
-                        free.files += 1;
-                        free.bytes += size;
-                    } else if matches!(step.after, State::Link(_)) {
-                        free.files += 1;
-                    } else if step.whole {
-                        free.files += step.inside.0;
-                        free.bytes += step.inside.1;
+                    // Git's own files are summarised apart; the rest is counted as build output.
+                    if !step.rel.starts_with(".git") {
+                        let (files, bytes) = match step.after {
+                            State::File { size, .. } => (1, size),
+                            State::Link(_) => (1, 0),
+                            _ if step.whole => step.inside,
+                            _ => (0, 0),
+                        };
+                        free.files += files;
+                        free.bytes += bytes;
                     }
                     done.push((step, kept));
                 }
