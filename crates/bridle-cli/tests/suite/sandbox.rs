@@ -139,9 +139,16 @@ impl Setup {
         command
     }
 
-    /// `bridle tool bash` with `command`, approved; the result the model would get.
+    /// `bridle tool bash` with `command`, approved; the result the model would get. The command
+    /// runs from a script file the guard cannot read: these tests are of the kernel's boundary,
+    /// and an escape the guard would refuse by its text must still be tried against the kernel.
     pub(super) async fn bash(&self, command: &str) -> Value {
-        let (report, _) = self.tool_bash("auto", json!({ "command": command }), true).await;
+        static SCRIPTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = SCRIPTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let script = format!(".t/escape-{n}.sh");
+        std::fs::write(self.dirs.workspace.join(&script), command).unwrap();
+        self.own();
+        let (report, _) = self.tool_bash("auto", json!({ "command": format!("bash {script}") }), true).await;
         assert_eq!(report["executed"], true, "`{command}` did not run: {report}");
         report["result"].clone()
     }

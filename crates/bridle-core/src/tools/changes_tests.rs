@@ -362,10 +362,10 @@ fn a_session_open_in_another_process_is_not_deleted() {
     assert!(outputs.join("other").exists());
 }
 
-/// A commit of 20,000 files stopped while it writes (its call's timeout): every file it wrote is
-/// put back before it returns, and its checkpoint rows are forgotten.
-#[tokio::test(flavor = "multi_thread")]
-async fn a_commit_stopped_while_writing_puts_back_every_file_it_wrote() {
+/// A commit of 20,000 files stopped once `stop_after` of them hold their new text (its call's
+/// timeout): every file it wrote is put back before it returns, and its checkpoint rows are
+/// forgotten. Returns how many were written and how long putting them back took.
+async fn stopped_while_writing(stop_after: usize) -> (usize, std::time::Duration) {
     const FILES: usize = 20_000;
     let w = world();
     std::fs::create_dir_all(w.root.join("f")).unwrap();
@@ -373,19 +373,17 @@ async fn a_commit_stopped_while_writing_puts_back_every_file_it_wrote() {
     for n in 0..FILES {
         let rel = PathBuf::from(format!("f/{n:05}.txt"));
         std::fs::write(w.root.join(&rel), format!("old {n}\n")).unwrap();
-        files.push(PlannedFile {
-            rel,
-            before: Some(format!("old {n}\n").into_bytes()),
-            after: Some(format!("new {n}\n").into_bytes()),
-        });
+        let (before, after) = (format!("old {n}\n").into_bytes(), format!("new {n}\n").into_bytes());
+        files.push(PlannedFile { rel, before: Some(before), after: Some(after) });
     }
     let plan = ChangePlan { files, note: None };
     let ctx = w.ctx("t1");
     let writes = ctx.writes.clone();
-    // Stopped once the first file holds its new text: the commit is writing.
-    let first = w.root.join("f/00000.txt");
+    // Stopped once the chosen file holds its new text: the commit is writing.
+    let watched = w.root.join(format!("f/{:05}.txt", stop_after - 1));
+    let new = format!("new {}\n", stop_after - 1).into_bytes();
     let stopper = tokio::spawn(async move {
-        while std::fs::read(&first).unwrap_or_default() != b"new 0\n" {
+        while std::fs::read(&watched).unwrap_or_default() != new {
             tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
         writes.stop();
@@ -394,15 +392,28 @@ async fn a_commit_stopped_while_writing_puts_back_every_file_it_wrote() {
     let result = commit(&plan, &ctx).await;
     let returned = std::time::Instant::now();
     let stopped_at = stopper.await.unwrap();
-    match result {
-        Err(CommitError::RolledBack { written, restored: true }) => {
-            assert!(written > 0 && written < FILES, "{written}");
-            eprintln!("rolled back {written} files in {:?}", returned - stopped_at);
-        }
+    let written = match result {
+        Err(CommitError::RolledBack { written, restored: true }) => written,
         other => panic!("expected a rollback mid-write: {other:?}"),
-    }
+    };
+    assert!(written >= stop_after && written < FILES, "{written}");
     for n in 0..FILES {
         assert_eq!(w.read(&format!("f/{n:05}.txt")).unwrap(), format!("old {n}\n").into_bytes(), "f/{n:05}.txt");
     }
     assert!(w.store.changes("test-session").unwrap().is_empty(), "checkpoint rows were kept");
+    (written, returned - stopped_at)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commit_stopped_while_writing_puts_back_every_file_it_wrote() {
+    let (written, took) = stopped_while_writing(1).await;
+    eprintln!("rolled back {written} file(s) in {took:?}");
+}
+
+/// The time to put back a large commit stopped midway, for the figures. A report, not a check.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a figure: cargo test -p bridle-core --lib rollback_figure -- --ignored --nocapture"]
+async fn rollback_figure() {
+    let (written, took) = stopped_while_writing(10_000).await;
+    eprintln!("rolled back {written} file(s) of a 20,000-file commit in {took:?}");
 }
