@@ -18,14 +18,15 @@ mod logs;
 use std::sync::Arc;
 
 use bridle_core::session_host::{Forward, Outgoing, SessionHost, Starting};
+use bridle_protocol::ipc::{Channel, ENGINE_EVENT, MCP_STATUS};
 use bridle_protocol::Event;
 use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder};
 use tauri_plugin_notification::NotificationExt;
 
-/// The Tauri event name the window listens on.
-pub const ENGINE_EVENT: &str = "engine-event";
-/// The event the open session's MCP servers' list is sent on, after every change.
-pub const MCP_STATUS: &str = "mcp-status";
+/// Sends `payload` on `channel`: the protocol's list names each channel and its payload's type.
+fn push<T: serde::Serialize + Clone>(app: &AppHandle, channel: &Channel<T>, payload: &T) -> tauri::Result<()> {
+    app.emit(channel.name, payload)
+}
 
 /// The Tauri commands, expanded from the protocol's one list: each takes the list's arguments
 /// and hands them to the handler of its name, and the invoke handler registers exactly these.
@@ -67,7 +68,7 @@ fn deliver(app: &AppHandle, outgoing: Outgoing) {
     let event = match outgoing {
         Outgoing::Engine(event) => *event,
         Outgoing::Mcp(servers) => {
-            if let Err(e) = app.emit(MCP_STATUS, &servers) {
+            if let Err(e) = push(app, &MCP_STATUS, &servers) {
                 tracing::error!("cannot forward the MCP servers' status: {e}");
             }
             return;
@@ -87,7 +88,7 @@ fn deliver(app: &AppHandle, outgoing: Outgoing) {
             }
         }
     }
-    if let Err(e) = app.emit(ENGINE_EVENT, &event) {
+    if let Err(e) = push(app, &ENGINE_EVENT, &event) {
         tracing::error!("cannot forward an engine event: {e}");
     }
 }

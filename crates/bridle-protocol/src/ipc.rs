@@ -4,6 +4,10 @@
 //! and the desktop shell expands its Tauri commands and handler list from it, so a command without
 //! a handler, or with arguments of other types, does not compile.
 //!
+//! The channels the shell pushes on (engine events, the MCP servers' list) are declared here
+//! too, each with its payload's type: the shell emits through [`Channel`], and the window's typed
+//! listeners are rendered into the same file, so a name or a payload cannot drift.
+//!
 //! Rule: every command answers `Result<T, ErrorInfo>`; the generated functions resolve to `T`
 //! and reject with the [`crate::ErrorInfo`], never a bare string.
 
@@ -103,6 +107,61 @@ macro_rules! with_commands {
 
 with_commands!(commands);
 
+/// A channel the shell pushes to the window on: its Tauri event name and its payload's type.
+#[derive(Debug)]
+pub struct Channel<T> {
+    /// The Tauri event name.
+    pub name: &'static str,
+    payload: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Channel<T> {
+    const fn new(name: &'static str) -> Self {
+        Channel { name, payload: std::marker::PhantomData }
+    }
+}
+
+/// Every engine event of the open session, numbered (`seq`).
+pub const ENGINE_EVENT: Channel<crate::SequencedEvent> = Channel::new("engine-event");
+/// The open session's MCP servers' list, after every change.
+pub const MCP_STATUS: Channel<Vec<crate::McpServerStatus>> = Channel::new("mcp-status");
+
+/// One channel as the window's bindings render it.
+struct ChannelSpec {
+    constant: &'static str,
+    listener: &'static str,
+    doc: &'static str,
+    name: &'static str,
+    payload: String,
+    imports: Vec<String>,
+}
+
+/// Every channel, in a stable order. (`SequencedEvent` is written by hand in the bindings:
+/// `Event & { seq: number }`, so it is named here rather than derived.)
+fn channels() -> Vec<ChannelSpec> {
+    let cfg = Config::default();
+    let mut mcp_imports = Vec::new();
+    collect::<Vec<crate::McpServerStatus>>(&cfg, &mut mcp_imports);
+    vec![
+        ChannelSpec {
+            constant: "ENGINE_EVENT",
+            listener: "onEngineEvent",
+            doc: "every engine event",
+            name: ENGINE_EVENT.name,
+            payload: "SequencedEvent".into(),
+            imports: vec!["SequencedEvent".into()],
+        },
+        ChannelSpec {
+            constant: "MCP_STATUS",
+            listener: "onMcpStatus",
+            doc: "the MCP servers' list after every change",
+            name: MCP_STATUS.name,
+            payload: <Vec<crate::McpServerStatus> as TS>::name(&cfg),
+            imports: mcp_imports,
+        },
+    ]
+}
+
 /// Adds the binding files `T` needs (itself and its type arguments), skipping built-ins.
 fn collect<T: TS + ?Sized>(cfg: &Config, imports: &mut Vec<String>) {
     let name = T::name(cfg);
@@ -117,13 +176,16 @@ fn collect<T: TS + ?Sized>(cfg: &Config, imports: &mut Vec<String>) {
 /// `commands.ts`: one typed function per command over Tauri's `invoke`.
 pub fn render_ts() -> String {
     let all = commands();
-    let mut imports: Vec<String> = all.iter().flat_map(|c| c.imports.clone()).collect();
+    let pushed = channels();
+    let mut imports: Vec<String> =
+        all.iter().flat_map(|c| c.imports.clone()).chain(pushed.iter().flat_map(|c| c.imports.clone())).collect();
     imports.sort();
     imports.dedup();
     let mut out = String::from(
-        "// Generated from bridle-protocol's ipc.rs (the shell's command list); do not edit.\n\
+        "// Generated from bridle-protocol's ipc.rs (the shell's command list and channels); do not edit.\n\
          // Every function rejects with an ErrorInfo.\n\
-         import { invoke } from \"@tauri-apps/api/core\";\n",
+         import { invoke } from \"@tauri-apps/api/core\";\n\
+         import { listen } from \"@tauri-apps/api/event\";\n",
     );
     for import in &imports {
         out.push_str(&format!("import type {{ {import} }} from \"./{import}\";\n"));
@@ -142,6 +204,19 @@ pub fn render_ts() -> String {
             c.doc,
             camel_fn(c.name),
             params.join(", ")
+        ));
+    }
+    for c in &pushed {
+        out.push_str(&format!(
+            "\n/** The Tauri event name of {doc}. */\nexport const {constant} = \"{name}\";\n\n\
+             /** Calls `cb` with {doc}; resolves to a function that stops listening. */\n\
+             export function {listener}(cb: (payload: {payload}) => void): Promise<() => void> {{\n  \
+             return listen<{payload}>({constant}, (msg) => cb(msg.payload));\n}}\n",
+            doc = c.doc,
+            constant = c.constant,
+            name = c.name,
+            listener = c.listener,
+            payload = c.payload,
         ));
     }
     out

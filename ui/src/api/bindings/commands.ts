@@ -1,6 +1,7 @@
-// Generated from bridle-protocol's ipc.rs (the shell's command list); do not edit.
+// Generated from bridle-protocol's ipc.rs (the shell's command list and channels); do not edit.
 // Every function rejects with an ErrorInfo.
 import { invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
 import type { ApprovalRequest } from "./ApprovalRequest";
 import type { AuditEvent } from "./AuditEvent";
 import type { AuditQuery } from "./AuditQuery";
@@ -11,6 +12,7 @@ import type { Op } from "./Op";
 import type { ProcessInfo } from "./ProcessInfo";
 import type { ProviderSettings } from "./ProviderSettings";
 import type { RuleMeaning } from "./RuleMeaning";
+import type { SequencedEvent } from "./SequencedEvent";
 import type { SessionInfo } from "./SessionInfo";
 import type { SessionSnapshot } from "./SessionSnapshot";
 import type { SessionSummary } from "./SessionSummary";
@@ -115,4 +117,20 @@ export function processesList(): Promise<Array<ProcessInfo>> {
 /** Stops one background process of the open session (SIGTERM, then SIGKILL after 2 s); answers once it has ended. */
 export function processStop(processId: string): Promise<ProcessInfo> {
   return invoke<ProcessInfo>("process_stop", { processId });
+}
+
+/** The Tauri event name of every engine event. */
+export const ENGINE_EVENT = "engine-event";
+
+/** Calls `cb` with every engine event; resolves to a function that stops listening. */
+export function onEngineEvent(cb: (payload: SequencedEvent) => void): Promise<() => void> {
+  return listen<SequencedEvent>(ENGINE_EVENT, (msg) => cb(msg.payload));
+}
+
+/** The Tauri event name of the MCP servers' list after every change. */
+export const MCP_STATUS = "mcp-status";
+
+/** Calls `cb` with the MCP servers' list after every change; resolves to a function that stops listening. */
+export function onMcpStatus(cb: (payload: Array<McpServerStatus>) => void): Promise<() => void> {
+  return listen<Array<McpServerStatus>>(MCP_STATUS, (msg) => cb(msg.payload));
 }
