@@ -64,6 +64,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         ToolStatus,
         TurnUsage,
         UndoRefusal,
+        WarningCode,
     );
     // An event with its number: written by hand so it stays one line, not a copy of `Event`.
     files.push((

@@ -5,6 +5,35 @@ use ts_rs::TS;
 
 use crate::{ApprovalAnswer, ApprovalRequest, DecisionSource, ErrorInfo, Mode, TokenUsage, ToolCall, ToolResult};
 
+/// What a [`Event::Warning`] is about: a closed list, so every reader switches on it whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningCode {
+    /// The config promised a larger context window than the server serves.
+    ContextWindowCorrected,
+    /// The server counted far fewer prompt tokens than Bridle sent, so it cut the prompt.
+    PromptTruncated,
+    /// An MCP server stopped during the session; its tools fail until it is restarted.
+    McpServerStopped,
+}
+
+impl WarningCode {
+    /// The code as it is written (the audit row's status, the CLI's `warning [code]`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningCode::ContextWindowCorrected => "context_window_corrected",
+            WarningCode::PromptTruncated => "prompt_truncated",
+            WarningCode::McpServerStopped => "mcp_server_stopped",
+        }
+    }
+}
+
+impl std::fmt::Display for WarningCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a turn ended without the model's final answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -199,14 +228,12 @@ pub enum Event {
         /// Workspace-relative POSIX paths.
         paths: Vec<String>,
     },
-    /// Something the user should know that stops nothing (`context_window_corrected`: the config
-    /// promised a larger window than the server serves; `prompt_truncated`: the server counted
-    /// far fewer prompt tokens than Bridle sent, so it cut the prompt).
+    /// Something the user should know that stops nothing ([`WarningCode`] says what).
     Warning {
         /// Session id.
         session_id: String,
-        /// A stable code.
-        code: String,
+        /// What it is about.
+        code: WarningCode,
         /// What happened and what to do, for the user.
         message: String,
     },

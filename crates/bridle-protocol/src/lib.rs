@@ -36,7 +36,7 @@ pub use app::{InstructionFileInfo, ModelPrice, SessionSummary};
 pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
 pub use audit::{AuditEvent, AuditQuery};
 pub use error::{ErrorCode, ErrorInfo};
-pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal};
+pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal, WarningCode};
 pub use history::{
     CheckpointChange, HistoryItem, PlanItem, PlanStatus, SessionInfo, SessionSnapshot, SnapshotItem, TurnUsage,
 };

@@ -64,7 +64,11 @@ mod tests {
     async fn the_count_is_the_order_of_arrival() {
         let (tx, mut rx) = mpsc::channel(8);
         let (sender, count) = EventSender::new(tx);
-        let event = |n: usize| Event::Warning { session_id: "s".into(), code: "c".into(), message: n.to_string() };
+        let event = |n: usize| Event::Warning {
+            session_id: "s".into(),
+            code: bridle_protocol::WarningCode::PromptTruncated,
+            message: n.to_string(),
+        };
         let mut tasks = Vec::new();
         for n in 0..4 {
             let sender = sender.clone();

@@ -156,15 +156,17 @@ impl Session {
                     "The config says context_window = {c}, but the server serves {s} tokens for {}; Bridle uses {s}",
                     self.deps.provider.model()
                 );
-                self.warn("context_window_corrected", message).await;
+                self.warn(bridle_protocol::WarningCode::ContextWindowCorrected, message).await;
             }
         }
     }
 
     /// A warning for the window (and the audit), which stops nothing.
-    pub(crate) async fn warn(&self, code: &str, message: String) {
-        self.audit(AuditKind::Warning, None, |r| r.status(code).payload(serde_json::json!({"message": message})));
-        self.emit(Event::Warning { session_id: self.id.clone(), code: code.into(), message }).await;
+    pub(crate) async fn warn(&self, code: bridle_protocol::WarningCode, message: String) {
+        self.audit(AuditKind::Warning, None, |r| {
+            r.status(code.as_str()).payload(serde_json::json!({"message": message}))
+        });
+        self.emit(Event::Warning { session_id: self.id.clone(), code, message }).await;
     }
 
     /// The server counted `reported` prompt tokens for `request`: far fewer than Bridle's own
@@ -182,7 +184,7 @@ impl Session {
         let message = format!(
             "The server counted {reported} prompt tokens for a request of about {sent}: it cut the prompt, so the model may no longer see its instructions, its tools or the start of the conversation. Raise the server's context (for Ollama, use kind = \"ollama\", which sends num_ctx), or use a chat template that renders tools"
         );
-        self.warn("prompt_truncated", message).await;
+        self.warn(bridle_protocol::WarningCode::PromptTruncated, message).await;
     }
 
     /// Starts watching the workspace: a file the session read or wrote that changes on disk
@@ -282,7 +284,7 @@ impl Session {
                      Restart it from Settings, or start a new session",
                     report.name
                 );
-                self.warn("mcp_server_stopped", message).await;
+                self.warn(bridle_protocol::WarningCode::McpServerStopped, message).await;
             }
         }
     }

@@ -13,7 +13,7 @@ fn warnings(events: &[Event]) -> Vec<(String, String)> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Warning { code, message, .. } => Some((code.clone(), message.clone())),
+            Event::Warning { code, message, .. } => Some((code.to_string(), message.clone())),
             _ => None,
         })
         .collect()
@@ -34,7 +34,7 @@ async fn the_window_the_server_serves_wins_over_a_larger_config() {
     let mut t = engine(wire.provider(&server.uri()), |c| c.context_window = Some(32_768));
     let warned = t.next_matching(|e| matches!(e, Event::Warning { .. })).await;
     let Event::Warning { code, message, .. } = warned else { unreachable!() };
-    assert_eq!(code, "context_window_corrected");
+    assert_eq!(code, bridle_protocol::WarningCode::ContextWindowCorrected);
     assert!(message.contains("32768") && message.contains("8192"), "{message}");
     let warnings: Vec<_> = t.audit_rows().into_iter().filter(|(kind, ..)| kind != "session_started").collect();
     assert_eq!(warnings.len(), 1, "a warning is audited as one, not as an error: {warnings:?}");

@@ -87,7 +87,9 @@ async fn a_dead_server_leaves_the_next_turn_with_a_warning_and_a_restart_brings_
     t.say("second").await;
     let events = t.turn().await;
     let warning = events.iter().find_map(|e| match e {
-        Event::Warning { code, message, .. } if code == "mcp_server_stopped" => Some(message.clone()),
+        Event::Warning { code, message, .. } if *code == bridle_protocol::WarningCode::McpServerStopped => {
+            Some(message.clone())
+        }
         _ => None,
     });
     let warning = warning.expect("the stopped server is announced");

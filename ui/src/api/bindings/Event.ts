@@ -12,6 +12,7 @@ import type { ToolCall } from "./ToolCall";
 import type { ToolResult } from "./ToolResult";
 import type { ToolStatus } from "./ToolStatus";
 import type { UndoRefusal } from "./UndoRefusal";
+import type { WarningCode } from "./WarningCode";
 
 /**
  * One engine event; every event names its session.
@@ -218,9 +219,9 @@ paths: Array<string>, } | { "type": "warning",
  */
 sessionId: string, 
 /**
- * A stable code.
+ * What it is about.
  */
-code: string, 
+code: WarningCode, 
 /**
  * What happened and what to do, for the user.
  */
