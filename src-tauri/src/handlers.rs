@@ -9,7 +9,7 @@
 use bridle_core::session_host::{self, Starting};
 use bridle_protocol::{
     ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, McpServerSettings, McpServerStatus, ModelInfo, Op, ProcessInfo,
-    ProviderSettings, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
+    ProviderSettings, RuleList, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
 };
 
 type Answer<T> = Result<T, ErrorInfo>;
@@ -71,8 +71,8 @@ pub async fn models_list(
 }
 
 /// Needs no session: the rule editor works while the host is still starting, or failed to.
-pub async fn rules_explain(_start: &Starting, list: String, patterns: Vec<String>) -> Answer<Vec<RuleMeaning>> {
-    session_host::rules_explain(&list, &patterns)
+pub async fn rules_explain(_start: &Starting, list: RuleList, patterns: Vec<String>) -> Answer<Vec<RuleMeaning>> {
+    session_host::rules_explain(list, &patterns)
 }
 
 pub async fn mcp_status(start: &Starting) -> Answer<Vec<McpServerStatus>> {

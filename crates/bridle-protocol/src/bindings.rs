@@ -63,6 +63,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         ToolResult,
         ToolStatus,
         TurnUsage,
+        RuleList,
         UndoRefusal,
         WarningCode,
     );

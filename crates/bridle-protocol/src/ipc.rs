@@ -86,7 +86,7 @@ macro_rules! with_commands {
             /// The models a server offers, with the key given or the stored one: "test connection".
             models_list(provider: $crate::ProviderSettings, api_key: Option<String>) -> Vec<$crate::ModelInfo>;
             /// What each rule of one list means, or why it is invalid.
-            rules_explain(list: String, patterns: Vec<String>) -> Vec<$crate::RuleMeaning>;
+            rules_explain(list: $crate::RuleList, patterns: Vec<String>) -> Vec<$crate::RuleMeaning>;
             /// The open session's MCP servers with their state and tools (then pushed as `mcp-status`).
             mcp_status() -> Vec<$crate::McpServerStatus>;
             /// Stops one MCP server and starts it again; answers once it is ready or has failed.

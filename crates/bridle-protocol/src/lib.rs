@@ -44,7 +44,7 @@ pub use op::Op;
 pub use process::{ProcessInfo, ProcessState};
 pub use settings::{
     LimitSettings, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode, NetworkSettings,
-    ProviderKindInfo, ProviderSettings, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
+    ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
 };
 pub use tool::{ToolCall, ToolDefinition, ToolResult};
 pub use usage::TokenUsage;

@@ -222,6 +222,29 @@ pub struct ModelInfo {
     pub context_window: Option<u64>,
 }
 
+/// One of the three rule lists of `[rules]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleList {
+    /// `allow = [...]`
+    Allow,
+    /// `ask = [...]`
+    Ask,
+    /// `deny = [...]`
+    Deny,
+}
+
+impl RuleList {
+    /// The key in `[rules]`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleList::Allow => "allow",
+            RuleList::Ask => "ask",
+            RuleList::Deny => "deny",
+        }
+    }
+}
+
 /// What one rule of the editor means, or why it is not valid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

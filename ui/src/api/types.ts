@@ -30,6 +30,7 @@ export type { NetworkMode } from "./bindings/NetworkMode";
 export type { NetworkSettings } from "./bindings/NetworkSettings";
 export type { LimitSettings } from "./bindings/LimitSettings";
 export type { ModelInfo } from "./bindings/ModelInfo";
+export type { RuleList } from "./bindings/RuleList";
 export type { RuleMeaning } from "./bindings/RuleMeaning";
 export type { ModelPrice } from "./bindings/ModelPrice";
 export type { PlanItem } from "./bindings/PlanItem";

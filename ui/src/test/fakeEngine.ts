@@ -14,6 +14,7 @@ import type {
   Op,
   ProcessInfo,
   ProviderSettings,
+  RuleList,
   RuleMeaning,
   SequencedEvent,
   SessionInfo,
@@ -95,7 +96,7 @@ export const fakeEngine = {
   settingsGet: vi.fn(async (): Promise<Settings> => SETTINGS),
   settingsSave: vi.fn(async (_update: SettingsUpdate): Promise<Settings> => SETTINGS),
   modelsList: vi.fn(async (_p: ProviderSettings, _key: string | null): Promise<ModelInfo[]> => []),
-  rulesExplain: vi.fn(async (_list: string, patterns: string[]): Promise<RuleMeaning[]> =>
+  rulesExplain: vi.fn(async (_list: RuleList, patterns: string[]): Promise<RuleMeaning[]> =>
     patterns.map((pattern) => ({ pattern, meaning: `means ${pattern}`, error: null })),
   ),
   sessionsList: vi.fn(async (): Promise<SessionInfo[]> => []),
@@ -122,7 +123,7 @@ export const engineModule = {
   settingsGet: () => fakeEngine.settingsGet(),
   settingsSave: (update: SettingsUpdate) => fakeEngine.settingsSave(update),
   modelsList: (p: ProviderSettings, key: string | null) => fakeEngine.modelsList(p, key),
-  rulesExplain: (list: string, patterns: string[]) => fakeEngine.rulesExplain(list, patterns),
+  rulesExplain: (list: RuleList, patterns: string[]) => fakeEngine.rulesExplain(list, patterns),
   sessionsList: () => fakeEngine.sessionsList(),
   sessionOpen: (id: string) => fakeEngine.sessionOpen(id),
   sessionNew: () => fakeEngine.sessionNew(),

@@ -15,27 +15,8 @@ use toml_edit::{Array, DocumentMut, Item, Value};
 
 use super::ConfigError;
 
-/// One of the three rule lists of `[rules]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RuleList {
-    /// `allow = [...]`
-    Allow,
-    /// `ask = [...]`
-    Ask,
-    /// `deny = [...]`
-    Deny,
-}
-
-impl RuleList {
-    /// The key in `[rules]`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleList::Allow => "allow",
-            RuleList::Ask => "ask",
-            RuleList::Deny => "deny",
-        }
-    }
-}
+/// One of the three rule lists of `[rules]` (the protocol's: the window names one too).
+pub use bridle_protocol::RuleList;
 
 /// Adds `pattern` to `[rules] <list>` in `config_file`, keeping everything else as it is. The
 /// pattern is written as given: the caller has checked it compiles.

@@ -133,13 +133,7 @@ impl SessionHost {
 }
 
 /// What each pattern of a rule list means, for the rule editor.
-pub fn rules_explain(list: &str, patterns: &[String]) -> Result<Vec<RuleMeaning>, ErrorInfo> {
-    let list = match list {
-        "allow" => RuleList::Allow,
-        "ask" => RuleList::Ask,
-        "deny" => RuleList::Deny,
-        other => return Err(failure(ErrorCode::InvalidArgument, format!("unknown rule list `{other}`"))),
-    };
+pub fn rules_explain(list: RuleList, patterns: &[String]) -> Result<Vec<RuleMeaning>, ErrorInfo> {
     Ok(patterns
         .iter()
         .map(|pattern| match crate::guard::describe_rule(list, pattern) {

@@ -46,9 +46,10 @@ fn an_error_is_described_with_its_causes() {
 
 #[test]
 fn rules_are_explained_per_pattern_and_an_unknown_list_is_refused() {
-    let refused = rules_explain("maybe", &[]).unwrap_err();
-    assert_eq!((refused.code.as_str(), refused.message.as_str()), ("invalid_argument", "unknown rule list `maybe`"));
-    let meanings = rules_explain("allow", &["bash(git status)".into()]).unwrap();
+    // The list is typed: a name that is no list never reaches the explanation.
+    let refused = serde_json::from_str::<bridle_protocol::RuleList>("\"maybe\"").unwrap_err();
+    assert!(refused.to_string().contains("unknown variant `maybe`"), "{refused}");
+    let meanings = rules_explain(bridle_protocol::RuleList::Allow, &["bash(git status)".into()]).unwrap();
     assert_eq!(meanings.len(), 1);
     assert_eq!(meanings[0].pattern, "bash(git status)");
     assert!(meanings[0].meaning.is_some() != meanings[0].error.is_some());

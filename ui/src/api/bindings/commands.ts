@@ -11,6 +11,7 @@ import type { ModelInfo } from "./ModelInfo";
 import type { Op } from "./Op";
 import type { ProcessInfo } from "./ProcessInfo";
 import type { ProviderSettings } from "./ProviderSettings";
+import type { RuleList } from "./RuleList";
 import type { RuleMeaning } from "./RuleMeaning";
 import type { SequencedEvent } from "./SequencedEvent";
 import type { SessionInfo } from "./SessionInfo";
@@ -85,7 +86,7 @@ export function modelsList(provider: ProviderSettings, apiKey: string | null): P
 }
 
 /** What each rule of one list means, or why it is invalid. */
-export function rulesExplain(list: string, patterns: Array<string>): Promise<Array<RuleMeaning>> {
+export function rulesExplain(list: RuleList, patterns: Array<string>): Promise<Array<RuleMeaning>> {
   return invoke<Array<RuleMeaning>>("rules_explain", { list, patterns });
 }
 
