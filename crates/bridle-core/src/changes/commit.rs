@@ -175,20 +175,20 @@ fn write_locked(
     }
 
     let mut done: Vec<&PlannedFile> = Vec::new();
+    // Puts back what was written (last first) and forgets the checkpoint; whether all went back.
+    let put_back = |done: &[&PlannedFile]| {
+        let restored = done.iter().rev().all(|d| put(fs, &d.rel, d.before.as_deref()).is_ok());
+        if let Some(files) = &ctx.files {
+            files.forget(&rows);
+        }
+        restored
+    };
     for f in changed {
         if ticket.stopped() {
-            let restored = done.iter().rev().all(|d| put(fs, &d.rel, d.before.as_deref()).is_ok());
-            if let Some(files) = &ctx.files {
-                files.forget(&rows);
-            }
-            return Err(CommitError::RolledBack { written: done.len(), restored });
+            return Err(CommitError::RolledBack { written: done.len(), restored: put_back(&done) });
         }
         if let Err(e) = put(fs, &f.rel, f.after.as_deref()) {
-            let restored = done.iter().all(|d| put(fs, &d.rel, d.before.as_deref()).is_ok());
-            if let Some(files) = &ctx.files {
-                files.forget(&rows);
-            }
-            return Err(CommitError::Write { error: e, restored });
+            return Err(CommitError::Write { error: e, restored: put_back(&done) });
         }
         done.push(f);
     }

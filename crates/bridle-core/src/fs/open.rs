@@ -118,10 +118,10 @@ pub(crate) fn parent_dir(root: &Dir, rel: &Path, create: bool) -> Result<Dir, Fs
             }
         };
         walked.push(name);
-        let opened = match open_dir_no_follow(&dir, name) {
+        let opened = match open_folder(&dir, name) {
             Err(e) if create && e.kind() == io::ErrorKind::NotFound => {
                 match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
-                    Ok(()) | Err(Errno::EXIST) => open_dir_no_follow(&dir, name),
+                    Ok(()) | Err(Errno::EXIST) => open_folder(&dir, name),
                     Err(e) => Err(e.into()),
                 }
             }
@@ -138,12 +138,6 @@ pub(crate) fn parent_dir(root: &Dir, rel: &Path, create: bool) -> Result<Dir, Fs
     Ok(dir)
 }
 
-/// The folder `name` in `dir`, opened only when it is a folder and not a link to one (a walker's
-/// way down a tree it must not leave).
-pub fn open_folder(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
-    open_dir_no_follow(dir, name)
-}
-
 /// The file `name` in `dir` opened for reading as [`open_named`] opens one: no link followed,
 /// never waiting, regular files only.
 pub fn open_in(dir: &Dir, name: &OsStr) -> Result<std::fs::File, FsError> {
@@ -153,7 +147,9 @@ pub fn open_in(dir: &Dir, name: &OsStr) -> Result<std::fs::File, FsError> {
     regular_file(std::fs::File::from(fd), Path::new(name)).map(|(file, _)| file)
 }
 
-pub(super) fn open_dir_no_follow(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+/// The folder `name` in `dir`, opened only when it is a folder and not a link to one (a walker's
+/// way down a tree it must not leave, a write's way to its file).
+pub fn open_folder(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
     Ok(Dir::from_std_file(std::fs::File::from(fd)))

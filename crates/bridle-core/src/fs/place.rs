@@ -69,7 +69,9 @@ impl WorkspaceFs {
                 let Some((parent, _)) = self.existing_parent(rel)? else { return Ok(None) };
                 match super::open::open_folder(&parent, name) {
                     Ok(folder) => folder,
-                    Err(e) if matches!(e.raw_os_error(), Some(2 | 20 | 40)) => return Ok(None),
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP)) => {
+                        return Ok(None)
+                    }
                     Err(e) => return Err(io_err(e)),
                 }
             }
@@ -166,7 +168,7 @@ impl WorkspaceFs {
             Err(e) if e.kind() == io::ErrorKind::NotFound => parent.create_dir(name).map_err(io_err)?,
             Err(e) => return Err(io_err(e)),
         }
-        let folder = super::open::open_dir_no_follow(&parent, name).map_err(io_err)?;
+        let folder = super::open::open_folder(&parent, name).map_err(io_err)?;
         rustix::fs::fchmod(&folder, rustix::fs::Mode::from_raw_mode(mode)).map_err(|e| io_err(e.into()))
     }
 
@@ -264,8 +266,8 @@ fn in_layer(from: &Path) -> io::Result<(Dir, &std::ffi::OsStr)> {
 /// links, nothing followed.
 fn copy_tree(from: &Dir, name: &std::ffi::OsStr, to: &Dir, to_name: &std::ffi::OsStr) -> io::Result<()> {
     to.create_dir(to_name)?;
-    let source = super::open::open_dir_no_follow(from, name)?;
-    let target = super::open::open_dir_no_follow(to, to_name)?;
+    let source = super::open::open_folder(from, name)?;
+    let target = super::open::open_folder(to, to_name)?;
     for entry in source.entries()? {
         let entry = entry?;
         let child = entry.file_name();

@@ -133,10 +133,13 @@ impl Landing {
 
         // The checkpoint first: each path's content before is safe on disk before it changes
         // (kept unsynced, then one sync for all), and its rows recorded in one transaction.
+        // The layer beneath its own root, opened once for every step's hash and diff.
+        let layer = WorkspaceFs::open(&self.upper).map_err(|e| e.to_string());
+        let layer = layer.as_ref().map_err(String::as_str);
         let mut befores = Vec::new();
         let mut recorded = Vec::new();
         for step in &steps {
-            let (before_hash, after_hash) = self.checkpoint(fs, ctx, step)?;
+            let (before_hash, after_hash) = self.checkpoint(fs, layer, ctx, step)?;
             befores.push(before_hash.clone());
             recorded.push(Recorded {
                 rel: &step.rel,
@@ -154,7 +157,7 @@ impl Landing {
                 .map_err(|e| CommitError::Record("(checkpoints)".into(), e))?;
         }
 
-        let diffs: Vec<Option<String>> = steps.iter().map(|s| diff_of(s, &self.upper, fs.root_path())).collect();
+        let diffs: Vec<Option<String>> = steps.iter().map(|s| diff_of(s, layer, Ok(fs))).collect();
         let mut done = Vec::new();
         for (step, before) in order(steps.iter().copied().zip(&befores).collect()) {
             if let Err(error) = apply(fs, &self.upper, step) {
@@ -182,10 +185,12 @@ impl Landing {
         Ok(landed)
     }
 
-    /// Keeps `step`'s content before as a blob; returns the blob names before and after.
+    /// Keeps `step`'s content before as a blob; returns the blob names before and after (the
+    /// after read in `layer`, or why the layer cannot be opened).
     fn checkpoint(
         &self,
         fs: &WorkspaceFs,
+        layer: Side<'_>,
         ctx: &CommitScope,
         step: &Step,
     ) -> Result<(Option<String>, Option<String>), CommitError> {
@@ -207,7 +212,7 @@ impl Landing {
         let after = match &step.after {
             State::File { .. } if !step.content => before.clone(),
             State::File { .. } => {
-                let upper = WorkspaceFs::open(&self.upper).map_err(keep_err)?;
+                let upper = layer.map_err(|e| CommitError::Keep(step.shown(), e.to_string()))?;
                 Some(
                     super::super::hash_stream(upper.open_read(&step.rel).map_err(CommitError::Read)?)
                         .map_err(keep_err)?,
@@ -335,19 +340,23 @@ fn forget(ctx: &CommitScope, rows: &[i64]) {
     }
 }
 
-/// The diff of one step for people and the model, its content before read in the workspace at
-/// `root` (`None`: a folder, shown by what it holds).
-pub(super) fn diff_of(step: &Step, upper: &Path, root: &Path) -> Option<String> {
+/// One side of a diff, opened once for all steps: the workspace or the layer, beneath its own
+/// root, or why it could not be opened.
+pub(super) type Side<'a> = Result<&'a WorkspaceFs, &'a str>;
+
+/// The diff of one step for people and the model, its content before read in `workspace` and
+/// after in `layer` (`None`: a folder, shown by what it holds).
+pub(super) fn diff_of(step: &Step, layer: Side<'_>, workspace: Side<'_>) -> Option<String> {
     let path = step.shown();
     let folder = |s: &State| matches!(s, State::Folder { .. });
     if folder(&step.after) || (folder(&step.before) && step.after == State::Absent) {
         return None;
     }
     // Each side beneath its own root (the workspace, the layer): no link out of either is read.
-    let text = |state: &State, root: &Path| -> Result<Option<String>, String> {
+    let text = |state: &State, side: Side<'_>| -> Result<Option<String>, String> {
         match state {
             State::File { size, .. } if *size <= MAX_DIFFED => {
-                let fs = WorkspaceFs::open(root).map_err(|e| e.to_string())?;
+                let fs = side.map_err(str::to_string)?;
                 match fs.read_at_most(&step.rel, MAX_DIFFED) {
                     Ok(Some(bytes)) => String::from_utf8(bytes).map(Some).map_err(|_| format!("binary, {size} bytes")),
                     Ok(None) => Err("gone".into()),
@@ -359,8 +368,8 @@ pub(super) fn diff_of(step: &Step, upper: &Path, root: &Path) -> Option<String> 
             _ => Ok(None),
         }
     };
-    let before = text(&step.before, root);
-    let after = if step.content { text(&step.after, upper) } else { before.clone() };
+    let before = text(&step.before, workspace);
+    let after = if step.content { text(&step.after, layer) } else { before.clone() };
     let mut out = match (before, after) {
         (Ok(b), Ok(a)) if b == a => String::new(),
         (Ok(b), Ok(a)) => unified_diff(&step.rel, b.as_deref(), a.as_deref()),

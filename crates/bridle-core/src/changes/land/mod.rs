@@ -292,7 +292,10 @@ impl Landing {
 
     /// The diff a person approving reads (what is not text is named, with its size).
     pub fn diff(&self) -> String {
-        self.held().filter_map(|s| apply::diff_of(s, &self.upper, &self.root)).collect()
+        let open = |root: &Path| WorkspaceFs::open(root).map_err(|e| e.to_string());
+        let (layer, workspace) = (open(&self.upper), open(&self.root));
+        let (layer, workspace) = (layer.as_ref().map_err(String::as_str), workspace.as_ref().map_err(String::as_str));
+        self.held().filter_map(|s| apply::diff_of(s, layer, workspace)).collect()
     }
 }
 
