@@ -80,7 +80,7 @@ fn deliver(app: &AppHandle, outgoing: Outgoing) {
             let shown = app
                 .notification()
                 .builder()
-                .title(format!("Bridle: approve {}?", request.tool))
+                .title(format!("Bridle: approve {}?", request.subject.headline()))
                 .body("A call waits for your answer. Open Bridle to review it.")
                 .show();
             if let Err(e) = shown {

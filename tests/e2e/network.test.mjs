@@ -96,7 +96,8 @@ export default async function network({ log }) {
       if (ended) throw fatal(`the bash call ended "${await ended.attribute("data-status")}" without asking about the host`);
       return null;
     }, "the network approval card", 45000);
-    assert.equal(await card.attribute("data-tool"), "network");
+    assert.equal(await card.attribute("data-kind"), "network");
+    assert.equal(await card.attribute("data-tool"), null, "a host question is no tool call");
     assert.equal(await card.attribute("data-host"), "new.test");
     assert.equal(await card.attribute("data-port"), String(page.port));
     assert.match(await card.text(), new RegExp(`Connect to new\\.test:${page.port}\\?`));

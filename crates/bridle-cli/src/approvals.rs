@@ -30,11 +30,10 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
                     println!("{}", serde_json::to_string(request)?);
                 } else {
                     println!(
-                        "{}  session {}  {} {}  ({} findings, expires {})",
+                        "{}  session {}  {}  ({} findings, expires {})",
                         request.id,
                         request.session_id,
-                        safe(&request.tool),
-                        safe(&request.arguments),
+                        safe(&request.subject.sentence()),
                         request.findings.len(),
                         request.expires_at
                     );

@@ -199,7 +199,7 @@ async fn answer_for(on_ask: OnAsk, request: &ApprovalRequest) -> Option<Op> {
 /// Asks on the terminal; anything but a clear yes is a deny. What the model wrote is shown
 /// through [`safe`], so it cannot repaint the question.
 async fn prompt(request: &ApprovalRequest) -> ApprovalAnswer {
-    eprintln!("\n{} wants to run: {}", safe(&request.tool), safe(&request.arguments));
+    eprintln!("\n{}", safe(&request.subject.sentence()));
     for f in &request.findings {
         eprintln!("  {:?} [{}:{}] {}", f.severity, f.guardian, f.rule, safe(&f.message));
     }
@@ -236,7 +236,7 @@ fn print_human(event: &Event) -> anyhow::Result<()> {
             eprintln!("<- {status:?} in {duration_ms} ms: {}", safe(first));
         }
         Event::ApprovalRequested { request, .. } => {
-            eprintln!("?  approval {} for {}", request.id, safe(&request.tool))
+            eprintln!("?  approval {} for {}", request.id, safe(&request.subject.headline()))
         }
         Event::ApprovalResolved { approval_id, decision, source, .. } => {
             eprintln!("!  approval {approval_id}: {decision:?} ({source:?})")

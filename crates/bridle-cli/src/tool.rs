@@ -4,9 +4,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use bridle_core::audit::{AuditRecord, AuditSink};
-use bridle_core::calls::{audit_rows, CallEvent, CallFailure, CallOutcome, Calls, Checked, OutsideGate, Recorder};
+use bridle_core::calls::{audit_rows, CallEvent, CallFailure, CallOutcome, Calls, Checked, Recorder};
 use bridle_core::clock::{Clock, SystemClock};
-use bridle_core::network::CallNetwork;
 use bridle_core::tools::{builtin_registry, ToolContext, ToolRegistry};
 use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall, ToolResult};
 use serde::Serialize;
@@ -91,13 +90,17 @@ pub async fn tool(global: &Global, args: &ToolArgs) -> anyhow::Result<u8> {
 }
 
 /// A `bridle tool` call's events: audit rows with no session, under the call's own id.
-struct CliRecorder<'a> {
-    sink: &'a AuditSink,
+struct CliRecorder {
+    sink: AuditSink,
 }
 
 #[async_trait]
-impl Recorder for CliRecorder<'_> {
+impl Recorder for CliRecorder {
     async fn record(&self, call: &ToolCall, event: CallEvent<'_>) {
+        self.record_now(call, event);
+    }
+
+    fn record_now(&self, call: &ToolCall, event: CallEvent<'_>) {
         for row in audit_rows(call, &event, |kind| AuditRecord::new(kind, SystemClock.now_ms())) {
             self.sink.record(row);
         }
@@ -116,22 +119,17 @@ async fn tool_call(setup: &Wiring, calls: &Calls, audit: &AuditSink, args: &Tool
         }
     };
     let call = call(&args.name, &raw);
-    let recorder = CliRecorder { sink: audit };
-    let ctx = ToolContext {
-        network: Some(CallNetwork {
-            proxy: calls.permit().network().cloned(),
-            gate: Arc::new(OutsideGate { sink: audit.clone(), clock: Arc::new(SystemClock) }),
-        }),
-        ..ToolContext::new(
-            format!("cli-{}", call.id),
-            call.id.clone(),
-            calls.workspace().clone(),
-            setup.data_dir.clone(),
-            Arc::new(SystemClock),
-            setup.config.limits.tool_timeout(),
-        )
-    };
-    let checked = match calls.check(&call, &ctx, None, &recorder).await {
+    let mut ctx = ToolContext::new(
+        format!("cli-{}", call.id),
+        call.id.clone(),
+        calls.workspace().clone(),
+        setup.data_dir.clone(),
+        Arc::new(SystemClock),
+        setup.config.limits.tool_timeout(),
+    );
+    // Nobody can be asked here: what the call would ask while running is refused, saying so.
+    let stream = calls.stream(&call, &mut ctx, Arc::new(CliRecorder { sink: audit.clone() }), None);
+    let checked = match calls.check(&stream, &ctx, None).await {
         Checked::Ready(checked) => *checked,
         Checked::Done(outcome) => {
             if usage_error(&outcome) {
@@ -152,9 +150,9 @@ async fn tool_call(setup: &Wiring, calls: &Calls, audit: &AuditSink, args: &Tool
     };
     let verdict = checked.verdict.clone();
     if args.deny {
-        recorder.record(&call, CallEvent::AnsweredHere { approved: false, flag: "--deny" }).await;
+        stream.record(CallEvent::AnsweredHere { approved: false, flag: "--deny" }).await;
     } else if verdict.decision == Decision::Ask && args.approve {
-        recorder.record(&call, CallEvent::AnsweredHere { approved: true, flag: "--approve" }).await;
+        stream.record(CallEvent::AnsweredHere { approved: true, flag: "--approve" }).await;
     }
     if args.deny || (verdict.decision == Decision::Ask && !args.approve) {
         let (result, code) = if args.deny {
@@ -172,7 +170,7 @@ async fn tool_call(setup: &Wiring, calls: &Calls, audit: &AuditSink, args: &Tool
         print_json(&report)?;
         return Ok(code);
     }
-    let outcome = calls.run(&call, checked, ctx, &recorder).await;
+    let outcome = calls.run(&stream, checked, ctx).await;
     let report = ToolReport {
         decision: verdict.decision,
         source: if verdict.decision == Decision::Ask { DecisionSource::User } else { verdict.source },

@@ -134,7 +134,58 @@ pub enum ApprovalAnswer {
     Deny,
 }
 
-/// A call waiting for a human.
+/// What a question to a person is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum ApprovalSubject {
+    /// A tool call, which runs when approved.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// The canonical repaired arguments as JSON text.
+        arguments: String,
+    },
+    /// A host a running command wants to reach; the connection waits for the answer.
+    Host {
+        /// The host the command named.
+        host: String,
+        /// Its port.
+        port: u16,
+        /// The command.
+        command: String,
+    },
+    /// What a command changed in the workspace, held until approved or discarded.
+    Changes {
+        /// The command.
+        command: String,
+        /// The workspace paths it changed.
+        files: Vec<String>,
+    },
+}
+
+impl ApprovalSubject {
+    /// What is asked, in a few words: the tool, `host:port`, or `changes of <command>`.
+    pub fn headline(&self) -> String {
+        match self {
+            ApprovalSubject::Call { tool, .. } => tool.clone(),
+            ApprovalSubject::Host { host, port, .. } => format!("{host}:{port}"),
+            ApprovalSubject::Changes { command, .. } => format!("changes of `{command}`"),
+        }
+    }
+
+    /// The question, in a sentence.
+    pub fn sentence(&self) -> String {
+        match self {
+            ApprovalSubject::Call { tool, arguments } => format!("{tool} wants to run: {arguments}"),
+            ApprovalSubject::Host { host, port, command } => format!("`{command}` wants to reach {host}:{port}"),
+            ApprovalSubject::Changes { command, files } => {
+                format!("`{command}` changed {}; keep the changes?", files.join(", "))
+            }
+        }
+    }
+}
+
+/// A question waiting for a human: a call to run, or something a running call does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
@@ -142,17 +193,17 @@ pub struct ApprovalRequest {
     pub id: String,
     /// The session the call belongs to.
     pub session_id: String,
-    /// The call's Bridle id.
+    /// The Bridle id of the call it is about (or that asks).
     pub call_id: String,
-    /// The tool's name.
-    pub tool: String,
-    /// The canonical repaired arguments as JSON text.
-    pub arguments: String,
+    /// What it is about.
+    pub subject: ApprovalSubject,
     /// What the guardians found.
     pub findings: Vec<Finding>,
-    /// The diff an edit or write would make, computed without writing.
+    /// The diff a change would make (computed without writing), or a command's held changes.
     pub preview: Option<String>,
-    /// Hash of tool, arguments and, for file changes, the file's current content.
+    /// Hash of what an answer covers: for a call its tool, arguments and, for file changes, the
+    /// files' current content; for a host the host, port and call; for held changes the call and
+    /// the diff.
     pub call_hash: String,
     /// When the request was made (ms since the epoch).
     #[ts(type = "number")]

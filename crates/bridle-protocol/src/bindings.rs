@@ -21,6 +21,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         AbortReason,
         ApprovalAnswer,
         ApprovalRequest,
+        ApprovalSubject,
         AuditEvent,
         AuditQuery,
         CheckpointChange,

@@ -33,7 +33,9 @@ mod tool;
 mod usage;
 
 pub use app::{InstructionFileInfo, ModelPrice, SessionSummary};
-pub use approval::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, Finding, Mode, Severity};
+pub use approval::{
+    ApprovalAnswer, ApprovalRequest, ApprovalSubject, Decision, DecisionSource, Finding, Mode, Severity,
+};
 pub use audit::{AuditEvent, AuditQuery};
 pub use error::{ErrorCode, ErrorInfo};
 pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal, WarningCode};

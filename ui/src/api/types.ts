@@ -2,6 +2,7 @@
 export type { AbortReason } from "./bindings/AbortReason";
 export type { ApprovalAnswer } from "./bindings/ApprovalAnswer";
 export type { ApprovalRequest } from "./bindings/ApprovalRequest";
+export type { ApprovalSubject } from "./bindings/ApprovalSubject";
 export type { AuditEvent } from "./bindings/AuditEvent";
 export type { AuditQuery } from "./bindings/AuditQuery";
 export type { Decision } from "./bindings/Decision";

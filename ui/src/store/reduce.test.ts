@@ -65,8 +65,7 @@ describe("reduce", () => {
       id: "a1",
       sessionId: S,
       callId: "c1",
-      tool: "write_file",
-      arguments: "{}",
+      subject: { type: "call" as const, tool: "write_file", arguments: "{}" },
       findings: [],
       preview: null,
       callHash: "h",
@@ -209,7 +208,7 @@ describe("reduce", () => {
   });
 
   it("parks a suspended turn: no longer running, its calls still pending", () => {
-    const request = { id: "a1", sessionId: S, callId: "c1", tool: "write_file", arguments: "{}", findings: [], preview: null, callHash: "h", createdAt: 1, expiresAt: 2 };
+    const request = { id: "a1", sessionId: S, callId: "c1", subject: { type: "call" as const, tool: "write_file", arguments: "{}" }, findings: [], preview: null, callHash: "h", createdAt: 1, expiresAt: 2 };
     const s = fold([
       started,
       delta("Writing"),

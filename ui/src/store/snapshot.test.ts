@@ -53,7 +53,7 @@ describe("session snapshots", () => {
       ...snapshot,
       items: snapshot.items.slice(0, 2),
       pendingApprovals: [
-        { id: "a1", sessionId: "s1", callId: "c1", tool: "apply_patch", arguments: "{}", findings: [], preview: null, callHash: "h", createdAt: 0, expiresAt: 1 },
+        { id: "a1", sessionId: "s1", callId: "c1", subject: { type: "call", tool: "apply_patch", arguments: "{}" }, findings: [], preview: null, callHash: "h", createdAt: 0, expiresAt: 1 },
       ],
     });
     expect(waiting.items[1]).toMatchObject({ kind: "tool", status: "pending" });

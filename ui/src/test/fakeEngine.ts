@@ -159,19 +159,22 @@ export function emitMcp(servers: McpServerStatus[]): void {
 }
 
 /** A request for `tool` with overridable fields. */
-export function approvalRequest(over: Partial<ApprovalRequest> = {}): ApprovalRequest {
+export function approvalRequest(
+  over: Partial<ApprovalRequest> & { tool?: string; arguments?: string } = {},
+): ApprovalRequest {
+  // A call's tool and arguments may be given on their own; they become its subject.
+  const { tool = "write_file", arguments: args = '{"path":"notes/a.txt","content":"hi"}', ...rest } = over;
   return {
     id: "a1",
     sessionId: "s1",
     callId: "c1",
-    tool: "write_file",
-    arguments: '{"path":"notes/a.txt","content":"hi"}',
+    subject: { type: "call", tool, arguments: args },
     findings: [],
     preview: null,
     callHash: "hash-a1",
     createdAt: Date.now(),
     expiresAt: Date.now() + 10 * 60_000,
-    ...over,
+    ...rest,
   };
 }
 

@@ -23,9 +23,9 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::Client;
 use bridle_core::audit::AuditSink;
+use bridle_core::calls::PENDING_QUESTIONS;
 use bridle_core::engine::{Engine, SessionSpec};
 use bridle_core::mcp::McpHub;
-use bridle_core::network::bounds::PENDING_QUESTIONS;
 use bridle_core::store::Store;
 use bridle_core::wiring::Wiring;
 use bridle_protocol::{ApprovalRequest, Event, HistoryItem, Mode, Op};

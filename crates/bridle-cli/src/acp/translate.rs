@@ -8,7 +8,9 @@
 use std::path::Path;
 
 use agent_client_protocol::v1::schema::{ContentBlock, SessionUpdate, StopReason};
-use bridle_protocol::{AbortReason, ApprovalAnswer, ApprovalRequest, ToolCall, ToolResult, ToolStatus};
+use bridle_protocol::{
+    AbortReason, ApprovalAnswer, ApprovalRequest, ApprovalSubject, ToolCall, ToolResult, ToolStatus,
+};
 use serde_json::{json, Value};
 
 /// An update from its JSON form (the schema's own field names).
@@ -32,11 +34,10 @@ pub fn kind(tool: &str) -> &'static str {
         "read_file" | "list_files" | "process_output" | "process_list" | "get_token_usage" | "get_current_time" => {
             "read"
         }
-        "write_file" | "edit_file" | "append_file" | "apply_patch" | "effects" => "edit",
+        "write_file" | "edit_file" | "append_file" | "apply_patch" => "edit",
         "glob_search" | "grep_search" => "search",
         "bash" | "process_stop" => "execute",
         "update_plan" => "think",
-        "network" => "fetch",
         _ => "other",
     }
 }
@@ -49,7 +50,6 @@ fn title(tool: &str, args: &Value) -> String {
         .map(|s| s.chars().take(120).collect::<String>());
     match (tool, main) {
         ("bash", Some(command)) => format!("Run `{command}`"),
-        ("effects", Some(command)) => format!("Keep what `{command}` changed"),
         (name, Some(main)) => format!("{name} {main}"),
         (name, None) => name.to_string(),
     }
@@ -80,15 +80,19 @@ fn named_paths(args: &Value) -> Vec<String> {
 fn pending(call_id: &str, tool: &str, arguments: &str, root: &Path) -> serde_json::Map<String, Value> {
     let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
     let locations: Vec<Value> = named_paths(&args).iter().map(|p| json!({"path": root.join(p)})).collect();
-    let described = json!({
+    described(json!({
         "toolCallId": call_id,
         "title": title(tool, &args),
         "kind": kind(tool),
         "status": "pending",
         "rawInput": args,
         "locations": locations,
-    });
-    match described {
+    }))
+}
+
+/// A description built as an object, as a map.
+fn described(value: Value) -> serde_json::Map<String, Value> {
+    match value {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),
     }
@@ -206,10 +210,30 @@ pub fn permission(request: &ApprovalRequest, root: &Path) -> Value {
     if let Some(preview) = &request.preview {
         content.push(json!({"type": "content", "content": {"type": "text", "text": preview}}));
     }
-    let mut call = pending(&request.call_id, &request.tool, &request.arguments, root);
+    // What is asked, each subject its own way: a call as its announcement says it; a host as
+    // the place the command wants to reach; held changes (DESIGN §4.3) as the files they touch.
+    let mut call = match &request.subject {
+        ApprovalSubject::Call { tool, arguments } => pending(&request.call_id, tool, arguments, root),
+        ApprovalSubject::Host { host, port, command } => described(json!({
+            "toolCallId": request.call_id,
+            "title": format!("Let `{command}` reach {host}:{port}"),
+            "kind": "fetch",
+            "status": "pending",
+            "rawInput": {"host": host, "port": port, "command": command},
+            "locations": [],
+        })),
+        ApprovalSubject::Changes { command, files } => described(json!({
+            "toolCallId": request.call_id,
+            "title": format!("Keep what `{command}` changed"),
+            "kind": "edit",
+            "status": "pending",
+            "rawInput": {"command": command, "files": files},
+            "locations": files.iter().map(|f| json!({"path": root.join(f)})).collect::<Vec<_>>(),
+        })),
+    };
     call.insert("content".into(), Value::Array(content));
-    // A command's held changes (DESIGN §4.3) are kept or discarded once: no rule covers them.
-    let options = if request.tool == "effects" {
+    // A command's held changes are kept or discarded once: no rule covers them.
+    let options = if matches!(request.subject, ApprovalSubject::Changes { .. }) {
         json!([
             {"optionId": "allow_once", "name": "Keep the changes", "kind": "allow_once"},
             {"optionId": "reject_once", "name": "Discard them", "kind": "reject_once"},

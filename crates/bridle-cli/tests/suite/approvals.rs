@@ -37,7 +37,7 @@ async fn a_deferred_request_is_approved_from_a_new_process_and_the_turn_complete
     let requested = of_type(&events, "approvalRequested");
     assert_eq!(requested.len(), 1);
     let request = &requested[0]["request"];
-    assert_eq!(request["tool"], "write_file");
+    assert_eq!(request["subject"]["tool"], "write_file");
     assert!(request["preview"].as_str().unwrap().contains("+Welcome to Bridle"));
     assert_eq!(events.last().unwrap()["type"], "turnSuspended");
     // The read beside it ran; the write did not.

@@ -205,7 +205,7 @@ async fn review_shows_what_a_command_changed_and_lands_it_only_when_approved() {
         let asked: Vec<&Value> = events.iter().filter(|e| e["type"] == "approvalRequested").collect();
         assert_eq!(asked.len(), 1, "{events:?}");
         let request = &asked[0]["request"];
-        assert_eq!(request["tool"], "effects");
+        assert_eq!(request["subject"]["type"], "changes");
         assert!(request["preview"].as_str().unwrap().contains("-old line\n+new line"), "{request}");
         let results = results(&events);
         assert_eq!(results.len(), 2, "{results:?}");
@@ -241,7 +241,7 @@ async fn changes_to_files_that_make_code_run_are_held_in_auto() {
     let (events, _) = run(&dirs, &mock, "sneak", "auto", "deny").await;
     let asked: Vec<&Value> = events.iter().filter(|e| e["type"] == "approvalRequested").collect();
     assert_eq!(asked.len(), 2, "{events:?}");
-    assert!(asked.iter().all(|a| a["request"]["tool"] == "effects"));
+    assert!(asked.iter().all(|a| a["request"]["subject"]["type"] == "changes"));
     assert!(asked[1]["request"]["findings"].to_string().contains("git-runs-code"), "{}", asked[1]);
     assert_eq!(std::fs::read_to_string(ws.join("package.json")).unwrap(), "{\"scripts\": {\"test\": \"jest\"}}\n");
     assert!(!ws.join(".git/commondir").exists());

@@ -31,7 +31,7 @@ async fn review_holds_a_commands_changes_at_a_path_with_a_comma_a_colon_and_a_ba
         assert_eq!(result["data"]["effects"]["captured"], true, "{result}");
         let asked = asked(&events);
         assert_eq!(asked.len(), 1, "{events:?}");
-        assert_eq!(asked[0]["tool"], "effects", "{:?}", asked[0]);
+        assert_eq!(asked[0]["subject"]["type"], "changes", "{:?}", asked[0]);
         let now = std::fs::read_to_string(dirs.workspace.join("f.txt")).unwrap();
         assert_eq!(now, if landed { "new line\n" } else { "old line\n" });
     }
@@ -56,8 +56,7 @@ async fn review_holds_files_that_run_code_even_in_ignored_and_scratch_folders() 
         let asked = asked(&events);
         assert_eq!(asked.len(), 1, "{events:?}");
         let preview = asked[0]["preview"].as_str().unwrap_or_default().to_string();
-        let arguments: Value = serde_json::from_str(asked[0]["arguments"].as_str().unwrap()).unwrap();
-        let files = arguments["files"].to_string();
+        let files = asked[0]["subject"]["files"].to_string();
         for planted in [".vscode/tasks.json", "node_modules/.bin/jest", ".venv/lib/evil.pth"] {
             assert!(files.contains(planted), "{planted} was not held: {files} {preview}");
             assert_eq!(ws.join(planted).exists(), landed, "{planted} ({on_ask})");
@@ -92,7 +91,7 @@ async fn a_background_process_asks_by_its_text_in_review_and_writes_nothing_when
     let (events, _) = run(&dirs, &mock, "serve", "review", "deny").await;
     let asked = asked(&events);
     assert_eq!(asked.len(), 1, "{events:?}");
-    assert_eq!(asked[0]["tool"], "bash", "{:?}", asked[0]);
+    assert_eq!(asked[0]["subject"]["tool"], "bash", "{:?}", asked[0]);
     assert!(asked[0]["findings"].to_string().contains("background"), "{:?}", asked[0]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     assert!(!ws.join("Makefile").exists());
@@ -226,7 +225,7 @@ async fn review_under_landlock_asks_by_the_text_and_a_deny_writes_nothing() {
     let (events, _) = run(&dirs, &mock, "fix it", "review", "deny").await;
     let asked = asked(&events);
     assert_eq!(asked.len(), 1, "{events:?}");
-    assert_eq!(asked[0]["tool"], "bash", "{:?}", asked[0]);
+    assert_eq!(asked[0]["subject"]["tool"], "bash", "{:?}", asked[0]);
     assert!(asked[0]["findings"].to_string().contains("Landlock"), "{:?}", asked[0]);
     assert_eq!(std::fs::read(dirs.workspace.join("f.txt")).unwrap(), b"old line\n");
 }

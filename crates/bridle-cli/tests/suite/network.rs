@@ -338,7 +338,7 @@ fn bash_output(events: &[Value]) -> String {
 }
 
 fn network_requests(events: &[Value]) -> Vec<&Value> {
-    events.iter().filter(|e| e["type"] == "approvalRequested" && e["request"]["tool"] == "network").collect()
+    events.iter().filter(|e| e["type"] == "approvalRequested" && e["request"]["subject"]["type"] == "host").collect()
 }
 
 #[tokio::test]
@@ -359,7 +359,7 @@ async fn in_ask_an_unknown_host_waits_for_a_person_and_session_and_always_answer
     let events = run(&dirs, &mock, "fetch the pinned page", "approve", "").await;
     let asked = network_requests(&events);
     assert_eq!(asked.len(), 1, "{events:?}");
-    let arguments: Value = serde_json::from_str(asked[0]["request"]["arguments"].as_str().unwrap()).unwrap();
+    let arguments = &asked[0]["request"]["subject"];
     assert_eq!((arguments["host"].as_str(), arguments["port"].as_u64()), (Some("new.test"), Some(http.port as u64)));
     assert_eq!(arguments["command"], command);
     assert!(bash_output(&events).contains("hello from ok.test"), "{events:?}");
@@ -395,7 +395,8 @@ async fn in_ask_an_unknown_host_waits_for_a_person_and_session_and_always_answer
 
     // The requests and the connections are on the record.
     let out = bridle(&dirs, &["audit", "--kind", "approval_requested", "--json"]).await;
-    let requests: Vec<Value> = json_lines(&out).into_iter().filter(|r| r["tool"] == "network").collect();
+    let requests: Vec<Value> =
+        json_lines(&out).into_iter().filter(|r| r["payload"]["subject"]["type"] == "host").collect();
     assert_eq!(requests.len(), 5, "{}", stdout(&out));
     let out = bridle(&dirs, &["audit", "--kind", "network", "--json"]).await;
     let decisions: Vec<(String, String)> = json_lines(&out)

@@ -1,6 +1,6 @@
-//! What identifies a call for an approval: its hash, its preview and its session grant keys.
+//! What identifies a question for an approval: its hash, its preview and its session grant keys.
 //!
-//! Rule: the call hash covers the tool name, the canonical repaired arguments and, for file
+//! Rule: one hash for every question, of its length-prefixed parts; the call hash covers the tool name, the canonical repaired arguments and, for file
 //! changes, the plan (each file's content before and after); so an answer binds exactly the
 //! change the human saw, and a file changed meanwhile is noticed before anything runs.
 
@@ -12,19 +12,24 @@ use crate::tools::{Covers, PreparedCall, ToolError};
 
 /// The call hash of `call` with the plan it would commit (hex SHA-256).
 pub fn call_hash(call: &PreparedCall, plan: Option<&Result<ChangePlan, ToolError>>) -> String {
-    let mut hasher = Sha256::new();
-    field(&mut hasher, call.name.as_bytes());
-    field(&mut hasher, call.canonical_args.as_bytes());
+    let mut parts = vec![call.name.clone(), call.canonical_args.clone()];
     match plan {
-        Some(Ok(plan)) => {
-            for line in plan.fingerprint() {
-                field(&mut hasher, line.as_bytes());
-            }
-        }
-        Some(Err(e)) => field(&mut hasher, format!("unplannable:{e}").as_bytes()),
+        Some(Ok(plan)) => parts.extend(plan.fingerprint()),
+        Some(Err(e)) => parts.push(format!("unplannable:{e}")),
         None => {}
     }
-    hex(&hasher.finalize())
+    hash(&parts)
+}
+
+/// The hash every question's answer binds: of its parts, each length-prefixed (hex SHA-256).
+pub fn hash(parts: &[impl AsRef<[u8]>]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        let bytes = part.as_ref();
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What the human sees of a file change before approving it: the plan's diff.
@@ -38,35 +43,37 @@ pub fn preview(plan: Option<&Result<ChangePlan, ToolError>>) -> Option<String> {
 /// Prefix of grant keys for shell commands: forgotten when an exec-config file changes.
 pub const COMMAND_GRANT: &str = "command:";
 
+/// Prefix of a host's grant key (`network:host:port`): a later process of the session lets the
+/// host through again.
+pub const HOST_GRANT: &str = "network:";
+
 impl Calls {
     /// What an "approve for this session" of `call` remembers, as its tool says it covers: the
     /// exact command, the tool on each path (as it resolves in the workspace), the tool itself,
     /// or nothing.
     pub fn grant_keys(&self, call: &PreparedCall, session_id: &str) -> Vec<String> {
-        match call.call.covers() {
-            Covers::Nothing => Vec::new(),
-            Covers::Command(command) => vec![format!("{COMMAND_GRANT}{}\u{0}{command}", call.name)],
-            Covers::Tool => vec![format!("tool:{}", call.name)],
-            Covers::Paths => call
-                .call
-                .paths()
-                .iter()
-                .map(|(path, access)| {
-                    let place = self.workspace.sandbox.resolve(path, *access, session_id).map(|r| r.display());
-                    format!("path:{}\u{0}{}", call.name, place.unwrap_or_else(|_| path.clone()))
-                })
-                .collect(),
-        }
+        let places = || {
+            let paths = call.call.paths();
+            let place = |(path, access): &(String, crate::sandbox::Access)| {
+                let resolved = self.workspace.sandbox.resolve(path, *access, session_id).map(|r| r.display());
+                resolved.unwrap_or_else(|_| path.clone())
+            };
+            paths.iter().map(place).collect()
+        };
+        grant_keys(&call.call.covers(), &call.name, places)
     }
 }
 
-fn field(hasher: &mut Sha256, bytes: &[u8]) {
-    hasher.update((bytes.len() as u64).to_le_bytes());
-    hasher.update(bytes);
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// The grant keys of what an approval `covers`, for `tool` (whose paths, as they resolve, are
+/// `places`): the exact command, the tool on each path, the tool itself, a host, or nothing.
+pub(super) fn grant_keys(covers: &Covers, tool: &str, places: impl FnOnce() -> Vec<String>) -> Vec<String> {
+    match covers {
+        Covers::Nothing => Vec::new(),
+        Covers::Command(command) => vec![format!("{COMMAND_GRANT}{tool}\u{0}{command}")],
+        Covers::Tool => vec![format!("tool:{tool}")],
+        Covers::Paths => places().into_iter().map(|place| format!("path:{tool}\u{0}{place}")).collect(),
+        Covers::Host(entry) => vec![format!("{HOST_GRANT}{entry}")],
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,11 @@
 //! Approve: a call the verdict sends to a person, owned by one state machine — [`Calls::approve`]
 //! takes it through checked → (resumed) → pending → settled to run, refused or deferred.
 //!
+//! The question itself is asked through the call's [`CallStream`], the one machine every
+//! question goes through; what is the call's own is here: a request resumed from an earlier
+//! process, deferring to another process, the check that the change approved is still the one
+//! that would run, and edited arguments.
+//!
 //! Rules: nothing the verdict asks about runs before its answer; an approval of a file change is
 //! checked against the files as they are now — moved on meanwhile, it becomes a fresh request
 //! with a fresh preview instead of running, and what runs is the change the person saw; edited
@@ -8,38 +13,19 @@
 //! runs (unrecorded, a resumed session would run the call twice); every way of not running
 //! (deny, expiry, interrupt) becomes a result the model can read.
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use bridle_protocol::{ApprovalAnswer, ApprovalRequest, Decision, DecisionSource, ErrorCode, ToolCall};
+use bridle_protocol::{ApprovalAnswer, ApprovalSubject, Decision, DecisionSource, ToolCall};
 
 use super::approval::{call_hash, preview};
 use super::check::{Checked, CheckedCall};
 use super::outcome::{CallOutcome, NotRun};
-use super::queue::{status_word, ApprovalQueue};
-use super::record::{CallEvent, Problem, Recorder};
+use super::permit::{Always, Grant};
+use super::record::CallEvent;
+use super::stream::{CallStream, Question, Refusal, Settled};
 use super::Calls;
 use crate::changes::ChangePlan;
-use crate::clock::Clock;
 use crate::guard::Verdict;
-use crate::store::{ApprovalStatus, Store, StoredApproval};
+use crate::store::{ApprovalStatus, StoredApproval};
 use crate::tools::ToolContext;
-
-/// Where a session's approvals are asked, kept and answered.
-#[derive(Clone)]
-pub struct Desk {
-    /// The queue answers arrive through.
-    pub queue: ApprovalQueue,
-    /// Where requests are kept.
-    pub store: Arc<Store>,
-    /// The clock requests are stamped with.
-    pub clock: Arc<dyn Clock>,
-    /// How long a request waits before it expires as denied.
-    pub timeout: Duration,
-    /// Leave requests pending for another process and suspend, instead of waiting
-    /// (`bridle run --on-ask defer`).
-    pub defer: bool,
-}
 
 /// How a call's way to running ended.
 pub enum Approved {
@@ -60,7 +46,7 @@ enum State {
     /// A request waiting for its answer.
     Pending(StoredApproval),
     /// A request answered, expired or withdrawn.
-    Settled(StoredApproval),
+    Settled(Settled),
 }
 
 impl Calls {
@@ -69,20 +55,23 @@ impl Calls {
     /// stored for it.
     pub async fn approve(
         &self,
-        call: &ToolCall,
+        stream: &CallStream,
         checked: Checked,
         existing: Option<StoredApproval>,
         ctx: &ToolContext,
-        desk: &Desk,
-        recorder: &dyn Recorder,
     ) -> Approved {
+        let call = stream.call();
         let mut checked = match checked {
             Checked::Ready(checked) => *checked,
             Checked::Done(outcome) => {
                 // A resumed call that is now refused outright: its old request is void.
-                if let Some(stale) = existing {
+                if let (Some(stale), Some(desk)) = (existing, stream.desk()) {
                     if let Err(e) = desk.queue.withdraw(&stale.request.id, "the call is now refused") {
-                        recorder.record(call, CallEvent::Trouble(&store_failed(e.to_string()))).await;
+                        let problem = super::record::Problem::retryable(
+                            bridle_protocol::ErrorCode::StoreWriteFailed,
+                            e.to_string(),
+                        );
+                        stream.trouble(problem).await;
                     }
                 }
                 return Approved::Refused(outcome);
@@ -94,87 +83,48 @@ impl Calls {
                 State::Checked if checked.verdict.decision != Decision::Ask => {
                     return Approved::Run(Box::new(checked));
                 }
-                State::Checked => match open_request(call, &checked, ctx, desk, recorder).await {
+                State::Checked => match stream.open(&question(&checked)).await {
                     Ok(stored) => State::Pending(stored),
-                    Err(outcome) => return Approved::Refused(outcome),
+                    Err(refusal) => return refused(call, checked.verdict, refusal),
                 },
                 State::Resumed(stored) if stored.status == ApprovalStatus::Pending => {
                     // Resumed in a new process: whoever watches now has not seen it yet.
-                    recorder.record(call, CallEvent::ApprovalShown(&stored.request)).await;
+                    stream.record(CallEvent::ApprovalShown(&stored.request)).await;
                     State::Pending(stored)
                 }
-                State::Resumed(stored) => State::Settled(stored),
+                State::Resumed(stored) => State::Settled(stream.settled(stored).await),
                 State::Pending(stored) => {
-                    if desk.defer {
+                    if stream.desk().is_none_or(|desk| desk.defer) {
                         return Approved::Deferred(stored.request.id);
                     }
-                    match desk.queue.wait(&stored.request.id, &ctx.cancel).await {
-                        Ok(stored) => State::Settled(stored),
-                        Err(e) => {
-                            let why = format!("the approval could not be read ({e})");
-                            return refused(call, checked.verdict, NotRun::Unrecorded(why));
-                        }
-                    }
+                    State::Settled(stream.wait(&stored.request.id).await)
                 }
-                State::Settled(stored) => {
-                    recorder.record(call, CallEvent::ApprovalResolved(&stored)).await;
-                    let feedback =
-                        stored.answer.as_ref().and_then(|a| a.feedback.clone()).filter(|f| !f.trim().is_empty());
-                    match stored.status {
-                        ApprovalStatus::Approved => {
-                            let Some(answer) = stored.answer.clone() else {
-                                let why = "the approval has no answer".to_string();
-                                return refused(call, checked.verdict, NotRun::Unrecorded(why));
-                            };
-                            let id = stored.request.id.as_str();
-                            if let Some(edited) = &answer.edited_arguments {
-                                if let Err(refusal) =
-                                    mark(call, &checked, id, ApprovalStatus::Started, desk, recorder).await
-                                {
-                                    return refusal;
-                                }
-                                return self.edited(call, edited, answer.decision, ctx, recorder).await;
-                            }
-                            // The change approved must still be the change that would run.
-                            checked.plan = current_plan(checked.plan.take(), &checked.prepared, ctx).await;
-                            if call_hash(&checked.prepared, checked.plan.as_ref()) != stored.request.call_hash {
-                                if let Err(refusal) =
-                                    mark(call, &checked, id, ApprovalStatus::Stale, desk, recorder).await
-                                {
-                                    return refusal;
-                                }
-                                match open_request(call, &checked, ctx, desk, recorder).await {
-                                    Ok(fresh) => State::Pending(fresh),
-                                    Err(outcome) => return Approved::Refused(outcome),
-                                }
-                            } else {
-                                if let Err(refusal) =
-                                    mark(call, &checked, id, ApprovalStatus::Started, desk, recorder).await
-                                {
-                                    return refusal;
-                                }
-                                self.remember(call, &checked, answer.decision, ctx, recorder).await;
-                                checked.verdict.source = DecisionSource::User;
-                                return Approved::Run(Box::new(checked));
-                            }
+                State::Settled(Settled::Refused(refusal)) => return refused(call, checked.verdict, refusal),
+                State::Settled(Settled::Approved { stored, answer }) => {
+                    let id = stored.request.id.as_str();
+                    if let Some(edited) = &answer.edited_arguments {
+                        if let Err(refusal) = stream.mark(id, ApprovalStatus::Started).await {
+                            return refused(call, checked.verdict, refusal);
                         }
-                        ApprovalStatus::Denied => {
-                            return refused(call, checked.verdict, NotRun::DeniedByUser(feedback))
+                        return self.edited(stream, edited, answer.decision, ctx).await;
+                    }
+                    // The change approved must still be the change that would run.
+                    checked.plan = current_plan(checked.plan.take(), &checked.prepared, ctx).await;
+                    if call_hash(&checked.prepared, checked.plan.as_ref()) != stored.request.call_hash {
+                        if let Err(refusal) = stream.mark(id, ApprovalStatus::Stale).await {
+                            return refused(call, checked.verdict, refusal);
                         }
-                        ApprovalStatus::Expired => {
-                            return refused(call, checked.verdict, NotRun::Expired(desk.timeout.as_secs()))
+                        match stream.open(&question(&checked)).await {
+                            Ok(fresh) => State::Pending(fresh),
+                            Err(refusal) => return refused(call, checked.verdict, refusal),
                         }
-                        ApprovalStatus::Interrupted if ctx.cancel.is_cancelled() => {
-                            return refused(call, checked.verdict, NotRun::Interrupted)
+                    } else {
+                        if let Err(refusal) = stream.mark(id, ApprovalStatus::Started).await {
+                            return refused(call, checked.verdict, refusal);
                         }
-                        ApprovalStatus::Interrupted => {
-                            let why = feedback.unwrap_or_else(|| "the request was withdrawn".into());
-                            return refused(call, checked.verdict, NotRun::Withdrawn(why));
-                        }
-                        ApprovalStatus::Pending | ApprovalStatus::Stale | ApprovalStatus::Started => {
-                            let why = format!("its approval request is {}", status_word(stored.status));
-                            return refused(call, checked.verdict, NotRun::Unrecorded(why));
-                        }
+                        stream.remember(answer.decision, &self.grant(&checked, ctx)).await;
+                        checked.verdict.source = DecisionSource::User;
+                        return Approved::Run(Box::new(checked));
                     }
                 }
             };
@@ -184,26 +134,24 @@ impl Calls {
     /// Approved with edited arguments: the edited call goes through validation, the sandbox, the
     /// guard and the user's pre-call hooks again; only a deny stops it (the person has seen and
     /// written what runs).
-    async fn edited(
-        &self,
-        call: &ToolCall,
-        edited: &str,
-        answer: ApprovalAnswer,
-        ctx: &ToolContext,
-        recorder: &dyn Recorder,
-    ) -> Approved {
+    async fn edited(&self, stream: &CallStream, edited: &str, answer: ApprovalAnswer, ctx: &ToolContext) -> Approved {
+        let call = stream.call();
         let edited_call = ToolCall { arguments: edited.to_string(), ..call.clone() };
         let (judged, hooks) = self.judge_with_hooks(&edited_call, &ctx.session_id).await;
         for run in &hooks {
-            recorder.record(&edited_call, CallEvent::Hooked(run)).await;
+            stream.record(CallEvent::Hooked(run)).await;
         }
         match judged {
             Err(outcome) => {
                 let why = outcome.not_run.unwrap_or(NotRun::Refused { tool: call.name.clone() });
-                refused(call, outcome.verdict, NotRun::EditRefused(Box::new(why)))
+                Approved::Refused(Box::new(CallOutcome::not_run(
+                    &call.id,
+                    outcome.verdict,
+                    NotRun::EditRefused(Box::new(why)),
+                )))
             }
             Ok(mut checked) => {
-                self.remember(call, &checked, answer, ctx, recorder).await;
+                stream.remember(answer, &self.grant(&checked, ctx)).await;
                 let note = format!(
                     "[note: the user edited the arguments before approving: {}]",
                     checked.prepared.canonical_args
@@ -215,20 +163,10 @@ impl Calls {
         }
     }
 
-    /// Keeps a "session" or "always" answer in the permit.
-    async fn remember(
-        &self,
-        call: &ToolCall,
-        checked: &CheckedCall,
-        answer: ApprovalAnswer,
-        ctx: &ToolContext,
-        recorder: &dyn Recorder,
-    ) {
+    /// What a "session" or "always" answer to `checked` remembers.
+    fn grant(&self, checked: &CheckedCall, ctx: &ToolContext) -> Grant {
         let keys = self.grant_keys(&checked.prepared, &ctx.session_id);
-        let rule = self.guard.rule_for(&checked.prepared);
-        for problem in self.permit.remember(answer, &keys, &rule, ctx.clock.now_ms()) {
-            recorder.record(call, CallEvent::Trouble(&problem)).await;
-        }
+        Grant { keys, always: Always::Rule(self.guard.rule_for(&checked.prepared)) }
     }
 }
 
@@ -250,61 +188,28 @@ async fn current_plan(
     prepared.call.plan(ctx).await
 }
 
-/// Stores and announces a request for `checked`, with a preview of the change it would make.
-async fn open_request(
-    call: &ToolCall,
-    checked: &CheckedCall,
-    ctx: &ToolContext,
-    desk: &Desk,
-    recorder: &dyn Recorder,
-) -> Result<StoredApproval, Box<CallOutcome>> {
-    let now = desk.clock.now_ms();
-    let request = ApprovalRequest {
-        id: uuid::Uuid::new_v4().to_string(),
-        session_id: ctx.session_id.clone(),
-        call_id: call.id.clone(),
-        tool: checked.prepared.name.clone(),
-        arguments: checked.prepared.canonical_args.clone(),
+/// The question a checked call asks: may it run, as these arguments, making this change?
+fn question(checked: &CheckedCall) -> Question {
+    Question {
+        subject: ApprovalSubject::Call {
+            tool: checked.prepared.name.clone(),
+            arguments: checked.prepared.canonical_args.clone(),
+        },
         findings: checked.verdict.findings.clone(),
         preview: preview(checked.plan.as_ref()),
-        call_hash: call_hash(&checked.prepared, checked.plan.as_ref()),
-        created_at: now,
-        expires_at: now.saturating_add(desk.timeout.as_millis() as i64),
-    };
-    if let Err(e) = desk.store.insert_approval(&request, &ctx.turn_id, call) {
-        let why = format!("the approval request could not be stored ({e})");
-        return Err(Box::new(CallOutcome::not_run(&call.id, checked.verdict.clone(), NotRun::Unrecorded(why))));
+        hash: call_hash(&checked.prepared, checked.plan.as_ref()),
+        source: checked.verdict.source,
     }
-    recorder.record(call, CallEvent::ApprovalRequested(&request, checked.verdict.source)).await;
-    Ok(StoredApproval {
-        request,
-        turn_id: ctx.turn_id.clone(),
-        call: call.clone(),
-        status: ApprovalStatus::Pending,
-        answer: None,
-    })
 }
 
-/// Records that approved request `id` moved on to `status` before anything runs; a store that
-/// fails refuses the call.
-async fn mark(
-    call: &ToolCall,
-    checked: &CheckedCall,
-    id: &str,
-    status: ApprovalStatus,
-    desk: &Desk,
-    recorder: &dyn Recorder,
-) -> Result<(), Approved> {
-    let Err(e) = desk.store.mark_approved(id, status) else { return Ok(()) };
-    let message = format!("cannot record that approval {id} is {}: {e}", status_word(status));
-    recorder.record(call, CallEvent::Trouble(&store_failed(message.clone()))).await;
-    Err(refused(call, checked.verdict.clone(), NotRun::Unrecorded(message)))
-}
-
-fn refused(call: &ToolCall, verdict: Verdict, reason: NotRun) -> Approved {
+/// A call not run, for `refusal`.
+fn refused(call: &ToolCall, verdict: Verdict, refusal: Refusal) -> Approved {
+    let reason = match refusal {
+        Refusal::Denied(feedback) => NotRun::DeniedByUser(feedback),
+        Refusal::Expired(secs) => NotRun::Expired(secs),
+        Refusal::Interrupted => NotRun::Interrupted,
+        Refusal::Withdrawn(why) => NotRun::Withdrawn(why),
+        Refusal::NotAsked(why) | Refusal::Bound(why) | Refusal::Unrecorded(why) => NotRun::Unrecorded(why),
+    };
     Approved::Refused(Box::new(CallOutcome::not_run(&call.id, verdict, reason)))
-}
-
-fn store_failed(message: String) -> Problem {
-    Problem::retryable(ErrorCode::StoreWriteFailed, message)
 }

@@ -11,7 +11,8 @@ use bridle_protocol::{Decision, DecisionSource, Finding, ToolCall};
 
 use super::loop_guard::{LoopGuard, Repetition, REMINDER};
 use super::outcome::{CallOutcome, NotRun};
-use super::record::{CallEvent, Recorder};
+use super::record::CallEvent;
+use super::stream::CallStream;
 use super::Calls;
 use crate::changes::ChangePlan;
 use crate::guard::Verdict;
@@ -43,24 +44,19 @@ pub enum Checked {
 impl Calls {
     /// Checks `call`, to run with `ctx`, recording what each step found; `loop_guard` is the
     /// turn's (none outside a turn).
-    pub async fn check(
-        &self,
-        call: &ToolCall,
-        ctx: &ToolContext,
-        loop_guard: Option<&mut LoopGuard>,
-        recorder: &dyn Recorder,
-    ) -> Checked {
+    pub async fn check(&self, stream: &CallStream, ctx: &ToolContext, loop_guard: Option<&mut LoopGuard>) -> Checked {
+        let call = stream.call();
         let session_id = ctx.session_id.as_str();
         let (judged, hooks) = self.judge_with_hooks(call, session_id).await;
-        recorder.record(call, CallEvent::Proposed).await;
+        stream.record(CallEvent::Proposed).await;
         for run in &hooks {
-            recorder.record(call, CallEvent::Hooked(run)).await;
+            stream.record(CallEvent::Hooked(run)).await;
         }
         let verdict = match &judged {
             Ok(checked) => &checked.verdict,
             Err(outcome) => &outcome.verdict,
         };
-        recorder.record(call, CallEvent::Judged(verdict)).await;
+        stream.record(CallEvent::Judged(verdict)).await;
         let repetition = loop_guard.map(|guard| {
             guard.observe(match &judged {
                 Ok(c) => format!("{}\u{0}{}", c.prepared.name, c.prepared.canonical_args),

@@ -15,15 +15,21 @@
 use bridle_protocol::{Decision, Finding, Mode, Severity};
 use serde_json::{json, Value};
 
-use crate::changes::{CommitScope, EffectsQuestion, Held, Landing, Step};
+use super::stream::{CallStream, Question, Settled};
+use crate::changes::{CommitScope, Held, Landing, Step};
 use crate::guard::severity_decision;
 use crate::tools::{ToolContext, ToolOutput};
 
-/// The tool name a held change's approval request carries.
-pub const EFFECTS_TOOL: &str = "effects";
-
-/// Settles `held` for the call whose output is `out`, under `mode`.
-pub(super) async fn settle(held: Held, out: &mut ToolOutput, command: &str, mode: Mode, ctx: &ToolContext) {
+/// Settles `held` for the call whose output is `out`, under `mode`, asking through the call's
+/// `stream`.
+pub(super) async fn settle(
+    held: Held,
+    out: &mut ToolOutput,
+    command: &str,
+    mode: Mode,
+    ctx: &ToolContext,
+    stream: &CallStream,
+) {
     let landing = held.landing.clone();
     let files = landing.held_paths();
     if files.is_empty() {
@@ -35,18 +41,10 @@ pub(super) async fn settle(held: Held, out: &mut ToolOutput, command: &str, mode
     let answer = if !asks {
         Ok(())
     } else {
-        match &ctx.effects {
-            Some(desk) => {
-                let question = EffectsQuestion {
-                    call_id: ctx.call_id.clone(),
-                    command: command.to_string(),
-                    files: files.clone(),
-                    findings,
-                    preview: landing.diff(),
-                };
-                desk.ask(question).await
-            }
-            None => Err("nobody can be asked about them here".to_string()),
+        let question = Question::changes(&ctx.call_id, command, files.clone(), findings, landing.diff());
+        match stream.ask(question).await {
+            Settled::Approved { .. } => Ok(()),
+            Settled::Refused(refusal) => Err(refusal.to_string()),
         }
     };
     let effects = effects_of(&mut out.data);

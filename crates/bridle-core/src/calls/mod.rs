@@ -6,12 +6,13 @@
 //!   planned here, once.
 //! - [`Permit`] is the only holder of the session's mode, the rules in force and the
 //!   approvals it remembers; the guard judges under what it holds.
-//! - [`Calls::approve`] takes a call the verdict asks about through a person's answer
-//!   ([`Desk`], [`ApprovalQueue`]).
+//! - [`Calls::approve`] takes a call the verdict asks about through a person's answer; every
+//!   question, a running call's about a host or its held changes too, is asked through the
+//!   call's [`CallStream`] ([`Desk`], [`ApprovalQueue`]).
 //! - [`Calls::run`] runs the tool, or commits the change that was approved, in its timeout;
 //!   [`Calls::finish`] takes a checked call through approve, a slot of the batch and run.
-//! - Each step says what happened as a [`CallEvent`] to a front end's [`Recorder`], and the
-//!   audit rows a call leaves are shaped once ([`audit_rows`]).
+//! - Each step says what happened as a [`CallEvent`] through the call's [`CallStream`] to a
+//!   front end's [`Recorder`], and the audit rows a call leaves are shaped once ([`audit_rows`]).
 //!
 //! Rule: every front end runs calls through here and nothing else decides whether a call runs;
 //! every way a call can fail — unknown tool, bad arguments, denial, tool error, timeout,
@@ -29,6 +30,7 @@ mod permit;
 mod queue;
 mod record;
 mod run;
+mod stream;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,16 +40,19 @@ use crate::hooks::Hooks;
 use crate::tools::ToolRegistry;
 use crate::workspace::Workspace;
 
-pub use approval::{call_hash, preview, COMMAND_GRANT};
-pub use approve::{Approved, Desk};
+pub use approval::{call_hash, hash, preview, COMMAND_GRANT};
+pub use approve::Approved;
 pub use check::{Checked, CheckedCall};
-pub use held::EFFECTS_TOOL;
 pub use loop_guard::{LoopGuard, Repetition, REMINDER};
 pub use outcome::{CallFailure, CallOutcome, NotRun};
-pub use permit::Permit;
+pub use permit::{Always, Grant, Permit};
 pub use queue::{status_word, Answer, AnswerError, ApprovalQueue};
-pub use record::{audit_rows, connection_row, CallEvent, OutsideGate, Problem, Recorder, Unrecorded};
+pub use record::{audit_rows, CallEvent, Problem, Recorder, Unrecorded};
 pub use run::{Finished, Schedule, Slot};
+pub use stream::{
+    too_many_pending, too_many_questions, CallStream, Desk, Question, Refusal, Settled, Waiting, CALL_QUESTIONS,
+    PENDING_QUESTIONS,
+};
 
 /// What every call of a session goes through; cheap to clone. Rebuilt when the mode (and with
 /// it the shell sandbox) or the offered tools change; the [`Permit`] is shared across.

@@ -15,15 +15,31 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use bridle_protocol::{ApprovalAnswer, ErrorCode, Mode};
 
-use super::approval::COMMAND_GRANT;
+use super::approval::{COMMAND_GRANT, HOST_GRANT};
 use super::record::Problem;
 use crate::config::edit::RuleList;
 use crate::guard::Policy;
 use crate::network::Proxy;
 use crate::store::Store;
 
-/// The prefix of a host's grant key (`network:host:port`).
-const HOST_GRANT: &str = "network:";
+/// What a "session" or "always" answer remembers: the session's grant keys, and what "always"
+/// writes to the config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// The keys kept with the session's grants.
+    pub keys: Vec<String>,
+    /// What an "always" answer writes.
+    pub always: Always,
+}
+
+/// What an "always" answer writes to the config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Always {
+    /// An allow rule (`bash(npm test)`, `write_file(src/a.rs)`).
+    Rule(String),
+    /// A host, to `[sandbox.network] allow` (`host:port`).
+    Host(String),
+}
 
 /// What a session allows now; shared by every call of the session.
 pub struct Permit {
@@ -57,7 +73,7 @@ impl Permit {
 
     /// An "always" answer about a host: `entry` (`host:port`) is written to `[sandbox.network]
     /// allow` in the config file (the proxy has it in force already).
-    pub fn allow_host_always(&self, entry: &str) -> Option<Problem> {
+    fn allow_host_always(&self, entry: &str) -> Option<Problem> {
         let Some(file) = &self.config_file else {
             let message = "no config file to write the host to; allowed for this session";
             return Some(Problem::fatal(ErrorCode::ConfigWriteFailed, message.into()));
@@ -80,15 +96,6 @@ impl Permit {
             }
         }
         Self { grants: Some((store, session_id)), ..self }
-    }
-
-    /// A "session" answer about `host_port`: kept with the session's grants, so a later process
-    /// of the session reaches it too (the proxy has it in force already).
-    pub fn grant_host(&self, host_port: &str, now: i64) -> Option<Problem> {
-        let (store, session) = self.grants.as_ref()?;
-        store.add_grant(session, &format!("{HOST_GRANT}{host_port}"), now).err().map(|e| {
-            Problem::retryable(ErrorCode::StoreWriteFailed, format!("cannot remember the host {host_port}: {e}"))
-        })
     }
 
     /// Writes "always" answers as rules to `file`.
@@ -121,16 +128,17 @@ impl Permit {
         !keys.is_empty() && keys.iter().all(|k| store.has_grant(session, k).unwrap_or(false))
     }
 
-    /// Remembers `answer` for the call whose approval covers `keys`: "session" and "always"
-    /// answers are kept for the session; "always" also writes `rule` to the config file as an
-    /// allow rule and reads the rules back. What could not be done comes back, for the record.
-    pub fn remember(&self, answer: ApprovalAnswer, keys: &[String], rule: &str, now: i64) -> Vec<Problem> {
+    /// Remembers `answer` for what an approval covers (`grant`): "session" and "always" answers
+    /// are kept with the session's grants (a host's too, so a later process of the session
+    /// reaches it); "always" also writes its rule to the config file and reads the rules back,
+    /// or writes its host. What could not be done comes back, for the record.
+    pub fn remember(&self, answer: ApprovalAnswer, grant: &Grant, now: i64) -> Vec<Problem> {
         if !matches!(answer, ApprovalAnswer::ApproveSession | ApprovalAnswer::ApproveAlways) {
             return Vec::new();
         }
         let mut problems = Vec::new();
         if let Some((store, session)) = &self.grants {
-            for key in keys {
+            for key in &grant.keys {
                 if let Err(e) = store.add_grant(session, key, now) {
                     problems.push(Problem::retryable(
                         ErrorCode::StoreWriteFailed,
@@ -140,7 +148,10 @@ impl Permit {
             }
         }
         if answer == ApprovalAnswer::ApproveAlways {
-            problems.extend(self.write_allow_rule(rule));
+            problems.extend(match &grant.always {
+                Always::Rule(rule) => self.write_allow_rule(rule),
+                Always::Host(entry) => self.allow_host_always(entry),
+            });
         }
         problems
     }

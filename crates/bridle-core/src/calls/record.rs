@@ -68,6 +68,8 @@ pub enum CallEvent<'a> {
     Ended(&'a CallOutcome),
     /// Something Bridle could not do on the way.
     Trouble(&'a Problem),
+    /// A connection the call's command made through the proxy (or was refused) ended.
+    Connection(&'a crate::network::Connection),
 }
 
 /// Where a front end sends a call's events.
@@ -75,6 +77,9 @@ pub enum CallEvent<'a> {
 pub trait Recorder: Send + Sync {
     /// Records one event of `call`.
     async fn record(&self, call: &ToolCall, event: CallEvent<'_>);
+    /// The same, from code that cannot wait (a connection's end, a question dropped unanswered):
+    /// the rows are written at once, and what would wait for room is sent only if there is.
+    fn record_now(&self, call: &ToolCall, event: CallEvent<'_>);
 }
 
 /// Records nothing (benchmarks, tests of the call path alone).
@@ -83,6 +88,7 @@ pub struct Unrecorded;
 #[async_trait]
 impl Recorder for Unrecorded {
     async fn record(&self, _call: &ToolCall, _event: CallEvent<'_>) {}
+    fn record_now(&self, _call: &ToolCall, _event: CallEvent<'_>) {}
 }
 
 /// The audit rows `event` of `call` leaves, each opened by `open` (which fills in the time,
@@ -101,17 +107,14 @@ pub fn audit_rows(call: &ToolCall, event: &CallEvent<'_>, open: impl Fn(AuditKin
             .decision(verdict.decision, verdict.source)
             .payload(json!({ "findings": verdict.findings }))],
         CallEvent::ApprovalRequested(request, source) => {
-            vec![named(AuditKind::ApprovalRequested)
-                .tool(request.tool.clone())
-                .decision(Decision::Ask, source)
-                .payload(json!({
-                    "approvalId": request.id,
-                    "arguments": request.arguments,
-                    "findings": request.findings,
-                    "preview": request.preview,
-                    "callHash": request.call_hash,
-                    "expiresAt": request.expires_at,
-                }))]
+            vec![named(AuditKind::ApprovalRequested).decision(Decision::Ask, source).payload(json!({
+                "approvalId": request.id,
+                "subject": request.subject,
+                "findings": request.findings,
+                "preview": request.preview,
+                "callHash": request.call_hash,
+                "expiresAt": request.expires_at,
+            }))]
         }
         CallEvent::ApprovalShown(_) | CallEvent::Trouble(_) => Vec::new(),
         CallEvent::ApprovalResolved(stored) => {
@@ -134,6 +137,7 @@ pub fn audit_rows(call: &ToolCall, event: &CallEvent<'_>, open: impl Fn(AuditKin
                 .payload(json!({"answer": flag}))]
         }
         CallEvent::Started => vec![named(AuditKind::ToolStarted)],
+        CallEvent::Connection(connection) => vec![connection_row(connection, named(AuditKind::Network))],
         CallEvent::Ended(outcome) => {
             let mut rows = vec![ended(named(end_kind(outcome)), outcome)];
             rows.extend(outcome.hooks.iter().map(|run| hooked(named(AuditKind::GuardDecision), run)));
@@ -194,8 +198,9 @@ fn ended(record: AuditRecord, outcome: &CallOutcome) -> AuditRecord {
     }))
 }
 
-/// The `network` audit row of one connection a command made (or was refused), filled into `row`.
-pub fn connection_row(c: &crate::network::Connection, row: AuditRecord) -> AuditRecord {
+/// The `network` audit row of one connection a command made (or was refused), filled into `row`
+/// (which names the call).
+fn connection_row(c: &crate::network::Connection, row: AuditRecord) -> AuditRecord {
     use crate::network::Source;
     let decision = if c.allowed { Decision::Allow } else { Decision::Deny };
     let source = match &c.source {
@@ -210,43 +215,14 @@ pub fn connection_row(c: &crate::network::Connection, row: AuditRecord) -> Audit
         (true, false) => "unreachable",
         (false, _) => "refused",
     };
-    row.call(c.call_id.clone())
-        .tool("bash")
-        .decision(decision, source)
-        .status(status)
-        .latency_ms(c.duration_ms as i64)
-        .payload(json!({
-            "host": c.host,
-            "port": c.port,
-            "protocol": c.protocol.as_str(),
-            "source": c.source.describe(),
-            "reason": c.reason,
-            "address": c.address.map(|a| a.to_string()),
-            "bytesSent": c.sent,
-            "bytesReceived": c.received,
-        }))
-}
-
-/// The network gate of a call outside a session (`bridle tool`): nobody to ask, so a host the
-/// policy leaves to a person is refused, saying so; every connection is audited.
-pub struct OutsideGate {
-    /// Where the rows go.
-    pub sink: crate::audit::AuditSink,
-    /// The clock rows are stamped with.
-    pub clock: std::sync::Arc<dyn crate::clock::Clock>,
-}
-
-#[async_trait]
-impl crate::network::Gate for OutsideGate {
-    async fn ask(&self, request: &crate::network::HostRequest) -> crate::network::Answer {
-        let why = format!(
-            "{}:{} is not in [sandbox.network] allow, and outside a session nobody can be asked",
-            request.host, request.port
-        );
-        crate::network::Answer::Refused(crate::network::Source::Mode(crate::config::NetworkMode::Ask), why)
-    }
-
-    fn record(&self, connection: &crate::network::Connection) {
-        self.sink.record(connection_row(connection, AuditRecord::new(AuditKind::Network, self.clock.now_ms())));
-    }
+    row.decision(decision, source).status(status).latency_ms(c.duration_ms as i64).payload(json!({
+        "host": c.host,
+        "port": c.port,
+        "protocol": c.protocol.as_str(),
+        "source": c.source.describe(),
+        "reason": c.reason,
+        "address": c.address.map(|a| a.to_string()),
+        "bytesSent": c.sent,
+        "bytesReceived": c.received,
+    }))
 }

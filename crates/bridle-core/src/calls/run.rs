@@ -8,6 +8,7 @@
 //! every other write plans as it runs; the user's post-call hooks hear every call that ran;
 //! within a batch ([`Schedule`]) calls share a bounded number of slots and a command runs alone.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use bridle_protocol::{ToolResult, ToolStatus};
@@ -17,6 +18,8 @@ use tokio_util::sync::CancellationToken;
 use super::check::CheckedCall;
 use super::outcome::{CallFailure, CallOutcome, NotRun};
 use super::record::{CallEvent, Recorder};
+use super::stream::CallStream;
+use super::stream::Desk;
 use super::Calls;
 use crate::hooks::HookInput;
 use crate::tools::{commit_plan, Effect, ToolContext, ToolKind};
@@ -25,20 +28,14 @@ use bridle_protocol::ToolCall;
 impl Calls {
     /// Runs `checked` with `ctx` (its timeout starting now), stopping early when `ctx.cancel`
     /// fires, and records its start and its end.
-    pub async fn run(
-        &self,
-        call: &ToolCall,
-        checked: CheckedCall,
-        ctx: ToolContext,
-        recorder: &dyn Recorder,
-    ) -> CallOutcome {
-        recorder.record(call, CallEvent::Started).await;
-        let outcome = self.execute(checked, ctx).await;
-        recorder.record(call, CallEvent::Ended(&outcome)).await;
+    pub async fn run(&self, stream: &CallStream, checked: CheckedCall, ctx: ToolContext) -> CallOutcome {
+        stream.record(CallEvent::Started).await;
+        let outcome = self.execute(stream, checked, ctx).await;
+        stream.record(CallEvent::Ended(&outcome)).await;
         outcome
     }
 
-    async fn execute(&self, checked: CheckedCall, ctx: ToolContext) -> CallOutcome {
+    async fn execute(&self, stream: &CallStream, checked: CheckedCall, ctx: ToolContext) -> CallOutcome {
         let CheckedCall { prepared, verdict, plan, notes } = checked;
         let started = Instant::now();
         let timeout = prepared.call.timeout(self.timeout);
@@ -66,7 +63,7 @@ impl Calls {
                 Ok(Ok(mut out)) => {
                     if let Some(held) = out.held.take() {
                         let command = prepared.call.shell().map(|l| l.command.to_string()).unwrap_or_default();
-                        super::held::settle(held, &mut out, &command, self.permit.mode(), &ctx).await;
+                        super::held::settle(held, &mut out, &command, self.permit.mode(), &ctx, stream).await;
                     }
                     let diff: String = out.changes.iter().map(|c| c.diff.as_str()).collect();
                     changes = out.changes;
@@ -200,43 +197,57 @@ pub enum Finished {
 }
 
 impl Calls {
-    /// Everything after the check, in order: the person's answer when the verdict asks
-    /// ([`Self::approve`]), a slot in `schedule`, the run; the end is recorded however it came.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn finish(
+    /// The stream of `call`, to run with `ctx` (whose network asks and records through it):
+    /// recorded by `recorder`, asking at `desk` (none: nobody can be asked).
+    pub fn stream(
         &self,
         call: &ToolCall,
+        ctx: &mut ToolContext,
+        recorder: Arc<dyn Recorder>,
+        desk: Option<Desk>,
+    ) -> CallStream {
+        let ids = (ctx.session_id.as_str(), ctx.turn_id.as_str());
+        let stream = CallStream::new(call, ids, recorder, desk, self.permit.clone(), ctx.cancel.clone());
+        ctx.network =
+            Some(crate::network::CallNetwork { proxy: self.permit.network().cloned(), gate: Arc::new(stream.clone()) });
+        stream
+    }
+
+    /// Everything after the check, in order: the person's answer when the verdict asks
+    /// ([`Self::approve`]), a slot in `schedule`, the run; the end is recorded however it came.
+    pub async fn finish(
+        &self,
+        stream: &CallStream,
         checked: super::check::Checked,
         existing: Option<crate::store::StoredApproval>,
         ctx: ToolContext,
-        desk: &super::approve::Desk,
         schedule: &Schedule,
-        recorder: &dyn Recorder,
     ) -> Finished {
-        let ready = match self.approve(call, checked, existing, &ctx, desk, recorder).await {
+        let ready = match self.approve(stream, checked, existing, &ctx).await {
             super::approve::Approved::Run(ready) => ready,
             super::approve::Approved::Deferred(id) => return Finished::Deferred(id),
             super::approve::Approved::Refused(outcome) => {
-                recorder.record(call, CallEvent::Ended(&outcome)).await;
+                stream.record(CallEvent::Ended(&outcome)).await;
                 return Finished::Ended(outcome);
             }
         };
-        let _slot = match schedule.enter(ready.prepared.kind, &call.id, &ctx.cancel).await {
+        let _slot = match schedule.enter(ready.prepared.kind, &stream.call().id, &ctx.cancel).await {
             Ok(slot) => slot,
             Err(outcome) => {
-                recorder.record(call, CallEvent::Ended(&outcome)).await;
+                stream.record(CallEvent::Ended(&outcome)).await;
                 return Finished::Ended(outcome);
             }
         };
-        Finished::Ended(Box::new(self.run(call, *ready, ctx, recorder).await))
+        Finished::Ended(Box::new(self.run(stream, *ready, ctx).await))
     }
 
-    /// Checks and runs `call` in one go, recording nothing; a call the verdict asks about runs
-    /// as if a person had approved it. For benchmarks and tests of the call path alone.
-    pub async fn check_and_run(&self, call: &ToolCall, ctx: ToolContext) -> CallOutcome {
-        let recorder = super::record::Unrecorded;
-        match self.check(call, &ctx, None, &recorder).await {
-            super::check::Checked::Ready(checked) => self.run(call, *checked, ctx, &recorder).await,
+    /// Checks and runs `call` in one go, recording nothing and asking nobody; a call the verdict
+    /// asks about runs as if a person had approved it. For benchmarks and tests of the call path
+    /// alone.
+    pub async fn check_and_run(&self, call: &ToolCall, mut ctx: ToolContext) -> CallOutcome {
+        let stream = self.stream(call, &mut ctx, Arc::new(super::record::Unrecorded), None);
+        match self.check(&stream, &ctx, None).await {
+            super::check::Checked::Ready(checked) => self.run(&stream, *checked, ctx).await,
             super::check::Checked::Done(outcome) => *outcome,
         }
     }

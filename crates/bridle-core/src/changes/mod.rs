@@ -30,7 +30,7 @@ pub use blobs::BlobStore;
 pub use commit::{commit, CommitError, CommitScope};
 pub use diff::{diff_stat, shown, text_before, unified_diff};
 pub use files::SessionFiles;
-pub use land::{EffectsDesk, EffectsQuestion, Free, Held, Landed, Landing, State, Step};
+pub use land::{Free, Held, Landed, Landing, State, Step};
 pub use layer::{read_layer, Effect, EffectKind, LayerRead, Refusal};
 pub use scan::{Scan, ScannedChange};
 pub use stop::{CallWrites, WriteTicket};

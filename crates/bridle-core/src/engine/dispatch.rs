@@ -9,6 +9,7 @@
 //! none that ended.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use bridle_protocol::{Event, ToolCall, ToolResult};
@@ -17,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
 use crate::calls::{audit_rows, CallEvent, CallOutcome, Checked, Finished, LoopGuard, NotRun, Recorder, Schedule};
+
 use crate::guard::Verdict;
 use crate::store::StoredApproval;
 use crate::tools::Effect;
@@ -33,14 +35,14 @@ pub(crate) struct Dispatched {
 /// Runs `calls`; `existing` holds the stored approval requests of calls resumed from an earlier
 /// process, by call id.
 pub(crate) async fn run_calls(
-    session: &Session,
+    session: &Arc<Session>,
     turn_id: &str,
     calls: &[ToolCall],
     existing: &mut HashMap<String, StoredApproval>,
     loop_guard: &mut LoopGuard,
     cancel: &CancellationToken,
 ) -> Dispatched {
-    let recorder = TurnRecorder { session, turn_id };
+    let recorder: Arc<dyn Recorder> = Arc::new(TurnRecorder { session: session.clone(), turn_id: turn_id.to_string() });
     for call in calls {
         let event =
             Event::ToolCallBegin { session_id: session.id.clone(), turn_id: turn_id.to_string(), call: call.clone() };
@@ -50,21 +52,22 @@ pub(crate) async fn run_calls(
     let mut loop_stopped = false;
     let mut checked = Vec::with_capacity(calls.len());
     for call in calls {
-        let ctx = session.tool_context(turn_id, &call.id, cancel.child_token());
+        let mut ctx = session.tool_context(turn_id, &call.id, cancel.child_token());
+        let stream = owner.stream(call, &mut ctx, recorder.clone(), Some(session.desk()));
         let check = if loop_stopped {
             Checked::Done(Box::new(CallOutcome::not_run(&call.id, Verdict::allow_by_mode(), NotRun::AfterLoop)))
         } else {
-            owner.check(call, &ctx, Some(&mut *loop_guard), &recorder).await
+            owner.check(&stream, &ctx, Some(&mut *loop_guard)).await
         };
         loop_stopped |= matches!(&check, Checked::Done(outcome) if outcome.stopped_by_loop_guard());
-        checked.push((check, ctx));
+        checked.push((check, ctx, stream));
     }
 
     let schedule = Schedule::new(session.config.limits.max_concurrent_tools);
-    let desk = session.desk();
-    let runs = checked.into_iter().zip(calls).map(|((check, ctx), call)| {
+    let runs = checked.into_iter().zip(calls).map(|((check, ctx, stream), call)| {
         let existing = existing.remove(&call.id);
-        owner.finish(call, check, existing, ctx, &desk, &schedule, &recorder)
+        let (owner, schedule) = (&owner, &schedule);
+        async move { owner.finish(&stream, check, existing, ctx, schedule).await }
     });
     let mut dispatched = Dispatched { results: Vec::new(), deferred: Vec::new(), loop_stopped };
     for finished in join_all(runs).await {
@@ -81,16 +84,17 @@ pub(crate) async fn run_calls(
     dispatched
 }
 
-/// A turn's calls' events: window events, store rows and audit rows.
-pub(crate) struct TurnRecorder<'a> {
-    pub session: &'a Session,
-    pub turn_id: &'a str,
+/// A turn's calls' events: window events, store rows and audit rows. Owned, so a call's
+/// background process can still record (and ask) after the turn.
+pub(crate) struct TurnRecorder {
+    pub session: Arc<Session>,
+    pub turn_id: String,
 }
 
 #[async_trait]
-impl Recorder for TurnRecorder<'_> {
+impl Recorder for TurnRecorder {
     async fn record(&self, call: &ToolCall, event: CallEvent<'_>) {
-        let (session, turn_id) = (self.session, self.turn_id);
+        let (session, turn_id) = (&self.session, self.turn_id.as_str());
         session.audit_rows(audit_rows(call, &event, |kind| session.audit_record(kind, Some(turn_id))));
         match event {
             CallEvent::ApprovalRequested(request, _) | CallEvent::ApprovalShown(request) => {
@@ -116,17 +120,33 @@ impl Recorder for TurnRecorder<'_> {
             | CallEvent::Hooked(_)
             | CallEvent::Judged(_)
             | CallEvent::AnsweredHere { .. }
-            | CallEvent::Started => {}
+            | CallEvent::Started
+            | CallEvent::Connection(_) => {}
+        }
+    }
+
+    fn record_now(&self, call: &ToolCall, event: CallEvent<'_>) {
+        let (session, turn_id) = (&self.session, self.turn_id.as_str());
+        session.audit_rows(audit_rows(call, &event, |kind| session.audit_record(kind, Some(turn_id))));
+        if let CallEvent::ApprovalResolved(stored) = event {
+            if let Some(answer) = &stored.answer {
+                session.try_emit(Event::ApprovalResolved {
+                    session_id: session.id.clone(),
+                    approval_id: stored.request.id.clone(),
+                    decision: answer.decision,
+                    source: answer.source,
+                });
+            }
         }
     }
 }
 
-impl TurnRecorder<'_> {
+impl TurnRecorder {
     /// The files the call changed are told first (a reader of the end, an editor's diff view,
     /// has them then), then the window hears the end and the store keeps the result at once; what
     /// the call did beyond its result follows: the plan it set.
     async fn ended(&self, call: &ToolCall, outcome: &CallOutcome) {
-        let (session, turn_id) = (self.session, self.turn_id);
+        let (session, turn_id) = (&self.session, self.turn_id.as_str());
         for change in &outcome.changes {
             session
                 .emit(Event::FileChanged {

@@ -10,7 +10,6 @@
 
 mod dispatch;
 mod events;
-mod hosts;
 mod processes;
 mod session;
 mod step;
@@ -20,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bridle_protocol::{ErrorCode, Event, HistoryItem, Mode, Op, ToolCall};
+use bridle_protocol::{ApprovalSubject, ErrorCode, Event, HistoryItem, Mode, Op, ToolCall};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -336,13 +335,13 @@ impl Engine {
         // asked is gone.
         let queue = crate::calls::ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
         for stored in deps.store.pending_approvals(Some(&session_id))? {
-            if stored.request.tool == hosts::NETWORK_TOOL {
-                queue.withdraw(&stored.request.id, "the connection that asked ended with its process")?;
-            }
-            // A held change lived in its command's layer, gone with the process.
-            if stored.request.tool == crate::calls::EFFECTS_TOOL {
-                queue.withdraw(&stored.request.id, "the command's changes were discarded when its process ended")?;
-            }
+            let why = match stored.request.subject {
+                ApprovalSubject::Call { .. } => continue,
+                ApprovalSubject::Host { .. } => "the connection that asked ended with its process",
+                // A held change lived in its command's layer, gone with the process.
+                ApprovalSubject::Changes { .. } => "the command's changes were discarded when its process ended",
+            };
+            queue.withdraw(&stored.request.id, why)?;
         }
         let suspended = suspended_turn(deps.store.held_approvals(&session_id)?, &history);
         let (event_tx, event_rx) = mpsc::channel(1024);
@@ -352,10 +351,15 @@ impl Engine {
             Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),
             _ => None,
         };
-        let session = Arc::new_cyclic(|me| {
-            Session::new(session_id.clone(), config, deps, (tools_seen, calls.clone()), history, event_tx, lease)
-                .knowing(me.clone())
-        });
+        let session = Arc::new(Session::new(
+            session_id.clone(),
+            config,
+            deps,
+            (tools_seen, calls.clone()),
+            history,
+            event_tx,
+            lease,
+        ));
         let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
         let processes = session.processes.clone();
         session.start_watching();

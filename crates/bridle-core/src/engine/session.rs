@@ -48,12 +48,10 @@ pub(crate) struct Session {
     /// Held while the session is open here, so another process answering one of its approvals
     /// leaves the running to this one.
     _lease: SessionLease,
-    /// This session, for what a call hands out that must outlive a borrow (its network gate).
-    me: std::sync::Weak<Session>,
     /// Its background processes, and the loopback its commands share.
     pub processes: Arc<crate::processes::SessionProcesses>,
     /// The questions about what calls do (hosts, held changes) each turn has waiting.
-    pub(crate) questions: super::hosts::Waiting,
+    questions: Arc<crate::calls::Waiting>,
 }
 
 impl Session {
@@ -120,15 +118,9 @@ impl Session {
             brief,
             events,
             _lease: lease,
-            me: std::sync::Weak::new(),
             processes,
-            questions: super::hosts::Waiting::default(),
+            questions: Arc::default(),
         }
-    }
-
-    /// The same session, knowing its own place (`Arc::new_cyclic`).
-    pub(crate) fn knowing(self, me: std::sync::Weak<Session>) -> Self {
-        Self { me, ..self }
     }
 
     /// The context window in force, when known: the usage meter's, which starts from the
@@ -214,17 +206,13 @@ impl Session {
             clock: self.deps.clock.clone(),
             timeout: self.config.limits.approval_timeout(),
             defer: self.config.defer_approvals,
+            waiting: self.questions.clone(),
         }
     }
 
-    /// Tells the window that request `id` was withdrawn (from sync code: sent without waiting).
-    pub(crate) fn announce_withdrawn(&self, id: &str) {
-        self.events.try_send(Event::ApprovalResolved {
-            session_id: self.id.clone(),
-            approval_id: id.to_string(),
-            decision: bridle_protocol::ApprovalAnswer::Deny,
-            source: bridle_protocol::DecisionSource::User,
-        });
+    /// Sends `event` from code that cannot wait: at once if there is room, else not at all.
+    pub(crate) fn try_emit(&self, event: Event) {
+        self.events.try_send(event);
     }
 
     /// Switches to `mode`: the permit's mode changes, and the calls are built again the one way
@@ -581,17 +569,7 @@ impl Session {
     }
 
     pub(crate) fn tool_context(&self, turn_id: &str, call_id: &str, cancel: CancellationToken) -> ToolContext {
-        let calls = self.calls();
-        let gate = self.me.upgrade().map(|session| {
-            Arc::new(super::hosts::SessionGate { session, turn_id: turn_id.to_string(), cancel: cancel.clone() })
-        });
-        let network = gate.clone().map(|gate| crate::network::CallNetwork {
-            proxy: calls.permit().network().cloned(),
-            gate: gate as Arc<dyn crate::network::Gate>,
-        });
         ToolContext {
-            network,
-            effects: gate.map(|g| g as Arc<dyn crate::changes::EffectsDesk>),
             usage: self.usage.clone(),
             cancel,
             turn_id: turn_id.to_string(),

@@ -58,7 +58,7 @@ pub(crate) async fn run_turn(session: Arc<Session>, turn_id: String, start: Turn
 }
 
 /// Runs the steps of a turn.
-async fn steps(session: &Session, turn_id: &str, start: TurnStart, cancel: &CancellationToken) -> End {
+async fn steps(session: &Arc<Session>, turn_id: &str, start: TurnStart, cancel: &CancellationToken) -> End {
     let mut loop_guard = LoopGuard::default();
     match start {
         TurnStart::Message(text) => {

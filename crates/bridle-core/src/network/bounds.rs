@@ -1,5 +1,5 @@
 //! What one call and one session may hold of the proxy (DESIGN §5.2): connections open at once,
-//! host questions, the time and bytes a handshake may take, the time a tunnel may sit idle.
+//! the time and bytes a handshake may take, the time a tunnel may sit idle.
 //!
 //! Rules: a bound is a named constant here and nowhere else; past a bound the proxy refuses in
 //! words that name it, at once, and spends nothing on the refused: a connection over the bound is
@@ -14,12 +14,6 @@ use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-/// Distinct hosts one call (a command, foreground or background) may ask a person about; past
-/// it a new host is refused without asking.
-pub const CALL_QUESTIONS: usize = 8;
-/// Questions one turn may have waiting for a person at once (hosts, held changes), and
-/// permission prompts one editor session (ACP) may have open at once.
-pub const PENDING_QUESTIONS: usize = 16;
 /// Connections one call may have open through the proxy at once.
 pub const CALL_CONNECTIONS: usize = 64;
 /// Connections one session's commands may have open through the proxy at once.
@@ -44,19 +38,6 @@ impl Default for Deadlines {
     fn default() -> Self {
         Self { handshake: HANDSHAKE_TIME, idle: IDLE_TIME }
     }
-}
-
-/// Why a call refuses a new host without asking.
-pub fn too_many_questions() -> String {
-    format!(
-        "not asked: this command already asked about {CALL_QUESTIONS} hosts, the most one command may; \
-         the user can list the hosts it needs in [sandbox.network] allow"
-    )
-}
-
-/// Why a turn refuses a question without asking.
-pub fn too_many_pending() -> String {
-    format!("not asked: {PENDING_QUESTIONS} questions of this turn already wait for an answer, the most one turn may")
 }
 
 /// A connection's places: one of its call's and one of its session's, given back when it ends.

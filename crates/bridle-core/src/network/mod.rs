@@ -324,7 +324,7 @@ struct CallState {
     call_id: String,
     command: String,
     /// Answers given for this command, one question per host however many connections wait
-    /// (at most [`bounds::CALL_QUESTIONS`] hosts).
+    /// (the call's stream bounds how many hosts it asks about).
     asked: Mutex<HashMap<String, Arc<OnceCell<Answer>>>>,
     /// The connections it may still open at once.
     places: Arc<Semaphore>,
@@ -337,11 +337,7 @@ impl CallState {
     async fn ask(&self, host: &str, port: u16) -> Answer {
         let cell = {
             let mut asked = self.asked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let key = entry(host, port);
-            if !asked.contains_key(&key) && asked.len() >= bounds::CALL_QUESTIONS {
-                return Answer::Refused(Source::Limit, bounds::too_many_questions());
-            }
-            asked.entry(key).or_default().clone()
+            asked.entry(entry(host, port)).or_default().clone()
         };
         let request =
             HostRequest { call_id: self.call_id.clone(), command: self.command.clone(), host: host.into(), port };

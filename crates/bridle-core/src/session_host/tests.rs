@@ -149,8 +149,10 @@ fn the_launch_reopens_the_newest_session_of_its_workspace_left_waiting() {
             id: format!("a-{session}"),
             session_id: session.into(),
             call_id: call.id.clone(),
-            tool: call.name.clone(),
-            arguments: call.arguments.clone(),
+            subject: bridle_protocol::ApprovalSubject::Call {
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+            },
             findings: Vec::new(),
             preview: None,
             call_hash: "h".into(),

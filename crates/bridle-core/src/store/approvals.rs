@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use bridle_protocol::{ApprovalAnswer, ApprovalRequest, DecisionSource, ToolCall};
+use bridle_protocol::{ApprovalAnswer, ApprovalRequest, ApprovalSubject, DecisionSource, ToolCall};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
@@ -133,7 +133,9 @@ impl Store {
     /// yet started. A loaded history leaves those calls open for the engine to finish.
     pub fn held_approvals(&self, session_id: &str) -> Result<HashMap<String, StoredApproval>, StoreError> {
         let mut latest = HashMap::new();
-        for stored in self.session_approvals(session_id)? {
+        // A question a running call asked (a host, its held changes) never runs anything.
+        let calls = self.session_approvals(session_id)?.into_iter();
+        for stored in calls.filter(|s| matches!(s.request.subject, ApprovalSubject::Call { .. })) {
             latest.insert(stored.call.id.clone(), stored);
         }
         latest.retain(|_, s: &mut StoredApproval| s.status != ApprovalStatus::Started);
@@ -217,12 +219,35 @@ fn raw_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
 fn parse_row((request, turn_id, call, status, answer): RawRow) -> Result<StoredApproval, StoreError> {
     let corrupt = |message: String| StoreError::Corrupt { id: 0, message: format!("approval: {message}") };
     Ok(StoredApproval {
-        request: serde_json::from_str(&request).map_err(|e| corrupt(e.to_string()))?,
+        request: request_of(&request).map_err(|e| corrupt(e.to_string()))?,
         turn_id,
         call: serde_json::from_str(&call).map_err(|e| corrupt(e.to_string()))?,
         status: ApprovalStatus::parse(&status).ok_or_else(|| corrupt(format!("unknown status `{status}`")))?,
         answer: answer.map(|a| serde_json::from_str(&a)).transpose().map_err(|e| corrupt(e.to_string()))?,
     })
+}
+
+/// A stored request; one written before requests had a subject (a `tool` and its `arguments`,
+/// with `network` and `effects` naming a host's and a command's changes) is read as the subject
+/// it meant.
+fn request_of(text: &str) -> serde_json::Result<ApprovalRequest> {
+    let mut value: serde_json::Value = serde_json::from_str(text)?;
+    if let Some(object) = value.as_object_mut().filter(|o| !o.contains_key("subject")) {
+        let tool = object.remove("tool").unwrap_or_default();
+        let arguments = object.remove("arguments").unwrap_or_default();
+        let args: serde_json::Value = arguments.as_str().and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
+        let subject = match tool.as_str() {
+            Some("network") => {
+                serde_json::json!({"type": "host", "host": args["host"], "port": args["port"], "command": args["command"]})
+            }
+            Some("effects") => {
+                serde_json::json!({"type": "changes", "command": args["command"], "files": args["files"]})
+            }
+            _ => serde_json::json!({"type": "call", "tool": tool, "arguments": arguments}),
+        };
+        object.insert("subject".into(), subject);
+    }
+    serde_json::from_value(value)
 }
 
 fn to_json(value: &impl Serialize) -> Result<String, StoreError> {

@@ -123,9 +123,6 @@ pub struct ToolContext {
     /// The session's background processes (and the loopback its commands share); `None`
     /// outside a session, where nothing may run on after its call.
     pub processes: Option<Arc<crate::processes::SessionProcesses>>,
-    /// Where a captured command's held changes are put to a person; `None` where nobody can be
-    /// asked (outside a session, approvals deferred).
-    pub effects: Option<Arc<dyn crate::changes::EffectsDesk>>,
     /// The call's writes: stopped at its timeout or an interrupt, waited for before it returns.
     pub writes: Arc<crate::changes::CallWrites>,
 }
@@ -153,7 +150,6 @@ impl ToolContext {
             files: None,
             network: None,
             processes: None,
-            effects: None,
             writes: Arc::default(),
         }
     }
@@ -258,6 +254,8 @@ pub enum Covers {
     Paths,
     /// The tool, whatever its arguments.
     Tool,
+    /// A host a command reaches (`host:port`): not a tool's, but a question a call asks.
+    Host(String),
 }
 
 /// A tool: typed arguments, what it may do, and how it runs. Implement this and the registry

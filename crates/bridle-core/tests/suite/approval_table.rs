@@ -132,7 +132,7 @@ async fn every_mode_kind_finding_and_rule_decides_as_the_table_says() {
                 name: case.tool.into(),
                 arguments: case.args.to_string(),
             };
-            let ctx = ToolContext::new(
+            let mut ctx = ToolContext::new(
                 "table",
                 "c",
                 workspace.clone(),
@@ -140,7 +140,8 @@ async fn every_mode_kind_finding_and_rule_decides_as_the_table_says() {
                 Arc::new(SystemClock),
                 Duration::from_secs(60),
             );
-            let decision = match calls.check(&call, &ctx, None, &Unrecorded).await {
+            let stream = calls.stream(&call, &mut ctx, Arc::new(Unrecorded), None);
+            let decision = match calls.check(&stream, &ctx, None).await {
                 Checked::Ready(checked) => checked.verdict.decision,
                 Checked::Done(outcome) => outcome.verdict.decision,
             };

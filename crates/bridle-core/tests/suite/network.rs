@@ -3,7 +3,7 @@
 
 use bridle_core::config::{NetworkConfig, NetworkMode};
 use bridle_core::shell_sandbox::HostEnvironment;
-use bridle_protocol::{ApprovalAnswer, Event, Mode, ToolStatus};
+use bridle_protocol::{ApprovalAnswer, ApprovalSubject, Event, Mode, ToolStatus};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -33,12 +33,14 @@ async fn a_question_about_a_host_goes_when_its_command_ends_unanswered() {
     let request = events
         .iter()
         .find_map(|e| match e {
-            Event::ApprovalRequested { request, .. } if request.tool == "network" => Some(request.clone()),
+            Event::ApprovalRequested { request, .. } if matches!(request.subject, ApprovalSubject::Host { .. }) => {
+                Some(request.clone())
+            }
             _ => None,
         })
         .expect("the host was asked about");
-    let arguments: serde_json::Value = serde_json::from_str(&request.arguments).unwrap();
-    assert_eq!((arguments["host"].as_str(), arguments["port"].as_u64()), (Some("new.test"), Some(9)));
+    let ApprovalSubject::Host { host, port, .. } = &request.subject else { unreachable!() };
+    assert_eq!((host.as_str(), *port), ("new.test", 9));
     assert!(events.iter().any(|e| matches!(
         e,
         Event::ApprovalResolved { approval_id, decision: ApprovalAnswer::Deny, .. } if *approval_id == request.id

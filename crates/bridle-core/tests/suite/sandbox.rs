@@ -57,8 +57,9 @@ async fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
         // ...which is swapped for a symlink to the outside before the tool runs.
         std::fs::rename(s.ws.join("swap"), s.ws.join("swap-moved")).unwrap();
         symlink(&s.outside, s.ws.join("swap")).unwrap();
-        let context = ctx(&s, &attempt);
-        let outcome = s.calls.run(&attempt, checked, context, &Unrecorded).await;
+        let mut context = ctx(&s, &attempt);
+        let stream = s.calls.stream(&attempt, &mut context, std::sync::Arc::new(Unrecorded), None);
+        let outcome = s.calls.run(&stream, checked, context).await;
         assert!(outcome.result.is_error, "{}: {}", attempt.name, outcome.result.output);
         assert!(outcome.result.output.contains("outside"), "{}: {}", attempt.name, outcome.result.output);
         assert!(

@@ -1,22 +1,23 @@
-// A call waiting for a human, the same card in Chat and in Approvals: tool, editable arguments,
-// findings, the diff it would make, time left, and the four answers. A network request (a
-// sandboxed command asking for a host) is the same card about a host (`data-kind="network"`):
-// where, and the command that asked, with answers worded for hosts and no arguments to edit. A
-// held change (what a sandboxed command changed, waiting to land) is a card about that command's
-// diff (`data-kind="effects"`): nothing to edit, and only keep or discard.
+// A question waiting for a human, the same card in Chat and in Approvals, shaped by what it is
+// about (`request.subject`, switched on exhaustively). A call: tool, editable arguments, findings,
+// the diff it would make, time left, and the four answers. A host (a sandboxed command asking to
+// reach one) is the same card about a host (`data-kind="network"`): where, and the command that
+// asked, with answers worded for hosts and no arguments to edit. Held changes (what a sandboxed
+// command changed, waiting to land) are a card about that command's diff (`data-kind="effects"`):
+// nothing to edit, and only keep or discard.
 // Buttons act only on the user's click or shortcut key; nothing in the model's text can press
 // them. "Always" writes to the config for good, so its key asks to be pressed twice: a stray `a`
 // never does that alone.
 import { useMemo, useState } from "react";
-import type { ApprovalAnswer, ApprovalRequest } from "../../api/types";
+import type { ApprovalAnswer, ApprovalRequest, ApprovalSubject } from "../../api/types";
 import type { AnswerDetails } from "../../store/useSession";
 import { DiffLines } from "../diff/DiffLines";
 import { CALL_ANSWERS, EFFECTS_ANSWERS, hostAnswers } from "./answers";
 import { checkEdit, prettyArguments } from "./args";
-import { effectsRequestOf, shortCommand } from "./effectsRequest";
+import { shortCommand } from "./effectsRequest";
 import { ExpiryClock } from "./ExpiryClock";
 import { FindingList } from "./FindingList";
-import { hostPort, hostRequestOf } from "./hostRequest";
+import { hostPort } from "./hostRequest";
 import { useShortcutKeys } from "./useShortcutKeys";
 
 export type AnswerFn = (request: ApprovalRequest, decision: ApprovalAnswer, details?: AnswerDetails) => void;
@@ -32,16 +33,38 @@ interface Props {
   onFocusCard?: (approvalId: string) => void;
 }
 
+/** The parts of a subject the card shows, each kind its own. */
+interface Shown {
+  call: Extract<ApprovalSubject, { type: "call" }> | null;
+  host: Extract<ApprovalSubject, { type: "host" }> | null;
+  effects: Extract<ApprovalSubject, { type: "changes" }> | null;
+}
+
+function shownOf(subject: ApprovalSubject): Shown {
+  switch (subject.type) {
+    case "call":
+      return { call: subject, host: null, effects: null };
+    case "host":
+      return { call: null, host: subject, effects: null };
+    case "changes":
+      return { call: null, host: null, effects: subject };
+    default: {
+      const never: never = subject;
+      return never;
+    }
+  }
+}
+
 export function ApprovalCard({ request, onAnswer, answering = false, shortcuts = false, onFocusCard }: Props) {
-  const host = useMemo(() => hostRequestOf(request), [request]);
-  const effects = useMemo(() => effectsRequestOf(request), [request]);
+  const { call, host, effects } = useMemo(() => shownOf(request.subject), [request.subject]);
   const answers = useMemo(() => (host ? hostAnswers(host) : effects ? EFFECTS_ANSWERS : CALL_ANSWERS), [host, effects]);
-  const original = useMemo(() => prettyArguments(request.arguments), [request.arguments]);
+  const argumentsText = call?.arguments ?? "{}";
+  const original = useMemo(() => prettyArguments(argumentsText), [argumentsText]);
   const [text, setText] = useState(original);
   const [feedback, setFeedback] = useState("");
   // `a` pressed once: the next `a` answers "always"; any other key or Escape cancels.
   const [alwaysArmed, setAlwaysArmed] = useState(false);
-  const edit = checkEdit(request.arguments, text);
+  const edit = checkEdit(argumentsText, text);
   const error = edit.ok ? null : edit.error;
 
   const answer = (decision: ApprovalAnswer) => {
@@ -66,7 +89,7 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
     <div
       className={shortcuts ? "approval-card active" : "approval-card"}
       data-testid="approval-card"
-      data-tool={request.tool}
+      data-tool={call?.tool}
       data-kind={host ? "network" : effects ? "effects" : undefined}
       data-host={host?.host}
       data-port={host?.port}
@@ -85,7 +108,7 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
             </>
           ) : (
             <>
-              Approve <code>{request.tool}</code>?
+              Approve <code>{call?.tool}</code>?
             </>
           )}
         </span>

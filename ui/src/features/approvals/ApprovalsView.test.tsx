@@ -27,8 +27,7 @@ function networkRequest({ host = "new.test", port = 8080 }: { host?: string; por
   return approvalRequest({
     id: "n1",
     callId: "b1",
-    tool: "network",
-    arguments: JSON.stringify({ host, port, command }),
+    subject: { type: "host", host, port, command },
     findings: [
       {
         guardian: "network",
@@ -46,8 +45,7 @@ function effectsRequest(command = "sed -i s/old line/hi/ notes/a.txt && touch b.
   return approvalRequest({
     id: "e1",
     callId: "b1",
-    tool: "effects",
-    arguments: JSON.stringify({ command, files: ["notes/a.txt", "b.txt"] }),
+    subject: { type: "changes", command, files: ["notes/a.txt", "b.txt"] },
     preview: `${PREVIEW}--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n`,
     findings: [{ guardian: "effects", rule: "review", severity: "low", message: "review mode: every change waits for you", contained: false }],
     callHash: "hash-e1",
@@ -184,7 +182,8 @@ describe("Approvals view", () => {
     const user = await openApprovals();
     emit({ type: "approvalRequested", sessionId: S, request: networkRequest() });
     const card = view().getByTestId("approval-card");
-    expect(card.dataset).toMatchObject({ tool: "network", kind: "network", host: "new.test", port: "8080" });
+    expect(card.dataset).toMatchObject({ kind: "network", host: "new.test", port: "8080" });
+    expect(card.dataset.tool).toBeUndefined();
     expect(within(card).getByText(/^Connect to/).textContent).toBe("Connect to new.test:8080?");
     expect(within(card).getByTestId("approval-command").textContent).toBe("curl -sS http://new.test:8080/");
     expect(within(card).getByTestId("approval-finding").textContent).toContain("which [sandbox.network] does not name");
@@ -221,7 +220,8 @@ describe("Approvals view", () => {
     const user = await openApprovals();
     emit({ type: "approvalRequested", sessionId: S, request: effectsRequest() });
     const card = view().getByTestId("approval-card");
-    expect(card.dataset).toMatchObject({ tool: "effects", kind: "effects" });
+    expect(card.dataset).toMatchObject({ kind: "effects" });
+    expect(card.dataset.tool).toBeUndefined();
     expect(within(card).getByText(/^Keep what/).textContent).toBe("Keep what sed -i s/old line/hi/ notes/a.txt && touch b.txt changed?");
     expect(within(card).queryByTestId("approval-arguments")).toBeNull();
     const preview = within(card).getByTestId("approval-preview");

@@ -2,7 +2,7 @@
 // answers are about the host, never about running anything, so they are worded for hosts). A held
 // change gets two: keep or discard; what one command wrote is never approved for later ones.
 import type { ApprovalAnswer } from "../../api/types";
-import { type HostRequest, hostPort } from "./hostRequest";
+import { hostPort } from "./hostRequest";
 
 export interface AnswerButton {
   decision: ApprovalAnswer;
@@ -21,7 +21,7 @@ export const CALL_ANSWERS: AnswerButton[] = [
 ];
 
 /** The same four answers, about a host. */
-export function hostAnswers(request: HostRequest): AnswerButton[] {
+export function hostAnswers(request: { host: string; port: number }): AnswerButton[] {
   const where = hostPort(request);
   return [
     { decision: "approveOnce", testId: "approve-once", label: "Allow for this command", key: "y", hint: `Let this command reach ${where}` },

@@ -435,8 +435,7 @@ describe("Chat view", () => {
         request: approvalRequest({
           id: "n1",
           callId: "b1",
-          tool: "network",
-          arguments: JSON.stringify({ host: "new.test", port: 8080, command }),
+          subject: { type: "host", host: "new.test", port: 8080, command },
           callHash: "hash-n1",
         }),
       },

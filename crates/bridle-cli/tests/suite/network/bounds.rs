@@ -7,7 +7,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use bridle_core::network::bounds::{CALL_QUESTIONS, PENDING_QUESTIONS, SESSION_CONNECTIONS};
+use bridle_core::calls::{CALL_QUESTIONS, PENDING_QUESTIONS};
+use bridle_core::network::bounds::SESSION_CONNECTIONS;
 use serde_json::{json, Value};
 
 use super::super::bridle::*;
@@ -39,7 +40,7 @@ async fn a_command_asking_for_fifty_hosts_raises_eight_questions_and_is_told_why
     assert_eq!(said.matches("denied by the user").count(), 2 * CALL_QUESTIONS, "{said}");
 
     let out = bridle(&dirs, &["audit", "--kind", "approval_requested", "--json"]).await;
-    let requests = json_lines(&out).into_iter().filter(|r| r["tool"] == "network").count();
+    let requests = json_lines(&out).into_iter().filter(|r| r["payload"]["subject"]["type"] == "host").count();
     assert_eq!(requests, CALL_QUESTIONS, "{}", stdout(&out));
     let out = bridle(&dirs, &["audit", "--kind", "network", "--json"]).await;
     let rows = json_lines(&out);

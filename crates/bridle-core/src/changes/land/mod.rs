@@ -25,9 +25,6 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use bridle_protocol::Finding;
-
 use super::{shown, Effect, EffectKind, LayerRead};
 use crate::fs::{Entry, WorkspaceFs};
 
@@ -347,26 +344,4 @@ impl std::fmt::Debug for Held {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Held").field("landing", &self.landing).finish_non_exhaustive()
     }
-}
-
-/// A question about held changes, for a person.
-#[derive(Debug, Clone)]
-pub struct EffectsQuestion {
-    /// The call that ran the command.
-    pub call_id: String,
-    /// The command line.
-    pub command: String,
-    /// The held paths.
-    pub files: Vec<String>,
-    /// What the guard found in them.
-    pub findings: Vec<Finding>,
-    /// Their diff.
-    pub preview: String,
-}
-
-/// Where a session asks a person about held changes (the engine's approvals).
-#[async_trait]
-pub trait EffectsDesk: Send + Sync {
-    /// `Ok(())` to land them; `Err(why)` to discard them.
-    async fn ask(&self, question: EffectsQuestion) -> Result<(), String>;
 }
