@@ -6,6 +6,7 @@ mod tools;
 
 mod approval_table;
 mod approvals;
+mod call_stream;
 mod calls;
 mod compaction;
 mod interrupt;
@@ -16,6 +17,7 @@ mod mcp;
 mod modes;
 mod network;
 mod one_door;
+mod one_machine;
 mod processes;
 mod provider_failures;
 mod sandbox;

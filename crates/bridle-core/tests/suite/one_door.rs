@@ -86,11 +86,11 @@ fn uses_fs(line: &str) -> bool {
         || FS_CALLS.iter().any(|call| starts_path(&format!("fs::{call}")))
 }
 
-/// Lines using `std::fs` in the non-test code of `file`.
-fn uses_in(file: &Path) -> Vec<(usize, String)> {
+/// The lines of `file` before its inline `#[cfg(test)] mod` block, numbered from 1.
+pub(super) fn code_lines(file: &Path) -> Vec<(usize, String)> {
     let text = std::fs::read_to_string(file).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    let mut found = Vec::new();
+    let mut code = Vec::new();
     for (n, line) in lines.iter().enumerate() {
         let inline_tests = line.trim() == "#[cfg(test)]"
             && lines
@@ -99,29 +99,46 @@ fn uses_in(file: &Path) -> Vec<(usize, String)> {
         if inline_tests {
             break;
         }
-        if uses_fs(line) {
-            found.push((n + 1, line.trim().to_string()));
-        }
+        code.push((n + 1, line.to_string()));
     }
-    found
+    code
 }
 
-#[test]
-fn bridle_reads_and_writes_files_only_through_fs_or_its_own_data() {
+/// Lines using `std::fs` in the non-test code of `file`.
+fn uses_in(file: &Path) -> Vec<(usize, String)> {
+    code_lines(file)
+        .into_iter()
+        .filter(|(_, line)| uses_fs(line))
+        .map(|(n, line)| (n, line.trim().to_string()))
+        .collect()
+}
+
+/// The non-test Rust files of Bridle's crates, by their path below `crates/` (or the repository
+/// for the shell), with their paths.
+pub(super) fn source_files() -> Vec<(String, PathBuf)> {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for krate in ["bridle-core", "bridle-cli", "bridle-app", "bridle-protocol"] {
+    for krate in ["bridle-core", "bridle-cli", "bridle-app", "bridle-protocol", "../src-tauri"] {
         let src = crates.join(krate).join("src");
         if src.is_dir() {
             rust_files(&src, &mut files);
         }
     }
+    files
+        .into_iter()
+        .map(|file| (file.strip_prefix(&crates).unwrap().to_string_lossy().replace('\\', "/"), file))
+        .filter(|(rel, file)| {
+            let name = file.file_name().unwrap().to_string_lossy();
+            !(name == "tests.rs" || name.ends_with("_tests.rs") || rel.contains("/tests/"))
+        })
+        .collect()
+}
+
+#[test]
+fn bridle_reads_and_writes_files_only_through_fs_or_its_own_data() {
     let mut counted: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
-    for file in files {
-        let rel = file.strip_prefix(&crates).unwrap().to_string_lossy().replace('\\', "/");
-        let name = file.file_name().unwrap().to_string_lossy();
-        let test_file = name == "tests.rs" || name.ends_with("_tests.rs") || rel.contains("/tests/");
-        if rel.starts_with("bridle-core/src/fs/") || test_file {
+    for (rel, file) in source_files() {
+        if rel.starts_with("bridle-core/src/fs/") || rel.starts_with("../src-tauri/") {
             continue;
         }
         let uses = uses_in(&file);
