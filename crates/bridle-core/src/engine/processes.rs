@@ -9,10 +9,26 @@ use bridle_protocol::{Event, HistoryItem, ProcessInfo, ProcessState};
 use serde_json::json;
 
 use super::events::EventSender;
+use super::session::Session;
 use crate::audit::{AuditKind, AuditRecord, AuditSink};
 use crate::clock::Clock;
 use crate::network::HostUse;
 use crate::store::ProcessRow;
+
+impl Session {
+    /// Tells the model of a resumed session which of its background processes ended when it was
+    /// last closed (once).
+    pub(crate) async fn tell_ended_processes(&self) {
+        match self.deps.store.untold_processes(&self.id) {
+            Ok(rows) => {
+                if let Some(note) = super::processes::ended_note(&rows) {
+                    self.record_note(note).await;
+                }
+            }
+            Err(e) => tracing::warn!("session {}: its ended processes cannot be read: {e}", self.id),
+        }
+    }
+}
 
 /// Records and announces one session's process changes.
 pub(crate) struct ProcessWatch {

@@ -1,18 +1,20 @@
-//! One session's shared state: history, usage, approvals, and the ways a turn records and
-//! reports.
+//! One session's shared state — its config, the calls in force, usage, approvals, files and
+//! processes — and the ways a turn reports: events, audit rows, errors and warnings. The
+//! conversation is `history.rs`'s, the files' watch and undo `undo.rs`'s, the background
+//! processes' record `processes.rs`'s.
+//!
+//! Rule: one place says each thing to the window and the audit; what fails to be recorded is
+//! reported, never dropped silently.
 
 use std::sync::Arc;
 
 use bridle_protocol::{ErrorCode, ErrorInfo, Event, HistoryItem};
-use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::{EngineConfig, EngineDeps};
 use crate::audit::{AuditKind, AuditRecord};
 use crate::calls::{ApprovalQueue, Calls, Desk};
 use crate::changes::SessionFiles;
-use crate::compaction::{self, Estimator, Fit, View};
-use crate::provider::ModelRequest;
 use crate::store::SessionLease;
 use crate::tools::{ToolContext, UsageMeter, UsageSnapshot};
 
@@ -30,21 +32,13 @@ pub(crate) struct Session {
     pub approvals: ApprovalQueue,
     /// What the session read and changed: stale-write stamps and checkpoints.
     pub files: Arc<SessionFiles>,
-    /// What the model sees of the history (after compactions).
-    view: std::sync::Mutex<View>,
-    /// This session's tokens-per-character, learnt from the provider's counts.
-    estimator: std::sync::Mutex<Estimator>,
-    /// Whether the prompt-truncation warning was given (once per session).
-    warned_truncation: std::sync::atomic::AtomicBool,
     /// The workspace watch that reports files changed behind the session's back.
-    watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
-    history: Mutex<Vec<HistoryItem>>,
-    /// Bridle's notes (an undo's) made while calls waited for their results: they join the
-    /// history after those results, where the store's reader puts them too.
-    notes: std::sync::Mutex<Vec<HistoryItem>>,
+    pub(super) watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
+    /// The conversation, and the view the model has of it.
+    pub(super) history: super::history::History,
     /// The brief: Bridle's instructions, the environment, the project's instructions.
     pub(crate) brief: crate::brief::Brief,
-    events: super::events::EventSender,
+    pub(super) events: super::events::EventSender,
     /// Held while the session is open here, so another process answering one of its approvals
     /// leaves the running to this one.
     _lease: SessionLease,
@@ -109,47 +103,13 @@ impl Session {
             usage,
             approvals,
             files,
-            view: std::sync::Mutex::new(view),
-            estimator: std::sync::Mutex::new(Estimator::default()),
-            warned_truncation: std::sync::atomic::AtomicBool::new(false),
             watch: std::sync::Mutex::new(None),
-            history: Mutex::new(history),
-            notes: std::sync::Mutex::new(Vec::new()),
+            history: super::history::History::new(history, view),
             brief,
             events,
             _lease: lease,
             processes,
             questions: Arc::default(),
-        }
-    }
-
-    /// The context window in force, when known: the usage meter's, which starts from the
-    /// config and is corrected by what the server serves ([`Self::discover_window`]).
-    pub(crate) fn context_window(&self) -> Option<u64> {
-        self.usage.lock().unwrap_or_else(std::sync::PoisonError::into_inner).context_window
-    }
-
-    /// Asks the server what window it serves for the model (within its 2 s limit) and keeps
-    /// the smallest of that and the config's; a config promising more than the server holds is
-    /// corrected with a warning, since compaction and the meter would work from a number the
-    /// server does not honour.
-    pub(crate) async fn discover_window(&self) {
-        let limit = crate::provider::window::ASK_LIMIT + std::time::Duration::from_millis(500);
-        let served = tokio::time::timeout(limit, self.deps.provider.context_window()).await.ok().flatten();
-        let configured = self.config.context_window;
-        let window = match (configured, served) {
-            (Some(c), Some(s)) => Some(c.min(s)),
-            (c, s) => c.or(s),
-        };
-        self.usage.lock().unwrap_or_else(std::sync::PoisonError::into_inner).context_window = window;
-        if let (Some(c), Some(s)) = (configured, served) {
-            if c > s {
-                let message = format!(
-                    "The config says context_window = {c}, but the server serves {s} tokens for {}; Bridle uses {s}",
-                    self.deps.provider.model()
-                );
-                self.warn(bridle_protocol::WarningCode::ContextWindowCorrected, message).await;
-            }
         }
     }
 
@@ -159,38 +119,6 @@ impl Session {
             r.status(code.as_str()).payload(serde_json::json!({"message": message}))
         });
         self.emit(Event::Warning { session_id: self.id.clone(), code, message }).await;
-    }
-
-    /// The server counted `reported` prompt tokens for `request`: far fewer than Bridle's own
-    /// count of what it sent means the server cut the prompt (a context smaller than the
-    /// request, or a chat template that drops the tools). Said once per session.
-    pub(crate) async fn check_truncation(&self, request: &ModelRequest, reported: u64) {
-        if reported == 0 || self.warned_truncation.load(std::sync::atomic::Ordering::Relaxed) {
-            return;
-        }
-        let sent = crate::compaction::count_tokens(request);
-        if (reported as f64) >= 0.7 * sent as f64 {
-            return;
-        }
-        self.warned_truncation.store(true, std::sync::atomic::Ordering::Relaxed);
-        let message = format!(
-            "The server counted {reported} prompt tokens for a request of about {sent}: it cut the prompt, so the model may no longer see its instructions, its tools or the start of the conversation. Raise the server's context (for Ollama, use kind = \"ollama\", which sends num_ctx), or use a chat template that renders tools"
-        );
-        self.warn(bridle_protocol::WarningCode::PromptTruncated, message).await;
-    }
-
-    /// Starts watching the workspace: a file the session read or wrote that changes on disk
-    /// behind its back is announced ([`Event::FilesChangedOnDisk`]). Without a watch (no
-    /// inotify slots left, say) the stale-write check still holds; only the announcement is lost.
-    pub(crate) fn start_watching(&self) {
-        let (events, session_id) = (self.events.clone(), self.id.clone());
-        let report = move |paths: Vec<String>| {
-            events.try_send(Event::FilesChangedOnDisk { session_id: session_id.clone(), paths });
-        };
-        match crate::changes::watch(self.calls().workspace().clone(), self.files.clone(), report) {
-            Ok(watch) => *self.watch.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(watch),
-            Err(e) => tracing::warn!("session {}: the workspace is not watched: {e}", self.id),
-        }
     }
 
     /// What calls go through now (cheap: every part is shared).
@@ -315,119 +243,6 @@ impl Session {
         self.events.send(event).await;
     }
 
-    /// Appends to the history and the store. A store failure is reported to the user once
-    /// per item and the turn goes on: the in-memory history stays whole.
-    pub(crate) async fn record(&self, turn_id: &str, item: HistoryItem) {
-        let now = self.deps.clock.now_ms();
-        if let Err(e) = self.deps.store.append(&self.id, turn_id, &item, now) {
-            self.error(ErrorCode::StoreWriteFailed, format!("{e}; the conversation continues in memory"), true).await;
-        }
-        let mut history = self.history.lock().await;
-        history.push(item);
-        self.flush_notes(&mut history);
-    }
-
-    /// Stores a call's result the moment the call ends, before its siblings do: a crash
-    /// mid-batch keeps every result that was reached. The in-memory history gets the batch's
-    /// results in call order afterwards ([`Self::remember_results`]); the store's reader puts
-    /// them in call order too.
-    pub(crate) async fn persist_result(&self, turn_id: &str, result: &bridle_protocol::ToolResult) {
-        let now = self.deps.clock.now_ms();
-        let item = HistoryItem::ToolResult { result: result.clone() };
-        if let Err(e) = self.deps.store.append(&self.id, turn_id, &item, now) {
-            self.error(ErrorCode::StoreWriteFailed, format!("{e}; the conversation continues in memory"), true).await;
-        }
-    }
-
-    /// A batch's results, already stored one by one, join the in-memory history in call order.
-    pub(crate) async fn remember_results(&self, results: Vec<bridle_protocol::ToolResult>) {
-        let mut history = self.history.lock().await;
-        history.extend(results.into_iter().map(|result| HistoryItem::ToolResult { result }));
-        self.flush_notes(&mut history);
-    }
-
-    /// Appends a note from Bridle (an undo's) to the store and to the history the model sees
-    /// next; while calls wait for their results, after those results.
-    async fn record_note(&self, item: HistoryItem) {
-        let now = self.deps.clock.now_ms();
-        if let Err(e) = self.deps.store.append(&self.id, "", &item, now) {
-            self.error(ErrorCode::StoreWriteFailed, format!("{e}; the conversation continues in memory"), true).await;
-        }
-        let mut history = self.history.lock().await;
-        self.notes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(item);
-        self.flush_notes(&mut history);
-    }
-
-    /// Tells the model of a resumed session which of its background processes ended when it was
-    /// last closed (once).
-    pub(crate) async fn tell_ended_processes(&self) {
-        match self.deps.store.untold_processes(&self.id) {
-            Ok(rows) => {
-                if let Some(note) = super::processes::ended_note(&rows) {
-                    self.record_note(note).await;
-                }
-            }
-            Err(e) => tracing::warn!("session {}: its ended processes cannot be read: {e}", self.id),
-        }
-    }
-
-    /// Moves the waiting notes into `history` once no call there waits for a result.
-    fn flush_notes(&self, history: &mut Vec<HistoryItem>) {
-        let mut notes = self.notes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !notes.is_empty() && !has_open_calls(history) {
-            history.append(&mut notes);
-        }
-    }
-
-    /// Files changed at `paths` (a tool's change, or an undo): the permit forgets what a
-    /// changed exec-config file voids.
-    pub(crate) async fn files_changed<'a>(&self, paths: impl Iterator<Item = &'a str>) {
-        if let Some(problem) = self.calls().permit().files_changed(paths) {
-            self.error(problem.code, problem.message, problem.retryable).await;
-        }
-    }
-
-    /// Undoes a turn's file changes (the last turn's when `None`), whole or for `paths`;
-    /// called between turns. Every file put back or removed is audited; the window hears
-    /// [`Event::Undone`].
-    pub(crate) async fn undo(&self, turn_id: Option<&str>, paths: &[String]) {
-        let workspace = self.calls().workspace().clone();
-        let blobs = crate::changes::BlobStore::new(&self.config.data_dir);
-        let now = self.deps.clock.now_ms();
-        let report = match crate::changes::undo(&self.deps.store, &blobs, &workspace, &self.id, turn_id, paths, now) {
-            Ok(report) => report,
-            Err(e) => return self.error(ErrorCode::UndoFailed, e, false).await,
-        };
-        for (path, status) in
-            report.restored.iter().map(|p| (p, "restored")).chain(report.removed.iter().map(|p| (p, "removed")))
-        {
-            self.audit(AuditKind::Undone, Some(&report.turn_id), |r| {
-                r.status(status).payload(serde_json::json!({"path": path}))
-            });
-        }
-        self.files_changed(report.restored.iter().chain(&report.removed).map(String::as_str)).await;
-        // The undo already stored the stamps; this session's memory of them follows.
-        for (path, stamp) in &report.stamps {
-            self.files.saw(std::path::Path::new(path), *stamp);
-        }
-        if let Some(note) = report.note_item() {
-            self.record_note(note).await;
-        }
-        let refused = report
-            .refused
-            .iter()
-            .map(|r| bridle_protocol::UndoRefusal { path: r.path.clone(), reason: r.reason.clone() })
-            .collect();
-        self.emit(Event::Undone {
-            session_id: self.id.clone(),
-            turn_id: report.turn_id,
-            restored: report.restored,
-            removed: report.removed,
-            refused,
-        })
-        .await;
-    }
-
     /// Records an audit row of this session (and `turn_id`), shaped by `fill`.
     pub(crate) fn audit(&self, kind: AuditKind, turn_id: Option<&str>, fill: impl FnOnce(AuditRecord) -> AuditRecord) {
         if !self.deps.audit.is_enabled() {
@@ -472,100 +287,6 @@ impl Session {
             r.status(code.as_str()).payload(serde_json::json!({"message": message, "retryable": retryable}))
         });
         self.emit(Event::Error { session_id: self.id.clone(), info: ErrorInfo { code, message, retryable } }).await;
-    }
-
-    /// A copy of the history so far.
-    pub(crate) async fn history_snapshot(&self) -> Vec<HistoryItem> {
-        self.history.lock().await.clone()
-    }
-
-    /// The next model request: system prompt, the history as the model sees it (compacted),
-    /// tools sorted by name.
-    pub(crate) async fn request(&self) -> ModelRequest {
-        let history = self.history.lock().await;
-        self.current_view().apply(&self.brief.text, &history, self.calls().registry().definitions())
-    }
-
-    fn current_view(&self) -> View {
-        self.view.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
-    }
-
-    /// The provider counted `input_tokens` for `request`: the estimates learn from it.
-    pub(crate) fn observe_usage(&self, request: &ModelRequest, input_tokens: u64) {
-        self.estimator.lock().unwrap_or_else(std::sync::PoisonError::into_inner).observe(request, input_tokens);
-    }
-
-    /// Whether `request` (the next one, as built) passes the compaction threshold: the cheap
-    /// check made before every step, on the request already in hand.
-    pub(crate) fn needs_compaction(&self, request: &ModelRequest) -> bool {
-        let Some(window) = self.context_window() else { return false };
-        let estimator = self.estimator.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        estimator.tokens(request) > compaction::threshold(window, self.config.compaction.at)
-    }
-
-    /// Compacts when the next request would pass the threshold (always when `force`): the new
-    /// view is stored, audited (`compaction`) and announced (`Compacted`). A summary the model
-    /// cannot give is an error event; the request then goes as it is.
-    pub(crate) async fn compact(&self, turn_id: Option<&str>, force: bool) {
-        let Some(window) = self.context_window() else {
-            if force {
-                let message =
-                    "the model's context window is not known ([provider] context_window); nothing to compact against";
-                self.error(ErrorCode::CompactFailed, message.into(), false).await;
-            }
-            return;
-        };
-        let history = self.history_snapshot().await;
-        let tools = self.calls().registry().definitions();
-        let fit = Fit {
-            system: &self.brief.text,
-            history: &history,
-            tools: &tools,
-            window,
-            at: self.config.compaction.at,
-            keep_user_messages: self.config.compaction.keep_user_messages,
-        };
-        let (view, estimator) =
-            (self.current_view(), self.estimator.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone());
-        let compacted = match compaction::fit(&view, &estimator, self.deps.provider.as_ref(), &fit, force).await {
-            Ok(Some(compacted)) => compacted,
-            Ok(None) => return,
-            Err(e) => return self.error(ErrorCode::CompactFailed, e.to_string(), true).await,
-        };
-        let now = self.deps.clock.now_ms();
-        let stored = serde_json::to_string(&compacted.view).map_err(|e| e.to_string()).and_then(|json| {
-            self.deps
-                .store
-                .save_view(&self.id, &json, compacted.tokens_before, compacted.tokens_after, now)
-                .map_err(|e| e.to_string())
-        });
-        if let Err(e) = stored {
-            self.error(
-                ErrorCode::StoreWriteFailed,
-                format!("the compaction could not be stored ({e}); it holds for this process only"),
-                true,
-            )
-            .await;
-        }
-        *self.view.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = compacted.view.clone();
-        if let Ok(mut meter) = self.usage.lock() {
-            meter.context_used = compacted.tokens_after;
-        }
-        self.audit(AuditKind::Compaction, turn_id, |r| {
-            r.status(if force { "requested" } else { "automatic" }).payload(serde_json::json!({
-                "tokensBefore": compacted.tokens_before,
-                "tokensAfter": compacted.tokens_after,
-                "masked": compacted.masked,
-                "summarized": compacted.summarized,
-                "summarizedItems": compacted.view.summarized,
-            }))
-        });
-        self.emit(Event::Compacted {
-            session_id: self.id.clone(),
-            tokens_before: compacted.tokens_before,
-            tokens_after: compacted.tokens_after,
-        })
-        .await;
     }
 
     pub(crate) fn tool_context(&self, turn_id: &str, call_id: &str, cancel: CancellationToken) -> ToolContext {
@@ -613,14 +334,4 @@ pub(crate) fn sandbox_of(calls: &Calls) -> (&'static str, Option<String>) {
 fn ready_servers(deps: &EngineDeps) -> std::collections::BTreeSet<String> {
     let reports = deps.mcp.as_ref().map(|hub| hub.reports()).unwrap_or_default();
     reports.into_iter().filter(|r| r.status == bridle_protocol::McpStatus::Ready).map(|r| r.name).collect()
-}
-
-/// Whether the last assistant item has calls without a result yet.
-fn has_open_calls(history: &[HistoryItem]) -> bool {
-    let Some(at) = history.iter().rposition(|item| matches!(item, HistoryItem::Assistant { .. })) else {
-        return false;
-    };
-    let HistoryItem::Assistant { tool_calls, .. } = &history[at] else { return false };
-    let answered = history[at..].iter().filter(|item| matches!(item, HistoryItem::ToolResult { .. })).count();
-    answered < tool_calls.len()
 }
