@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use bridle_protocol::{McpServerStatus, McpStatus};
+use bridle_protocol::{McpServerList, McpServerStatus, McpStatus};
 
 use server::{Client, Server};
 
@@ -117,6 +117,14 @@ impl McpHub {
                 tools: slot.server.tools.iter().map(|t| t.name().to_string()).collect(),
             })
             .collect()
+    }
+
+    /// Every configured server, numbered with the hub's generation. The number is read before
+    /// the servers and every change is counted after it is made, so a list numbered `n` shows
+    /// every change up to the `n`-th (a later one may show too; its own list follows).
+    pub fn status(&self) -> McpServerList {
+        let seq = self.generation();
+        McpServerList { seq, servers: self.reports() }
     }
 
     /// The number of changes so far: a session whose tools were built at another number builds
@@ -312,4 +320,46 @@ fn watch(hub: Weak<McpHub>, name: String, start: u64, client: Client, lost: serv
         }
         hub.changed();
     });
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn server(command: &str, enabled: bool) -> McpServerConfig {
+        McpServerConfig {
+            command: Some(command.into()),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            url: None,
+            headers: BTreeMap::new(),
+            enabled,
+            startup_timeout_secs: 5,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_list_is_numbered_past_every_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-server").display().to_string();
+        let config = McpConfig {
+            servers: BTreeMap::from([("broken".into(), server(&missing, true)), ("off".into(), server("true", false))]),
+        };
+        let hub = McpHub::start(&config, dir.path(), std::iter::empty()).await;
+        let first = hub.status();
+        let states: Vec<(String, McpStatus)> = first.servers.iter().map(|s| (s.name.clone(), s.status)).collect();
+        assert_eq!(states, [("broken".into(), McpStatus::Failed), ("off".into(), McpStatus::Disabled)]);
+
+        hub.restart("broken").await.unwrap();
+        let restarted = hub.status();
+        assert!(restarted.seq > first.seq, "{} after {}", restarted.seq, first.seq);
+
+        let fewer = McpConfig { servers: BTreeMap::from([("broken".into(), server(&missing, true))]) };
+        hub.reconfigure(&fewer).await;
+        let reconfigured = hub.status();
+        assert!(reconfigured.seq > restarted.seq, "{} after {}", reconfigured.seq, restarted.seq);
+        assert_eq!(reconfigured.servers.len(), 1);
+        hub.shutdown().await;
+    }
 }
