@@ -29,7 +29,7 @@ use sha2::{Digest, Sha256};
 pub use blobs::BlobStore;
 pub use commit::{commit, CommitError, CommitScope};
 pub use diff::{diff_stat, shown, text_before, unified_diff};
-pub use files::SessionFiles;
+pub use files::{NotFresh, SessionFiles};
 pub use land::{EffectsDesk, EffectsQuestion, Free, Held, Landed, Landing, State, Step};
 pub use layer::{read_layer, Effect, EffectKind, LayerRead, Refusal};
 pub use scan::{Scan, ScannedChange};

@@ -32,6 +32,11 @@ use crate::config::{McpConfig, McpServerConfig};
 pub use names::tool_name;
 pub use tool::McpTool;
 
+/// A server the hub was asked about that the config does not name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no MCP server is named `{0}`")]
+pub struct UnknownServer(pub String);
+
 /// A configured server and where it stands.
 struct Slot {
     config: McpServerConfig,
@@ -162,10 +167,10 @@ impl McpHub {
     }
 
     /// Stops `name` and starts it again as configured; returns once it is ready or has failed.
-    pub async fn restart(self: &Arc<Self>, name: &str) -> Result<(), String> {
+    pub async fn restart(self: &Arc<Self>, name: &str) -> Result<(), UnknownServer> {
         let config = match self.state().slots.get(name) {
             Some(slot) => slot.config.clone(),
-            None => return Err(format!("no MCP server is named `{name}`")),
+            None => return Err(UnknownServer(name.to_string())),
         };
         self.start_servers(BTreeMap::from([(name.to_string(), config)])).await;
         Ok(())
@@ -352,6 +357,7 @@ mod tests {
         assert_eq!(states, [("broken".into(), McpStatus::Failed), ("off".into(), McpStatus::Disabled)]);
 
         hub.restart("broken").await.unwrap();
+        assert_eq!(hub.restart("nope").await, Err(UnknownServer("nope".into())));
         let restarted = hub.status();
         assert!(restarted.seq > first.seq, "{} after {}", restarted.seq, first.seq);
 
