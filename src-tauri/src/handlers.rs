@@ -8,7 +8,7 @@
 
 use bridle_core::session_host::{self, Starting};
 use bridle_protocol::{
-    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, McpServerSettings, McpServerStatus, ModelInfo, Op, ProcessInfo,
+    ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, McpServerList, McpServerSettings, ModelInfo, Op, ProcessInfo,
     ProviderSettings, RuleList, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
 };
 
@@ -75,11 +75,11 @@ pub async fn rules_explain(_start: &Starting, list: RuleList, patterns: Vec<Stri
     session_host::rules_explain(list, &patterns)
 }
 
-pub async fn mcp_status(start: &Starting) -> Answer<Vec<McpServerStatus>> {
+pub async fn mcp_status(start: &Starting) -> Answer<McpServerList> {
     start.get().await?.mcp_status().await
 }
 
-pub async fn mcp_restart(start: &Starting, name: String) -> Answer<Vec<McpServerStatus>> {
+pub async fn mcp_restart(start: &Starting, name: String) -> Answer<McpServerList> {
     start.get().await?.mcp_restart(name).await
 }
 

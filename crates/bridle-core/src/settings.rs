@@ -282,7 +282,7 @@ fn edit(
         .map_err(|e: toml_edit::TomlError| ConfigError::Parse { path: shown.clone(), message: e.to_string() })?;
     change(&mut doc)?;
     let text = doc.to_string();
-    let config = Config::parse(&text).map_err(SaveError::Invalid)?;
+    let config = Config::parse(&text).map_err(|e| SaveError::Invalid(e.to_string()))?;
     crate::guard::Policy::from_config(&config).map_err(|e| SaveError::Invalid(e.to_string()))?;
     crate::network::Policy::new(&config.sandbox.network).map_err(SaveError::Invalid)?;
     write_atomically(config_file, text.as_bytes(), permissions)

@@ -34,6 +34,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         HistoryItem,
         InstructionFileInfo,
         LimitSettings,
+        McpServerList,
         McpServerSettings,
         McpServerStatus,
         McpStatus,

@@ -87,10 +87,11 @@ macro_rules! with_commands {
             models_list(provider: $crate::ProviderSettings, api_key: Option<String>) -> Vec<$crate::ModelInfo>;
             /// What each rule of one list means, or why it is invalid.
             rules_explain(list: $crate::RuleList, patterns: Vec<String>) -> Vec<$crate::RuleMeaning>;
-            /// The open session's MCP servers with their state and tools (then pushed as `mcp-status`).
-            mcp_status() -> Vec<$crate::McpServerStatus>;
+            /// The open session's MCP servers with their state and tools, numbered like the lists
+            /// pushed on `mcp-status` (the window keeps the newest).
+            mcp_status() -> $crate::McpServerList;
             /// Stops one MCP server and starts it again; answers once it is ready or has failed.
-            mcp_restart(name: String) -> Vec<$crate::McpServerStatus>;
+            mcp_restart(name: String) -> $crate::McpServerList;
             /// Adds or edits one MCP server in the config (`previous` names the one being renamed or
             /// edited) and starts it as it now stands; the others keep running.
             mcp_save(server: $crate::McpServerSettings, previous: Option<String>) -> $crate::Settings;
@@ -123,8 +124,8 @@ impl<T> Channel<T> {
 
 /// Every engine event of the open session, numbered (`seq`).
 pub const ENGINE_EVENT: Channel<crate::SequencedEvent> = Channel::new("engine-event");
-/// The open session's MCP servers' list, after every change.
-pub const MCP_STATUS: Channel<Vec<crate::McpServerStatus>> = Channel::new("mcp-status");
+/// The open session's MCP servers' list, numbered, after every change.
+pub const MCP_STATUS: Channel<crate::McpServerList> = Channel::new("mcp-status");
 
 /// One channel as the window's bindings render it.
 struct ChannelSpec {
@@ -141,7 +142,7 @@ struct ChannelSpec {
 fn channels() -> Vec<ChannelSpec> {
     let cfg = Config::default();
     let mut mcp_imports = Vec::new();
-    collect::<Vec<crate::McpServerStatus>>(&cfg, &mut mcp_imports);
+    collect::<crate::McpServerList>(&cfg, &mut mcp_imports);
     vec![
         ChannelSpec {
             constant: "ENGINE_EVENT",
@@ -156,7 +157,7 @@ fn channels() -> Vec<ChannelSpec> {
             listener: "onMcpStatus",
             doc: "the MCP servers' list after every change",
             name: MCP_STATUS.name,
-            payload: <Vec<crate::McpServerStatus> as TS>::name(&cfg),
+            payload: <crate::McpServerList as TS>::name(&cfg),
             imports: mcp_imports,
         },
     ]

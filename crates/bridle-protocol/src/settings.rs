@@ -157,6 +157,20 @@ pub struct McpServerStatus {
     pub tools: Vec<String>,
 }
 
+/// The running session's MCP servers as the window gets them, pushed on `mcp-status` or
+/// answered by `mcp_status` and `mcp_restart`. `seq` grows with every change of the servers,
+/// across the sessions one window opens, so the window keeps the newest list whichever way it
+/// came: an answer that arrives after a newer push is older than what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerList {
+    /// The list's number: a list with a greater one reflects later changes.
+    #[ts(type = "number")]
+    pub seq: u64,
+    /// Every configured server, by name.
+    pub servers: Vec<McpServerStatus>,
+}
+
 /// What the Settings view saves. The key, when given, goes to the OS keychain only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

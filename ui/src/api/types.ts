@@ -40,5 +40,6 @@ export type { ProcessInfo } from "./bindings/ProcessInfo";
 export type { ProcessState } from "./bindings/ProcessState";
 export type { InstructionFileInfo } from "./bindings/InstructionFileInfo";
 export type { McpServerSettings } from "./bindings/McpServerSettings";
+export type { McpServerList } from "./bindings/McpServerList";
 export type { McpServerStatus } from "./bindings/McpServerStatus";
 export type { McpStatus } from "./bindings/McpStatus";

@@ -9,7 +9,7 @@ import type {
   AuditQuery,
   Event,
   McpServerSettings,
-  McpServerStatus,
+  McpServerList,
   ModelInfo,
   Op,
   ProcessInfo,
@@ -85,7 +85,7 @@ export const MCP_SERVER: McpServerSettings = {
 
 export const fakeEngine = {
   listener: null as ((e: SequencedEvent) => void) | null,
-  mcpListener: null as ((servers: McpServerStatus[]) => void) | null,
+  mcpListener: null as ((list: McpServerList) => void) | null,
   seq: 0,
   submit: vi.fn(async (_op: Op) => {}),
   sessionInfo: vi.fn(async (): Promise<SessionSummary> => SUMMARY),
@@ -103,8 +103,8 @@ export const fakeEngine = {
   sessionOpen: vi.fn(async (_id: string): Promise<SessionSummary> => SUMMARY),
   sessionNew: vi.fn(async (): Promise<SessionSummary> => SUMMARY),
   sessionDelete: vi.fn(async (_id: string): Promise<SessionSummary> => SUMMARY),
-  mcpStatus: vi.fn(async (): Promise<McpServerStatus[]> => []),
-  mcpRestart: vi.fn(async (_name: string): Promise<McpServerStatus[]> => []),
+  mcpStatus: vi.fn(async (): Promise<McpServerList> => ({ seq: 0, servers: [] })),
+  mcpRestart: vi.fn(async (_name: string): Promise<McpServerList> => ({ seq: 0, servers: [] })),
   mcpSave: vi.fn(async (_server: McpServerSettings, _previous: string | null): Promise<Settings> => SETTINGS),
   mcpRemove: vi.fn(async (_name: string): Promise<Settings> => SETTINGS),
   processesList: vi.fn(async (): Promise<ProcessInfo[]> => []),
@@ -134,7 +134,7 @@ export const engineModule = {
   mcpRemove: (name: string) => fakeEngine.mcpRemove(name),
   processesList: () => fakeEngine.processesList(),
   processStop: (id: string) => fakeEngine.processStop(id),
-  onMcpStatus: async (cb: (servers: McpServerStatus[]) => void) => {
+  onMcpStatus: async (cb: (list: McpServerList) => void) => {
     fakeEngine.mcpListener = cb;
     return () => {
       if (fakeEngine.mcpListener === cb) fakeEngine.mcpListener = null;
@@ -154,8 +154,8 @@ export function emit(...events: Event[]): void {
 }
 
 /** Sends the MCP servers' list to the window, as the shell would after a change. */
-export function emitMcp(servers: McpServerStatus[]): void {
-  act(() => fakeEngine.mcpListener?.(servers));
+export function emitMcp(list: McpServerList): void {
+  act(() => fakeEngine.mcpListener?.(list));
 }
 
 /** A request for `tool` with overridable fields. */

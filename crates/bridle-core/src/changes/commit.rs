@@ -16,7 +16,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::files::Recorded;
+use super::files::{NotFresh, Recorded};
 use super::stop::{CallWrites, WriteTicket};
 use super::{blob_name, diff_stat, ChangeKind, ChangePlan, FileChange, PlannedFile, SessionFiles};
 use crate::fs::{FsError, WorkspaceFs};
@@ -141,7 +141,10 @@ fn write_locked(
             return Err(CommitError::ChangedSincePlan(f.shown()));
         }
         if let Some(files) = &ctx.files {
-            files.check_fresh(fs, &f.rel).map_err(CommitError::Stale)?;
+            files.check_fresh(fs, &f.rel).map_err(|e| match e {
+                NotFresh::Unreadable(e) => CommitError::Read(e),
+                changed @ NotFresh::Changed { .. } => CommitError::Stale(changed.to_string()),
+            })?;
         }
     }
 

@@ -12,8 +12,28 @@ use std::sync::{Arc, Mutex};
 
 use super::BlobStore;
 use crate::clock::Clock;
-use crate::fs::{Stamp, WorkspaceFs};
+use crate::fs::{FsError, Stamp, WorkspaceFs};
 use crate::store::{ChangeRow, Store};
+
+/// Why a file the session read may not be changed now.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotFresh {
+    /// How the file stands now could not be read.
+    #[error("{0}")]
+    Unreadable(FsError),
+    /// It changed on disk since the session last saw it; `what` it went through: "was
+    /// deleted", "was replaced" (another inode) or "was modified". The text is for the model.
+    #[error(
+        "`{path}` {what} on disk since you last read it (by the user or another program); read it again, then make your change to what it holds now. Nothing was changed."
+    )]
+    Changed {
+        /// Workspace-relative POSIX path.
+        path: String,
+        /// What happened to it.
+        what: &'static str,
+    },
+}
 
 /// One session's file memory; shared by all its tool calls.
 pub struct SessionFiles {
@@ -72,23 +92,19 @@ impl SessionFiles {
         self.stamps().get(rel).copied()
     }
 
-    /// Whether `rel` may be changed: never read here, or unchanged since. The error says what
-    /// to do, for the model.
-    pub fn check_fresh(&self, fs: &WorkspaceFs, rel: &Path) -> Result<(), String> {
+    /// Whether `rel` may be changed: never read here, or unchanged since.
+    pub fn check_fresh(&self, fs: &WorkspaceFs, rel: &Path) -> Result<(), NotFresh> {
         let Some(seen) = self.stamps().get(rel).copied() else { return Ok(()) };
-        let now = fs.stamp(rel).map_err(|e| e.to_string())?;
+        let now = fs.stamp(rel).map_err(NotFresh::Unreadable)?;
         if now == Some(seen) {
             return Ok(());
         }
-        let shown = super::shown(rel);
         let what = match now {
             None => "was deleted",
             Some(now) if now.inode != seen.inode => "was replaced",
             Some(_) => "was modified",
         };
-        Err(format!(
-            "`{shown}` {what} on disk since you last read it (by the user or another program); read it again, then make your change to what it holds now. Nothing was changed."
-        ))
+        Err(NotFresh::Changed { path: super::shown(rel), what })
     }
 
     /// Keeps `content` (a file's bytes before or after a change); returns its blob name.
@@ -110,11 +126,6 @@ impl SessionFiles {
     /// The content kept as `hash`, streamed (checked against its name at the end).
     pub fn blob(&self, hash: &str) -> std::io::Result<impl std::io::Read> {
         self.blobs.reader(hash)
-    }
-
-    /// Records one change of `turn_id`'s call `call_id`; returns the row id.
-    pub fn record(&self, turn_id: &str, call_id: &str, change: Recorded<'_>) -> Result<i64, String> {
-        self.store.insert_change(&self.row(turn_id, call_id, change)).map_err(|e| e.to_string())
     }
 
     /// Records the changes of one call at once (all or none); returns the row ids.

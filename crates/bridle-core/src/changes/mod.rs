@@ -29,6 +29,7 @@ use sha2::{Digest, Sha256};
 pub use blobs::BlobStore;
 pub use commit::{commit, CommitError, CommitScope};
 pub use diff::{diff_stat, shown, text_before, unified_diff};
+pub use files::NotFresh;
 pub use files::SessionFiles;
 pub use land::{Free, Held, Landed, Landing, State, Step};
 pub use layer::{read_layer, Effect, EffectKind, LayerRead, Refusal};

@@ -376,6 +376,33 @@ pub struct Rules {
     pub deny: Vec<String>,
 }
 
+/// Why TOML text is not a Bridle config.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// Not TOML, or a key or a value the config does not know (the message names the line).
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// A model's price is negative or not a number.
+    #[error("[pricing.models.\"{model}\"]: prices must be zero or more")]
+    Price {
+        /// The model whose prices are wrong.
+        model: String,
+    },
+    /// The currency is not a three-letter code.
+    #[error("[pricing] currency = \"{currency}\" is not a three-letter code like USD")]
+    Currency {
+        /// What the config says.
+        currency: String,
+    },
+    /// The compaction threshold is outside its range.
+    #[error("[compaction] at = {at} is out of range (0.1 to 0.95)")]
+    CompactionAt {
+        /// What the config says.
+        at: f64,
+    },
+}
+
 /// Why a configuration could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -413,26 +440,23 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(source) => return Err(ConfigError::Read { path: path.display().to_string(), source }),
         };
-        Self::parse(&text).map_err(|message| ConfigError::Parse { path: path.display().to_string(), message })
+        Self::parse(&text).map_err(|e| ConfigError::Parse { path: path.display().to_string(), message: e.to_string() })
     }
 
     /// Parses TOML text.
-    pub fn parse(text: &str) -> Result<Config, String> {
-        let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Config, ParseError> {
+        let config: Config = toml::from_str(text)?;
         let bad_price = config.pricing.models.iter().find(|(_, p)| {
             [p.input, p.output, p.cached_input.unwrap_or(0.0)].iter().any(|v| !v.is_finite() || *v < 0.0)
         });
         if let Some((model, _)) = bad_price {
-            return Err(format!("[pricing.models.\"{model}\"]: prices must be zero or more"));
+            return Err(ParseError::Price { model: model.clone() });
         }
         if config.pricing.currency.len() != 3 || !config.pricing.currency.chars().all(|c| c.is_ascii_uppercase()) {
-            return Err(format!(
-                "[pricing] currency = \"{}\" is not a three-letter code like USD",
-                config.pricing.currency
-            ));
+            return Err(ParseError::Currency { currency: config.pricing.currency });
         }
         if !(0.1..=0.95).contains(&config.compaction.at) {
-            return Err(format!("[compaction] at = {} is out of range (0.1 to 0.95)", config.compaction.at));
+            return Err(ParseError::CompactionAt { at: config.compaction.at });
         }
         Ok(config)
     }
@@ -491,14 +515,14 @@ mod tests {
         assert_eq!(table.sandbox.network.deny, ["*.evil.test"]);
         assert_eq!(Config::parse("[sandbox]\nnetwork = false\n").unwrap().sandbox.network, NetworkConfig::default());
         for bad in ["[sandbox.network]\nmode = \"sometimes\"\n", "[sandbox.network]\nallowed = []\n"] {
-            let e = Config::parse(bad).unwrap_err();
+            let e = Config::parse(bad).unwrap_err().to_string();
             assert!(e.contains("`sandbox.network` is either"), "{e}");
         }
     }
 
     #[test]
     fn rejects_unknown_keys_and_modes() {
-        assert!(Config::parse("mdoe = \"auto\"").unwrap_err().contains("mdoe"));
+        assert!(Config::parse("mdoe = \"auto\"").unwrap_err().to_string().contains("mdoe"));
         assert!(Config::parse("mode = \"yolo\"").is_err());
     }
 
@@ -520,8 +544,10 @@ mod tests {
         assert_eq!(config.pricing.price_of("small").unwrap().cached_input, 0.1, "cached defaults to input");
         assert!(config.pricing.price_of("other").is_none());
         let negative = Config::parse("[pricing.models.m]\ninput = -1\noutput = 1\n").unwrap_err();
+        assert!(matches!(&negative, ParseError::Price { model } if model == "m"), "{negative:?}");
+        let negative = negative.to_string();
         assert!(negative.contains("zero or more"), "{negative}");
-        let currency = Config::parse("[pricing]\ncurrency = \"euro\"\n").unwrap_err();
+        let currency = Config::parse("[pricing]\ncurrency = \"euro\"\n").unwrap_err().to_string();
         assert!(currency.contains("three-letter"), "{currency}");
     }
 }

@@ -207,7 +207,7 @@ impl Engine {
 
     /// Stops background process `id` of this session (its group: SIGTERM, then SIGKILL) and
     /// returns how it ended.
-    pub async fn stop_process(&self, id: &str) -> Result<bridle_protocol::ProcessInfo, String> {
+    pub async fn stop_process(&self, id: &str) -> Result<bridle_protocol::ProcessInfo, crate::processes::ProcessError> {
         self.processes.stop(id).await
     }
 

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use bridle_protocol::{McpServerStatus, McpStatus};
+use bridle_protocol::{McpServerList, McpServerStatus, McpStatus};
 
 use server::{Client, Server};
 
@@ -31,6 +31,11 @@ use server::{Client, Server};
 use crate::config::{McpConfig, McpServerConfig};
 pub use names::tool_name;
 pub use tool::McpTool;
+
+/// A server the hub was asked about that the config does not name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no MCP server is named `{0}`")]
+pub struct UnknownServer(pub String);
 
 /// A configured server and where it stands.
 struct Slot {
@@ -119,6 +124,14 @@ impl McpHub {
             .collect()
     }
 
+    /// Every configured server, numbered with the hub's generation. The number is read before
+    /// the servers and every change is counted after it is made, so a list numbered `n` shows
+    /// every change up to the `n`-th (a later one may show too; its own list follows).
+    pub fn status(&self) -> McpServerList {
+        let seq = self.generation();
+        McpServerList { seq, servers: self.reports() }
+    }
+
     /// The number of changes so far: a session whose tools were built at another number builds
     /// them again.
     pub fn generation(&self) -> u64 {
@@ -154,10 +167,10 @@ impl McpHub {
     }
 
     /// Stops `name` and starts it again as configured; returns once it is ready or has failed.
-    pub async fn restart(self: &Arc<Self>, name: &str) -> Result<(), String> {
+    pub async fn restart(self: &Arc<Self>, name: &str) -> Result<(), UnknownServer> {
         let config = match self.state().slots.get(name) {
             Some(slot) => slot.config.clone(),
-            None => return Err(format!("no MCP server is named `{name}`")),
+            None => return Err(UnknownServer(name.to_string())),
         };
         self.start_servers(BTreeMap::from([(name.to_string(), config)])).await;
         Ok(())
@@ -312,4 +325,47 @@ fn watch(hub: Weak<McpHub>, name: String, start: u64, client: Client, lost: serv
         }
         hub.changed();
     });
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn server(command: &str, enabled: bool) -> McpServerConfig {
+        McpServerConfig {
+            command: Some(command.into()),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            url: None,
+            headers: BTreeMap::new(),
+            enabled,
+            startup_timeout_secs: 5,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_list_is_numbered_past_every_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-server").display().to_string();
+        let config = McpConfig {
+            servers: BTreeMap::from([("broken".into(), server(&missing, true)), ("off".into(), server("true", false))]),
+        };
+        let hub = McpHub::start(&config, dir.path(), std::iter::empty()).await;
+        let first = hub.status();
+        let states: Vec<(String, McpStatus)> = first.servers.iter().map(|s| (s.name.clone(), s.status)).collect();
+        assert_eq!(states, [("broken".into(), McpStatus::Failed), ("off".into(), McpStatus::Disabled)]);
+
+        hub.restart("broken").await.unwrap();
+        assert_eq!(hub.restart("nope").await, Err(UnknownServer("nope".into())));
+        let restarted = hub.status();
+        assert!(restarted.seq > first.seq, "{} after {}", restarted.seq, first.seq);
+
+        let fewer = McpConfig { servers: BTreeMap::from([("broken".into(), server(&missing, true))]) };
+        hub.reconfigure(&fewer).await;
+        let reconfigured = hub.status();
+        assert!(reconfigured.seq > restarted.seq, "{} after {}", reconfigured.seq, restarted.seq);
+        assert_eq!(reconfigured.servers.len(), 1);
+        hub.shutdown().await;
+    }
 }

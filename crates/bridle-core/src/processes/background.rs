@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::group::{become_subreaper, start_time, ProcessGroup, MARKER};
 use super::ring::{NewOutput, Ring};
+use super::ProcessError;
 use crate::changes::{Scan, ScannedChange};
 use crate::clock::Clock;
 use crate::network::{CallNetwork, HostUse};
@@ -343,14 +344,11 @@ impl SessionProcesses {
         lock(&self.table).clone()
     }
 
-    fn find(&self, id: &str) -> Result<Arc<Background>, String> {
+    fn find(&self, id: &str) -> Result<Arc<Background>, ProcessError> {
         let all = self.all();
-        all.iter().find(|b| lock(&b.row).id == id).cloned().ok_or_else(|| {
-            let known: Vec<String> = all.iter().map(|b| lock(&b.row).id.clone()).collect();
-            match known.is_empty() {
-                true => format!("no background process `{id}`: this session has started none"),
-                false => format!("no background process `{id}`; this session's are {}", known.join(", ")),
-            }
+        all.iter().find(|b| lock(&b.row).id == id).cloned().ok_or_else(|| ProcessError::Unknown {
+            id: id.to_string(),
+            known: all.iter().map(|b| lock(&b.row).id.clone()).collect(),
         })
     }
 
@@ -360,9 +358,10 @@ impl SessionProcesses {
     }
 
     /// The output of `id` since the last read; waits up to `wait` (at most [`MAX_WAIT`]) for some
-    /// when there is none yet and the process runs.
+    /// when there is none yet and the process runs. The error is for the model (the tools that
+    /// read output show it and branch on nothing).
     pub async fn output(&self, id: &str, wait: Duration) -> Result<Output, String> {
-        let background = self.find(id)?;
+        let background = self.find(id).map_err(|e| e.to_string())?;
         background.wait_until(wait.min(MAX_WAIT), |b| lock(&b.ring).has_new() || b.ended()).await;
         let NewOutput { text, dropped } = lock(&background.ring).take_new();
         Ok(Output { process: background.info(), text, dropped, sandbox: background.sandbox })
@@ -377,7 +376,7 @@ impl SessionProcesses {
 
     /// Stops `id` (its group: SIGTERM, then SIGKILL after the grace period) and waits for its
     /// end; a process that already ended is left as it is.
-    pub async fn stop(&self, id: &str) -> Result<ProcessInfo, String> {
+    pub async fn stop(&self, id: &str) -> Result<ProcessInfo, ProcessError> {
         let background = self.find(id)?;
         stop_and_wait(&background).await;
         Ok(background.info())

@@ -23,7 +23,31 @@ pub use group::{become_subreaper, is_running, kill_group, start_time, ProcessGro
 
 use bridle_protocol::{ProcessInfo, ProcessState};
 
-use crate::store::{ProcessRow, Store};
+use crate::store::{ProcessRow, Store, StoreError};
+
+/// Why a background process could not be stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProcessError {
+    /// The session has no background process of that id; `known` are the ids it has.
+    #[error("no background process `{id}`{}", known_ones(.known))]
+    Unknown {
+        /// The id asked for.
+        id: String,
+        /// The session's processes' ids, oldest first.
+        known: Vec<String>,
+    },
+    /// The stop could not be written to the process's row, so nothing was signalled.
+    #[error("the stop cannot be recorded: {0}")]
+    Record(StoreError),
+}
+
+fn known_ones(known: &[String]) -> String {
+    match known.is_empty() {
+        true => ": this session has started none".into(),
+        false => format!("; this session's are {}", known.join(", ")),
+    }
+}
 
 /// A process as its row records it (no output: that lives in the process that runs it).
 pub fn info_of(row: &ProcessRow) -> ProcessInfo {
@@ -49,14 +73,14 @@ pub fn info_of(row: &ProcessRow) -> ProcessInfo {
 /// first (`stopped`, so the process running it records the end as a stop), then its group and
 /// what carries its marker get SIGTERM, and SIGKILL after the grace period. A row already
 /// closed is left as it is.
-pub async fn stop_recorded(store: &Store, row: &ProcessRow, now_ms: i64) -> Result<ProcessInfo, String> {
+pub async fn stop_recorded(store: &Store, row: &ProcessRow, now_ms: i64) -> Result<ProcessInfo, ProcessError> {
     if row.ended_at.is_some() {
         return Ok(info_of(row));
     }
     let mut ended = row.clone();
     ended.ended_at = Some(now_ms);
     ended.state = ProcessState::Stopped.as_str().into();
-    store.end_process(&ended, true).map_err(|e| format!("the stop cannot be recorded: {e}"))?;
+    store.end_process(&ended, true).map_err(ProcessError::Record)?;
     let (pid, started) = (u32::try_from(row.pid).unwrap_or(0), u64::try_from(row.pid_start).unwrap_or(0));
     if is_running(pid, started) {
         let mut group = ProcessGroup::new(Some(pid), row.call_id.clone());
@@ -113,4 +137,23 @@ pub fn end_leftovers(store: &Store, now_ms: i64) -> usize {
         ended += 1;
     }
     ended
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn an_unknown_process_is_its_own_kind_named_with_the_ones_the_session_has() {
+        let store = Arc::new(Store::open_in_memory().unwrap());
+        let processes = SessionProcesses::new("s1", store, Arc::new(crate::clock::FixedClock(0)), Arc::new(Unobserved));
+        let err = processes.stop("p9").await.unwrap_err();
+        assert!(matches!(&err, ProcessError::Unknown { id, known } if id == "p9" && known.is_empty()), "{err:?}");
+        assert_eq!(err.to_string(), "no background process `p9`: this session has started none");
+        let some = ProcessError::Unknown { id: "p9".into(), known: vec!["p1".into(), "p2".into()] };
+        assert_eq!(some.to_string(), "no background process `p9`; this session's are p1, p2");
+    }
 }

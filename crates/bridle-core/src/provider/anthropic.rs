@@ -7,7 +7,7 @@ use bridle_protocol::{HistoryItem, TokenUsage};
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{json, Value};
 
-use super::sse::{self, SseEvent, WireDecoder};
+use super::sse::{self, Ending, SseEvent, WireDecoder};
 use super::{http, wire_ids, ModelEvent, ModelProvider, ModelRequest, ModelStream, ProviderError};
 
 pub(crate) const API_VERSION: &str = "2023-06-01";
@@ -129,17 +129,14 @@ struct Block {
 struct MessagesDecoder {
     blocks: BTreeMap<u64, Block>,
     usage: TokenUsage,
-    done: bool,
+    ending: Ending,
 }
 
 impl WireDecoder for MessagesDecoder {
+    const AWAITED: &'static str = "message_stop";
+
     fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
-        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
-            ProviderError::Protocol(format!(
-                "event is not JSON ({e}): {}",
-                event.data.chars().take(200).collect::<String>()
-            ))
-        })?;
+        let data = sse::json("event", &event.data)?;
         let kind = data.get("type").and_then(Value::as_str).or(event.event.as_deref()).unwrap_or_default();
         let index = data.get("index").and_then(Value::as_u64).unwrap_or(0);
         match kind {
@@ -185,11 +182,8 @@ impl WireDecoder for MessagesDecoder {
                     self.usage.output_tokens = n;
                 }
             }
-            "message_stop" => {
-                out.push(ModelEvent::Usage(self.usage));
-                out.push(ModelEvent::Finished);
-                self.done = true;
-            }
+            // Tool calls went out as their blocks stopped: nothing is held back.
+            "message_stop" => self.ending.complete(Some(self.usage), [], out),
             "error" => {
                 let message =
                     data.pointer("/error/message").and_then(Value::as_str).unwrap_or("unknown error").to_string();
@@ -205,15 +199,8 @@ impl WireDecoder for MessagesDecoder {
         Ok(())
     }
 
-    fn is_done(&self) -> bool {
-        self.done
-    }
-
-    fn finish(&mut self, _out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
-        if self.done {
-            return Ok(());
-        }
-        Err(ProviderError::StreamDropped("the stream ended before message_stop".into()))
+    fn ending(&self) -> &Ending {
+        &self.ending
     }
 }
 

@@ -11,7 +11,7 @@ use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
 use tokio::sync::OnceCell;
 
-use super::sse::{self, Lines, SseEvent, WireDecoder};
+use super::sse::{self, Ending, Lines, SseEvent, WireDecoder};
 use super::{http, window, ModelEvent, ModelProvider, ModelRequest, ModelStream, ProviderError};
 
 /// The most context Bridle asks Ollama for when the user did not say.
@@ -129,17 +129,14 @@ impl ModelProvider for OllamaProvider {
 #[derive(Default)]
 struct ChatLines {
     calls: Vec<ModelEvent>,
-    done: bool,
+    ending: Ending,
 }
 
 impl WireDecoder for ChatLines {
+    const AWAITED: &'static str = "the answer was complete";
+
     fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
-        let line: Value = serde_json::from_str(&event.data).map_err(|e| {
-            ProviderError::Protocol(format!(
-                "line is not JSON ({e}): {}",
-                event.data.chars().take(200).collect::<String>()
-            ))
-        })?;
+        let line = sse::json("line", &event.data)?;
         if let Some(error) = line.get("error").and_then(Value::as_str) {
             return Err(ProviderError::Stream(error.to_string()));
         }
@@ -160,27 +157,18 @@ impl WireDecoder for ChatLines {
         }
         if line.get("done").and_then(Value::as_bool) == Some(true) {
             let n = |key: &str| line.get(key).and_then(Value::as_u64).unwrap_or(0);
-            out.push(ModelEvent::Usage(TokenUsage {
+            let usage = TokenUsage {
                 input_tokens: n("prompt_eval_count"),
                 cached_input_tokens: 0,
                 output_tokens: n("eval_count"),
-            }));
-            out.append(&mut self.calls);
-            out.push(ModelEvent::Finished);
-            self.done = true;
+            };
+            self.ending.complete(Some(usage), std::mem::take(&mut self.calls), out);
         }
         Ok(())
     }
 
-    fn is_done(&self) -> bool {
-        self.done
-    }
-
-    fn finish(&mut self, _out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
-        if self.done {
-            return Ok(());
-        }
-        Err(ProviderError::StreamDropped("the stream ended before the answer was complete".into()))
+    fn ending(&self) -> &Ending {
+        &self.ending
     }
 }
 

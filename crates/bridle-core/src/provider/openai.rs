@@ -7,7 +7,7 @@ use bridle_protocol::{HistoryItem, TokenUsage};
 use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde_json::{json, Value};
 
-use super::sse::{self, SseEvent, WireDecoder};
+use super::sse::{self, Ending, SseEvent, WireDecoder};
 use super::{http, wire_ids, ModelEvent, ModelProvider, ModelRequest, ModelStream, ProviderError};
 
 /// A Chat Completions endpoint; `base_url` includes `/v1`.
@@ -108,31 +108,30 @@ struct PartialCall {
 struct ChatDecoder {
     calls: BTreeMap<u64, PartialCall>,
     finish_seen: bool,
-    done: bool,
+    ending: Ending,
 }
 
 impl ChatDecoder {
-    fn flush(&mut self, out: &mut Vec<ModelEvent>) {
-        for (_, call) in std::mem::take(&mut self.calls) {
-            out.push(ModelEvent::ToolCall { provider_id: call.id, name: call.name, arguments: call.arguments });
-        }
-        out.push(ModelEvent::Finished);
-        self.done = true;
+    /// The answer is complete: its calls, in index order, then the end.
+    fn complete(&mut self, out: &mut Vec<ModelEvent>) {
+        let calls = std::mem::take(&mut self.calls).into_values().map(|call| ModelEvent::ToolCall {
+            provider_id: call.id,
+            name: call.name,
+            arguments: call.arguments,
+        });
+        self.ending.complete(None, calls, out);
     }
 }
 
 impl WireDecoder for ChatDecoder {
+    const AWAITED: &'static str = "the answer was complete";
+
     fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
         if event.data.trim() == "[DONE]" {
-            self.flush(out);
+            self.complete(out);
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(&event.data).map_err(|e| {
-            ProviderError::Protocol(format!(
-                "chunk is not JSON ({e}): {}",
-                event.data.chars().take(200).collect::<String>()
-            ))
-        })?;
+        let chunk = sse::json("chunk", &event.data)?;
         if let Some(err) = chunk.get("error") {
             let message = err.get("message").and_then(Value::as_str).unwrap_or("unknown error").to_string();
             return Err(ProviderError::Stream(message));
@@ -170,20 +169,16 @@ impl WireDecoder for ChatDecoder {
         Ok(())
     }
 
-    fn is_done(&self) -> bool {
-        self.done
+    fn ending(&self) -> &Ending {
+        &self.ending
     }
 
-    fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
-        if self.done {
-            return Ok(());
-        }
-        // Some servers end with a finish_reason and no `[DONE]`: that answer is complete.
+    // Some servers end with a finish_reason and no `[DONE]`: that answer is complete.
+    fn complete_at_end(&mut self, out: &mut Vec<ModelEvent>) -> bool {
         if self.finish_seen {
-            self.flush(out);
-            return Ok(());
+            self.complete(out);
         }
-        Err(ProviderError::StreamDropped("the stream ended before the answer was complete".into()))
+        self.finish_seen
     }
 }
 

@@ -3,12 +3,17 @@
 //! wire-specific decoder.
 //!
 //! Rule: a stream that ends before its wire format says the answer is complete is an error
-//! ([`ProviderError::StreamDropped`]), never a silently short answer.
+//! ([`ProviderError::StreamDropped`]), never a silently short answer. How an answer ends is
+//! kept here once ([`Ending`], [`WireDecoder::finish`]): each wire format says only which
+//! record ends it and what it holds back until then.
 
 use std::collections::VecDeque;
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
+
+use bridle_protocol::TokenUsage;
+use serde_json::Value;
 
 use super::{ModelEvent, ModelStream, ProviderError};
 
@@ -101,14 +106,65 @@ impl Framing for Lines {
     }
 }
 
+/// Reads one record as JSON; `what` names the record in the error ("chunk", "line").
+pub(crate) fn json(what: &str, data: &str) -> Result<Value, ProviderError> {
+    serde_json::from_str(data).map_err(|e| {
+        ProviderError::Protocol(format!("{what} is not JSON ({e}): {}", data.chars().take(200).collect::<String>()))
+    })
+}
+
+/// Whether an answer has ended, and its end given out the one way every wire format ends:
+/// the usage reported at the end (if the wire reports it there), the tool calls held back
+/// until then, then [`ModelEvent::Finished`].
+#[derive(Debug, Default)]
+pub(crate) struct Ending {
+    done: bool,
+}
+
+impl Ending {
+    /// The wire said the answer is complete: gives out its end.
+    pub fn complete(
+        &mut self,
+        usage: Option<TokenUsage>,
+        calls: impl IntoIterator<Item = ModelEvent>,
+        out: &mut Vec<ModelEvent>,
+    ) {
+        out.extend(usage.map(ModelEvent::Usage));
+        out.extend(calls);
+        out.push(ModelEvent::Finished);
+        self.done = true;
+    }
+
+    /// Whether the answer has ended.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+}
+
 /// What a wire format does with each SSE event.
 pub(crate) trait WireDecoder: Send + 'static {
+    /// What a cut stream ended before, as its error names it (`message_stop`).
+    const AWAITED: &'static str;
     /// Handles one event, pushing what it completes.
     fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError>;
+    /// Where the decoder keeps whether its answer has ended.
+    fn ending(&self) -> &Ending;
+    /// At the end of a body that never sent [`WireDecoder::AWAITED`]: completes an answer the
+    /// wire counts as complete anyway, and says whether it did. None does, unless a wire says so.
+    fn complete_at_end(&mut self, _out: &mut Vec<ModelEvent>) -> bool {
+        false
+    }
     /// Whether the answer is complete (after which the body is no longer read).
-    fn is_done(&self) -> bool;
-    /// At the end of the body: flush what is pending, or report the cut.
-    fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError>;
+    fn is_done(&self) -> bool {
+        self.ending().is_done()
+    }
+    /// At the end of the body: the answer has ended, or is completed now, or the stream was cut.
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
+        if self.is_done() || self.complete_at_end(out) {
+            return Ok(());
+        }
+        Err(ProviderError::StreamDropped(format!("the stream ended before {}", Self::AWAITED)))
+    }
 }
 
 struct State<S, F, D> {
@@ -205,6 +261,56 @@ mod tests {
         assert_eq!(events.len(), 1);
         events.extend(p.feed(b": keep-alive\n"));
         assert_eq!(events, vec![ev(None, "a"), ev(None, "b")]);
+    }
+
+    /// A wire whose answer ends with an `end` record and holds its calls back until then.
+    #[derive(Default)]
+    struct Wire {
+        calls: Vec<ModelEvent>,
+        ending: Ending,
+    }
+
+    impl WireDecoder for Wire {
+        const AWAITED: &'static str = "end";
+
+        fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
+            match event.data.as_str() {
+                "end" => {
+                    let usage = TokenUsage { input_tokens: 3, cached_input_tokens: 0, output_tokens: 1 };
+                    self.ending.complete(Some(usage), std::mem::take(&mut self.calls), out);
+                }
+                name => self.calls.push(ModelEvent::ToolCall {
+                    provider_id: String::new(),
+                    name: name.into(),
+                    arguments: "{}".into(),
+                }),
+            }
+            Ok(())
+        }
+
+        fn ending(&self) -> &Ending {
+            &self.ending
+        }
+    }
+
+    #[test]
+    fn an_answer_ends_with_usage_then_its_calls_then_finished_and_a_cut_names_what_never_came() {
+        let mut wire = Wire::default();
+        let mut out = Vec::new();
+        wire.on_event(ev(None, "read_file"), &mut out).unwrap();
+        let cut = wire.finish(&mut out).unwrap_err();
+        assert!(matches!(&cut, ProviderError::StreamDropped(m) if m == "the stream ended before end"), "{cut:?}");
+        assert!(out.is_empty(), "a cut answer gives out no held call");
+
+        wire.on_event(ev(None, "end"), &mut out).unwrap();
+        let call =
+            ModelEvent::ToolCall { provider_id: String::new(), name: "read_file".into(), arguments: "{}".into() };
+        let usage = TokenUsage { input_tokens: 3, cached_input_tokens: 0, output_tokens: 1 };
+        assert_eq!(out, vec![ModelEvent::Usage(usage), call, ModelEvent::Finished]);
+        assert!(wire.is_done());
+        let mut after = Vec::new();
+        wire.finish(&mut after).unwrap();
+        assert!(after.is_empty(), "an ended answer ends once");
     }
 
     #[test]

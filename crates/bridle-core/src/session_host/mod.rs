@@ -9,7 +9,9 @@
 //! session starts. Switching closes the open session's engine first ([`Engine::shutdown`]: a
 //! running turn is interrupted and its history kept), so one session is never run by two
 //! engines. Each engine's events are forwarded numbered (`seq`) by a task of its own, and every
-//! change of the session's MCP servers is forwarded as their whole list. The MCP servers belong
+//! change of the session's MCP servers is forwarded as their whole list, numbered (`seq`) past
+//! every list sent before, the sessions opened earlier included, and answered with the same
+//! numbering, so the window keeps the newest whichever way it came. The MCP servers belong
 //! to the open session (they start in its workspace); they can be restarted, added, edited and
 //! removed while it runs, and the session offers their tools as they stand from its next turn.
 //! SQLite, files and the keychain are touched on the blocking pool, never on the caller's thread.
@@ -22,9 +24,10 @@ mod tests;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use bridle_protocol::{ErrorCode, ErrorInfo, Event, McpServerStatus, SequencedEvent, SessionSummary};
+use bridle_protocol::{ErrorCode, ErrorInfo, Event, McpServerList, SequencedEvent, SessionSummary};
 use tokio::sync::mpsc::Receiver;
 use tokio::sync::{watch, Mutex};
 
@@ -41,8 +44,8 @@ pub use settings::rules_explain;
 pub enum Outgoing {
     /// An event of the open session, with its `seq`.
     Engine(Box<SequencedEvent>),
-    /// The open session's MCP servers, after any change of their states.
-    Mcp(Vec<McpServerStatus>),
+    /// The open session's MCP servers, numbered, after any change of their states.
+    Mcp(McpServerList),
 }
 
 /// Delivers what the host sends the window.
@@ -59,7 +62,28 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 struct Live {
     engine: Engine,
     summary: SessionSummary,
-    mcp: Arc<McpHub>,
+    mcp: Servers,
+}
+
+/// A session's MCP servers, and where the window's numbering of their lists starts.
+#[derive(Clone)]
+struct Servers {
+    hub: Arc<McpHub>,
+    /// Added to the hub's generation: past every list of the sessions opened before.
+    base: u64,
+}
+
+impl Servers {
+    /// The servers' list as the window gets it, pushed or answered.
+    fn list(&self) -> McpServerList {
+        let list = self.hub.status();
+        McpServerList { seq: self.base + list.seq, ..list }
+    }
+
+    /// Where the next session's numbering starts: past every list of this one.
+    fn next_base(&self) -> u64 {
+        self.base + self.hub.generation() + 1
+    }
 }
 
 struct Inner {
@@ -68,6 +92,8 @@ struct Inner {
     store: Arc<Store>,
     live: Mutex<Option<Live>>,
     forward: Forward,
+    /// Where the next session's MCP lists are numbered from.
+    mcp_base: AtomicU64,
 }
 
 /// Shared by every command; cheap to clone.
@@ -142,6 +168,7 @@ impl SessionHost {
             store,
             live: Mutex::new(None),
             forward,
+            mcp_base: AtomicU64::new(0),
         }));
         host.switch(spec, workspace).await?;
         Ok(host)
@@ -159,7 +186,8 @@ impl SessionHost {
         let previous = match live.take() {
             Some(old) => {
                 old.engine.shutdown().await;
-                old.mcp.shutdown().await;
+                old.mcp.hub.shutdown().await;
+                self.0.mcp_base.store(old.mcp.next_base(), Ordering::SeqCst);
                 Some(old.summary)
             }
             None => None,
@@ -198,11 +226,11 @@ impl SessionHost {
             }
             None => Arc::new(provider::Unconfigured),
         };
-        let mcp = wiring.mcp();
+        let mcp = Servers { hub: wiring.mcp(), base: self.0.mcp_base.load(Ordering::SeqCst) };
         let deps = EngineDeps {
             provider,
             tools: Arc::new(crate::tools::builtin_registry()?),
-            mcp: Some(mcp.clone()),
+            mcp: Some(mcp.hub.clone()),
             store: self.0.store.clone(),
             clock: Arc::new(SystemClock),
             audit: wiring.audit()?,
@@ -244,7 +272,7 @@ impl SessionHost {
     pub async fn close(&self) {
         if let Some(live) = self.0.live.lock().await.take() {
             live.engine.shutdown().await;
-            live.mcp.shutdown().await;
+            live.mcp.hub.shutdown().await;
         }
     }
 
@@ -292,12 +320,12 @@ fn forward(mut events: Receiver<Event>, to: Forward) {
 }
 
 /// Forwards the MCP servers' list now and after every change, until the hub goes.
-fn forward_mcp(hub: &Arc<McpHub>, to: Forward) {
-    let (hub, mut changes) = (Arc::downgrade(hub), hub.subscribe());
+fn forward_mcp(servers: &Servers, to: Forward) {
+    let (hub, base, mut changes) = (Arc::downgrade(&servers.hub), servers.base, servers.hub.subscribe());
     tokio::spawn(async move {
         loop {
             match hub.upgrade() {
-                Some(hub) => to(Outgoing::Mcp(hub.reports())),
+                Some(hub) => to(Outgoing::Mcp(Servers { hub, base }.list())),
                 None => return,
             }
             if changes.changed().await.is_err() {

@@ -11,6 +11,7 @@ use bridle_protocol::{ApprovalRequest, ErrorCode, ErrorInfo, SessionInfo, Sessio
 use super::{blocking, failure, Failure, SessionHost};
 use crate::clock::{Clock, SystemClock};
 use crate::engine::SessionSpec;
+use crate::processes::ProcessError;
 
 impl SessionHost {
     /// The open session's requests still waiting for an answer (the window asks on load:
@@ -44,7 +45,10 @@ impl SessionHost {
 
     /// Stops background process `id` of the open session; answers once it has ended.
     pub async fn process_stop(&self, id: String) -> Result<bridle_protocol::ProcessInfo, ErrorInfo> {
-        self.engine().await?.stop_process(&id).await.map_err(|e| failure(ErrorCode::NoSuchProcess, e))
+        self.engine().await?.stop_process(&id).await.map_err(|e| match e {
+            ProcessError::Unknown { .. } => failure(ErrorCode::NoSuchProcess, e),
+            ProcessError::Record(_) => failure(ErrorCode::StoreWriteFailed, e),
+        })
     }
 
     /// Every stored session, newest first.

@@ -6,17 +6,15 @@
 //! and the session goes on.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use bridle_protocol::{
-    ErrorCode, ErrorInfo, McpServerSettings, McpServerStatus, ModelInfo, ProviderSettings, RuleMeaning, Settings,
+    ErrorCode, ErrorInfo, McpServerList, McpServerSettings, ModelInfo, ProviderSettings, RuleMeaning, Settings,
     SettingsUpdate,
 };
 
-use super::{blocking, failure, Failure, SessionHost};
+use super::{blocking, failure, Failure, Servers, SessionHost};
 use crate::config::{Config, RuleList};
 use crate::engine::SessionSpec;
-use crate::mcp::McpHub;
 use crate::provider;
 use crate::settings::{self, SaveError};
 
@@ -83,23 +81,23 @@ impl SessionHost {
         })
     }
 
-    async fn hub(&self) -> Result<Arc<McpHub>, ErrorInfo> {
+    async fn mcp(&self) -> Result<Servers, ErrorInfo> {
         match &*self.0.live.lock().await {
             Some(live) => Ok(live.mcp.clone()),
             None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }
     }
 
-    /// The open session's MCP servers.
-    pub async fn mcp_status(&self) -> Result<Vec<McpServerStatus>, ErrorInfo> {
-        Ok(self.hub().await?.reports())
+    /// The open session's MCP servers, numbered like the lists pushed.
+    pub async fn mcp_status(&self) -> Result<McpServerList, ErrorInfo> {
+        Ok(self.mcp().await?.list())
     }
 
     /// Restarts one MCP server; answers once it is ready or has failed.
-    pub async fn mcp_restart(&self, name: String) -> Result<Vec<McpServerStatus>, ErrorInfo> {
-        let hub = self.hub().await?;
-        hub.restart(&name).await.map_err(|e| failure(ErrorCode::McpUnknownServer, e))?;
-        Ok(hub.reports())
+    pub async fn mcp_restart(&self, name: String) -> Result<McpServerList, ErrorInfo> {
+        let servers = self.mcp().await?;
+        servers.hub.restart(&name).await.map_err(|e| failure(ErrorCode::McpUnknownServer, e))?;
+        Ok(servers.list())
     }
 
     /// Adds or edits one MCP server in the config, then brings the running servers to it.
@@ -127,7 +125,7 @@ impl SessionHost {
         })?;
         let servers = config.mcp;
         self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner).config.mcp = servers.clone();
-        self.hub().await?.reconfigure(&servers).await;
+        self.mcp().await?.hub.reconfigure(&servers).await;
         self.settings_get().await
     }
 }

@@ -121,7 +121,46 @@ async fn a_closed_host_answers_no_session_and_forwarded_the_mcp_list() {
     assert_eq!(f.host.mcp_status().await.unwrap_err().code, "no_session");
     // The servers' list goes out as soon as a session opens, even when it is empty.
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    assert!(f.sent.lock().unwrap().iter().any(|out| matches!(out, Outgoing::Mcp(list) if list.is_empty())));
+    assert!(f.sent.lock().unwrap().iter().any(|out| matches!(out, Outgoing::Mcp(list) if list.servers.is_empty())));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_list_is_numbered_past_every_change_and_every_session_before() {
+    let f = fixture().await;
+    let first = f.host.mcp_status().await.unwrap();
+    let off = bridle_protocol::McpServerSettings {
+        name: "off".into(),
+        command: "true".into(),
+        args: Vec::new(),
+        url: String::new(),
+        enabled: false,
+        startup_timeout_secs: 5,
+        env_names: Vec::new(),
+        header_names: Vec::new(),
+    };
+    f.host.mcp_save(off, None).await.unwrap();
+    let edited = f.host.mcp_status().await.unwrap();
+    assert!(edited.seq > first.seq, "{} after {}", edited.seq, first.seq);
+    assert_eq!(edited.servers.len(), 1);
+    // A new session has a new hub, counting from nothing: its lists still come after the old ones'.
+    f.host.session_new().await.unwrap();
+    let reopened = f.host.mcp_status().await.unwrap();
+    assert!(reopened.seq > edited.seq, "{} after {}", reopened.seq, edited.seq);
+    // What is pushed is numbered the same way: the new session's list is the newest (an old
+    // session's late push, if any, carries a smaller number and the window drops it).
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let pushed: Vec<u64> = f
+        .sent
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|out| match out {
+            Outgoing::Mcp(list) => Some(list.seq),
+            Outgoing::Engine(_) => None,
+        })
+        .collect();
+    assert_eq!(pushed.iter().max(), Some(&reopened.seq), "{pushed:?}");
+    f.host.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

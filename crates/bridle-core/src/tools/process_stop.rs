@@ -33,7 +33,7 @@ impl Tool for ProcessStop {
 
     async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let table = super::process_output::table(ctx)?;
-        let process = table.stop(args.process_id.trim()).await.map_err(ToolError::new)?;
+        let process = table.stop(args.process_id.trim()).await.map_err(|e| ToolError::new(e.to_string()))?;
         let read = table.output(&process.id, Duration::ZERO).await.map_err(ToolError::new)?;
         let mut output = format!(
             "{} `{}`: {}",

@@ -5,8 +5,8 @@ import { listen } from "@tauri-apps/api/event";
 import type { ApprovalRequest } from "./ApprovalRequest";
 import type { AuditEvent } from "./AuditEvent";
 import type { AuditQuery } from "./AuditQuery";
+import type { McpServerList } from "./McpServerList";
 import type { McpServerSettings } from "./McpServerSettings";
-import type { McpServerStatus } from "./McpServerStatus";
 import type { ModelInfo } from "./ModelInfo";
 import type { Op } from "./Op";
 import type { ProcessInfo } from "./ProcessInfo";
@@ -90,14 +90,14 @@ export function rulesExplain(list: RuleList, patterns: Array<string>): Promise<A
   return invoke<Array<RuleMeaning>>("rules_explain", { list, patterns });
 }
 
-/** The open session's MCP servers with their state and tools (then pushed as `mcp-status`). */
-export function mcpStatus(): Promise<Array<McpServerStatus>> {
-  return invoke<Array<McpServerStatus>>("mcp_status");
+/** The open session's MCP servers with their state and tools, numbered like the lists pushed on `mcp-status` (the window keeps the newest). */
+export function mcpStatus(): Promise<McpServerList> {
+  return invoke<McpServerList>("mcp_status");
 }
 
 /** Stops one MCP server and starts it again; answers once it is ready or has failed. */
-export function mcpRestart(name: string): Promise<Array<McpServerStatus>> {
-  return invoke<Array<McpServerStatus>>("mcp_restart", { name });
+export function mcpRestart(name: string): Promise<McpServerList> {
+  return invoke<McpServerList>("mcp_restart", { name });
 }
 
 /** Adds or edits one MCP server in the config (`previous` names the one being renamed or edited) and starts it as it now stands; the others keep running. */
@@ -132,6 +132,6 @@ export function onEngineEvent(cb: (payload: SequencedEvent) => void): Promise<()
 export const MCP_STATUS = "mcp-status";
 
 /** Calls `cb` with the MCP servers' list after every change; resolves to a function that stops listening. */
-export function onMcpStatus(cb: (payload: Array<McpServerStatus>) => void): Promise<() => void> {
-  return listen<Array<McpServerStatus>>(MCP_STATUS, (msg) => cb(msg.payload));
+export function onMcpStatus(cb: (payload: McpServerList) => void): Promise<() => void> {
+  return listen<McpServerList>(MCP_STATUS, (msg) => cb(msg.payload));
 }

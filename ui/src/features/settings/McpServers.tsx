@@ -3,11 +3,13 @@
 // ways to restart, edit, switch off, remove and add one. Every change goes to the shell at once
 // (it edits the config in place and restarts only that server); the session goes on and offers
 // the servers' tools as they stand from its next turn. Values of `env` and `headers` may be
-// secrets: the form shows their names only and an edit keeps them.
+// secrets: the form shows their names only and an edit keeps them. The list comes numbered
+// (`seq`), pushed or answered; the view keeps the newest, so an answer that arrives after a
+// newer push does not bring back an older state.
 import { useEffect, useState } from "react";
 import { mcpRemove, mcpRestart, mcpSave, mcpStatus, onMcpStatus } from "../../api/engine";
 import { describeError } from "../../api/errors";
-import type { McpServerSettings, McpServerStatus, Settings } from "../../api/types";
+import type { McpServerList, McpServerSettings, McpServerStatus, Settings } from "../../api/types";
 import { Field } from "./Field";
 
 interface Props {
@@ -33,14 +35,21 @@ function target(s: McpServerSettings): string {
   return s.command ? [s.command, ...s.args].map(word).join(" ") : s.url;
 }
 
-/** The live list: what the shell answers now, then every list it pushes. */
-function useMcpStatus(): McpServerStatus[] {
-  const [statuses, setStatuses] = useState<McpServerStatus[]>([]);
+/** The list to keep: `incoming`, unless the one held is newer. */
+export function newerList(held: McpServerList | null, incoming: McpServerList): McpServerList {
+  return held !== null && held.seq > incoming.seq ? held : incoming;
+}
+
+/** The live list: what the shell answers, and every list it pushes, the newest kept; and
+ * `offer`, for a list a command answered. */
+function useMcpStatus(): { statuses: McpServerStatus[]; offer: (list: McpServerList) => void } {
+  const [list, setList] = useState<McpServerList | null>(null);
+  const offer = (incoming: McpServerList) => setList((held) => newerList(held, incoming));
   useEffect(() => {
     let live = true;
-    const stop = onMcpStatus((list) => live && setStatuses(list));
+    const stop = onMcpStatus((incoming) => live && offer(incoming));
     mcpStatus().then(
-      (list) => live && setStatuses(list),
+      (incoming) => live && offer(incoming),
       () => {},
     );
     return () => {
@@ -48,23 +57,22 @@ function useMcpStatus(): McpServerStatus[] {
       void stop.then((unlisten) => unlisten());
     };
   }, []);
-  return statuses;
+  return { statuses: list?.servers ?? [], offer };
 }
 
 export function McpServers({ servers, onSaved }: Props) {
-  const statuses = useMcpStatus();
+  const { statuses, offer } = useMcpStatus();
   // The server being edited (`previous` is its name before the edit; null for a new one).
   const [editing, setEditing] = useState<{ form: McpServerSettings; previous: string | null } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
-  const run = async (what: string, action: () => Promise<Settings | McpServerStatus[]>) => {
+  const run = async (what: string, action: () => Promise<void>) => {
     setBusy(what);
     setError(null);
     try {
-      const answer = await action();
-      if (!Array.isArray(answer)) onSaved(answer);
+      await action();
       return true;
     } catch (err) {
       setError(describeError(err));
@@ -75,7 +83,7 @@ export function McpServers({ servers, onSaved }: Props) {
   };
   const save = async () => {
     if (!editing) return;
-    if (await run("form", () => mcpSave(editing.form, editing.previous))) setEditing(null);
+    if (await run("form", async () => onSaved(await mcpSave(editing.form, editing.previous)))) setEditing(null);
   };
 
   return (
@@ -99,10 +107,10 @@ export function McpServers({ servers, onSaved }: Props) {
                   {status === "ready" && live ? ` · ${live.tools.length} tool${live.tools.length === 1 ? "" : "s"}` : ""}
                 </span>
                 <span className="mcp-server-actions">
-                  <button type="button" className="button small" data-testid="settings-mcp-restart" disabled={!server.enabled || busy !== null} onClick={() => void run(server.name, () => mcpRestart(server.name))}>
+                  <button type="button" className="button small" data-testid="settings-mcp-restart" disabled={!server.enabled || busy !== null} onClick={() => void run(server.name, async () => offer(await mcpRestart(server.name)))}>
                     {busy === server.name ? "Restarting…" : "Restart"}
                   </button>
-                  <button type="button" className="button small" data-testid="settings-mcp-toggle" disabled={busy !== null} onClick={() => void run(`toggle:${server.name}`, () => mcpSave({ ...server, enabled: !server.enabled }, server.name))}>
+                  <button type="button" className="button small" data-testid="settings-mcp-toggle" disabled={busy !== null} onClick={() => void run(`toggle:${server.name}`, async () => onSaved(await mcpSave({ ...server, enabled: !server.enabled }, server.name)))}>
                     {server.enabled ? "Disable" : "Enable"}
                   </button>
                   <button type="button" className="button small" data-testid="settings-mcp-edit" disabled={busy !== null} onClick={() => setEditing({ form: server, previous: server.name })}>
@@ -116,7 +124,7 @@ export function McpServers({ servers, onSaved }: Props) {
                     onClick={() => {
                       if (removing !== server.name) return setRemoving(server.name);
                       setRemoving(null);
-                      void run(`remove:${server.name}`, () => mcpRemove(server.name));
+                      void run(`remove:${server.name}`, async () => onSaved(await mcpRemove(server.name)));
                     }}
                   >
                     {removing === server.name ? "Remove for good" : "Remove"}

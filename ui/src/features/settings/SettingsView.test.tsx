@@ -1,9 +1,10 @@
 // Settings and first run, through the whole App against the mocked shell: what the user sees,
 // and exactly what reaches the shell when they save (the key only as the form's `apiKey`).
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { App } from "../../App";
+import type { McpServerList } from "../../api/types";
 import { MCP_SERVER, SETTINGS, emitMcp, fakeEngine } from "../../test/fakeEngine";
 
 vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
@@ -78,10 +79,13 @@ describe("Settings", () => {
     const time = { ...MCP_SERVER, name: "time", command: "mcp-server-time", args: ["--local-timezone", "UTC"], envNames: ["TZ_TOKEN"] };
     const web = { ...MCP_SERVER, name: "web", command: "", args: [], url: "http://127.0.0.1:3001/mcp" };
     fakeEngine.settingsGet.mockResolvedValue({ ...SETTINGS, mcpServers: [time, web] });
-    fakeEngine.mcpStatus.mockResolvedValue([
-      { name: "time", status: "ready", error: null, tools: ["mcp__time__get_current_time", "mcp__time__convert_time"] },
-      { name: "web", status: "starting", error: null, tools: [] },
-    ]);
+    fakeEngine.mcpStatus.mockResolvedValue({
+      seq: 1,
+      servers: [
+        { name: "time", status: "ready", error: null, tools: ["mcp__time__get_current_time", "mcp__time__convert_time"] },
+        { name: "web", status: "starting", error: null, tools: [] },
+      ],
+    });
     render(<App />);
     await user.click(await screen.findByTestId("nav-settings"));
     const row = async (name: string) => (await screen.findAllByTestId("settings-mcp-server")).find((r) => r.dataset.name === name)!;
@@ -90,10 +94,13 @@ describe("Settings", () => {
     expect(within(await row("time")).getByTestId("settings-mcp-status").textContent).toBe("ready · 2 tools");
 
     // The shell pushes a change: web failed, with why.
-    emitMcp([
-      { name: "time", status: "ready", error: null, tools: ["mcp__time__get_current_time"] },
-      { name: "web", status: "failed", error: "initialize at http://127.0.0.1:3001/mcp failed: connection refused", tools: [] },
-    ]);
+    emitMcp({
+      seq: 2,
+      servers: [
+        { name: "time", status: "ready", error: null, tools: ["mcp__time__get_current_time"] },
+        { name: "web", status: "failed", error: "initialize at http://127.0.0.1:3001/mcp failed: connection refused", tools: [] },
+      ],
+    });
     await waitFor(async () => expect((await row("web")).dataset.status).toBe("failed"));
     expect(within(await row("web")).getByTestId("settings-mcp-error").textContent).toContain("connection refused");
 
@@ -138,8 +145,37 @@ describe("Settings", () => {
     await user.click(within(await row("web")).getByTestId("settings-mcp-remove"));
     expect(fakeEngine.mcpRemove).toHaveBeenCalledWith("web");
     fakeEngine.settingsGet.mockResolvedValue(SETTINGS);
-    fakeEngine.mcpStatus.mockResolvedValue([]);
+    fakeEngine.mcpStatus.mockResolvedValue({ seq: 0, servers: [] });
     fakeEngine.mcpSave.mockResolvedValue(SETTINGS);
+  });
+
+  it("keeps the newest MCP list: an answer that arrives after a newer push is ignored", async () => {
+    const user = userEvent.setup();
+    fakeEngine.settingsGet.mockResolvedValue({ ...SETTINGS, mcpServers: [{ ...MCP_SERVER, name: "time", command: "mcp-server-time" }] });
+    // The shell read the list (starting, seq 3) and its answer is slow to arrive.
+    let answer: (list: McpServerList) => void = () => {};
+    fakeEngine.mcpStatus.mockImplementationOnce(() => new Promise<McpServerList>((resolve) => (answer = resolve)));
+    render(<App />);
+    await user.click(await screen.findByTestId("nav-settings"));
+    const status = async () => (await screen.findByTestId("settings-mcp-server")).dataset.status;
+    await waitFor(() => expect(fakeEngine.mcpStatus).toHaveBeenCalled());
+
+    // Meanwhile the server became ready and the shell pushed that (seq 4).
+    const ready = { name: "time", status: "ready" as const, error: null, tools: ["mcp__time__get_current_time"] };
+    emitMcp({ seq: 4, servers: [ready] });
+    await waitFor(async () => expect(await status()).toBe("ready"));
+    await act(async () => answer({ seq: 3, servers: [{ name: "time", status: "starting", error: null, tools: [] }] }));
+    expect(await status()).toBe("ready");
+
+    // A restart's answer is newer than the push: it is kept.
+    const failed = { name: "time", status: "failed" as const, error: "it stopped (its connection closed)", tools: [] };
+    fakeEngine.mcpRestart.mockResolvedValueOnce({ seq: 6, servers: [failed] });
+    await user.click(screen.getByTestId("settings-mcp-restart"));
+    await waitFor(async () => expect(await status()).toBe("failed"));
+    // And a push older than that answer changes nothing.
+    emitMcp({ seq: 5, servers: [ready] });
+    expect(await status()).toBe("failed");
+    fakeEngine.settingsGet.mockResolvedValue(SETTINGS);
   });
 
   it("edits the sandbox's network: the mode and the host patterns, one per line", async () => {
