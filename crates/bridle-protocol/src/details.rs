@@ -16,7 +16,7 @@ use crate::{PlanItem, ProcessInfo, ProcessState, TokenUsage};
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum ToolDetails {
     /// A `bash` command that ran to its end (DESIGN §4.2, §4.3, §5.1, §5.2).
-    Shell(ShellDetails),
+    Shell(Box<ShellDetails>),
     /// A `bash` command started in the background (DESIGN §4.4).
     Background(BackgroundDetails),
     /// A file tool's committed change (`write_file`, `edit_file`, `append_file`, `apply_patch`).
@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn a_shell_result_round_trips_with_its_effects() {
-        let shell = ToolDetails::Shell(ShellDetails {
+        let shell = ToolDetails::Shell(Box::new(ShellDetails {
             exit_code: Some(0),
             timed_out: false,
             output_too_large: false,
@@ -463,7 +463,7 @@ mod tests {
                 ignored: Some(IgnoredOutput { files: 1, bytes: 4 }),
                 ..ShellEffects::default()
             }),
-        });
+        }));
         let json = serde_json::to_value(&shell).unwrap();
         assert_eq!(json["type"], "shell");
         assert_eq!(json["sandbox"], "bwrap");

@@ -263,10 +263,7 @@ mod tests {
         let update = serde_json::to_value(tool_end(&result, ToolStatus::Ok, &changed, Path::new("/w"))).unwrap();
         assert_eq!(update["status"], "completed");
         assert_eq!(update["content"][0], json!({"type": "content", "content": {"type": "text", "text": "done"}}));
-        assert_eq!(
-            update["content"][1],
-            json!({"type": "diff", "path": "/w/a.txt", "newText": "new\n"})
-        );
+        assert_eq!(update["content"][1], json!({"type": "diff", "path": "/w/a.txt", "newText": "new\n"}));
         assert_eq!(update["rawOutput"], json!({"type": "plan", "items": []}));
     }
 

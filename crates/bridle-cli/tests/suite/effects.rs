@@ -387,8 +387,12 @@ async fn ignored_output_is_written_and_removed_without_checkpoints() {
     assert_eq!(std::fs::read_to_string(ws.join("out/new/a.o")).unwrap(), "o\n");
     assert_eq!(std::fs::read_to_string(ws.join("build.log")).unwrap(), "l\n");
     // Only the file that is not ignored is a change, with a checkpoint; undo takes only it back.
-    let paths: Vec<&str> =
-        result["details"]["effects"]["changes"].as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> = result["details"]["effects"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
     assert_eq!(paths, ["src.txt"], "{result}");
     let out = bridle(&dirs, &["sessions", "undo", &session]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));

@@ -170,7 +170,8 @@ async fn hosts_reach_only_as_the_policy_says(backend: &str, user: User) {
         .await;
     assert_eq!(r["details"]["sandbox"], backend, "{r}");
     assert!(output(&r).contains("hello from ok.test\nhello over tls\n"), "{r}");
-    let reached: Vec<&Value> = r["details"]["hosts"].as_array().unwrap().iter().filter(|h| h["allowed"] == true).collect();
+    let reached: Vec<&Value> =
+        r["details"]["hosts"].as_array().unwrap().iter().filter(|h| h["allowed"] == true).collect();
     assert_eq!(reached.len(), 2, "{r}");
     assert!(reached.iter().all(|h| h["host"] == "ok.test" && h["received"].as_u64().unwrap() > 0), "{r}");
 

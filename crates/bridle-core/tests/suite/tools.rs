@@ -1,8 +1,8 @@
 //! Tools that exist only for tests: they sleep, so order and concurrency can be observed.
 
 use async_trait::async_trait;
-use bridle_protocol::ClientKind;
 use bridle_core::tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use bridle_protocol::ClientKind;
 use serde::Deserialize;
 
 /// Sleeps, then says which call it was.

@@ -268,7 +268,7 @@ impl Tool for Bash {
         };
         Ok(ToolOutput {
             output: text,
-            details: Some(ToolDetails::Shell(details)),
+            details: Some(ToolDetails::Shell(Box::new(details))),
             held: held.map(super::HeldSlot::new).unwrap_or_default(),
             ..ToolOutput::default()
         })
