@@ -146,7 +146,7 @@ fn long_history(tokens: usize) -> Vec<HistoryItem> {
         items.push(HistoryItem::Assistant { text: String::new(), tool_calls: vec![call], cut_off: false });
         let output = format!("{turn}: fn example() {{ let x = 1; }}\n").repeat(180);
         items.push(HistoryItem::ToolResult {
-            result: ToolResult { tool_call_id: id, output, is_error: false, data: None, diff: None },
+            result: ToolResult { tool_call_id: id, output, is_error: false, details: None, data: None, diff: None },
         });
         items.push(HistoryItem::Assistant {
             text: format!("file{turn}.rs defines an example function."),

@@ -72,6 +72,7 @@ fn main() {
         tool_call_id: "call-diff".into(),
         output: "Changed 1 file".into(),
         is_error: false,
+        details: None,
         data: None,
         diff: Some(big_diff(DIFF_LINES)),
     };

@@ -22,6 +22,7 @@ mod app;
 mod approval;
 mod audit;
 pub mod bindings;
+mod details;
 mod error;
 mod event;
 mod history;
@@ -37,6 +38,10 @@ pub use approval::{
     ApprovalAnswer, ApprovalRequest, ApprovalSubject, Decision, DecisionSource, Finding, Mode, Severity,
 };
 pub use audit::{AuditEvent, AuditQuery};
+pub use details::{
+    BackgroundDetails, ChangeKind, ClientKind, GlobHits, GrepFile, GrepHits, GrepLine, HostUse, IgnoredOutput,
+    LandedChange, Listing, RefusedPath, SandboxKind, ShellDetails, ShellEffects, TextEncoding, ToolDetails,
+};
 pub use error::{ErrorCode, ErrorInfo};
 pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal, WarningCode};
 pub use history::{

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::ToolDetails;
+
 /// One tool call the model asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -31,7 +33,10 @@ pub struct ToolResult {
     pub output: String,
     /// Whether the call failed (unknown tool, invalid arguments, denial, timeout, tool error).
     pub is_error: bool,
-    /// Structured output for programs and the UI.
+    /// What a built-in tool did, typed; `null` when it says nothing more than its text.
+    #[serde(default)]
+    pub details: Option<ToolDetails>,
+    /// An MCP server's own structured output (never set by a built-in tool).
     #[ts(type = "unknown")]
     pub data: Option<Value>,
     /// Unified diff of the file change the call made, if any.
@@ -41,12 +46,26 @@ pub struct ToolResult {
 impl ToolResult {
     /// A successful result carrying only text.
     pub fn ok(tool_call_id: impl Into<String>, output: impl Into<String>) -> Self {
-        Self { tool_call_id: tool_call_id.into(), output: output.into(), is_error: false, data: None, diff: None }
+        Self {
+            tool_call_id: tool_call_id.into(),
+            output: output.into(),
+            is_error: false,
+            details: None,
+            data: None,
+            diff: None,
+        }
     }
 
     /// A failed result whose message the model can act on.
     pub fn error(tool_call_id: impl Into<String>, output: impl Into<String>) -> Self {
-        Self { tool_call_id: tool_call_id.into(), output: output.into(), is_error: true, data: None, diff: None }
+        Self {
+            tool_call_id: tool_call_id.into(),
+            output: output.into(),
+            is_error: true,
+            details: None,
+            data: None,
+            diff: None,
+        }
     }
 }
 

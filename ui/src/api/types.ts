@@ -16,6 +16,12 @@ export type { Severity } from "./bindings/Severity";
 export type { TokenUsage } from "./bindings/TokenUsage";
 export type { ToolCall } from "./bindings/ToolCall";
 export type { ToolResult } from "./bindings/ToolResult";
+export type { ToolDetails } from "./bindings/ToolDetails";
+export type { ShellDetails } from "./bindings/ShellDetails";
+export type { ShellEffects } from "./bindings/ShellEffects";
+export type { LandedChange } from "./bindings/LandedChange";
+export type { HostUse } from "./bindings/HostUse";
+export type { SandboxKind } from "./bindings/SandboxKind";
 export type { ToolStatus } from "./bindings/ToolStatus";
 /** What the shell's `session_info` command returns about the open session. */
 export type { SessionSnapshot } from "./bindings/SessionSnapshot";

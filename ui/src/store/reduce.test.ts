@@ -50,7 +50,7 @@ describe("reduce", () => {
           turnId: T,
           status: "error",
           durationMs: 42,
-          result: { toolCallId: "c2", output: "exit 1", isError: true, data: null, diff: null },
+          result: { toolCallId: "c2", output: "exit 1", isError: true, details: null, data: null, diff: null },
         },
       ],
       running,

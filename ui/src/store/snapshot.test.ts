@@ -24,7 +24,7 @@ describe("session snapshots", () => {
         {
           turnId: "t1",
           compacted: null,
-          item: { type: "toolResult", result: { toolCallId: "c1", output: "Changed 2 files", isError: false, data: null, diff: two } },
+          item: { type: "toolResult", result: { toolCallId: "c1", output: "Changed 2 files", isError: false, details: null, data: null, diff: two } },
         },
         { turnId: "t1", compacted: null, item: { type: "assistant", text: "Half of it", toolCalls: [], cutOff: true } },
       ],

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, RequestPermissionRequest, SessionMode, SessionModeId, SessionModeState, SessionNotification,
+    ContentBlock, RequestPermissionOutcome, SessionMode, SessionModeId, SessionModeState, SessionNotification,
     SessionUpdate, StopReason,
 };
 use agent_client_protocol::v1::ConnectionTo;
@@ -28,7 +28,7 @@ use bridle_core::engine::{Engine, SessionSpec};
 use bridle_core::mcp::McpHub;
 use bridle_core::store::Store;
 use bridle_core::wiring::Wiring;
-use bridle_protocol::{ApprovalRequest, Event, HistoryItem, Mode, Op};
+use bridle_protocol::{ApprovalRequest, Event, HistoryItem, Mode, Op, ToolCall};
 use tokio::sync::{mpsc, oneshot};
 
 use super::translate::{self, Changed};
@@ -82,13 +82,17 @@ impl AcpSession {
         self.engine.mode()
     }
 
-    fn send(&self, update: Option<SessionUpdate>) {
-        if let Some(update) = update {
-            let notification = SessionNotification::new(self.id.clone(), update);
-            if let Err(e) = self.cx.send_notification(notification) {
-                tracing::warn!("session {}: an update did not reach the client: {e}", self.id);
-            }
+    fn send(&self, update: SessionUpdate) {
+        let notification = SessionNotification::new(self.id.clone(), update);
+        if let Err(e) = self.cx.send_notification(notification) {
+            tracing::warn!("session {}: an update did not reach the client: {e}", self.id);
         }
+    }
+
+    /// The `tool_call` announcing `call`, described by its tool.
+    fn announce(&self, call: &ToolCall) {
+        let described = self.engine.describe(&call.name, &call.arguments);
+        self.send(translate::tool_call(call, &described, &self.root));
     }
 
     /// Sends the stored history as updates (`session/load`).
@@ -102,7 +106,7 @@ impl AcpSession {
                         self.send(translate::agent_text(&text));
                     }
                     for call in &tool_calls {
-                        self.send(translate::tool_call(call, &self.root));
+                        self.announce(call);
                     }
                 }
                 HistoryItem::ToolResult { result } => {
@@ -162,28 +166,23 @@ impl AcpSession {
     /// Asks the client about `request` and answers the engine (a deny when the client cancels or
     /// fails to answer; the approval timeout denies without it).
     async fn ask(self: Arc<Self>, request: ApprovalRequest) {
-        let question = translate::permission(&request, &self.root);
-        let mut body = question;
-        body["sessionId"] = serde_json::json!(self.id);
-        let answer = match serde_json::from_value::<RequestPermissionRequest>(body) {
-            Ok(ask) => match self.cx.send_request(ask).block_task().await {
-                Ok(response) => {
-                    let outcome = serde_json::to_value(&response.outcome).unwrap_or_default();
-                    let option = outcome.get("optionId").and_then(|o| o.as_str()).map(String::from);
-                    let why = match option {
-                        Some(_) => "rejected in the editor",
-                        None => "the editor withdrew the question",
-                    };
-                    (translate::answer(option.as_deref()), why)
-                }
-                Err(e) => {
-                    tracing::warn!("session {}: the permission request failed: {e}", self.id);
-                    (bridle_protocol::ApprovalAnswer::Deny, "the editor did not answer")
-                }
-            },
+        let described = translate::subject(&request, |tool, arguments| self.engine.describe(tool, arguments));
+        let ask = translate::permission(&self.id, &request, &described, &self.root);
+        let answer = match self.cx.send_request(ask).block_task().await {
+            Ok(response) => {
+                let option = match response.outcome {
+                    RequestPermissionOutcome::Selected(selected) => Some(selected.option_id.0.to_string()),
+                    _ => None,
+                };
+                let why = match option {
+                    Some(_) => "rejected in the editor",
+                    None => "the editor withdrew the question",
+                };
+                (translate::answer(option.as_deref()), why)
+            }
             Err(e) => {
-                tracing::warn!("session {}: the permission request could not be built: {e}", self.id);
-                (bridle_protocol::ApprovalAnswer::Deny, "the question could not be asked")
+                tracing::warn!("session {}: the permission request failed: {e}", self.id);
+                (bridle_protocol::ApprovalAnswer::Deny, "the editor did not answer")
             }
         };
         let (answer, why) = answer;
@@ -243,7 +242,7 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
         let Some(s) = session.upgrade() else { return };
         match event {
             Event::AssistantDelta { text, .. } => s.send(translate::agent_text(&text)),
-            Event::ToolCallBegin { call, .. } => s.send(translate::tool_call(&call, &s.root)),
+            Event::ToolCallBegin { call, .. } => s.announce(&call),
             Event::FileChanged { call_id, path, diff, .. } => diffs.entry(call_id).or_default().push((path, diff)),
             Event::ApprovalRequested { request, .. } => {
                 asked.insert(request.id.clone(), request.call_id.clone());

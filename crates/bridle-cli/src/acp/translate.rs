@@ -2,112 +2,71 @@
 //! `session/update`s, a prompt's content blocks become the user's message, an approval request
 //! becomes `session/request_permission`'s tool call and options.
 //!
-//! Rule: plain functions over values, no I/O but the one read of a changed file's text; what the
-//! model wrote is carried as data, never interpreted.
+//! Rules: plain functions over values, no I/O; every message is built with the protocol crate's
+//! own types, so a field the schema does not have fails to compile instead of being dropped at
+//! run time; a call is described by its tool ([`CallDescription`]: kind, title, paths), never by
+//! reading its arguments here; what the model wrote is carried as data, never interpreted.
 
 use std::path::Path;
 
-use agent_client_protocol::v1::schema::{ContentBlock, SessionUpdate, StopReason};
-use bridle_protocol::{
-    AbortReason, ApprovalAnswer, ApprovalRequest, ApprovalSubject, ToolCall, ToolResult, ToolStatus,
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, CurrentModeUpdate, Diff, EmbeddedResourceResource, PermissionOption,
+    PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, RequestPermissionRequest, SessionModeId,
+    SessionUpdate, StopReason, ToolCall as AcpToolCall, ToolCallContent, ToolCallId, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
-use serde_json::{json, Value};
-
-/// An update from its JSON form (the schema's own field names).
-pub fn update(value: Value) -> Option<SessionUpdate> {
-    serde_json::from_value(value).map_err(|e| tracing::warn!("an ACP update could not be built: {e}")).ok()
-}
+use bridle_core::tools::CallDescription;
+use bridle_protocol::{
+    AbortReason, ApprovalAnswer, ApprovalRequest, ApprovalSubject, ClientKind, Mode, PlanItem, PlanStatus, ToolCall, ToolResult,
+    ToolStatus,
+};
+use serde_json::Value;
 
 /// A piece of the assistant's answer.
-pub fn agent_text(text: &str) -> Option<SessionUpdate> {
-    update(json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}))
+pub fn agent_text(text: &str) -> SessionUpdate {
+    SessionUpdate::AgentMessageChunk(ContentChunk::new(text.into()))
 }
 
 /// A piece of the user's message (a replayed history).
-pub fn user_text(text: &str) -> Option<SessionUpdate> {
-    update(json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": text}}))
+pub fn user_text(text: &str) -> SessionUpdate {
+    SessionUpdate::UserMessageChunk(ContentChunk::new(text.into()))
 }
 
-/// ACP's kind of a tool.
-pub fn kind(tool: &str) -> &'static str {
-    match tool {
-        "read_file" | "list_files" | "process_output" | "process_list" | "get_token_usage" | "get_current_time" => {
-            "read"
-        }
-        "write_file" | "edit_file" | "append_file" | "apply_patch" => "edit",
-        "glob_search" | "grep_search" => "search",
-        "bash" | "process_stop" => "execute",
-        "update_plan" => "think",
-        _ => "other",
+/// ACP's kind for what a tool says its calls are.
+fn kind(kind: ClientKind) -> ToolKind {
+    match kind {
+        ClientKind::Read => ToolKind::Read,
+        ClientKind::Edit => ToolKind::Edit,
+        ClientKind::Delete => ToolKind::Delete,
+        ClientKind::Move => ToolKind::Move,
+        ClientKind::Search => ToolKind::Search,
+        ClientKind::Execute => ToolKind::Execute,
+        ClientKind::Think => ToolKind::Think,
+        ClientKind::Fetch => ToolKind::Fetch,
+        ClientKind::Other => ToolKind::Other,
     }
-}
-
-/// What a person reads for a call: the tool and its main argument.
-fn title(tool: &str, args: &Value) -> String {
-    let main = ["command", "path", "pattern", "process_id", "host"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))
-        .map(|s| s.chars().take(120).collect::<String>());
-    match (tool, main) {
-        ("bash", Some(command)) => format!("Run `{command}`"),
-        (name, Some(main)) => format!("{name} {main}"),
-        (name, None) => name.to_string(),
-    }
-}
-
-/// The workspace files a call's arguments name: its `path`, or the files its patch names.
-fn named_paths(args: &Value) -> Vec<String> {
-    if let Some(path) = args.get("path").and_then(Value::as_str) {
-        return vec![path.to_string()];
-    }
-    let patch = args.get("patch").and_then(Value::as_str).unwrap_or_default();
-    let mut found: Vec<String> = Vec::new();
-    for line in patch.lines() {
-        let named = ["*** Update File: ", "*** Delete File: ", "*** Add File: ", "*** Move to: ", "--- a/", "+++ b/"]
-            .iter()
-            .find_map(|prefix| line.strip_prefix(prefix));
-        if let Some(path) = named.map(str::trim).filter(|p| !p.is_empty()) {
-            if !found.iter().any(|f| f == path) {
-                found.push(path.to_string());
-            }
-        }
-    }
-    found
 }
 
 /// What ACP says of a pending call, in its announcement and in a permission request alike: its
-/// id, title, kind, raw input and the files it names (the arguments read once).
-fn pending(call_id: &str, tool: &str, arguments: &str, root: &Path) -> serde_json::Map<String, Value> {
-    let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
-    let locations: Vec<Value> = named_paths(&args).iter().map(|p| json!({"path": root.join(p)})).collect();
-    described(json!({
-        "toolCallId": call_id,
-        "title": title(tool, &args),
-        "kind": kind(tool),
-        "status": "pending",
-        "rawInput": args,
-        "locations": locations,
-    }))
+/// id, title, kind, raw input and the workspace paths it touches.
+fn pending(call_id: &str, arguments: &str, described: &CallDescription, root: &Path) -> AcpToolCall {
+    let locations = described.paths.iter().map(|p| ToolCallLocation::new(root.join(p))).collect();
+    AcpToolCall::new(ToolCallId::new(call_id), described.title.clone())
+        .kind(kind(described.kind))
+        .status(ToolCallStatus::Pending)
+        .raw_input(serde_json::from_str::<Value>(arguments).ok())
+        .locations(locations)
 }
 
-/// A description built as an object, as a map.
-fn described(value: Value) -> serde_json::Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => serde_json::Map::new(),
-    }
-}
-
-/// The `tool_call` announcing `call`.
-pub fn tool_call(call: &ToolCall, root: &Path) -> Option<SessionUpdate> {
-    let mut announced = pending(&call.id, &call.name, &call.arguments, root);
-    announced.insert("sessionUpdate".into(), json!("tool_call"));
-    update(Value::Object(announced))
+/// The `tool_call` announcing `call`, as `described`.
+pub fn tool_call(call: &ToolCall, described: &CallDescription, root: &Path) -> SessionUpdate {
+    SessionUpdate::ToolCall(pending(&call.id, &call.arguments, described, root))
 }
 
 /// A call that runs now (approved).
-pub fn in_progress(call_id: &str) -> Option<SessionUpdate> {
-    update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress"}))
+pub fn in_progress(call_id: &str) -> SessionUpdate {
+    let fields = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(ToolCallId::new(call_id), fields))
 }
 
 /// One file a call changed: its path and its text before and after (`None`: absent).
@@ -117,51 +76,46 @@ pub struct Changed {
     pub after: Option<String>,
 }
 
-/// The `tool_call_update` ending a call: its status, its output as text, and a diff for every
-/// file it changed.
-pub fn tool_end(result: &ToolResult, status: ToolStatus, changed: &[Changed], root: &Path) -> Option<SessionUpdate> {
+/// The `tool_call_update` ending a call: its status, its output as text, a diff for every file it
+/// changed, and as raw output what it did (a built-in tool's typed details, an MCP server's own
+/// structured output).
+pub fn tool_end(result: &ToolResult, status: ToolStatus, changed: &[Changed], root: &Path) -> SessionUpdate {
     let status = match status {
-        ToolStatus::Ok => "completed",
-        _ => "failed",
+        ToolStatus::Ok => ToolCallStatus::Completed,
+        _ => ToolCallStatus::Failed,
     };
-    let mut content = vec![json!({"type": "content", "content": {"type": "text", "text": result.output}})];
+    let mut content = vec![ToolCallContent::from(result.output.as_str())];
     for c in changed {
-        content.push(json!({
-            "type": "diff",
-            "path": root.join(&c.path),
-            "oldText": c.before,
-            "newText": c.after.clone().unwrap_or_default(),
-        }));
+        let diff = Diff::new(root.join(&c.path), c.after.clone().unwrap_or_default()).old_text(c.before.clone());
+        content.push(diff.into());
     }
-    update(json!({
-        "sessionUpdate": "tool_call_update",
-        "toolCallId": result.tool_call_id,
-        "status": status,
-        "content": content,
-        "rawOutput": result.data,
-    }))
+    let raw_output = match &result.details {
+        Some(details) => serde_json::to_value(details).ok(),
+        None => result.data.clone(),
+    };
+    let fields = ToolCallUpdateFields::new().status(status).content(content).raw_output(raw_output);
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(ToolCallId::new(result.tool_call_id.as_str()), fields))
 }
 
 /// The model's plan.
-pub fn plan(items: &[bridle_protocol::PlanItem]) -> Option<SessionUpdate> {
-    let entries: Vec<Value> = items
+pub fn plan(items: &[PlanItem]) -> SessionUpdate {
+    let entries = items
         .iter()
         .map(|i| {
-            let status = serde_json::to_value(i.status).unwrap_or(Value::Null);
-            let status = match status.as_str() {
-                Some("inProgress" | "in_progress") => "in_progress",
-                Some("completed" | "done") => "completed",
-                _ => "pending",
+            let status = match i.status {
+                PlanStatus::Pending => PlanEntryStatus::Pending,
+                PlanStatus::InProgress => PlanEntryStatus::InProgress,
+                PlanStatus::Done => PlanEntryStatus::Completed,
             };
-            json!({"content": i.step, "priority": "medium", "status": status})
+            PlanEntry::new(i.step.clone(), PlanEntryPriority::Medium, status)
         })
         .collect();
-    update(json!({"sessionUpdate": "plan", "entries": entries}))
+    SessionUpdate::Plan(Plan::new(entries))
 }
 
 /// The mode now in force.
-pub fn current_mode(mode: bridle_protocol::Mode) -> Option<SessionUpdate> {
-    update(json!({"sessionUpdate": "current_mode_update", "currentModeId": mode.as_str()}))
+pub fn current_mode(mode: Mode) -> SessionUpdate {
+    SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(SessionModeId::new(mode.as_str())))
 }
 
 /// How a turn that ended is told to the client.
@@ -179,74 +133,78 @@ pub fn stop_reason(aborted: Option<AbortReason>) -> StopReason {
 pub fn prompt_text(blocks: &[ContentBlock]) -> String {
     let mut parts = Vec::new();
     for block in blocks {
-        let value = serde_json::to_value(block).unwrap_or(Value::Null);
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
-        match kind {
-            "text" => parts.push(value["text"].as_str().unwrap_or_default().to_string()),
-            "resource_link" => {
-                parts.push(format!("[file: {}]", value["uri"].as_str().unwrap_or_default()));
-            }
-            "resource" => {
-                let resource = &value["resource"];
-                let uri = resource["uri"].as_str().unwrap_or_default();
-                match resource["text"].as_str() {
-                    Some(text) => parts.push(format!("[file: {uri}]\n```\n{text}\n```")),
-                    None => parts.push(format!("[file: {uri} (binary, not included)]")),
+        match block {
+            ContentBlock::Text(text) => parts.push(text.text.clone()),
+            ContentBlock::ResourceLink(link) => parts.push(format!("[file: {}]", link.uri)),
+            ContentBlock::Resource(embedded) => match &embedded.resource {
+                EmbeddedResourceResource::TextResourceContents(r) => {
+                    parts.push(format!("[file: {}]\n```\n{}\n```", r.uri, r.text))
                 }
-            }
-            other => parts.push(format!("[{other} content not supported by this model, left out]")),
+                EmbeddedResourceResource::BlobResourceContents(r) => {
+                    parts.push(format!("[file: {} (binary, not included)]", r.uri))
+                }
+                _ => parts.push("[resource content not supported by this model, left out]".to_string()),
+            },
+            ContentBlock::Image(_) => parts.push("[image content not supported by this model, left out]".to_string()),
+            ContentBlock::Audio(_) => parts.push("[audio content not supported by this model, left out]".to_string()),
+            _ => parts.push("[content of an unknown kind, left out]".to_string()),
         }
     }
     parts.join("\n")
 }
 
-/// `session/request_permission`'s tool call and its four options, for `request`.
-pub fn permission(request: &ApprovalRequest, root: &Path) -> Value {
-    let mut content: Vec<Value> = request
-        .findings
-        .iter()
-        .map(|f| json!({"type": "content", "content": {"type": "text", "text": format!("{:?}: {}", f.severity, f.message)}}))
-        .collect();
-    if let Some(preview) = &request.preview {
-        content.push(json!({"type": "content", "content": {"type": "text", "text": preview}}));
+/// What a permission request is about, as the editor is shown it, each subject its own way: a
+/// call as its tool describes it (`describe`); a host a command would reach (DESIGN §5.2); what
+/// a command changed, by its files (DESIGN §4.3).
+pub fn subject(request: &ApprovalRequest, describe: impl FnOnce(&str, &str) -> CallDescription) -> CallDescription {
+    match &request.subject {
+        ApprovalSubject::Call { tool, arguments } => describe(tool, arguments),
+        ApprovalSubject::Host { host, port, .. } => {
+            CallDescription { kind: ClientKind::Fetch, title: format!("Connect to {host}:{port}"), paths: Vec::new() }
+        }
+        ApprovalSubject::Changes { command, files } => CallDescription {
+            kind: ClientKind::Edit,
+            title: format!("Keep what `{}` changed", bridle_core::tools::quoted(command)),
+            paths: files.clone(),
+        },
     }
-    // What is asked, each subject its own way: a call as its announcement says it; a host as
-    // the place the command wants to reach; held changes (DESIGN §4.3) as the files they touch.
-    let mut call = match &request.subject {
-        ApprovalSubject::Call { tool, arguments } => pending(&request.call_id, tool, arguments, root),
-        ApprovalSubject::Host { host, port, command } => described(json!({
-            "toolCallId": request.call_id,
-            "title": format!("Let `{command}` reach {host}:{port}"),
-            "kind": "fetch",
-            "status": "pending",
-            "rawInput": {"host": host, "port": port, "command": command},
-            "locations": [],
-        })),
-        ApprovalSubject::Changes { command, files } => described(json!({
-            "toolCallId": request.call_id,
-            "title": format!("Keep what `{command}` changed"),
-            "kind": "edit",
-            "status": "pending",
-            "rawInput": {"command": command, "files": files},
-            "locations": files.iter().map(|f| json!({"path": root.join(f)})).collect::<Vec<_>>(),
-        })),
+}
+
+/// `session/request_permission` for `request` of session `session_id`, about what `described`
+/// says: its findings and preview as content, and the four options (keep or discard for a
+/// command's held changes, which no rule covers).
+pub fn permission(
+    session_id: &str,
+    request: &ApprovalRequest,
+    described: &CallDescription,
+    root: &Path,
+) -> RequestPermissionRequest {
+    let mut content: Vec<ToolCallContent> =
+        request.findings.iter().map(|f| format!("{:?}: {}", f.severity, f.message).into()).collect();
+    if let Some(preview) = &request.preview {
+        content.push(preview.as_str().into());
+    }
+    // The raw input: a call's arguments as the model sent them; a host's or changes' subject.
+    let raw = match &request.subject {
+        ApprovalSubject::Call { arguments, .. } => arguments.clone(),
+        other => serde_json::to_string(other).unwrap_or_default(),
     };
-    call.insert("content".into(), Value::Array(content));
-    // A command's held changes are kept or discarded once: no rule covers them.
+    let call = pending(&request.call_id, &raw, described, root).content(content);
+    let option = |id: &str, name: &str, kind| PermissionOption::new(id.to_string(), name, kind);
     let options = if matches!(request.subject, ApprovalSubject::Changes { .. }) {
-        json!([
-            {"optionId": "allow_once", "name": "Keep the changes", "kind": "allow_once"},
-            {"optionId": "reject_once", "name": "Discard them", "kind": "reject_once"},
-        ])
+        vec![
+            option("allow_once", "Keep the changes", PermissionOptionKind::AllowOnce),
+            option("reject_once", "Discard them", PermissionOptionKind::RejectOnce),
+        ]
     } else {
-        json!([
-            {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
-            {"optionId": "allow_always", "name": "Always allow", "kind": "allow_always"},
-            {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-            {"optionId": "reject_always", "name": "Always reject", "kind": "reject_always"},
-        ])
+        vec![
+            option("allow_once", "Allow once", PermissionOptionKind::AllowOnce),
+            option("allow_always", "Always allow", PermissionOptionKind::AllowAlways),
+            option("reject_once", "Reject", PermissionOptionKind::RejectOnce),
+            option("reject_always", "Always reject", PermissionOptionKind::RejectAlways),
+        ]
     };
-    json!({"toolCall": call, "options": options})
+    RequestPermissionRequest::new(session_id.to_string(), call.into(), options)
 }
 
 /// Bridle's answer for the option a client selected (`None`: cancelled, or an option not offered).
@@ -255,5 +213,64 @@ pub fn answer(option: Option<&str>) -> ApprovalAnswer {
         Some("allow_once") => ApprovalAnswer::ApproveOnce,
         Some("allow_always") => ApprovalAnswer::ApproveAlways,
         _ => ApprovalAnswer::Deny,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn described(kind: ClientKind, title: &str, paths: &[&str]) -> CallDescription {
+        CallDescription { kind, title: title.into(), paths: paths.iter().map(|p| p.to_string()).collect() }
+    }
+
+    #[test]
+    fn a_call_is_announced_as_its_tool_describes_it() {
+        let call = ToolCall {
+            id: "c1".into(),
+            provider_id: "p1".into(),
+            name: "apply_patch".into(),
+            arguments: r#"{"patch":"..."}"#.into(),
+        };
+        let update =
+            tool_call(&call, &described(ClientKind::Edit, "Patch a.rs, b.rs", &["a.rs", "b.rs"]), Path::new("/w"));
+        assert_eq!(
+            serde_json::to_value(update).unwrap(),
+            json!({
+                "sessionUpdate": "tool_call",
+                "toolCallId": "c1",
+                "title": "Patch a.rs, b.rs",
+                "kind": "edit",
+                "rawInput": {"patch": "..."},
+                "locations": [{"path": "/w/a.rs"}, {"path": "/w/b.rs"}],
+            })
+        );
+    }
+
+    #[test]
+    fn an_end_carries_the_text_the_diffs_and_the_typed_details() {
+        let mut result = ToolResult::ok("c1", "done");
+        result.details = Some(bridle_protocol::ToolDetails::Plan { items: vec![] });
+        let changed = [Changed { path: "a.txt".into(), before: None, after: Some("new\n".into()) }];
+        let update = serde_json::to_value(tool_end(&result, ToolStatus::Ok, &changed, Path::new("/w"))).unwrap();
+        assert_eq!(update["status"], "completed");
+        assert_eq!(update["content"][0], json!({"type": "content", "content": {"type": "text", "text": "done"}}));
+        assert_eq!(update["content"][1], json!({"type": "diff", "path": "/w/a.txt", "newText": "new\n"}));
+        assert_eq!(update["rawOutput"], json!({"type": "plan", "items": []}));
+    }
+
+    #[test]
+    fn a_plan_maps_each_status() {
+        let items = [
+            PlanItem { step: "a".into(), status: PlanStatus::Done },
+            PlanItem { step: "b".into(), status: PlanStatus::InProgress },
+            PlanItem { step: "c".into(), status: PlanStatus::Pending },
+        ];
+        let update = serde_json::to_value(plan(&items)).unwrap();
+        let statuses: Vec<&str> =
+            update["entries"].as_array().unwrap().iter().map(|e| e["status"].as_str().unwrap()).collect();
+        assert_eq!(statuses, ["completed", "in_progress", "pending"]);
     }
 }

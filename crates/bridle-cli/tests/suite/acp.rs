@@ -305,6 +305,7 @@ async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_an
     // A turn with a tool call.
     assert_eq!(stop(3), "end_turn");
     assert_eq!(during(3, "tool_call")[0]["kind"], "execute");
+    assert_eq!(during(3, "tool_call")[0]["title"], "Run `echo ran`", "the tool's own title");
     let ended = during(3, "tool_call_update");
     assert_eq!(ended.last().unwrap()["status"], "completed");
     assert!(ended.last().unwrap()["content"].to_string().contains("ran"), "{ended:?}");
@@ -315,7 +316,10 @@ async fn the_typescript_sdk_runs_a_turn_cancels_a_command_uses_its_mcp_server_an
     assert!(cancel_ms < 500.0, "the cancel took {cancel_ms} ms");
     assert_eq!(running("sleep", "37").len(), 0, "the cancelled command still runs");
 
-    // The client's MCP server, used in a turn.
+    // The client's MCP server, used in a turn: announced by its server and its own name, of kind
+    // other (the schema's default, so not written).
+    let announced = &during(5, "tool_call")[0];
+    assert_eq!((announced["title"].as_str(), announced.get("kind")), (Some("everything: echo"), None), "{announced}");
     let echoed = during(5, "tool_call_update");
     assert!(echoed.last().unwrap()["content"].to_string().contains("Echo: from the client"), "{echoed:?}");
 

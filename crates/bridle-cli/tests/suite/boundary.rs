@@ -38,7 +38,7 @@ async fn bypass_stays_in_the_sandbox(backend: &str, user: User) {
         let (report, _) = t.tool_bash("bypass", json!({ "command": command }), false).await;
         assert_ne!(report["decision"], "ask", "bypass asked about `{command}`: {report}");
         if report["executed"] == true {
-            assert_eq!(report["result"]["data"]["sandbox"], backend, "{report}");
+            assert_eq!(report["result"]["details"]["sandbox"], backend, "{report}");
         }
         let kept = std::fs::read_to_string(victim.join("deep/kept.txt"));
         assert_eq!(
@@ -80,7 +80,7 @@ async fn with_the_sandbox_turned_off_bridle_says_so_at_every_start_and_bypass_ru
     let t = Setup::new(User::Invoking, "mode = \"bypass\"\n[sandbox]\nenabled = false\n");
     let (report, said) = t.tool_bash("bypass", json!({"command": "echo ran"}), false).await;
     assert_eq!(report["executed"], true, "{report}");
-    assert_eq!(report["result"]["data"]["sandbox"], "none", "{report}");
+    assert_eq!(report["result"]["details"]["sandbox"], "none", "{report}");
     assert!(said.contains("warning: the shell sandbox is off"), "{said}");
     // Any other command of the CLI says it too.
     let out = t.bridle(&["sessions", "list"]).output().await.unwrap();
@@ -117,7 +117,7 @@ async fn no_set_id_file_is_made(backend: &str, user: User) {
     ];
     for command in attempts {
         let r = t.bash(command).await;
-        assert_eq!(r["data"]["sandbox"], backend, "{r}");
+        assert_eq!(r["details"]["sandbox"], backend, "{r}");
     }
     // (A background process needs a session: `held::a_background_process_leaves_no_set_id_file`.)
     assert_eq!(set_id_files(&t.dirs.workspace), Vec::<String>::new(), "{backend} {user:?}");
@@ -349,7 +349,7 @@ async fn home_credentials_stay_hidden(backend: &str, user: User) {
     let r = t.bash(&command).await;
     assert!(output(&r).contains("checked"), "{r}");
     assert!(!output(&r).contains("CREDENTIAL-"), "a credential was read ({backend}, {user:?}): {r}");
-    assert!(r["data"]["sandboxHome"].as_str().unwrap_or_default().starts_with("home is hidden"), "{r}");
+    assert!(r["details"]["sandboxHome"].as_str().unwrap_or_default().starts_with("home is hidden"), "{r}");
 }
 
 #[tokio::test]
@@ -458,7 +458,7 @@ async fn nothing_outlives_its_call(backend: &str, user: User, tag: &str) {
     // After the call: a process in a new session, with a cleared environment (no marker).
     let after_call = format!("30{tag}1");
     let r = t.bash(&format!("setsid env -i sleep {after_call} > /dev/null 2>&1 < /dev/null & echo started")).await;
-    let gaps = r["data"]["sandboxGaps"].as_str().unwrap_or_default().to_string();
+    let gaps = r["details"]["sandboxGaps"].as_str().unwrap_or_default().to_string();
     let held = !gaps.contains("can outlive its call");
     if held {
         assert!(eventually(std::time::Duration::from_secs(5), || sleeping(&after_call).is_empty()), "{r}");

@@ -142,7 +142,7 @@ async fn one_turn_undone(repo: bool) {
     assert_eq!(std::fs::metadata(ws.join("big.bin")).unwrap().len(), 3 << 20);
     assert_eq!(std::fs::read_to_string(ws.join("target/debug/out.o")).unwrap(), "o\n");
     // The first command's result lists its changes with their diff, captured and undoable.
-    let effects = &results[1]["data"]["effects"];
+    let effects = &results[1]["details"]["effects"];
     assert_eq!(effects["captured"], true, "{}", results[1]);
     let paths: Vec<&str> = effects["changes"].as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
     assert_eq!(paths, ["a.rs", "b.txt", "c.txt", "link", "new.txt", "run.sh", "tracked.txt"], "{effects}");
@@ -150,7 +150,7 @@ async fn one_turn_undone(repo: bool) {
     let diff = results[1]["diff"].as_str().unwrap();
     assert!(diff.contains("+x") && diff.contains("-tracked") && diff.contains("new mode 755"), "{diff}");
     // Build output is summarised, not diffed.
-    assert_eq!(results[2]["data"]["effects"]["ignored"]["files"], 1, "{}", results[2]);
+    assert_eq!(results[2]["details"]["effects"]["ignored"]["files"], 1, "{}", results[2]);
     // Each changed file has its audit row, with the call that made it.
     let export = dirs.data.join("audit.jsonl");
     let out = bridle(&dirs, &["audit", "export", export.to_str().unwrap()]).await;
@@ -211,13 +211,13 @@ async fn review_shows_what_a_command_changed_and_lands_it_only_when_approved() {
         assert_eq!(results.len(), 2, "{results:?}");
         let sed = results[1];
         assert_eq!(request["callId"], sed["toolCallId"]);
-        assert_eq!(results[0]["data"]["effects"]["captured"], true, "{}", results[0]);
+        assert_eq!(results[0]["details"]["effects"]["captured"], true, "{}", results[0]);
         if landed {
             assert_eq!(std::fs::read_to_string(ws.join("f.txt")).unwrap(), "new line\n");
-            assert_eq!(sed["data"]["effects"]["changes"][0]["path"], "f.txt");
+            assert_eq!(sed["details"]["effects"]["changes"][0]["path"], "f.txt");
         } else {
             assert_eq!(std::fs::read(ws.join("f.txt")).unwrap(), b"old line\n");
-            assert_eq!(sed["data"]["effects"]["discarded"], json!(["f.txt"]));
+            assert_eq!(sed["details"]["effects"]["discarded"], json!(["f.txt"]));
             // The model's next request says which files were discarded.
             let journal = mock.journal().await;
             let last = journal.last().unwrap().to_string();
@@ -263,8 +263,8 @@ async fn a_git_commit_made_in_the_sandbox_lands_and_is_summarised() {
     .await;
     let (events, _) = run(&dirs, &mock, "commit", "auto", "deny").await;
     let result = results(&events)[0];
-    assert_eq!(result["data"]["exitCode"], 0, "{result}");
-    let git_lines = result["data"]["effects"]["git"].to_string();
+    assert_eq!(result["details"]["exitCode"], 0, "{result}");
+    let git_lines = result["details"]["effects"]["git"].to_string();
     assert!(git_lines.contains("main: 1 commit") && git_lines.contains("Add more to a"), "{result}");
     assert!(git(ws, &["log", "--oneline"]).contains("Add more to a"), "{result}");
     assert!(git(ws, &["status", "--porcelain"]).trim().is_empty(), "{}", git(ws, &["status"]));
@@ -295,7 +295,7 @@ async fn the_users_edit_made_while_a_command_runs_is_kept() {
     assert_eq!(std::fs::read_to_string(ws.join("f.txt")).unwrap(), "user\n");
     assert_eq!(std::fs::read_to_string(ws.join("g.txt")).unwrap(), "other\n");
     let result = results(&events)[0];
-    assert_eq!(result["data"]["effects"]["refused"][0]["path"], "f.txt", "{result}");
+    assert_eq!(result["details"]["effects"]["refused"][0]["path"], "f.txt", "{result}");
     assert!(result["output"].as_str().unwrap().contains("not applied: f.txt"), "{result}");
 }
 
@@ -320,7 +320,7 @@ async fn what_the_layer_must_refuse_never_lands() {
     let (mock, _f) = model("escape", json!([bash("x1", &command)])).await;
     let (events, _) = run(&dirs, &mock, "escape", "auto", "deny").await;
     let result = results(&events)[0];
-    assert_eq!(result["data"]["effects"]["captured"], true, "{result}");
+    assert_eq!(result["details"]["effects"]["captured"], true, "{result}");
     assert!(ws.join("out-link").symlink_metadata().is_ok(), "{result}");
     // The link lands as a link, never followed; what it names is untouched.
     assert_eq!(std::fs::read_link(ws.join("out-link")).unwrap(), target);
@@ -331,7 +331,7 @@ async fn what_the_layer_must_refuse_never_lands() {
         assert!(ws.join(name).symlink_metadata().is_err(), "{name} landed");
     }
     assert_eq!(ws.join("suid").metadata().unwrap().permissions().mode() & 0o6000, 0, "a set-id file landed");
-    let refused = result["data"]["effects"]["refused"].to_string();
+    let refused = result["details"]["effects"]["refused"].to_string();
     for name in ["fifo", "h1"] {
         assert!(refused.contains(name), "{name}: {refused}");
     }
@@ -355,11 +355,11 @@ async fn without_an_overlay_commands_write_directly_and_say_why() {
         let (mock, _f) = model("go", json!([bash("d1", "echo new > f.txt; echo n > n.txt")])).await;
         let (events, _) = run(&dirs, &mock, "go", "auto", "deny").await;
         let result = results(&events)[0];
-        let effects = &result["data"]["effects"];
+        let effects = &result["details"]["effects"];
         assert_eq!(effects["captured"], false, "{result}");
         assert!(effects["reason"].as_str().unwrap().contains(why), "{result}");
         assert_eq!(effects["listed"], json!(["f.txt (modified)", "n.txt (created)"]), "{result}");
-        assert_eq!(result["data"]["checkpointed"], false);
+        assert_eq!(result["details"]["checkpointed"], false);
         assert!(result["output"].as_str().unwrap().contains("not undoable"), "{result}");
         assert_eq!(std::fs::read_to_string(ws.join("f.txt")).unwrap(), "new\n");
     }
@@ -382,13 +382,17 @@ async fn ignored_output_is_written_and_removed_without_checkpoints() {
     .await;
     let (events, session) = run(&dirs, &mock, "clean build", "auto", "deny").await;
     let result = results(&events)[0];
-    assert_eq!(result["data"]["effects"]["refused"], json!([]), "{result}");
+    assert_eq!(result["details"]["effects"]["refused"], json!([]), "{result}");
     assert!(!ws.join("out/deep").exists());
     assert_eq!(std::fs::read_to_string(ws.join("out/new/a.o")).unwrap(), "o\n");
     assert_eq!(std::fs::read_to_string(ws.join("build.log")).unwrap(), "l\n");
     // Only the file that is not ignored is a change, with a checkpoint; undo takes only it back.
-    let paths: Vec<&str> =
-        result["data"]["effects"]["changes"].as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> = result["details"]["effects"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
     assert_eq!(paths, ["src.txt"], "{result}");
     let out = bridle(&dirs, &["sessions", "undo", &session]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));

@@ -33,7 +33,7 @@ async fn write_read_append_edit_and_patch_a_file() {
 
     let (code, r) = tool(&dirs, "read_file", json!({"path": "src/lib.rs", "start_line": 2, "end_line": 2})).await;
     assert_eq!((code, output(&r)), (Some(0), "    one();\n"));
-    assert_eq!(r["result"]["data"]["totalLines"], 3);
+    assert_eq!(r["result"]["details"]["totalLines"], 3);
 
     let (code, r) = tool(&dirs, "append_file", json!({"path": "src/lib.rs", "content": "fn b() {}\n"})).await;
     assert_eq!(code, Some(0), "{r}");
@@ -63,7 +63,7 @@ async fn write_read_append_edit_and_patch_a_file() {
         "Changed 2 files: Created README.md (+1 -0 lines, 7 bytes); Updated src/lib.rs (+1 -1 lines, 51 bytes)."
     );
     let kinds: Vec<&str> =
-        r["result"]["data"]["changes"].as_array().unwrap().iter().map(|c| c["kind"].as_str().unwrap()).collect();
+        r["result"]["details"]["changes"].as_array().unwrap().iter().map(|c| c["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["created", "modified"]);
     assert_eq!(std::fs::read_to_string(ws.join("README.md")).unwrap(), "# demo\n");
     assert!(std::fs::read_to_string(ws.join("src/lib.rs")).unwrap().ends_with("fn b() { a(); }\n"));
@@ -152,7 +152,7 @@ async fn bash_reports_exit_codes_and_runs_in_the_workspace() {
     assert_eq!(code, Some(0), "a non-zero exit is not an error of the harness: {r}");
     assert_eq!(r["result"]["isError"], false);
     assert_eq!(output(&r), "exit code 7\nmarker\n");
-    assert_eq!(r["result"]["data"]["exitCode"], 7);
+    assert_eq!(r["result"]["details"]["exitCode"], 7);
 }
 
 #[tokio::test]
@@ -183,7 +183,7 @@ async fn list_glob_and_grep_honour_gitignore() {
 
     let (code, r) = tool(&dirs, "glob_search", json!({"pattern": "**/*.rs"})).await;
     assert_eq!(code, Some(0), "{r}");
-    assert_eq!(r["result"]["data"]["files"], json!(["src/deep/mod.rs", "src/lib.rs"]));
+    assert_eq!(r["result"]["details"]["files"], json!(["src/deep/mod.rs", "src/lib.rs"]));
 
     let (code, r) = tool(&dirs, "grep_search", json!({"pattern": "needle", "case_insensitive": true})).await;
     assert_eq!(code, Some(0), "{r}");

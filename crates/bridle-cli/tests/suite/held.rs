@@ -28,7 +28,7 @@ async fn review_holds_a_commands_changes_at_a_path_with_a_comma_a_colon_and_a_ba
         let (mock, _f) = model("fix it", json!([bash("s1", "sed -i 's/old/new/' f.txt")])).await;
         let (events, _) = run(&dirs, &mock, "fix it", "review", on_ask).await;
         let result = results(&events)[0];
-        assert_eq!(result["data"]["effects"]["captured"], true, "{result}");
+        assert_eq!(result["details"]["effects"]["captured"], true, "{result}");
         let asked = asked(&events);
         assert_eq!(asked.len(), 1, "{events:?}");
         assert_eq!(asked[0]["subject"]["type"], "changes", "{:?}", asked[0]);
@@ -113,7 +113,7 @@ async fn a_scratch_folder_swapped_for_a_link_never_lets_a_command_run_uncaptured
     let results = results(&events);
     assert_eq!(results.len(), 9, "{events:?}");
     for result in &results[1..] {
-        let captured = result["data"]["effects"]["captured"] == true;
+        let captured = result["details"]["effects"]["captured"] == true;
         let refused = result["output"].as_str().unwrap_or_default().contains("not run");
         assert!(captured || refused, "a command ran uncaptured: {result}");
     }
@@ -203,7 +203,7 @@ async fn a_background_process_leaves_no_set_id_file() {
     let (mock, _f) = model("setuid", json!([call])).await;
     let (events, _) = run(&dirs, &mock, "setuid", "auto", "approve").await;
     let result = results(&events)[0];
-    assert_eq!(result["data"]["background"], true, "{result}");
+    assert_eq!(result["details"]["type"], "background", "{result}");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     for name in ["bg", "bg2"] {
         if let Ok(meta) = std::fs::metadata(dirs.workspace.join(name)) {

@@ -168,9 +168,10 @@ async fn hosts_reach_only_as_the_policy_says(backend: &str, user: User) {
     let r = t
         .bash("curl -sS http://ok.test:$(cat .t/http)/ && curl -sS --cacert .t/ca.pem https://ok.test:$(cat .t/tls)/")
         .await;
-    assert_eq!(r["data"]["sandbox"], backend, "{r}");
+    assert_eq!(r["details"]["sandbox"], backend, "{r}");
     assert!(output(&r).contains("hello from ok.test\nhello over tls\n"), "{r}");
-    let reached: Vec<&Value> = r["data"]["hosts"].as_array().unwrap().iter().filter(|h| h["allowed"] == true).collect();
+    let reached: Vec<&Value> =
+        r["details"]["hosts"].as_array().unwrap().iter().filter(|h| h["allowed"] == true).collect();
     assert_eq!(reached.len(), 2, "{r}");
     assert!(reached.iter().all(|h| h["host"] == "ok.test" && h["received"].as_u64().unwrap() > 0), "{r}");
 
@@ -181,7 +182,7 @@ async fn hosts_reach_only_as_the_policy_says(backend: &str, user: User) {
         .await;
     assert!(output(&r).contains("403\n"), "{r}");
     assert!(output(&r).contains("refused bad.test:"), "{r}");
-    assert!(r["data"]["durationMs"].as_u64().unwrap() < 5000, "{r}");
+    assert!(r["details"]["durationMs"].as_u64().unwrap() < 5000, "{r}");
     assert_eq!(http.served.load(Ordering::SeqCst), before, "bad.test reached the server: {r}");
 
     // git over SSH, through the same proxy (git's ssh is told to): the SSH client's banner
@@ -262,7 +263,7 @@ async fn loopback_metadata_and_this_machines_addresses_are_refused_even_when_eve
                 .bash(&format!("P=$(cat .t/http); curl -sS --noproxy '' -o /dev/null -w '%{{http_code}}\\n' {target}"))
                 .await;
             assert!(output(&r).starts_with("exit code 0\n403\n"), "{backend} {target}: {r}");
-            assert!(r["data"]["durationMs"].as_u64().unwrap() < 5000, "{r}");
+            assert!(r["details"]["durationMs"].as_u64().unwrap() < 5000, "{r}");
         }
         // Direct, loopback is the sandbox's own (bwrap) or closed but for the proxy (Landlock):
         // the host's server is not there.
@@ -538,7 +539,7 @@ EOF"#;
         assert_eq!(row["payload"]["source"], "host_ports", "{row}");
         assert!(row["payload"]["bytesSent"].as_u64().unwrap() > 0, "{row}");
     } else {
-        assert!(r["data"]["sandboxGaps"].as_str().unwrap_or_default().contains("host ports"), "{r}");
+        assert!(r["details"]["sandboxGaps"].as_str().unwrap_or_default().contains("host ports"), "{r}");
     }
 }
 

@@ -211,7 +211,7 @@ async fn escapes_fail_and_work_goes_on(backend: &str, expected: &str, user: User
 
     // Writes outside the workspace, through a variable and through brace expansion.
     let r = t.bash("D=$(cat .t/canaries); echo pwned > $D/canary").await;
-    assert_eq!(r["data"]["sandbox"], expected, "{r}");
+    assert_eq!(r["details"]["sandbox"], expected, "{r}");
     let r2 = t.bash("{cp,/etc/hostname,$(cat .t/canaries)/brace}").await;
     assert_eq!(t.canary(), "untouched\n", "{r}");
     assert!(!t.canaries.join("brace").exists(), "{r2}");
@@ -312,7 +312,7 @@ print(len(started))'",
             assert!(size <= 64 << 20, "{place} took {size} bytes: {r}");
         }
     } else {
-        assert!(r["data"]["sandboxGaps"].as_str().unwrap_or_default().contains("/tmp"), "{r}");
+        assert!(r["details"]["sandboxGaps"].as_str().unwrap_or_default().contains("/tmp"), "{r}");
     }
 
     // Ordinary work still works: a build, a test, a commit, writes to the workspace and /tmp.
@@ -328,7 +328,7 @@ print(len(started))'",
              git add -A && git -c user.name=t -c user.email=t@t commit -qm work && git log --oneline | wc -l",
         )
         .await;
-    assert_eq!(r["data"]["exitCode"], 0, "{r}");
+    assert_eq!(r["details"]["exitCode"], 0, "{r}");
     assert!(output(&r).contains("scratch"), "{r}");
     assert_eq!(std::fs::read_to_string(t.dirs.workspace.join("out.txt")).unwrap(), "built\n");
 
@@ -365,7 +365,7 @@ async fn without_a_sandbox_auto_asks_for_every_command_and_results_say_so() {
 
     let out = bridle(&dirs, &["tool", "bash", "--approve", "--args", r#"{"command":"echo ran"}"#]).await;
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(report["result"]["data"]["sandbox"], "none");
+    assert_eq!(report["result"]["details"]["sandbox"], "none");
     assert!(output(&report["result"]).contains("[note: ran without an OS sandbox"), "{report}");
 
     // An allow rule lifts the ask, as for any command the mode asks about.
@@ -430,8 +430,8 @@ async fn an_escalation_asks_even_in_auto_and_runs_unconfined_once_approved() {
     assert!(!target.exists(), "{}", stdout(&out));
     let out = bridle(&dirs, &["tool", "bash", "--mode", "auto", "--approve", "--args", &args]).await;
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(report["result"]["data"]["sandbox"], "none", "{report}");
-    assert_eq!(report["result"]["data"]["escalated"], true);
+    assert_eq!(report["result"]["details"]["sandbox"], "none", "{report}");
+    assert_eq!(report["result"]["details"]["escalated"], true);
     assert!(target.exists());
 }
 
@@ -447,7 +447,7 @@ async fn git_works_in_a_workspace_that_is_a_sub_folder_of_a_repository() {
     assert!(git(&["init", "-q"]).success());
     std::fs::write(dirs.workspace.join("a.txt"), "a").unwrap();
     let r = run_bash(&dirs, &t.home, "git status --short").await;
-    assert_eq!(r["data"]["exitCode"], 0, "{r}");
+    assert_eq!(r["details"]["exitCode"], 0, "{r}");
     assert!(output(&r).contains("?? ./"), "{r}");
 }
 

@@ -109,7 +109,7 @@ async fn plan_mode_runs_commands_that_look_and_writes_nothing() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(report["decision"], "allow");
-    assert_eq!(report["result"]["data"]["sandbox"], "bwrap");
+    assert_eq!(report["result"]["details"]["sandbox"], "bwrap");
     let output = report["result"]["output"].as_str().unwrap();
     assert!(output.contains("README.md") && output.contains("\n2\n"), "{output}");
 
@@ -117,7 +117,7 @@ async fn plan_mode_runs_commands_that_look_and_writes_nothing() {
         let args = json!({"command": command}).to_string();
         let out = bridle(&dirs, &["tool", "bash", "--mode", "plan", "--approve", "--args", &args]).await;
         let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
-        assert_ne!(report["result"]["data"]["exitCode"], 0, "{command} succeeded in plan mode: {report}");
+        assert_ne!(report["result"]["details"]["exitCode"], 0, "{command} succeeded in plan mode: {report}");
     }
     assert_eq!(std::fs::read_to_string(dirs.workspace.join("README.md")).unwrap(), "hello\n");
     assert!(!dirs.workspace.join("new.txt").exists());

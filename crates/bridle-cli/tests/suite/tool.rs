@@ -29,11 +29,11 @@ async fn tool_get_current_time_prints_the_contract_shape_and_exits_0() {
     assert_eq!(report["findings"], serde_json::json!([]));
     assert_eq!(report["executed"], true);
     let result = &report["result"];
-    assert_eq!(keys(result), BTreeSet::from(["toolCallId", "output", "isError", "data", "diff"]));
+    assert_eq!(keys(result), BTreeSet::from(["toolCallId", "output", "isError", "details", "data", "diff"]));
     assert_eq!(result["isError"], false);
     assert_eq!(result["diff"], Value::Null, "nulls are serialised, never omitted");
     assert!(result["output"].as_str().unwrap().ends_with("+09:00 (Asia/Tokyo)"));
-    assert_eq!(result["data"]["timezone"], "Asia/Tokyo");
+    assert_eq!(result["details"]["timezone"], "Asia/Tokyo");
 }
 
 #[tokio::test]

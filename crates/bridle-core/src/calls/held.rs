@@ -12,8 +12,7 @@
 //!
 //! [`FileChange`]: crate::changes::FileChange
 
-use bridle_protocol::{Decision, Finding, Mode, Severity};
-use serde_json::{json, Value};
+use bridle_protocol::{Decision, Finding, Mode, RefusedPath, Severity, ShellEffects, ToolDetails};
 
 use super::stream::{CallStream, Question, Settled};
 use crate::changes::{CommitScope, Held, Landing, Step};
@@ -47,7 +46,7 @@ pub(super) async fn settle(
             Settled::Refused(refusal) => Err(refusal.to_string()),
         }
     };
-    let effects = effects_of(&mut out.data);
+    let effects = effects_of(&mut out.details);
     match answer {
         Ok(()) => match landing.land_held(&CommitScope::from(ctx)).await {
             Ok(landed) => {
@@ -58,18 +57,20 @@ pub(super) async fn settle(
                 for (path, why) in &landed.refused {
                     out.output.push_str(&format!("\n[not applied: {path}: {why}]"));
                 }
-                effects["changes"] = json!(landed
-                    .changes
-                    .iter()
-                    .map(|c| json!({"path": c.path, "kind": c.kind, "added": c.added, "removed": c.removed, "bytes": c.bytes}))
-                    .collect::<Vec<_>>());
-                push_refused(effects, &landed.refused);
+                if let Some(effects) = effects {
+                    effects.changes = landed.changes.iter().map(crate::changes::FileChange::landed).collect();
+                    let refused =
+                        landed.refused.iter().map(|(path, why)| RefusedPath { path: path.clone(), why: why.clone() });
+                    effects.refused.extend(refused);
+                }
                 out.changes = landed.changes;
             }
             Err(e) => {
                 out.output.push_str(&format!("\n[its changes were not applied: {e}]"));
-                effects["discarded"] = json!(files);
-                effects["error"] = json!(e.to_string());
+                if let Some(effects) = effects {
+                    effects.discarded = files;
+                    effects.error = Some(e.to_string());
+                }
             }
         },
         Err(why) => {
@@ -77,33 +78,22 @@ pub(super) async fn settle(
                 "\n[its changes to {} were discarded ({why}); the workspace holds what it held before the command]",
                 files.join(", ")
             ));
-            effects["discarded"] = json!(files);
-            effects["discardedBecause"] = json!(why);
+            if let Some(effects) = effects {
+                effects.discarded = files;
+                effects.discarded_because = Some(why);
+            }
         }
     }
     drop(held);
 }
 
-/// `data.effects`, made an object when missing.
-fn effects_of(data: &mut Option<Value>) -> &mut Value {
-    let data = data.get_or_insert_with(|| json!({}));
-    if !data.is_object() {
-        *data = json!({});
+/// The effects in a command's details (a held change only comes from a captured command, whose
+/// details always carry them).
+fn effects_of(details: &mut Option<ToolDetails>) -> Option<&mut ShellEffects> {
+    match details {
+        Some(ToolDetails::Shell(shell)) => Some(shell.effects.get_or_insert_with(ShellEffects::default)),
+        _ => None,
     }
-    let effects = &mut data["effects"];
-    if !effects.is_object() {
-        *effects = json!({});
-    }
-    effects
-}
-
-fn push_refused(effects: &mut Value, refused: &[(String, String)]) {
-    if refused.is_empty() {
-        return;
-    }
-    let list = effects["refused"].as_array().cloned().unwrap_or_default();
-    let more = refused.iter().map(|(path, why)| json!({"path": path, "why": why}));
-    effects["refused"] = Value::Array(list.into_iter().chain(more).collect());
 }
 
 /// What a person approving is shown: a medium finding for the config guardian's files among the

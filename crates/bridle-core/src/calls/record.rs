@@ -7,7 +7,7 @@
 //! ([`audit_rows`]) for every recorder, so a call leaves the same record wherever it came from.
 
 use async_trait::async_trait;
-use bridle_protocol::{ApprovalRequest, Decision, DecisionSource, ErrorCode, ToolCall};
+use bridle_protocol::{ApprovalRequest, Decision, DecisionSource, ErrorCode, ToolCall, ToolDetails};
 use serde_json::{json, Value};
 
 use super::outcome::CallOutcome;
@@ -187,14 +187,18 @@ fn end_kind(outcome: &CallOutcome) -> AuditKind {
 /// The row of [`end_kind`]: status, duration and what the model was told.
 fn ended(record: AuditRecord, outcome: &CallOutcome) -> AuditRecord {
     let status = serde_json::to_value(outcome.status).ok().and_then(|v| v.as_str().map(String::from));
-    let data = outcome.result.data.as_ref();
+    // How a shell command ran (bwrap, landlock, none; escalated or not), on the record.
+    let (sandbox, escalated) = match &outcome.result.details {
+        Some(ToolDetails::Shell(shell)) => (Some(shell.sandbox), Some(shell.escalated)),
+        Some(ToolDetails::Background(started)) => (Some(started.sandbox), Some(started.escalated)),
+        _ => (None, None),
+    };
     record.status(status.unwrap_or_default()).latency_ms(outcome.duration.as_millis() as i64).payload(json!({
         "executed": outcome.executed,
         "isError": outcome.result.is_error,
         "output": outcome.result.output,
-        // How a shell command ran (bwrap, landlock, none; escalated or not), on the record.
-        "sandbox": data.and_then(|d| d.get("sandbox")),
-        "escalated": data.and_then(|d| d.get("escalated")),
+        "sandbox": sandbox,
+        "escalated": escalated,
     }))
 }
 

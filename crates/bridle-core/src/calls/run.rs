@@ -71,6 +71,7 @@ impl Calls {
                         tool_call_id: call_id.to_string(),
                         output: out.output,
                         is_error: false,
+                        details: out.details,
                         data: out.data,
                         diff: (!diff.is_empty()).then_some(diff),
                     };
@@ -111,6 +112,7 @@ impl Calls {
                 tool_response: Some(serde_json::json!({
                     "output": result.output,
                     "isError": result.is_error,
+                    "details": result.details,
                     "data": result.data,
                 })),
             };

@@ -27,6 +27,7 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 pub use blobs::BlobStore;
+pub use bridle_protocol::ChangeKind;
 pub use commit::{commit, CommitError, CommitScope};
 pub use diff::{diff_stat, shown, text_before, unified_diff};
 pub use files::NotFresh;
@@ -121,18 +122,6 @@ impl ChangePlan {
     }
 }
 
-/// How a file changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ChangeKind {
-    /// It did not exist.
-    Created,
-    /// Its content changed.
-    Modified,
-    /// It was removed.
-    Deleted,
-}
-
 /// One file a committed plan changed.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -149,6 +138,19 @@ pub struct FileChange {
     pub removed: usize,
     /// Bytes it holds now (0 when deleted).
     pub bytes: usize,
+}
+
+impl FileChange {
+    /// The change as a result's details list it (its diff travels in the result's `diff`).
+    pub fn landed(&self) -> bridle_protocol::LandedChange {
+        bridle_protocol::LandedChange {
+            path: self.path.clone(),
+            kind: self.kind,
+            added: self.added as u64,
+            removed: self.removed as u64,
+            bytes: self.bytes as u64,
+        }
+    }
 }
 
 /// Judges a write of the entry `rel` as the sandbox judges a file tool's: a symlink there (now,

@@ -20,6 +20,7 @@ fn result(id: &str, size: usize) -> HistoryItem {
             tool_call_id: id.into(),
             output: "x".repeat(size),
             is_error: false,
+            details: None,
             data: None,
             diff: None,
         },

@@ -211,6 +211,12 @@ impl Engine {
         self.processes.stop(id).await
     }
 
+    /// How a client shows a call of `tool` with `arguments`, as the session's tool describes it
+    /// (its kind, a title, the paths it touches).
+    pub fn describe(&self, tool: &str, arguments: &str) -> crate::tools::CallDescription {
+        self.current_calls().registry().describe(tool, arguments)
+    }
+
     /// The mode in force now (a `SetMode` takes effect between turns).
     pub fn mode(&self) -> Mode {
         self.current_calls().permit().mode()

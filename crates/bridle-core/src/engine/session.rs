@@ -227,10 +227,8 @@ impl Session {
 
     /// Stores the plan an `update_plan` call set and shows it (`PlanUpdated`).
     pub(crate) async fn keep_plan(&self, turn_id: &str, result: &bridle_protocol::ToolResult) {
-        let plan = result.data.as_ref().and_then(|d| d.get("plan")).cloned();
-        let Some(items) = plan.and_then(|p| serde_json::from_value::<Vec<bridle_protocol::PlanItem>>(p).ok()) else {
-            return;
-        };
+        let Some(bridle_protocol::ToolDetails::Plan { items }) = &result.details else { return };
+        let items = items.clone();
         if let Err(e) = self.deps.store.set_plan(&self.id, &items, self.deps.clock.now_ms()) {
             self.error(ErrorCode::StoreWriteFailed, format!("the plan was not stored: {e}"), true).await;
         }

@@ -127,7 +127,8 @@ pub struct HookInput<'a> {
     pub tool_name: &'a str,
     /// Its arguments.
     pub tool_input: &'a serde_json::Value,
-    /// After the call: what the model receives (`output`, `isError`, `data`).
+    /// After the call: what the model receives (`output`, `isError`), with the typed `details` and
+    /// an MCP server's `data`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_response: Option<serde_json::Value>,
 }

@@ -107,6 +107,11 @@ struct McpCall {
 
 #[async_trait]
 impl Bound for McpCall {
+    /// The server and its own name for the tool: `github: create_issue`.
+    fn title(&self) -> Option<String> {
+        Some(format!("{}: {}", self.tool.server, self.tool.remote))
+    }
+
     async fn run(&self, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.tool.call_remote(self.arguments.clone(), ctx).await
     }

@@ -21,6 +21,7 @@ pub mod policy;
 mod resolve;
 pub mod wire;
 
+pub use bridle_protocol::HostUse;
 pub use forward::{forward, Forwarding};
 pub use resolve::{Resolve, SystemResolver};
 
@@ -124,26 +125,6 @@ pub struct Connection {
     pub received: u64,
     /// How long it lasted.
     pub duration_ms: u64,
-}
-
-/// A command's dealings with one host, for its tool card.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HostUse {
-    /// The host, as the client named it.
-    pub host: String,
-    /// The port.
-    pub port: u16,
-    /// Whether these connections were let through.
-    pub allowed: bool,
-    /// How many.
-    pub connections: u32,
-    /// Bytes from the command to the host, all of them together.
-    pub sent: u64,
-    /// Bytes from the host to the command.
-    pub received: u64,
-    /// Why it was refused, when it was.
-    pub reason: Option<String>,
 }
 
 /// A session's proxy: its policy, the hosts its people allowed, its resolver, the connections

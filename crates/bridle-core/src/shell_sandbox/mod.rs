@@ -26,6 +26,7 @@ mod overlay;
 mod pids;
 mod seccomp;
 
+pub use bridle_protocol::SandboxKind;
 pub use door::{Loopback, SANDBOX_PORT, SSH_COMMAND, SSH_TUNNEL};
 pub use env::{allows_name, child_environment, HostEnvironment};
 pub use home::HOME_READABLE;
@@ -40,28 +41,6 @@ use std::sync::{Arc, OnceLock};
 
 use crate::config::{SandboxBackend, SandboxConfig};
 use masks::{existing, outermost, with_desktop_doors};
-
-/// How a command was (or would be) confined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SandboxKind {
-    /// bubblewrap: mount, PID and network namespaces.
-    Bwrap,
-    /// Landlock: the kernel's file, TCP and signal restrictions.
-    Landlock,
-    /// Unconfined.
-    None,
-}
-
-impl SandboxKind {
-    /// The name in results, the audit and the UI.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxKind::Bwrap => "bwrap",
-            SandboxKind::Landlock => "landlock",
-            SandboxKind::None => "none",
-        }
-    }
-}
 
 /// What a sandboxed command may touch, for one workspace.
 #[derive(Debug, Clone)]

@@ -1,10 +1,11 @@
 //! `append_file`: add to the end of a file (created if missing), atomically like a write.
 
 use async_trait::async_trait;
+use bridle_protocol::ClientKind;
 use serde::Deserialize;
 
 use super::files::plan_file;
-use super::{Tool, ToolContext, ToolError, ToolKind};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
@@ -28,6 +29,11 @@ impl Tool for AppendFile {
     type Args = AppendFileArgs;
     const NAME: &'static str = "append_file";
     const KIND: ToolKind = ToolKind::Write;
+    const CLIENT_KIND: ClientKind = ClientKind::Edit;
+
+    fn title(args: &Self::Args) -> String {
+        format!("Append to {}", quoted(&args.path))
+    }
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]

@@ -10,11 +10,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use async_trait::async_trait;
+use bridle_protocol::ClientKind;
 use serde::Deserialize;
 
 use super::files::{read_workspace_file, resolve, text_for_edit, workspace_path};
 use super::text_edit::{apply_file_patch, parse_patch, PatchError, PatchResult};
-use super::{Tool, ToolContext, ToolError, ToolKind};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::shown;
 use crate::changes::{ChangePlan, PlannedFile};
 use crate::sandbox::Access;
@@ -66,6 +67,22 @@ impl Tool for ApplyPatch {
     type Args = ApplyPatchArgs;
     const NAME: &'static str = "apply_patch";
     const KIND: ToolKind = ToolKind::Write;
+    const CLIENT_KIND: ClientKind = ClientKind::Edit;
+
+    /// The files the patch names, read by the patch's own parser; an unreadable patch is named
+    /// as such (its error comes when it runs).
+    fn title(args: &Self::Args) -> String {
+        let mut files: Vec<String> = Vec::new();
+        for (path, _) in Self::paths(args) {
+            if !files.contains(&path) {
+                files.push(path);
+            }
+        }
+        match files.as_slice() {
+            [] => "Apply a patch".to_string(),
+            files => format!("Patch {}", quoted(&files.join(", "))),
+        }
+    }
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         parse_patch(&args.patch)

@@ -4,11 +4,12 @@
 //! tells the model what to fix (how many matches and where, or the closest region).
 
 use async_trait::async_trait;
+use bridle_protocol::ClientKind;
 use serde::Deserialize;
 
 use super::files::plan_file;
 use super::text_edit::{apply_edits, Edit, MatchLevel};
-use super::{Tool, ToolContext, ToolError, ToolKind};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
@@ -87,6 +88,11 @@ impl Tool for EditFile {
     type Args = EditFileArgs;
     const NAME: &'static str = "edit_file";
     const KIND: ToolKind = ToolKind::Write;
+    const CLIENT_KIND: ClientKind = ClientKind::Edit;
+
+    fn title(args: &Self::Args) -> String {
+        format!("Edit {}", quoted(&args.path))
+    }
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use bridle_protocol::ToolDetails;
 
 use crate::fs::FsError;
 use crate::sandbox::{Access, Place, Resolved};
@@ -103,16 +103,9 @@ pub(crate) fn committed(plan: &ChangePlan, changes: Vec<FileChange>) -> ToolOutp
     if let Some(note) = &plan.note {
         output.push_str(&format!(" {note}"));
     }
-    let listed: Vec<serde_json::Value> = changes
-        .iter()
-        .map(|c| json!({"path": c.path, "kind": c.kind, "added": c.added, "removed": c.removed, "bytes": c.bytes}))
-        .collect();
-    ToolOutput {
-        output,
-        data: Some(json!({"changed": !changes.is_empty(), "changes": listed})),
-        changes,
-        ..ToolOutput::default()
-    }
+    let details =
+        ToolDetails::Files { changed: !changes.is_empty(), changes: changes.iter().map(FileChange::landed).collect() };
+    ToolOutput { output, details: Some(details), changes, ..ToolOutput::default() }
 }
 
 /// What a commit needs of a tool's context: its workspace and the ids its checkpoint carries.

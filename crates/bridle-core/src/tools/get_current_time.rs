@@ -1,11 +1,11 @@
 //! `get_current_time`: the current date and time, in UTC or an IANA time zone.
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, ToolDetails};
 use chrono::SecondsFormat;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 /// Returns the current date and time. Without a time zone the answer is in UTC.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -24,6 +24,14 @@ impl Tool for GetCurrentTime {
     type Args = GetCurrentTimeArgs;
     const NAME: &'static str = "get_current_time";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Read;
+
+    fn title(args: &Self::Args) -> String {
+        match &args.timezone {
+            Some(zone) => format!("Get the time in {}", quoted(zone)),
+            None => "Get the time".to_string(),
+        }
+    }
 
     async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let now = ctx.clock.now();
@@ -36,7 +44,7 @@ impl Tool for GetCurrentTime {
         let output = format!("{} ({zone_name})", local.format("%A %Y-%m-%d %H:%M:%S %:z"));
         Ok(ToolOutput {
             output,
-            data: Some(json!({"iso": iso, "timezone": zone_name, "unixMs": now.timestamp_millis()})),
+            details: Some(ToolDetails::Time { iso, timezone: zone_name.to_string(), unix_ms: now.timestamp_millis() }),
             ..ToolOutput::default()
         })
     }
@@ -60,7 +68,7 @@ mod tests {
         let out =
             GetCurrentTime.run(&GetCurrentTimeArgs { timezone: Some("Asia/Tokyo".into()) }, &ctx()).await.unwrap();
         assert_eq!(out.output, "Saturday 2026-11-21 21:00:00 +09:00 (Asia/Tokyo)");
-        assert_eq!(out.data.unwrap()["iso"], "2026-11-21T21:00:00+09:00");
+        assert_eq!(crate::tools::testing::details(&out)["iso"], "2026-11-21T21:00:00+09:00");
     }
 
     #[tokio::test]

@@ -1,8 +1,8 @@
 //! `get_token_usage`: what this session has spent and how full the context window is.
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, ToolDetails};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
@@ -20,6 +20,11 @@ impl Tool for GetTokenUsage {
     type Args = GetTokenUsageArgs;
     const NAME: &'static str = "get_token_usage";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Read;
+
+    fn title(_args: &Self::Args) -> String {
+        "Get the token usage".to_string()
+    }
 
     async fn run(&self, _args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let snapshot = ctx.usage.lock().map_err(|_| ToolError::new("usage figures are unavailable"))?.clone();
@@ -41,11 +46,11 @@ impl Tool for GetTokenUsage {
         );
         Ok(ToolOutput {
             output,
-            data: Some(json!({
-                "total": total,
-                "contextUsed": snapshot.context_used,
-                "contextWindow": snapshot.context_window,
-            })),
+            details: Some(ToolDetails::Usage {
+                total,
+                context_used: snapshot.context_used,
+                context_window: snapshot.context_window,
+            }),
             ..ToolOutput::default()
         })
     }

@@ -1,11 +1,12 @@
 //! `glob_search`: files whose path matches a glob, .gitignore honoured, bounded.
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, ToolDetails};
 use serde::Deserialize;
 
 use super::search::glob_search;
 use super::search_tool::{run_search, search_root};
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::sandbox::Access;
 
 /// Files listed at most.
@@ -32,6 +33,14 @@ impl Tool for GlobSearch {
     type Args = GlobSearchArgs;
     const NAME: &'static str = "glob_search";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Search;
+
+    fn title(args: &Self::Args) -> String {
+        match &args.path {
+            Some(path) => format!("Find files matching `{}` in {}", quoted(&args.pattern), quoted(path)),
+            None => format!("Find files matching `{}`", quoted(&args.pattern)),
+        }
+    }
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone().unwrap_or_else(|| ".".into()), Access::Read)]
@@ -40,6 +49,6 @@ impl Tool for GlobSearch {
     async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let at = search_root(ctx, args.path.as_deref())?;
         let pattern = args.pattern.clone();
-        run_search(ctx, move || glob_search(at.tree(), &at.base, &pattern, LIMIT), |h| h.render()).await
+        run_search(ctx, move || glob_search(at.tree(), &at.base, &pattern, LIMIT), ToolDetails::Glob).await
     }
 }

@@ -1,11 +1,12 @@
 //! `grep_search`: a regex over the workspace's files with ripgrep's own crates, bounded.
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, ToolDetails};
 use serde::Deserialize;
 
 use super::search::{grep_search, GrepOptions};
 use super::search_tool::{run_search, search_root};
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::sandbox::Access;
 
 /// Most matches a call may ask for.
@@ -42,6 +43,14 @@ impl Tool for GrepSearch {
     type Args = GrepSearchArgs;
     const NAME: &'static str = "grep_search";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Search;
+
+    fn title(args: &Self::Args) -> String {
+        match &args.path {
+            Some(path) => format!("Search for `{}` in {}", quoted(&args.pattern), quoted(path)),
+            None => format!("Search for `{}`", quoted(&args.pattern)),
+        }
+    }
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone().unwrap_or_else(|| ".".into()), Access::Read)]
@@ -62,6 +71,6 @@ impl Tool for GrepSearch {
             }
             Ok(hits)
         };
-        run_search(ctx, search, |h| h.render()).await
+        run_search(ctx, search, ToolDetails::Grep).await
     }
 }

@@ -1,11 +1,12 @@
 //! `list_files`: what is in a folder of the workspace, .gitignore honoured, bounded.
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, ToolDetails};
 use serde::Deserialize;
 
 use super::search::list_files;
 use super::search_tool::{run_search, search_root};
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::sandbox::Access;
 
 /// Entries listed at most.
@@ -32,6 +33,11 @@ impl Tool for ListFiles {
     type Args = ListFilesArgs;
     const NAME: &'static str = "list_files";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Read;
+
+    fn title(args: &Self::Args) -> String {
+        format!("List {}", quoted(args.path.as_deref().unwrap_or(".")))
+    }
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone().unwrap_or_else(|| ".".into()), Access::Read)]
@@ -40,6 +46,6 @@ impl Tool for ListFiles {
     async fn run(&self, args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let at = search_root(ctx, args.path.as_deref())?;
         let depth = Some(args.depth.unwrap_or(2).max(1) as usize);
-        run_search(ctx, move || list_files(at.tree(), &at.base, depth, LIMIT), |l| l.render()).await
+        run_search(ctx, move || list_files(at.tree(), &at.base, depth, LIMIT), ToolDetails::Listing).await
     }
 }

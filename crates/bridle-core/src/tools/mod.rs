@@ -3,10 +3,11 @@
 //! A tool implements one typed trait, [`Tool`]: its arguments are a struct deriving `JsonSchema`
 //! (its doc comment is the description the model reads and its fields are the schema, so the two
 //! cannot drift), and it says what it may do, what it touches, what an approval of it covers
-//! and what else its success does. The registry repairs and validates arguments, then parses them
-//! once into a [`Bound`] call — the one erased form every caller works with; a tool only ever
-//! sees arguments that match its schema. Errors a tool returns are for the model to act on,
-//! never a crash of the harness.
+//! and what else its success does, and how a client shows one of its calls (its kind, a title, the
+//! paths it touches). What a call did beyond its text is typed ([`bridle_protocol::ToolDetails`]).
+//! The registry repairs and validates arguments, then parses them once into a [`Bound`] call —
+//! the one erased form every caller works with; a tool only ever sees arguments that match its
+//! schema. Errors a tool returns are for the model to act on, never a crash of the harness.
 
 mod append_file;
 mod apply_patch;
@@ -37,7 +38,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use bridle_protocol::{TokenUsage, ToolDefinition};
+use bridle_protocol::{ClientKind, TokenUsage, ToolDefinition, ToolDetails};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
@@ -61,7 +62,7 @@ pub use process_list::ProcessList;
 pub use process_output::ProcessOutput;
 pub use process_stop::ProcessStop;
 pub use read_file::ReadFile;
-pub use registry::{CallError, PreparedCall, RegistryError, ToolRegistry};
+pub use registry::{CallDescription, CallError, PreparedCall, RegistryError, ToolRegistry};
 pub use repair::{canonical_json, repair_arguments, RepairError, Repaired};
 pub use update_plan::UpdatePlan;
 pub use write_file::WriteFile;
@@ -160,7 +161,9 @@ impl ToolContext {
 pub struct ToolOutput {
     /// Text for the model.
     pub output: String,
-    /// Structured output for programs and the UI.
+    /// What the call did, typed, for programs and the UI.
+    pub details: Option<ToolDetails>,
+    /// An MCP server's own structured output; no built-in tool sets it.
     pub data: Option<Value>,
     /// The files the call changed (write tools, through [`crate::changes::commit`]).
     pub changes: Vec<FileChange>,
@@ -227,7 +230,7 @@ pub enum Effect {
     /// Nothing else.
     #[default]
     None,
-    /// Sets the session's plan (`data.plan` of its result).
+    /// Sets the session's plan (the [`ToolDetails::Plan`] of its result).
     SetsPlan,
 }
 
@@ -270,8 +273,12 @@ pub trait Tool: Send + Sync + 'static {
     const NAME: &'static str;
     /// What it may do.
     const KIND: ToolKind;
+    /// What kind of action a client shows it as.
+    const CLIENT_KIND: ClientKind;
     /// What else its success does.
     const EFFECT: Effect = Effect::None;
+    /// What a person reads for a call: `Run `cargo test``, `Read src/a.rs`.
+    fn title(args: &Self::Args) -> String;
     /// The paths a call would touch, judged by the sandbox before it runs.
     fn paths(_args: &Self::Args) -> Vec<(String, Access)> {
         Vec::new()
@@ -319,6 +326,10 @@ pub trait Bound: Send + Sync {
     fn shell(&self) -> Option<ShellLine<'_>> {
         None
     }
+    /// What a person reads for it; `None`: the tool's name says it.
+    fn title(&self) -> Option<String> {
+        None
+    }
     /// What an approval for the session covers.
     fn covers(&self) -> Covers {
         if self.paths().is_empty() {
@@ -341,6 +352,10 @@ pub trait DynTool: Send + Sync + 'static {
     fn definition(&self) -> ToolDefinition;
     /// What the tool may do.
     fn kind(&self) -> ToolKind;
+    /// What kind of action a client shows its calls as (an MCP server's tool: other).
+    fn client_kind(&self) -> ClientKind {
+        ClientKind::Other
+    }
     /// What else its success does.
     fn effect(&self) -> Effect;
     /// Parses `args` (already valid against the schema) into a call.
@@ -354,6 +369,10 @@ impl<T: Tool> DynTool for T {
 
     fn kind(&self) -> ToolKind {
         T::KIND
+    }
+
+    fn client_kind(&self) -> ClientKind {
+        T::CLIENT_KIND
     }
 
     fn effect(&self) -> Effect {
@@ -389,6 +408,10 @@ impl<T: Tool> Bound for Typed<T> {
         T::shell(&self.args)
     }
 
+    fn title(&self) -> Option<String> {
+        Some(T::title(&self.args))
+    }
+
     fn covers(&self) -> Covers {
         T::covers(&self.args)
     }
@@ -408,6 +431,20 @@ impl<T: Tool> Bound for Typed<T> {
         self.tool.run(&self.args, ctx).await
     }
 }
+
+/// `text` as a title quotes it: its first line, at most [`TITLE_CHARS`] characters, `…` where it
+/// was cut.
+pub fn quoted(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    let mut shown: String = line.chars().take(TITLE_CHARS).collect();
+    if shown.len() < text.trim_end().len() {
+        shown.push('…');
+    }
+    shown
+}
+
+/// The most characters of an argument a title quotes.
+pub const TITLE_CHARS: usize = 120;
 
 /// Commits `plan` and tells the model what it did: the one way a planned change is written.
 pub async fn commit_plan(plan: &ChangePlan, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -448,6 +485,12 @@ mod processes_tests;
 pub(crate) mod testing {
     //! A tool context on a real temp workspace, for unit tests.
     use super::*;
+
+    /// A result's details as JSON, to read by key in a test.
+    pub(crate) fn details(out: &ToolOutput) -> serde_json::Value {
+        #[allow(clippy::unwrap_used)]
+        serde_json::to_value(&out.details).unwrap()
+    }
 
     /// A context whose workspace is `root` and whose data dir is `root/../data`; `bash` runs in
     /// the OS sandbox, as in a session.

@@ -1,8 +1,8 @@
 //! `process_list`: the session's background processes.
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, ToolDetails};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::processes;
@@ -20,6 +20,11 @@ impl Tool for ProcessList {
     type Args = ProcessListArgs;
     const NAME: &'static str = "process_list";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Read;
+
+    fn title(_args: &Self::Args) -> String {
+        "List the background processes".to_string()
+    }
 
     async fn run(&self, _args: &Self::Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let list = super::process_output::table(ctx)?.list();
@@ -32,10 +37,6 @@ impl Tool for ProcessList {
                 .collect::<Vec<_>>()
                 .join("\n"),
         };
-        let rows: Vec<_> = list
-            .iter()
-            .map(|p| json!({"processId": p.id, "command": p.command, "state": p.state, "exitCode": p.exit_code, "startedAt": p.started_at}))
-            .collect();
-        Ok(ToolOutput { output, data: Some(json!({ "processes": rows })), ..ToolOutput::default() })
+        Ok(ToolOutput { output, details: Some(ToolDetails::Processes { processes: list }), ..ToolOutput::default() })
     }
 }

@@ -3,10 +3,10 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, ToolDetails};
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::processes::{self, SessionProcesses};
 
 /// A background process's output since the last read (the last 1 MiB is kept) and its state;
@@ -45,6 +45,11 @@ impl Tool for ProcessOutput {
     type Args = ProcessOutputArgs;
     const NAME: &'static str = "process_output";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Read;
+
+    fn title(args: &Self::Args) -> String {
+        format!("Read the output of {}", quoted(&args.process_id))
+    }
 
     fn timeout(args: &Self::Args, default: Duration) -> Duration {
         default.max(Duration::from_secs(args.wait_secs.unwrap_or(0)) + Duration::from_secs(5))
@@ -72,13 +77,13 @@ impl Tool for ProcessOutput {
         }
         Ok(ToolOutput {
             output: text,
-            data: Some(json!({
-                "processId": process.id,
-                "state": process.state,
-                "exitCode": process.exit_code,
-                "dropped": read.dropped,
-                "changed": process.changed,
-            })),
+            details: Some(ToolDetails::Process {
+                process_id: process.id.clone(),
+                state: process.state,
+                exit_code: process.exit_code,
+                dropped: read.dropped,
+                changed: process.changed.clone(),
+            }),
             ..ToolOutput::default()
         })
     }

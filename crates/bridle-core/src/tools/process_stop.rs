@@ -3,10 +3,10 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, ToolDetails};
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::processes;
 
 /// Stops a background process and its children (SIGTERM, then SIGKILL after 2 s).
@@ -26,6 +26,11 @@ impl Tool for ProcessStop {
     const NAME: &'static str = "process_stop";
     /// Stopping follows the bash column of the mode table.
     const KIND: ToolKind = ToolKind::Exec;
+    const CLIENT_KIND: ClientKind = ClientKind::Execute;
+
+    fn title(args: &Self::Args) -> String {
+        format!("Stop {}", quoted(&args.process_id))
+    }
 
     fn timeout(_args: &Self::Args, default: Duration) -> Duration {
         default.max(Duration::from_secs(15))
@@ -55,9 +60,13 @@ impl Tool for ProcessStop {
         }
         Ok(ToolOutput {
             output,
-            data: Some(
-                json!({"processId": process.id, "state": read.process.state, "exitCode": read.process.exit_code, "changed": read.process.changed}),
-            ),
+            details: Some(ToolDetails::Process {
+                process_id: process.id.clone(),
+                state: read.process.state,
+                exit_code: read.process.exit_code,
+                dropped: read.dropped,
+                changed: read.process.changed.clone(),
+            }),
             ..ToolOutput::default()
         })
     }

@@ -36,8 +36,8 @@ async fn call(ctx: &ToolContext, name: &str, args: Value) -> Result<ToolOutput, 
     prepared.call.run(ctx).await.map_err(|e| e.to_string())
 }
 
-fn data(out: &ToolOutput) -> &Value {
-    out.data.as_ref().unwrap()
+fn data(out: &ToolOutput) -> Value {
+    crate::tools::testing::details(out)
 }
 
 /// Live processes of `program` (by the name it was started under, path aside; a pyenv shim

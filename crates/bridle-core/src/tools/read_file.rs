@@ -10,11 +10,11 @@
 use std::io::{BufRead, BufReader, Read};
 
 use async_trait::async_trait;
+use bridle_protocol::{ClientKind, TextEncoding, ToolDetails};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::files::{fs_error, on_blocking_thread, resolve};
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::sandbox::{Access, Place};
 
 /// Most bytes of text in one page.
@@ -48,6 +48,11 @@ impl Tool for ReadFile {
     type Args = ReadFileArgs;
     const NAME: &'static str = "read_file";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Read;
+
+    fn title(args: &Self::Args) -> String {
+        format!("Read {}", quoted(&args.path))
+    }
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Read)]
@@ -111,7 +116,7 @@ fn read_page(
     if head.iter().take(8192).any(|b| *b == 0) {
         return Ok(ToolOutput {
             output: format!("{shown} is a binary file ({size} bytes); its content is not shown."),
-            data: Some(json!({"binary": true, "size": size})),
+            details: Some(ToolDetails::Binary { size }),
             ..ToolOutput::default()
         });
     }
@@ -138,7 +143,7 @@ fn read_page(
     } else {
         Some(line_no)
     };
-    Ok(page.finish(shown, total))
+    Ok(page.finish(shown, total, None))
 }
 
 /// Lines after the `seen` ones, counted without keeping them; `last` is the line read last
@@ -189,11 +194,8 @@ fn read_utf16(
         }
     }
     let total = text.split_inclusive('\n').count() as u64;
-    let mut out = page.finish(shown, Some(total));
-    if let Some(data) = out.data.as_mut() {
-        data["encoding"] = json!(if little { "utf-16le" } else { "utf-16be" });
-    }
-    Ok(out)
+    let encoding = if little { TextEncoding::Utf16Le } else { TextEncoding::Utf16Be };
+    Ok(page.finish(shown, Some(total), Some(encoding)))
 }
 
 /// Collects the lines of one page.
@@ -242,7 +244,7 @@ impl Page {
         true
     }
 
-    fn finish(self, shown: &str, total: Option<u64>) -> ToolOutput {
+    fn finish(self, shown: &str, total: Option<u64>, encoding: Option<TextEncoding>) -> ToolOutput {
         let Some(first) = self.first else {
             let output = match total {
                 Some(0) => format!("{shown} is empty."),
@@ -251,7 +253,13 @@ impl Page {
             };
             return ToolOutput {
                 output,
-                data: Some(json!({"totalLines": total, "startLine": null, "endLine": null})),
+                details: Some(ToolDetails::Read {
+                    total_lines: total,
+                    start_line: None,
+                    end_line: None,
+                    truncated: false,
+                    encoding,
+                }),
                 ..ToolOutput::default()
             };
         };
@@ -270,7 +278,13 @@ impl Page {
         }
         ToolOutput {
             output,
-            data: Some(json!({"totalLines": total, "startLine": first, "endLine": self.last, "truncated": more})),
+            details: Some(ToolDetails::Read {
+                total_lines: total,
+                start_line: Some(first),
+                end_line: Some(self.last),
+                truncated: more,
+                encoding,
+            }),
             ..ToolOutput::default()
         }
     }

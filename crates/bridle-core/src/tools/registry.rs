@@ -2,12 +2,13 @@
 //!
 //! Rules: the first registration of a name wins and a duplicate is an error; definitions are
 //! listed sorted by name so the request payload is byte-stable; a tool never runs on arguments
-//! that failed validation against its own schema.
+//! that failed validation against its own schema; a call is described to a client by its tool
+//! ([`CallDescription`]), never by reading its arguments here.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use bridle_protocol::{ToolCall, ToolDefinition};
+use bridle_protocol::{ClientKind, ToolCall, ToolDefinition};
 use serde_json::Value;
 
 use super::repair::{canonical_json, repair_arguments};
@@ -68,6 +69,18 @@ struct Entry {
     validator: Arc<jsonschema::Validator>,
 }
 
+/// How a client shows a call: what kind of action it is, a title a person reads, and the
+/// workspace paths it touches (as the model wrote them, each once).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallDescription {
+    /// The kind of action.
+    pub kind: ClientKind,
+    /// What a person reads.
+    pub title: String,
+    /// The paths it touches.
+    pub paths: Vec<String>,
+}
+
 /// A call whose tool exists and whose arguments are repaired, valid and parsed.
 #[derive(Clone)]
 pub struct PreparedCall {
@@ -77,6 +90,8 @@ pub struct PreparedCall {
     pub name: String,
     /// What it may do.
     pub kind: ToolKind,
+    /// What kind of action a client shows it as.
+    pub client_kind: ClientKind,
     /// What else its success does.
     pub effect: Effect,
     /// The repaired, validated arguments (for hooks and the record).
@@ -85,6 +100,19 @@ pub struct PreparedCall {
     pub canonical_args: String,
     /// What repair changed, for the model.
     pub repairs: Vec<String>,
+}
+
+impl PreparedCall {
+    /// How a client shows this call, as its tool describes it.
+    pub fn describe(&self) -> CallDescription {
+        let mut paths: Vec<String> = Vec::new();
+        for (path, _) in self.call.paths() {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        CallDescription { kind: self.client_kind, title: self.call.title().unwrap_or_else(|| self.name.clone()), paths }
+    }
 }
 
 impl std::fmt::Debug for PreparedCall {
@@ -173,11 +201,25 @@ impl ToolRegistry {
             call,
             name: name.to_string(),
             kind: entry.tool.kind(),
+            client_kind: entry.tool.client_kind(),
             effect: entry.tool.effect(),
             canonical_args: canonical_json(&repaired.value),
             args: repaired.value,
             repairs: repaired.notes,
         })
+    }
+
+    /// How a client shows a call of `name` with `raw_arguments`: as its tool describes it, or,
+    /// when the call cannot be prepared, by the tool's kind (if there is such a tool) and name.
+    pub fn describe(&self, name: &str, raw_arguments: &str) -> CallDescription {
+        match self.prepare(name, raw_arguments) {
+            Ok(prepared) => prepared.describe(),
+            Err(_) => CallDescription {
+                kind: self.tools.get(name).map_or(ClientKind::Other, |e| e.tool.client_kind()),
+                title: name.to_string(),
+                paths: Vec::new(),
+            },
+        }
     }
 
     /// [`Self::prepare`] for a protocol call.
@@ -213,6 +255,10 @@ mod tests {
         type Args = AddArgs;
         const NAME: &'static str = "add";
         const KIND: ToolKind = ToolKind::Read;
+        const CLIENT_KIND: ClientKind = ClientKind::Think;
+        fn title(args: &AddArgs) -> String {
+            format!("Add {} and {}", args.a, args.b)
+        }
         async fn run(&self, args: &AddArgs, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
             let sum = args.a + args.b;
             Ok(ToolOutput::text(if args.loud == Some(true) { format!("{sum}!") } else { sum.to_string() }))
@@ -257,6 +303,19 @@ mod tests {
         }
         let names: Vec<_> = registry.definitions().into_iter().map(|d| d.name).collect();
         assert_eq!(names, ["alpha", "mid", "zeta"]);
+    }
+
+    #[test]
+    fn a_call_is_described_by_its_tool_and_an_unprepared_one_by_its_name() {
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(Add)).unwrap();
+        registry.register(Arc::new(Named("remote"))).unwrap();
+        let described = registry.describe("add", r#"{"a":2,"b":3}"#);
+        assert_eq!(described, CallDescription { kind: ClientKind::Think, title: "Add 2 and 3".into(), paths: vec![] });
+        let invalid = registry.describe("add", r#"{"a":"two"}"#);
+        assert_eq!((invalid.kind, invalid.title.as_str()), (ClientKind::Think, "add"));
+        let unknown = registry.describe("sub", "{}");
+        assert_eq!((unknown.kind, unknown.title.as_str()), (ClientKind::Other, "sub"));
     }
 
     #[test]

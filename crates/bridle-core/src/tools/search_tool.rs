@@ -1,13 +1,14 @@
 //! What the three search tools share: the sandboxed starting point, running the walk off the
-//! async threads, and the large-output rule for what they render.
+//! async threads, the large-output rule for what they render, and what they found as the result's
+//! details.
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use bridle_protocol::ToolDetails;
 
 use super::files::resolve;
 use super::output;
-use super::search::{SearchError, Tree};
+use super::search::{Render, SearchError, Tree};
 use super::{ToolContext, ToolError, ToolOutput};
 use crate::sandbox::{Access, Place};
 
@@ -39,18 +40,18 @@ pub(crate) fn search_root(ctx: &ToolContext, path: Option<&str>) -> Result<Searc
 }
 
 /// Runs `search` on a blocking thread, renders it, and keeps the model's share bounded.
-pub(crate) async fn run_search<T: Serialize + Send + 'static>(
+pub(crate) async fn run_search<T: Render + Send + 'static>(
     ctx: &ToolContext,
     search: impl FnOnce() -> Result<T, SearchError> + Send + 'static,
-    render: impl FnOnce(&T) -> String,
+    details: impl FnOnce(T) -> ToolDetails,
 ) -> Result<ToolOutput, ToolError> {
     let found = tokio::task::spawn_blocking(search)
         .await
         .map_err(|e| ToolError::new(format!("the search was interrupted: {e}")))?
         .map_err(|e| ToolError::new(e.to_string()))?;
-    let text = render(&found);
+    let text = found.render();
     let out_dir = ctx.workspace.sandbox.tool_output_dir(&ctx.session_id);
     let (shown, _) = output::bound(&text, &out_dir, &ctx.call_id, output::DEFAULT_MAX_CHARS)
         .map_err(|e| ToolError::new(format!("cannot save the full output: {e}")))?;
-    Ok(ToolOutput { output: shown, data: serde_json::to_value(&found).ok(), ..ToolOutput::default() })
+    Ok(ToolOutput { output: shown, details: Some(details(found)), ..ToolOutput::default() })
 }

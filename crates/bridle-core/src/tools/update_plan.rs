@@ -5,9 +5,9 @@
 //! engine stores the plan with the session and shows it (`PlanUpdated`).
 
 use async_trait::async_trait;
-use bridle_protocol::{PlanItem, PlanStatus};
+use bridle_protocol::ClientKind;
+use bridle_protocol::{PlanItem, PlanStatus, ToolDetails};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{Effect, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
@@ -63,7 +63,12 @@ impl Tool for UpdatePlan {
     type Args = UpdatePlanArgs;
     const NAME: &'static str = "update_plan";
     const KIND: ToolKind = ToolKind::Read;
+    const CLIENT_KIND: ClientKind = ClientKind::Think;
     const EFFECT: Effect = Effect::SetsPlan;
+
+    fn title(_args: &Self::Args) -> String {
+        "Update the plan".to_string()
+    }
 
     async fn run(&self, args: &Self::Args, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         if args.items.is_empty() {
@@ -84,7 +89,7 @@ impl Tool for UpdatePlan {
         let done = items.iter().filter(|i| i.status == PlanStatus::Done).count();
         Ok(ToolOutput {
             output: format!("Plan updated: {done} of {} steps done.", items.len()),
-            data: Some(json!({ "plan": items })),
+            details: Some(ToolDetails::Plan { items }),
             ..ToolOutput::default()
         })
     }

@@ -1,10 +1,11 @@
 //! `write_file`: create or replace a file, atomically, returning the diff.
 
 use async_trait::async_trait;
+use bridle_protocol::ClientKind;
 use serde::Deserialize;
 
 use super::files::plan_file;
-use super::{Tool, ToolContext, ToolError, ToolKind};
+use super::{quoted, Tool, ToolContext, ToolError, ToolKind};
 use crate::changes::ChangePlan;
 use crate::sandbox::Access;
 
@@ -28,6 +29,11 @@ impl Tool for WriteFile {
     type Args = WriteFileArgs;
     const NAME: &'static str = "write_file";
     const KIND: ToolKind = ToolKind::Write;
+    const CLIENT_KIND: ClientKind = ClientKind::Edit;
+
+    fn title(args: &Self::Args) -> String {
+        format!("Write {}", quoted(&args.path))
+    }
 
     fn paths(args: &Self::Args) -> Vec<(String, Access)> {
         vec![(args.path.clone(), Access::Write)]

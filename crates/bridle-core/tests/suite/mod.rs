@@ -22,4 +22,5 @@ mod processes;
 mod provider_failures;
 mod sandbox;
 mod special_files;
+mod typed_details;
 mod undo;

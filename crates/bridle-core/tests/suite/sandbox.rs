@@ -84,7 +84,7 @@ async fn a_saved_output_can_be_paged_with_read_file_and_is_read_only() {
     let s = setup();
     let big = tool_call("bash", json!({"command": "seq 1 200000"}));
     let outcome = s.calls.check_and_run(&big, ctx(&s, &big)).await;
-    let saved = outcome.result.data.as_ref().unwrap()["outputFile"].as_str().unwrap().to_string();
+    let saved = serde_json::to_value(&outcome.result.details).unwrap()["outputFile"].as_str().unwrap().to_string();
     assert!(outcome.result.output.contains(&saved));
 
     let page = tool_call("read_file", json!({"path": saved, "start_line": 150000, "end_line": 150002}));

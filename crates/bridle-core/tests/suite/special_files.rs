@@ -111,7 +111,7 @@ async fn a_search_over_a_folder_holding_them_still_searches_the_regular_files() 
     let outcome = run(&s, "grep_search", json!({"pattern": "needle|x"})).await;
     assert!(!outcome.result.is_error, "{}", outcome.result.output);
     assert_eq!(outcome.result.output, "notes.txt:1:a needle in a haystack");
-    let data = outcome.result.data.unwrap();
+    let data = serde_json::to_value(outcome.result.details.unwrap()).unwrap();
     assert_eq!((data["filesMatched"].as_u64(), data["unreadable"].as_u64()), (Some(1), Some(0)), "{data}");
 
     let listed = run(&s, "list_files", json!({})).await;

@@ -1,11 +1,12 @@
 // What a bash command changed, on its card: the whole App against a mocked engine bridge, a bash
-// call ended with `data.effects` (captured or not) and the diff of what landed.
+// call ended with the effects of its typed details (captured or not) and the diff of what landed.
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ToolResult } from "../../api/types";
+import type { ShellDetails } from "../../api/types";
 import { App } from "../../App";
 import { emit, fakeEngine } from "../../test/fakeEngine";
+import { bashResult, shellEffects } from "../../test/results";
 
 vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 
@@ -30,11 +31,11 @@ const DIFF = [
   "",
 ].join("\n");
 
-/** A bash call `command` that ends with `data` and `diff`. */
-async function runBash(command: string, data: unknown, diff: string | null) {
+/** A bash call `command` that ends as `details` say, with `diff`. */
+async function runBash(command: string, details: Partial<ShellDetails>, diff: string | null) {
   render(<App />);
   await screen.findByText("/home/dev/project");
-  const result: ToolResult = { toolCallId: "b1", output: "exit code 0\n", isError: false, data, diff };
+  const result = bashResult(details, diff);
   emit(
     { type: "turnStarted", sessionId: S, turnId: T },
     { type: "toolCallBegin", sessionId: S, turnId: T, call: { id: "b1", providerId: "b1", name: "bash", arguments: JSON.stringify({ command }) } },
@@ -50,9 +51,7 @@ describe("Bash changes", () => {
 
   it("shows each captured file as its own coloured diff, and the diff only once", async () => {
     const user = userEvent.setup();
-    const effects = {
-      captured: true,
-      undoable: true,
+    const effects = shellEffects({
       changes: [
         { path: "src/lib.rs", kind: "modified", added: 1, removed: 1, bytes: 30 },
         { path: "notes/new.txt", kind: "created", added: 1, removed: 0, bytes: 6 },
@@ -62,7 +61,7 @@ describe("Bash changes", () => {
       git: ["1 commit: abc1234 fix the parser"],
       discarded: ["AGENTS.md"],
       refused: [{ path: "src/main.rs", why: "you changed it meanwhile" }],
-    };
+    });
     const card = await runBash("make && git commit -am fix", { exitCode: 0, sandbox: "bwrap", effects }, DIFF);
     const changes = within(card).getByTestId("bash-changes");
     expect(changes.dataset.captured).toBe("true");
@@ -94,13 +93,12 @@ describe("Bash changes", () => {
   });
 
   it("says why changes were not captured, lists what a scan found, and that undo cannot restore them", async () => {
-    const effects = {
+    const effects = shellEffects({
       captured: false,
       reason: "escalated commands write directly",
       undoable: false,
-      changes: [],
       listed: ["out.txt (created)", "src/a.rs (modified)"],
-    };
+    });
     const card = await runBash("make install", { exitCode: 0, sandbox: "none", escalated: true, effects }, null);
     const changes = within(card).getByTestId("bash-changes");
     expect(changes.dataset.captured).toBe("false");
@@ -122,7 +120,7 @@ describe("Bash changes", () => {
   });
 
   it("leaves the changes empty for a captured command that changed nothing", async () => {
-    const quiet = await runBash("ls", { exitCode: 0, sandbox: "bwrap", effects: { captured: true, undoable: true, changes: [] } }, null);
+    const quiet = await runBash("ls", { exitCode: 0, sandbox: "bwrap", effects: shellEffects({ ignored: { files: 0, bytes: 0 } }) }, null);
     const changes = within(quiet).getByTestId("bash-changes");
     expect(changes.dataset.captured).toBe("true");
     expect(changes.childElementCount).toBe(0);

@@ -1,5 +1,5 @@
-// On a finished bash card: what its command changed in the workspace (`data.effects` of its
-// result). Captured changes are one line per file (path, kind, +added −removed) that opens on the
+// On a finished bash card: what its command changed in the workspace (the `effects` of its typed
+// details). Captured changes are one line per file (path, kind, +added −removed) that opens on the
 // file's coloured diff; what landed without a diff (build output, git internals) is summarised,
 // what did not land is named with why. When the changes could not be captured, it says why, lists
 // what a scan found, and that undo cannot restore them.
@@ -7,7 +7,7 @@ import { useState } from "react";
 import type { ToolResult } from "../../api/types";
 import { DiffLines } from "../diff/DiffLines";
 import { formatBytes } from "../usage/format";
-import { type ChangedFile, changedFiles, effectsOf } from "./bashEffects";
+import { type ChangedFile, bashRunOf, changedFiles } from "./bashEffects";
 
 /** Diffs up to this many lines in all are shown open; longer ones wait for a click. */
 const OPEN_LINES = 60;
@@ -40,8 +40,9 @@ function FileDiff({ file, open: initiallyOpen }: { file: ChangedFile; open: bool
 }
 
 export function BashChanges({ result }: { result: ToolResult }) {
-  const effects = effectsOf(result);
+  const effects = bashRunOf(result)?.effects ?? null;
   if (!effects) return null;
+  const ignored = effects.ignored && (effects.ignored.files > 0 || effects.ignored.bytes > 0) ? effects.ignored : null;
   const files = changedFiles(effects.changes, result.diff);
   const open = files.reduce((n, f) => n + lineCount(f.diff), 0) <= OPEN_LINES;
   // The element is there for every result with effects, so its `data-captured` can be read even
@@ -73,10 +74,9 @@ export function BashChanges({ result }: { result: ToolResult }) {
       {files.map((file) => (
         <FileDiff key={file.path} file={file} open={open} />
       ))}
-      {effects.ignored && (
+      {ignored && (
         <div className="bash-changes-line" data-testid="bash-changes-ignored">
-          build output: {effects.ignored.files} file{effects.ignored.files === 1 ? "" : "s"}, {formatBytes(effects.ignored.bytes)}, not
-          checkpointed
+          build output: {ignored.files} file{ignored.files === 1 ? "" : "s"}, {formatBytes(ignored.bytes)}, not checkpointed
         </div>
       )}
       {effects.git.map((line, i) => (

@@ -3,9 +3,10 @@
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Event } from "../../api/types";
+import type { Event, SandboxKind } from "../../api/types";
 import { App } from "../../App";
 import { SUMMARY, approvalRequest, emit, fakeEngine } from "../../test/fakeEngine";
+import { bashResult, shellDetails } from "../../test/results";
 
 vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 
@@ -67,7 +68,7 @@ describe("Chat view", () => {
       turnId: T,
       status: "ok",
       durationMs: 1530,
-      result: { toolCallId: "c1", output: "file contents here", isError: false, data: null, diff: null },
+      result: { toolCallId: "c1", output: "file contents here", isError: false, details: null, data: null, diff: null },
     });
     expect(card.dataset.status).toBe("ok");
     expect(within(card).getByText("1.5 s")).toBeTruthy();
@@ -244,7 +245,7 @@ describe("Chat view", () => {
         turnId: T,
         status: "ok",
         durationMs: 3,
-        result: { toolCallId: "w1", output: "Updated a.txt", isError: false, data: null, diff: "@@ -1 +1 @@\n-old\n+new\n" },
+        result: { toolCallId: "w1", output: "Updated a.txt", isError: false, details: null, data: null, diff: "@@ -1 +1 @@\n-old\n+new\n" },
       },
     );
     const card = screen.getByTestId("tool-call");
@@ -391,7 +392,7 @@ describe("Chat view", () => {
       name: "bash",
       arguments: JSON.stringify({ command: "make", escalate }),
     });
-    const end = (id: string, sandbox: string, escalated: boolean) => ({
+    const end = (id: string, sandbox: SandboxKind, escalated: boolean) => ({
       type: "toolCallEnd" as const,
       sessionId: S,
       turnId: T,
@@ -401,7 +402,8 @@ describe("Chat view", () => {
         toolCallId: id,
         output: "exit code 0\n",
         isError: false,
-        data: { exitCode: 0, sandbox, escalated, checkpointed: false },
+        details: { type: "shell" as const, ...shellDetails({ sandbox, escalated, checkpointed: false }) },
+        data: null,
         diff: null,
       },
     });
@@ -461,7 +463,7 @@ describe("Chat view", () => {
       turnId: T,
       status: "ok",
       durationMs: 40,
-      result: { toolCallId: "b1", output: "exit code 0\n", isError: false, data: { exitCode: 0, sandbox: "bwrap", hosts }, diff: null },
+      result: bashResult({ hosts }),
     });
     const rows = within(within(card).getByTestId("bash-hosts")).getAllByTestId("bash-host");
     expect(rows.map((r) => [r.dataset.host, r.dataset.port, r.dataset.allowed, r.textContent])).toEqual([
@@ -483,7 +485,7 @@ describe("Chat view", () => {
         turnId: T,
         status: "ok",
         durationMs: 5,
-        result: { toolCallId: "b1", output: "exit code 0\n", isError: false, data: { exitCode: 0, sandbox: "bwrap", hosts: [] }, diff: null },
+        result: bashResult({ hosts: [] }),
       },
     );
     expect(screen.getByTestId("tool-call").dataset.status).toBe("ok");

@@ -10,7 +10,7 @@ import { formatDuration } from "../usage/format";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
 import { DiffLines } from "../diff/DiffLines";
 import { BashChanges } from "./BashChanges";
-import { effectsOf } from "./bashEffects";
+import { bashRunOf } from "./bashEffects";
 import { BashHosts } from "./BashHosts";
 import { BashSandboxBadge } from "./BashSandboxBadge";
 
@@ -42,7 +42,7 @@ function argumentsLine(raw: string): string {
 export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
   const [open, setOpen] = useState(false);
   const { call, status, durationMs, result } = item;
-  const bashChanges = call.name === "bash" && result !== null && effectsOf(result) !== null;
+  const bashChanges = call.name === "bash" && result !== null && (bashRunOf(result)?.effects ?? null) !== null;
   return (
     <div className={`tool-call status-${status}`} data-testid="tool-call" data-tool={call.name} data-status={status}>
       <button type="button" className="tool-call-head" aria-expanded={open} onClick={() => setOpen(!open)}>

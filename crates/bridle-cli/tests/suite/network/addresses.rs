@@ -50,7 +50,7 @@ async fn statuses(t: &Setup, targets: &[&str]) -> Vec<(String, String)> {
     let r = t.bash(&script).await;
     let said = output(&r);
     assert!(said.starts_with("exit code 0\n"), "{r}");
-    assert!(r["data"]["durationMs"].as_u64().unwrap() < 20_000, "refusals were not at once: {r}");
+    assert!(r["details"]["durationMs"].as_u64().unwrap() < 20_000, "refusals were not at once: {r}");
     // The lines before the hosts note.
     said.lines()
         .skip(1)

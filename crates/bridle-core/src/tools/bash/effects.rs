@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Once};
 
-use serde_json::{json, Value};
+use bridle_protocol::{IgnoredOutput, RefusedPath, ShellEffects};
 
 use crate::changes::{read_layer, CommitScope, Held, Landing, Scan, ScannedChange};
 use crate::shell_sandbox::Layer;
@@ -65,9 +65,13 @@ impl Capture {
         }
     }
 
-    /// After the command ended: lands what needs no question, and returns `data.effects`, a
-    /// note for the model, and the held changes.
-    pub(super) async fn finish(self, ctx: &ToolContext, started_ns: i128) -> (Option<Value>, String, Option<Held>) {
+    /// After the command ended: lands what needs no question, and returns what it changed so
+    /// far, a note for the model, and the held changes.
+    pub(super) async fn finish(
+        self,
+        ctx: &ToolContext,
+        started_ns: i128,
+    ) -> (Option<ShellEffects>, String, Option<Held>) {
         match self {
             Capture::Nothing => (None, String::new(), None),
             Capture::Scan { before, why } => {
@@ -84,10 +88,7 @@ impl Capture {
                         if partial { ", and maybe more" } else { "" }
                     )
                 };
-                let effects = json!({
-                    "captured": false, "reason": why, "undoable": false,
-                    "changes": [], "listed": listed, "partial": partial,
-                });
+                let effects = ShellEffects { reason: Some(why), listed, partial, ..ShellEffects::default() };
                 (Some(effects), note, None)
             }
             Capture::Layer { layer, scratch } => {
@@ -119,12 +120,12 @@ impl Capture {
                 for (path, why) in &refused {
                     note.push_str(&format!("\n[not applied: {path}: {why}]"));
                 }
-                let effects = json!({
-                    "captured": true, "undoable": true, "changes": [],
-                    "ignored": {"files": free.files, "bytes": free.bytes},
-                    "git": free.git,
-                    "refused": refused.iter().map(|(path, why)| json!({"path": path, "why": why})).collect::<Vec<_>>(),
-                });
+                let effects = ShellEffects {
+                    ignored: Some(IgnoredOutput { files: free.files as u64, bytes: free.bytes }),
+                    git: free.git,
+                    refused: refused.iter().map(|(path, why)| refused_path(path, why)).collect(),
+                    ..captured()
+                };
                 let held = (!landing.held_paths().is_empty()).then(|| Held { landing, keep: Box::new(layer) });
                 (Some(effects), note, held)
             }
@@ -133,9 +134,19 @@ impl Capture {
 }
 
 /// The layer could not be read: nothing of it lands.
-fn unread(why: String) -> (Option<Value>, String, Option<Held>) {
+fn unread(why: String) -> (Option<ShellEffects>, String, Option<Held>) {
     let note = format!("\n[its changes could not be read back and were discarded: {why}]");
-    (Some(json!({"captured": true, "undoable": true, "changes": [], "error": why})), note, None)
+    (Some(ShellEffects { error: Some(why), ..captured() }), note, None)
+}
+
+/// The effects of a command captured on an overlay, before anything of it is listed.
+fn captured() -> ShellEffects {
+    ShellEffects { captured: true, undoable: true, ..ShellEffects::default() }
+}
+
+/// A path that did not land, and why.
+fn refused_path(path: &str, why: &str) -> RefusedPath {
+    RefusedPath { path: path.to_string(), why: why.to_string() }
 }
 
 fn bytes(n: u64) -> String {

@@ -10,7 +10,7 @@
 //! session's processes instead ([`crate::processes`]) and answers within two seconds. The command's environment comes from an allow-list
 //! ([`crate::shell_sandbox::child_environment`]). It runs inside the workspace's OS sandbox
 //! ([`crate::shell_sandbox`]) unless the call escalates (which the guard always has a human
-//! approve, but in `bypass`); every result's `data.sandbox` says how it ran. What it changes is
+//! approve, but in `bypass`); every result's details say how it ran ([`ShellDetails`]). What it changes is
 //! captured on an overlay where the sandbox can mount one, and handed to the call's owner as held
 //! changes; elsewhere it is listed afterwards, not undoable, and the result says why
 //! ([`effects`]).
@@ -22,11 +22,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use bridle_protocol::{BackgroundDetails, ClientKind, ShellDetails, ToolDetails};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::output;
-use super::{Covers, ShellLine, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use super::{quoted, Covers, ShellLine, Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::processes::{self, ProcessGroup};
 use crate::shell_sandbox::{Launch, SandboxKind};
 
@@ -90,6 +90,16 @@ impl Tool for Bash {
     type Args = BashArgs;
     const NAME: &'static str = "bash";
     const KIND: ToolKind = ToolKind::Exec;
+    const CLIENT_KIND: ClientKind = ClientKind::Execute;
+
+    fn title(args: &Self::Args) -> String {
+        let command = quoted(&args.command);
+        match (args.background, args.escalate) {
+            (true, _) => format!("Start `{command}` in the background"),
+            (false, true) => format!("Run `{command}` outside the sandbox"),
+            (false, false) => format!("Run `{command}`"),
+        }
+    }
 
     /// The pipeline's timeout is a backstop: the tool stops the command itself, gracefully, first.
     fn timeout(args: &Self::Args, default: Duration) -> Duration {
@@ -239,29 +249,26 @@ impl Tool for Bash {
         let gaps = sandbox_note(&mut text, ctx, sandbox, args.escalate);
         let (effects, note, held) = capture.finish(ctx, started_ns).await;
         text.push_str(&note);
-        let captured = effects.as_ref().is_some_and(|e| e["captured"] == true);
+        let details = ShellDetails {
+            exit_code: code,
+            timed_out: ending == Ending::TimedOut,
+            output_too_large: ending == Ending::OutputTooLarge,
+            duration_ms: elapsed.as_millis() as u64,
+            output_file: saved.map(|p| p.display().to_string()),
+            stopped_background: left_running,
+            sandbox,
+            sandbox_gaps: gaps,
+            sandbox_home: (sandbox != SandboxKind::None).then(|| shell.home_shown()).flatten(),
+            escalated: args.escalate,
+            network: sandbox == SandboxKind::None
+                || (shell.network() && ctx.network.as_ref().is_some_and(|n| n.proxy.is_some())),
+            hosts,
+            checkpointed: effects.as_ref().is_some_and(|e| e.captured),
+            effects,
+        };
         Ok(ToolOutput {
             output: text,
-            data: Some(json!({
-                "exitCode": code,
-                "timedOut": ending == Ending::TimedOut,
-                "outputTooLarge": ending == Ending::OutputTooLarge,
-                "durationMs": elapsed.as_millis() as u64,
-                "outputFile": saved,
-                "stoppedBackground": left_running,
-                "sandbox": sandbox.as_str(),
-                "sandboxGaps": gaps,
-                // What of the home folder the command saw (DESIGN §5.1).
-                "sandboxHome": (sandbox != SandboxKind::None).then(|| shell.home_shown()).flatten(),
-                "escalated": args.escalate,
-                "network": sandbox == SandboxKind::None
-                    || (shell.network() && ctx.network.as_ref().is_some_and(|n| n.proxy.is_some())),
-                // The hosts the command reached or was refused, through the proxy.
-                "hosts": hosts,
-                // Whether what it changed is checkpointed (captured on an overlay, DESIGN §4.3).
-                "checkpointed": captured,
-                "effects": effects,
-            })),
+            details: Some(ToolDetails::Shell(Box::new(details))),
             held: held.map(super::HeldSlot::new).unwrap_or_default(),
             ..ToolOutput::default()
         })
@@ -347,17 +354,15 @@ async fn background(args: &BashArgs, ctx: &ToolContext) -> Result<ToolOutput, To
     let gaps = sandbox_note(&mut text, ctx, read.sandbox, args.escalate);
     Ok(ToolOutput {
         output: text,
-        data: Some(json!({
-            "processId": id,
-            "background": true,
-            "durationMs": started.elapsed().as_millis() as u64,
-            "state": process.state,
-            "exitCode": process.exit_code,
-            "sandbox": read.sandbox.as_str(),
-            "sandboxGaps": gaps,
-            "sandboxHome": (read.sandbox != SandboxKind::None).then(|| ctx.workspace.shell.home_shown()).flatten(),
-            "escalated": args.escalate,
-            "checkpointed": false,
+        details: Some(ToolDetails::Background(BackgroundDetails {
+            process_id: id,
+            duration_ms: started.elapsed().as_millis() as u64,
+            state: process.state,
+            exit_code: process.exit_code,
+            sandbox: read.sandbox,
+            sandbox_gaps: gaps,
+            sandbox_home: (read.sandbox != SandboxKind::None).then(|| ctx.workspace.shell.home_shown()).flatten(),
+            escalated: args.escalate,
         })),
         ..ToolOutput::default()
     })

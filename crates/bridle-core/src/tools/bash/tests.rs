@@ -49,7 +49,7 @@ async fn a_non_zero_exit_is_reported_with_its_output_and_is_not_an_error() {
     let (_t, ctx) = setup();
     let out = bash(&ctx, "echo to-out; echo to-err >&2; exit 3", None).await;
     assert_eq!(out.output, "exit code 3\nto-out\nto-err\n");
-    assert_eq!(out.data.unwrap()["exitCode"], 3);
+    assert_eq!(crate::tools::testing::details(&out)["exitCode"], 3);
 }
 
 #[tokio::test]
@@ -72,7 +72,7 @@ async fn a_timeout_kills_the_children_and_grandchildren_too() {
     let out = bash(&ctx, &command, Some(1)).await;
     assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
     assert!(out.output.starts_with("timed out after 1 s and was stopped; output so far\nstarted\n"), "{}", out.output);
-    assert_eq!(out.data.as_ref().unwrap()["timedOut"], true);
+    assert_eq!(crate::tools::testing::details(&out)["timedOut"], true);
     let recorded: Vec<i32> =
         std::fs::read_to_string(&pids).unwrap().lines().map(|l| l.trim().parse().unwrap()).collect();
     assert_eq!(recorded.len(), 3, "{recorded:?}");
@@ -101,7 +101,7 @@ async fn a_command_that_backgrounds_a_child_returns_promptly_and_the_child_is_st
 async fn huge_output_is_cut_and_the_whole_of_it_is_saved() {
     let (_t, ctx) = setup();
     let out = bash(&ctx, "seq 1 400000", None).await;
-    let saved = out.data.as_ref().unwrap()["outputFile"].as_str().unwrap().to_string();
+    let saved = crate::tools::testing::details(&out)["outputFile"].as_str().unwrap().to_string();
     assert!(out.output.starts_with("exit code 0\n1\n2\n3\n"));
     assert!(out.output.contains("bytes omitted"));
     assert!(out.output.contains("399999\n400000\n"));
@@ -144,7 +144,7 @@ async fn an_interrupt_drops_the_call_and_kills_the_group() {
 async fn inside_the_sandbox_nothing_a_command_leaves_behind_survives_it() {
     let (_t, ctx) = setup();
     let out = bash(&ctx, "sleep 300 & setsid sleep 301 & echo started", Some(60)).await;
-    assert_eq!(out.data.as_ref().unwrap()["sandbox"], "bwrap", "{}", out.output);
+    assert_eq!(crate::tools::testing::details(&out)["sandbox"], "bwrap", "{}", out.output);
     assert!(out.output.starts_with("exit code 0"), "{}", out.output);
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(processes::marked(&ctx.call_id).is_empty(), "a process of the call is still running");
@@ -154,14 +154,14 @@ async fn inside_the_sandbox_nothing_a_command_leaves_behind_survives_it() {
 async fn every_result_says_how_it_ran() {
     let (_t, ctx) = setup();
     let out = bash(&ctx, "true", None).await;
-    let data = out.data.unwrap();
+    let data = crate::tools::testing::details(&out);
     assert_eq!(
         (data["sandbox"].as_str(), data["escalated"].as_bool(), data["network"].as_bool()),
         (Some("bwrap"), Some(false), Some(false))
     );
     let (_t, ctx) = setup_unconfined();
     let out = bash(&ctx, "true", None).await;
-    assert_eq!(out.data.unwrap()["sandbox"], "none");
+    assert_eq!(crate::tools::testing::details(&out)["sandbox"], "none");
     assert!(out.output.contains("[note: ran without an OS sandbox: no shell sandbox was set up"), "{}", out.output);
 }
 
@@ -170,7 +170,7 @@ async fn a_fast_writer_stops_at_the_cap_and_the_saved_output_is_exactly_the_cap(
     let (_t, ctx) = setup();
     // Three times the cap, as fast as the kernel can copy it.
     let out = bash(&ctx, &format!("head -c {} /dev/zero; echo never", OUTPUT_CAP_BYTES * 3), Some(60)).await;
-    let data = out.data.as_ref().unwrap();
+    let data = crate::tools::testing::details(&out);
     assert_eq!(data["outputTooLarge"], true, "{}", out.output);
     let saved = data["outputFile"].as_str().unwrap();
     assert_eq!(std::fs::metadata(saved).unwrap().len(), OUTPUT_CAP_BYTES);

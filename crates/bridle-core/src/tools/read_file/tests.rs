@@ -22,10 +22,10 @@ async fn reads_raw_text_and_line_ranges() {
     std::fs::write(root.join("a.txt"), "\u{feff}one\ntwo\nthree\nfour").unwrap();
     let all = read(&root, serde_json::json!({"path": "a.txt"})).await.unwrap();
     assert_eq!(all.output, "one\ntwo\nthree\nfour");
-    assert_eq!(all.data.unwrap()["totalLines"], 4);
+    assert_eq!(crate::tools::testing::details(&all)["totalLines"], 4);
     let some = read(&root, serde_json::json!({"path": "a.txt", "start_line": 2, "end_line": 3})).await.unwrap();
     assert_eq!(some.output, "two\nthree\n");
-    assert_eq!(some.data.unwrap()["totalLines"], 4);
+    assert_eq!(crate::tools::testing::details(&some)["totalLines"], 4);
     let past = read(&root, serde_json::json!({"path": "a.txt", "start_line": 9})).await.unwrap();
     assert_eq!(past.output, "a.txt has 4 lines; there is nothing at line 9.");
     assert!(read(&root, serde_json::json!({"path": "a.txt", "start_line": 3, "end_line": 2})).await.is_err());
@@ -70,7 +70,7 @@ async fn binary_utf16_and_invalid_utf8() {
     std::fs::write(root.join("u16.txt"), utf16).unwrap();
     let page = read(&root, serde_json::json!({"path": "u16.txt"})).await.unwrap();
     assert_eq!(page.output, "héllo\nwörld\n");
-    assert_eq!(page.data.unwrap()["encoding"], "utf-16le");
+    assert_eq!(crate::tools::testing::details(&page)["encoding"], "utf-16le");
     std::fs::write(root.join("latin1.txt"), b"caf\xe9\n").unwrap();
     assert_eq!(read(&root, serde_json::json!({"path": "latin1.txt"})).await.unwrap().output, "caf\u{FFFD}\n");
 }

@@ -8,22 +8,10 @@
 
 use std::path::Path;
 
+pub use bridle_protocol::GlobHits;
 use globset::{GlobBuilder, GlobMatcher};
-use serde::Serialize;
 
-use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, SearchError, Tree};
-
-/// The files one glob search found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GlobHits {
-    /// Root-relative file paths in path order: the first `limit` of all matches.
-    pub files: Vec<String>,
-    /// Whether matches were left out because of the limit.
-    pub truncated: bool,
-    /// How many files matched in all.
-    pub total: usize,
-}
+use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, Render, SearchError, Tree};
 
 /// Finds regular files under `base` (a directory inside `root`) whose `base`-relative path
 /// matches `pattern`, keeping the first `limit` in path order. Directories and symbolic
@@ -81,9 +69,9 @@ fn compile(pattern: &str) -> Result<GlobMatcher, SearchError> {
         .map_err(|err| SearchError::InvalidGlob { pattern: pattern.to_string(), message: err.kind().to_string() })
 }
 
-impl GlobHits {
-    /// The text the model reads: one path per line, then a note when truncated.
-    pub fn render(&self) -> String {
+/// The text the model reads: one path per line, then a note when truncated.
+impl Render for GlobHits {
+    fn render(&self) -> String {
         render_lines(&self.files, self.truncated, "(no files matched)", || {
             truncation_note(self.files.len(), Some(self.total), "files", "narrow the pattern or path")
         })

@@ -12,13 +12,13 @@ use std::io;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
+pub use bridle_protocol::{GrepFile, GrepHits, GrepLine};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
-use serde::Serialize;
 
-use super::{check_under_root, rel_path, truncation_note, walker, SearchError, Tree};
+use super::{check_under_root, rel_path, truncation_note, walker, Render, SearchError, Tree};
 
 mod collect;
 
@@ -56,47 +56,6 @@ impl GrepOptions {
             max_line_chars: 500,
         }
     }
-}
-
-/// One matching line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GrepLine {
-    /// 1-based line number.
-    pub line: u64,
-    /// The line without its terminator, cut to `max_line_chars` (a cut ends in `… [+N chars]`).
-    pub text: String,
-}
-
-/// The matching lines of one file, in line order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GrepFile {
-    /// Root-relative path of the file.
-    pub path: String,
-    /// Its matching lines that made the cut.
-    pub lines: Vec<GrepLine>,
-}
-
-/// The outcome of one grep search.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GrepHits {
-    /// The first `max_results` matching lines, grouped by file, in (path, line) order; see
-    /// [`GrepHits::hits`] for them one by one.
-    pub files: Vec<GrepFile>,
-    /// Whether matching lines were left out because of `max_results`.
-    pub truncated: bool,
-    /// How many lines matched in all.
-    pub total_matches: usize,
-    /// How many files had at least one match.
-    pub files_matched: usize,
-    /// Files not searched because they exceed `max_file_size`.
-    pub skipped_large: usize,
-    /// Files abandoned as binary (a NUL byte); their matches are not counted.
-    pub skipped_binary: usize,
-    /// Files that could not be opened or read.
-    pub unreadable: usize,
 }
 
 /// Searches the files under `base` (a file or directory inside `root`) for lines matching
@@ -306,25 +265,10 @@ fn cut_line(line: &[u8], max_chars: usize) -> String {
     }
 }
 
-impl GrepHits {
-    /// The kept hits one by one: (root-relative path, 1-based line number, cut line text).
-    pub fn hits(&self) -> impl Iterator<Item = (&str, u64, &str)> + '_ {
-        self.files.iter().flat_map(|file| file.lines.iter().map(|l| (file.path.as_str(), l.line, l.text.as_str())))
-    }
-
-    /// How many hits were kept (at most `max_results`).
-    pub fn len(&self) -> usize {
-        self.files.iter().map(|file| file.lines.len()).sum()
-    }
-
-    /// Whether no hit was kept.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-
-    /// The text the model reads: `path:line:text` per hit (like `rg -n` without colour),
-    /// then notes on truncation and skipped files.
-    pub fn render(&self) -> String {
+/// The text the model reads: `path:line:text` per hit (like `rg -n` without colour), then notes
+/// on truncation and skipped files.
+impl Render for GrepHits {
+    fn render(&self) -> String {
         let mut lines: Vec<String> = self.hits().map(|(path, line, text)| format!("{path}:{line}:{text}")).collect();
         if lines.is_empty() && !self.truncated {
             lines.push("(no matches)".to_string());

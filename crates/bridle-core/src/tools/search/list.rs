@@ -6,26 +6,13 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+pub use bridle_protocol::Listing;
 
-use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, SearchError, Tree};
+use super::{check_dir, path_order, rel_path, render_lines, truncation_note, walker, Render, SearchError, Tree};
 
 /// How many entries a listing looks at before it stops counting; past this the total is
 /// reported as unknown rather than walking an arbitrarily large tree.
 const SCAN_CAP: usize = 100_000;
-
-/// The entries of one directory listing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Listing {
-    /// Root-relative paths in path order; directories end with `/`.
-    pub entries: Vec<String>,
-    /// Whether entries were left out because of the limit.
-    pub truncated: bool,
-    /// How many entries there are in all, when the walk finished; `None` when it stopped
-    /// counting (more than 100 000 entries).
-    pub total: Option<usize>,
-}
 
 /// Lists the entries under `dir` (a directory inside `root`) down to `depth` levels
 /// (`Some(1)`: direct children only; `None`: no limit; `Some(0)` is read as 1), keeping at
@@ -81,9 +68,9 @@ pub fn list_files<'a>(
     Ok(Listing { entries, truncated, total: complete.then_some(seen) })
 }
 
-impl Listing {
-    /// The text the model reads: one entry per line, then a note when truncated.
-    pub fn render(&self) -> String {
+/// The text the model reads: one entry per line, then a note when truncated.
+impl Render for Listing {
+    fn render(&self) -> String {
         render_lines(&self.entries, self.truncated, "(no entries)", || {
             truncation_note(self.entries.len(), self.total, "entries", "narrow the path or lower the depth")
         })

@@ -40,6 +40,12 @@ pub use glob::{glob_search, GlobHits};
 pub use grep::{grep_search, GrepFile, GrepHits, GrepLine, GrepOptions};
 pub use list::{list_files, Listing};
 
+/// What a search found, as the model reads it.
+pub trait Render {
+    /// The text for the model.
+    fn render(&self) -> String;
+}
+
 /// Directory names a walk never enters: version-control internals, hidden or not.
 const VCS_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
 
