@@ -26,6 +26,7 @@ struct World {
     data: std::path::PathBuf,
     store: Arc<Store>,
     files: Arc<SessionFiles>,
+    processes: Arc<bridle_core::processes::SessionProcesses>,
     workspace: Arc<Workspace>,
     registry: ToolRegistry,
 }
@@ -40,7 +41,14 @@ fn world() -> World {
     store.create_session("bench", &root.display().to_string(), 0).unwrap();
     let files = Arc::new(SessionFiles::new("bench", store.clone(), &data, Arc::new(SystemClock)));
     let workspace = Arc::new(Workspace::open(&root, None, &data, &[]).unwrap());
-    World { _tmp: tmp, root, data, store, files, workspace, registry: builtin_registry().unwrap() }
+    let observer = Arc::new(bridle_core::processes::Unobserved);
+    let processes = Arc::new(bridle_core::processes::SessionProcesses::new(
+        "bench",
+        store.clone(),
+        Arc::new(SystemClock),
+        observer,
+    ));
+    World { _tmp: tmp, root, data, store, files, processes, workspace, registry: builtin_registry().unwrap() }
 }
 
 impl World {
@@ -53,8 +61,11 @@ impl World {
             Arc::new(SystemClock),
             Duration::from_secs(60),
         );
-        ctx.turn_id = turn.to_string();
-        ctx.files = checkpointed.then(|| self.files.clone());
+        ctx.session = checkpointed.then(|| bridle_core::tools::InSession {
+            turn_id: turn.to_string(),
+            files: self.files.clone(),
+            processes: self.processes.clone(),
+        });
         ctx
     }
 

@@ -17,8 +17,8 @@ use agent_client_protocol::v1::schema::{
 };
 use bridle_core::tools::CallDescription;
 use bridle_protocol::{
-    AbortReason, ApprovalAnswer, ApprovalRequest, ApprovalSubject, ClientKind, Mode, PlanItem, PlanStatus, ToolCall, ToolResult,
-    ToolStatus,
+    AbortReason, ApprovalAnswer, ApprovalRequest, ApprovalSubject, ClientKind, Mode, PlanItem, PlanStatus, ToolCall,
+    ToolResult, ToolStatus,
 };
 use serde_json::Value;
 

@@ -208,7 +208,7 @@ impl Calls {
         recorder: Arc<dyn Recorder>,
         desk: Option<Desk>,
     ) -> CallStream {
-        let ids = (ctx.session_id.as_str(), ctx.turn_id.as_str());
+        let ids = (ctx.session_id.as_str(), ctx.turn_id());
         let stream = CallStream::new(call, ids, recorder, desk, self.permit.clone(), ctx.cancel.clone());
         ctx.network =
             Some(crate::network::CallNetwork { proxy: self.permit.network().cloned(), gate: Arc::new(stream.clone()) });

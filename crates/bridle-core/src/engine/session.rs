@@ -291,9 +291,11 @@ impl Session {
         ToolContext {
             usage: self.usage.clone(),
             cancel,
-            turn_id: turn_id.to_string(),
-            files: Some(self.files.clone()),
-            processes: Some(self.processes.clone()),
+            session: Some(crate::tools::InSession {
+                turn_id: turn_id.to_string(),
+                files: self.files.clone(),
+                processes: self.processes.clone(),
+            }),
             ..ToolContext::new(
                 self.id.clone(),
                 call_id,

@@ -34,8 +34,11 @@ fn world() -> World {
 impl World {
     fn ctx(&self, turn: &str) -> ToolContext {
         let mut ctx = crate::tools::testing::context(&self.root);
-        ctx.turn_id = turn.to_string();
-        ctx.files = Some(self.files.clone());
+        crate::tools::testing::in_session(&mut ctx, self.store.clone(), turn);
+        // The world's own files' memory, which the tests read back.
+        if let Some(session) = &mut ctx.session {
+            session.files = self.files.clone();
+        }
         ctx
     }
 

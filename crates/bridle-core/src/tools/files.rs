@@ -114,10 +114,10 @@ impl From<&ToolContext> for CommitScope {
         CommitScope {
             workspace: ctx.workspace.clone(),
             session_id: ctx.session_id.clone(),
-            turn_id: ctx.turn_id.clone(),
+            turn_id: ctx.turn_id().to_string(),
             call_id: ctx.call_id.clone(),
             writes: ctx.writes.clone(),
-            files: ctx.files.clone(),
+            files: ctx.files().cloned(),
         }
     }
 }

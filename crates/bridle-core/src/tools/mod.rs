@@ -94,6 +94,17 @@ pub struct UsageSnapshot {
 /// Shared, updatable usage figures of one session.
 pub type UsageMeter = Arc<Mutex<UsageSnapshot>>;
 
+/// What a call in a session reaches of it.
+#[derive(Clone)]
+pub struct InSession {
+    /// The turn making the call.
+    pub turn_id: String,
+    /// What the session knows of its files: read stamps, checkpoints.
+    pub files: Arc<SessionFiles>,
+    /// The session's background processes, and the loopback its commands share.
+    pub processes: Arc<crate::processes::SessionProcesses>,
+}
+
 /// Everything a tool may reach; passed in, never global.
 #[derive(Clone)]
 pub struct ToolContext {
@@ -113,17 +124,12 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The session's default tool timeout (a tool such as `bash` may be given another).
     pub tool_timeout: Duration,
-    /// The turn making the call (empty outside a session).
-    pub turn_id: String,
-    /// What the session knows of its files (read stamps, checkpoints); `None` outside a
-    /// session (`bridle tool`), where nothing is checkpointed.
-    pub files: Option<Arc<SessionFiles>>,
     /// The session's proxy and where it asks and records, when commands may reach hosts
     /// (`[sandbox.network]` not off); `None`: no network.
     pub network: Option<crate::network::CallNetwork>,
-    /// The session's background processes (and the loopback its commands share); `None`
-    /// outside a session, where nothing may run on after its call.
-    pub processes: Option<Arc<crate::processes::SessionProcesses>>,
+    /// What the call reaches of its session; `None` outside one (`bridle tool`), where nothing
+    /// is checkpointed and nothing may run on after its call.
+    pub session: Option<InSession>,
     /// The call's writes: stopped at its timeout or an interrupt, waited for before it returns.
     pub writes: Arc<crate::changes::CallWrites>,
 }
@@ -147,12 +153,25 @@ impl ToolContext {
             usage: UsageMeter::default(),
             cancel: CancellationToken::new(),
             tool_timeout,
-            turn_id: String::new(),
-            files: None,
             network: None,
-            processes: None,
+            session: None,
             writes: Arc::default(),
         }
+    }
+
+    /// The turn making the call (empty outside a session).
+    pub fn turn_id(&self) -> &str {
+        self.session.as_ref().map_or("", |s| s.turn_id.as_str())
+    }
+
+    /// What the session knows of its files, in a session.
+    pub fn files(&self) -> Option<&Arc<SessionFiles>> {
+        self.session.as_ref().map(|s| &s.files)
+    }
+
+    /// The session's background processes, in a session.
+    pub fn processes(&self) -> Option<&Arc<crate::processes::SessionProcesses>> {
+        self.session.as_ref().map(|s| &s.processes)
     }
 }
 
@@ -490,6 +509,16 @@ pub(crate) mod testing {
     pub(crate) fn details(out: &ToolOutput) -> serde_json::Value {
         #[allow(clippy::unwrap_used)]
         serde_json::to_value(&out.details).unwrap()
+    }
+
+    /// `ctx` as a call of turn `turn_id` of its session, kept in `store`: its files are
+    /// checkpointed there and its processes recorded there.
+    pub(crate) fn in_session(ctx: &mut ToolContext, store: Arc<crate::store::Store>, turn_id: &str) {
+        let files = Arc::new(SessionFiles::new(&ctx.session_id, store.clone(), &ctx.data_dir, ctx.clock.clone()));
+        let observer = Arc::new(crate::processes::Unobserved);
+        let processes =
+            Arc::new(crate::processes::SessionProcesses::new(&ctx.session_id, store, ctx.clock.clone(), observer));
+        ctx.session = Some(InSession { turn_id: turn_id.to_string(), files, processes });
     }
 
     /// A context whose workspace is `root` and whose data dir is `root/../data`; `bash` runs in

@@ -26,7 +26,7 @@ pub struct ProcessOutput;
 
 /// The session's processes, or why a call outside a session has none.
 pub(super) fn table(ctx: &ToolContext) -> Result<&SessionProcesses, ToolError> {
-    ctx.processes.as_deref().ok_or_else(|| {
+    ctx.processes().map(|p| &**p).ok_or_else(|| {
         ToolError::new("background processes live in a session (the app or `bridle run`); this call has none")
     })
 }

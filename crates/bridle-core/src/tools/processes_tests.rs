@@ -23,9 +23,8 @@ fn session() -> (tempfile::TempDir, ToolContext, Arc<Store>) {
     let mut ctx = context(&root);
     let store = Arc::new(Store::open_in_memory().unwrap());
     store.create_session(&ctx.session_id, &root.display().to_string(), 0).unwrap();
-    let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
-    ctx.clock = clock.clone();
-    ctx.processes = Some(Arc::new(SessionProcesses::new(&ctx.session_id, store.clone(), clock, Arc::new(Unobserved))));
+    ctx.clock = Arc::new(crate::clock::SystemClock);
+    crate::tools::testing::in_session(&mut ctx, store.clone(), "");
     (tmp, ctx, store)
 }
 
@@ -161,7 +160,7 @@ async fn at_most_eight_run_at_once_and_the_session_closing_ends_them_all() {
     let refused = call(&ctx, "bash", json!({"command": "exec sleep 72", "background": true})).await.unwrap_err();
     assert!(refused.contains("at most 8 background processes"), "{refused}");
     assert_eq!(running_with("sleep", "72"), MAX_PER_SESSION);
-    ctx.processes.as_ref().unwrap().stop_all().await;
+    ctx.processes().unwrap().stop_all().await;
     assert_eq!(running_with("sleep", "72"), 0);
     let rows = store.processes(&ctx.session_id).unwrap();
     assert!(rows.iter().all(|r| r.state == "stopped"), "{rows:?}");

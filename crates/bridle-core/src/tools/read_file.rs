@@ -68,7 +68,7 @@ impl Tool for ReadFile {
         let resolved = resolve(ctx, &args.path, Access::Read)?;
         let shown = resolved.display();
         let lock = ctx.workspace.locks.read(&resolved.absolute).await;
-        let (workspace, files) = (ctx.workspace.clone(), ctx.files.clone());
+        let (workspace, files) = (ctx.workspace.clone(), ctx.files().cloned());
         on_blocking_thread(move || {
             let file = match &resolved.place {
                 Place::Workspace(rel) => {

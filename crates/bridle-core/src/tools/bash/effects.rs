@@ -26,7 +26,7 @@ pub(super) enum Capture {
 impl Capture {
     /// How a command of this call is followed.
     pub(super) fn start(ctx: &ToolContext, escalated: bool) -> Capture {
-        if ctx.files.is_none() {
+        if ctx.session.is_none() {
             return Capture::Nothing;
         }
         let root = ctx.workspace.root();

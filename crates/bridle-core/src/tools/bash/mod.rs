@@ -292,7 +292,7 @@ fn launch<'a>(
         stdout: output()?.into(),
         stderr: output()?.into(),
         network: ctx.network.as_ref().is_some_and(|n| n.proxy.is_some()),
-        loopback: ctx.processes.as_ref().and_then(|p| p.loopback(&ctx.workspace.shell)),
+        loopback: ctx.processes().and_then(|p| p.loopback(&ctx.workspace.shell)),
         layer,
     })
 }
@@ -320,7 +320,7 @@ fn sandbox_note(text: &mut String, ctx: &ToolContext, sandbox: SandboxKind, esca
 /// Starts the command as a background process of the session and answers once it has run for
 /// [`processes::START_WAIT`] or ended, with its id and its output so far.
 async fn background(args: &BashArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-    let Some(table) = &ctx.processes else {
+    let Some(table) = ctx.processes() else {
         return Err(ToolError::new(
             "a background process needs a session (the app or `bridle run`); run the command without `background`",
         ));
