@@ -33,7 +33,8 @@ fn is_root() -> bool {
 }
 
 /// `nobody` cannot reach the build's folder (under root's home): a copy of the binary it can,
-/// at one place that each run replaces (renamed into place, so a run still using it is not hurt).
+/// at one place per build (two checkouts testing at once never run each other's binary) that
+/// each run of that build replaces (renamed into place, so a run still using it is not hurt).
 pub(super) fn binary_for(user: User) -> PathBuf {
     static COPY: OnceLock<PathBuf> = OnceLock::new();
     match user {
@@ -46,7 +47,14 @@ pub(super) fn binary_for(user: User) -> PathBuf {
                 let fresh = dir.join(format!("bridle.{}", std::process::id()));
                 std::fs::copy(env!("CARGO_BIN_EXE_bridle"), &fresh).unwrap();
                 std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o755)).unwrap();
-                let copy = dir.join("bridle");
+                // The build's own name: a hash of where its binary lives.
+                let build = {
+                    use std::hash::{Hash, Hasher};
+                    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                    env!("CARGO_BIN_EXE_bridle").hash(&mut hasher);
+                    hasher.finish()
+                };
+                let copy = dir.join(format!("bridle-{build:016x}"));
                 std::fs::rename(&fresh, &copy).unwrap();
                 copy
             })

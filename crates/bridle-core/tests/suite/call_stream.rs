@@ -74,18 +74,22 @@ pub(super) async fn answered(
             Event::ToolCallBegin { call, .. } => call_id = call.id.clone(),
             Event::ApprovalRequested { request, .. } => {
                 asked.push(subject_word(&request.subject).to_string());
-                let op = Op::ResolveApproval {
-                    approval_id: request.id.clone(),
-                    decision: answer(&request.subject),
-                    feedback: None,
-                    edited_arguments: None,
-                    call_hash: Some(request.call_hash.clone()),
-                };
-                t.engine.submit(op).await.unwrap();
+                t.engine.submit(resolve(request, answer(&request.subject))).await.unwrap();
             }
             Event::TurnCompleted { .. } | Event::TurnAborted { .. } => return (asked, call_id),
             _ => {}
         }
+    }
+}
+
+/// `decision` for `request`, naming its call hash.
+fn resolve(request: &bridle_protocol::ApprovalRequest, decision: ApprovalAnswer) -> Op {
+    Op::ResolveApproval {
+        approval_id: request.id.clone(),
+        decision,
+        feedback: None,
+        edited_arguments: None,
+        call_hash: Some(request.call_hash.clone()),
     }
 }
 
@@ -186,14 +190,7 @@ async fn a_background_process_asks_late_through_its_call_stream() {
     };
     assert_eq!(request.call_id, call_id);
     assert!(matches!(&request.subject, ApprovalSubject::Host { host, .. } if host == "new.test"), "{request:?}");
-    let op = Op::ResolveApproval {
-        approval_id: request.id.clone(),
-        decision: ApprovalAnswer::ApproveOnce,
-        feedback: None,
-        edited_arguments: None,
-        call_hash: Some(request.call_hash.clone()),
-    };
-    t.engine.submit(op).await.unwrap();
+    t.engine.submit(resolve(&request, ApprovalAnswer::ApproveOnce)).await.unwrap();
     t.next_matching(|e| matches!(e, Event::ApprovalResolved { .. })).await;
     for _ in 0..100 {
         if stream_of(&t, &call_id).last().is_some_and(|k| k.starts_with("network")) {

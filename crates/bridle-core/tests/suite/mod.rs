@@ -21,6 +21,7 @@ mod one_machine;
 mod processes;
 mod provider_failures;
 mod sandbox;
+mod source;
 mod special_files;
 mod typed_details;
 mod undo;

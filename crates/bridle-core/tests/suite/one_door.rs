@@ -8,7 +8,9 @@
 //! blocks. Comments are not uses.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use super::source::{code_lines, source_files};
 
 /// Files that use `std::fs` outside `fs/`, how many lines, and why that is not a door.
 const ALLOWED: &[(&str, usize, &str)] = &[
@@ -58,17 +60,6 @@ const FS_CALLS: &[&str] = &[
     "Permissions",
 ];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// Whether `line` (code, not a comment) uses `std::fs` by any spelling.
 fn uses_fs(line: &str) -> bool {
     let code = line.trim_start();
@@ -86,51 +77,12 @@ fn uses_fs(line: &str) -> bool {
         || FS_CALLS.iter().any(|call| starts_path(&format!("fs::{call}")))
 }
 
-/// The lines of `file` before its inline `#[cfg(test)] mod` block, numbered from 1.
-pub(super) fn code_lines(file: &Path) -> Vec<(usize, String)> {
-    let text = std::fs::read_to_string(file).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let mut code = Vec::new();
-    for (n, line) in lines.iter().enumerate() {
-        let inline_tests = line.trim() == "#[cfg(test)]"
-            && lines
-                .get(n + 1)
-                .is_some_and(|next| next.trim_start().starts_with("mod ") && next.trim_end().ends_with('{'));
-        if inline_tests {
-            break;
-        }
-        code.push((n + 1, line.to_string()));
-    }
-    code
-}
-
 /// Lines using `std::fs` in the non-test code of `file`.
 fn uses_in(file: &Path) -> Vec<(usize, String)> {
     code_lines(file)
         .into_iter()
         .filter(|(_, line)| uses_fs(line))
         .map(|(n, line)| (n, line.trim().to_string()))
-        .collect()
-}
-
-/// The non-test Rust files of Bridle's crates, by their path below `crates/` (or the repository
-/// for the shell), with their paths.
-pub(super) fn source_files() -> Vec<(String, PathBuf)> {
-    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    for krate in ["bridle-core", "bridle-cli", "bridle-app", "bridle-protocol", "../src-tauri"] {
-        let src = crates.join(krate).join("src");
-        if src.is_dir() {
-            rust_files(&src, &mut files);
-        }
-    }
-    files
-        .into_iter()
-        .map(|file| (file.strip_prefix(&crates).unwrap().to_string_lossy().replace('\\', "/"), file))
-        .filter(|(rel, file)| {
-            let name = file.file_name().unwrap().to_string_lossy();
-            !(name == "tests.rs" || name.ends_with("_tests.rs") || rel.contains("/tests/"))
-        })
         .collect()
 }
 

@@ -4,9 +4,7 @@
 //! test reads the non-test source of every crate and of the window and fails on a second
 //! construction or on a name-keyed branch coming back.
 
-use std::path::Path;
-
-use super::one_door::{code_lines, source_files};
+use super::source::{code_lines, source_files, ui_files};
 
 /// Spellings of a question told apart by a tool name.
 const NAME_KEYED: &[&str] = &[
@@ -48,12 +46,8 @@ fn every_question_is_made_in_one_place_and_typed_by_its_subject() {
     }
     let one = made.len() == 1 && made[0].starts_with("bridle-core/src/calls/stream.rs:");
     assert!(one, "an ApprovalRequest is made in the call stream and nowhere else: {made:?}");
-    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src");
-    let mut files = Vec::new();
-    ts_files(&ui, &mut files);
-    for file in files {
-        let rel = file.strip_prefix(&ui).unwrap().to_string_lossy().to_string();
-        if rel.starts_with("api/bindings") || rel.contains(".test.") || rel.starts_with("test/") {
+    for (rel, file) in ui_files() {
+        if rel.contains(".test.") || rel.starts_with("test/") {
             continue;
         }
         for (n, line) in std::fs::read_to_string(&file).unwrap().lines().enumerate() {
@@ -63,17 +57,6 @@ fn every_question_is_made_in_one_place_and_typed_by_its_subject() {
         }
     }
     assert!(keyed.is_empty(), "questions told apart by a tool name:\n{}", keyed.join("\n"));
-}
-
-fn ts_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            ts_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "ts" || e == "tsx") {
-            out.push(path);
-        }
-    }
 }
 
 #[test]

@@ -9,20 +9,7 @@
 //! Rust tests are left out (`tests.rs`, `*_tests.rs`, `tests/` folders, inline `#[cfg(test)] mod`
 //! blocks), as are comments; the window's tests are not.
 
-use std::path::{Path, PathBuf};
-
-fn files(dir: &Path, ext: &[&str], out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "node_modules") {
-                files(&path, ext, out);
-            }
-        } else if path.extension().is_some_and(|e| ext.iter().any(|x| e == *x)) {
-            out.push(path);
-        }
-    }
-}
+use super::source::{code_lines, source_files, ui_files};
 
 /// Whether `line` (code, not a comment) reads or writes a `.data` field by key.
 fn reads_data_by_key(line: &str) -> bool {
@@ -42,50 +29,14 @@ fn reads_data_by_key(line: &str) -> bool {
     })
 }
 
-/// The lines of `file`'s non-test code that read `data` by key.
-fn key_reads_in(file: &Path) -> Vec<(usize, String)> {
-    let text = std::fs::read_to_string(file).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let mut found = Vec::new();
-    for (n, line) in lines.iter().enumerate() {
-        let inline_tests = line.trim() == "#[cfg(test)]"
-            && lines
-                .get(n + 1)
-                .is_some_and(|next| next.trim_start().starts_with("mod ") && next.trim_end().ends_with('{'));
-        if inline_tests {
-            break;
-        }
-        if reads_data_by_key(line) {
-            found.push((n + 1, line.trim().to_string()));
-        }
-    }
-    found
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 #[test]
 fn no_rust_code_reads_a_results_data_by_key() {
-    let repo = repo();
-    let mut sources = Vec::new();
-    for src in ["crates/bridle-core/src", "crates/bridle-cli/src", "crates/bridle-protocol/src", "src-tauri/src"] {
-        let dir = repo.join(src);
-        if dir.is_dir() {
-            files(&dir, &["rs"], &mut sources);
-        }
-    }
+    let sources = source_files();
     assert!(sources.len() > 100, "the walk found {} files: is the repository where it was?", sources.len());
     let mut wrong = Vec::new();
-    for file in sources {
-        let rel = file.strip_prefix(&repo).unwrap().to_string_lossy().replace('\\', "/");
-        let name = file.file_name().unwrap().to_string_lossy();
-        if name == "tests.rs" || name.ends_with("_tests.rs") || rel.contains("/tests/") {
-            continue;
-        }
-        for (n, line) in key_reads_in(&file) {
-            wrong.push(format!("{rel}:{n}: {line}"));
+    for (rel, file) in sources {
+        for (n, line) in code_lines(&file).into_iter().filter(|(_, line)| reads_data_by_key(line)) {
+            wrong.push(format!("{rel}:{n}: {}", line.trim()));
         }
     }
     assert!(wrong.is_empty(), "data read by key (read the typed ToolResult.details instead):\n{}", wrong.join("\n"));
@@ -93,18 +44,15 @@ fn no_rust_code_reads_a_results_data_by_key() {
 
 #[test]
 fn the_window_reads_no_result_by_hand() {
-    let ui = repo().join("ui/src");
-    let bindings = ui.join("api/bindings");
-    let mut sources = Vec::new();
-    files(&ui, &["ts", "tsx"], &mut sources);
-    assert!(sources.len() > 20, "the walk found {} files in {}", sources.len(), ui.display());
+    let sources = ui_files();
+    assert!(sources.len() > 20, "the walk found {} files in ui/src", sources.len());
     let mut wrong = Vec::new();
-    for file in sources.iter().filter(|f| !f.starts_with(&bindings)) {
+    for (rel, file) in sources {
         let text = std::fs::read_to_string(file).unwrap();
         for (n, line) in text.lines().enumerate() {
             for banned in ["data.effects", "data.hosts", "data.sandbox", "isObject"] {
                 if line.contains(banned) {
-                    wrong.push(format!("{}:{}: {banned}", file.strip_prefix(&ui).unwrap().display(), n + 1));
+                    wrong.push(format!("{rel}:{}: {banned}", n + 1));
                 }
             }
         }
