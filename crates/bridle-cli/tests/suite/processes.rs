@@ -186,31 +186,36 @@ async fn started_and_waiting(
 async fn what_a_killed_bridle_left_running_is_ended_at_the_next_start_and_nothing_else() {
     let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
     let t = Setup::new(User::Invoking, "mode = \"auto\"\n[sandbox]\nbackend = \"landlock\"\n");
-    let (mut bridle_run, _mock, _f) = started_and_waiting(&t, "start", "exec sleep 301").await;
+    // A duration of this test run's own, so another run on the machine (another checkout's)
+    // is neither counted nor ended here.
+    let secs = format!("301.{}", std::process::id());
+    let command = format!("exec sleep {secs}");
+    let (mut bridle_run, _mock, _f) = started_and_waiting(&t, "start", &command).await;
     let listed = json_lines(&bridle(&t.dirs, &["processes", "list", "--json"]).await);
     assert_eq!((&listed[0]["id"], &listed[0]["state"]), (&json!("p1"), &json!("running")), "{listed:?}");
     let session = listed[0]["sessionId"].as_str().unwrap().to_string();
     bridle_run.start_kill().unwrap();
     bridle_run.wait().await.unwrap();
-    let left: Vec<u32> = running("sleep", "301").into_iter().filter(|p| marked(*p)).collect();
+    let left: Vec<u32> = running("sleep", &secs).into_iter().filter(|p| marked(*p)).collect();
     assert_eq!(left.len(), 1, "under Landlock the process outlives Bridle until the next start");
-    let mut unrelated = std::process::Command::new("sleep").arg("301").spawn().unwrap();
+    let mut unrelated = std::process::Command::new("sleep").arg(&secs).spawn().unwrap();
 
     // Any front end's start ends it; the process with the same command line stays.
     let listed = json_lines(&bridle(&t.dirs, &["processes", "list", "--session", &session, "--json"]).await);
     assert_eq!(listed[0]["state"], "stopped", "{listed:?}");
-    assert!(running("sleep", "301").iter().all(|p| !marked(*p)), "the leftover still runs");
-    assert!(running("sleep", "301").contains(&unrelated.id()), "an unrelated process was ended");
+    assert!(running("sleep", &secs).iter().all(|p| !marked(*p)), "the leftover still runs");
+    assert!(running("sleep", &secs).contains(&unrelated.id()), "an unrelated process was ended");
     unrelated.kill().unwrap();
     unrelated.wait().unwrap();
 
     // Stopping by hand, from another process, while the owner runs: `bridle processes stop`.
-    let (mut bridle_run, _mock, _f) = started_and_waiting(&t, "again", "exec sleep 302").await;
+    let again = format!("302.{}", std::process::id());
+    let (mut bridle_run, _mock, _f) = started_and_waiting(&t, "again", &format!("exec sleep {again}")).await;
     let out = bridle(&t.dirs, &["processes", "stop", "p1"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let stopped: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(stopped["state"], "stopped");
-    assert!(running("sleep", "302").is_empty(), "the stopped process still runs");
+    assert!(running("sleep", &again).is_empty(), "the stopped process still runs");
     let missing = bridle(&t.dirs, &["processes", "stop", "p7"]).await;
     assert_eq!(missing.status.code(), Some(1));
     assert!(stderr(&missing).contains("no process `p7` runs"), "{}", stderr(&missing));
