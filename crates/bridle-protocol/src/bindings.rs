@@ -71,6 +71,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         Settings,
         SettingsUpdate,
         Severity,
+        SkillInfo,
+        SlashCommandInfo,
         ShellDetails,
         ShellEffects,
         SnapshotItem,

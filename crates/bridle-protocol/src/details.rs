@@ -73,6 +73,21 @@ pub enum ToolDetails {
         /// Each of them.
         processes: Vec<ProcessInfo>,
     },
+    /// A skill loaded (`skill`, or a user's `/name`): which, from where, and its resources.
+    Skill {
+        /// Its name.
+        name: String,
+        /// `workspace`, `user` or `config`.
+        source: String,
+        /// Its `SKILL.md`.
+        path: String,
+        /// The SHA-256 of its `SKILL.md` as loaded.
+        hash: String,
+        /// The other files of its folder (workspace-relative for a workspace skill).
+        resources: Vec<String>,
+        /// The tools it narrows the model to while active, when it does.
+        allowed_tools: Option<Vec<String>>,
+    },
     /// The model's plan (`update_plan`); the engine keeps it with the session.
     Plan {
         /// The steps, in order.

@@ -30,6 +30,7 @@ pub mod ipc;
 mod op;
 mod process;
 mod settings;
+mod skills;
 mod tool;
 mod usage;
 
@@ -53,5 +54,6 @@ pub use settings::{
     LimitSettings, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode,
     NetworkSettings, ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
 };
+pub use skills::{SkillInfo, SlashCommandInfo};
 pub use tool::{ToolCall, ToolDefinition, ToolResult};
 pub use usage::TokenUsage;
