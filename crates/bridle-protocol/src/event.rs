@@ -301,14 +301,6 @@ pub enum Event {
         /// Whether it did what was asked.
         ok: bool,
     },
-    /// The slash commands this session offers (sent when it opens): the built-ins and its
-    /// user-invocable skills.
-    CommandsAvailable {
-        /// Session id.
-        session_id: String,
-        /// The commands, built-ins first.
-        commands: Vec<crate::SlashCommandInfo>,
-    },
     /// Something the user must see.
     Error {
         /// Session id.
@@ -343,7 +335,6 @@ impl Event {
             | Event::ModeChanged { session_id, .. }
             | Event::ProcessChanged { session_id, .. }
             | Event::CommandDone { session_id, .. }
-            | Event::CommandsAvailable { session_id, .. }
             | Event::Error { session_id, .. } => session_id,
         }
     }

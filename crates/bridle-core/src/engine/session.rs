@@ -36,8 +36,11 @@ pub(crate) struct Session {
     pub(super) watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
     /// The conversation, and the view the model has of it.
     pub(super) history: super::history::History,
-    /// The brief: Bridle's instructions, the environment, the project's instructions.
+    /// The brief: Bridle's instructions, the environment, the project's instructions, the
+    /// skills' catalog.
     pub(crate) brief: crate::brief::Brief,
+    /// The skills found when the session opened, and those it loaded.
+    pub(crate) skills: Arc<crate::skills::SessionSkills>,
     pub(super) events: super::events::EventSender,
     /// Held while the session is open here, so another process answering one of its approvals
     /// leaves the running to this one.
@@ -68,6 +71,18 @@ impl Session {
         let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
         let files = Arc::new(SessionFiles::new(&id, deps.store.clone(), &config.data_dir, deps.clock.clone()));
         let view = deps.store.view(&id).ok().flatten().and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
+        let skills = {
+            let found = crate::skills::discover(&config.skill_places(), Some(&deps.store));
+            let skills = crate::skills::SessionSkills::new(
+                found,
+                &config.workspace,
+                &id,
+                deps.audit.clone(),
+                deps.clock.clone(),
+            );
+            skills.restore(&history);
+            Arc::new(skills)
+        };
         let brief = {
             use crate::brief;
             let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
@@ -80,6 +95,7 @@ impl Session {
                 &environment,
                 brief::load_instructions(config_dir, &config.workspace),
             )
+            .with_skills(crate::skills::catalog(skills.skills(), crate::skills::CATALOG_BUDGET))
         };
         let ready = ready_servers(&deps);
         let watch = super::processes::ProcessWatch {
@@ -106,6 +122,7 @@ impl Session {
             watch: std::sync::Mutex::new(None),
             history: super::history::History::new(history, view),
             brief,
+            skills,
             events,
             _lease: lease,
             processes,
@@ -205,6 +222,19 @@ impl Session {
         }
     }
 
+    /// Offers only the tools `narrowing` allows (a loaded skill's `allowed-tools`: the others
+    /// are refused as unknown, whatever the mode), or, with `None`, every tool again. Called
+    /// between the calls of a turn, never during them.
+    pub(crate) fn narrow_tools(&self, narrowing: Option<&crate::skills::Narrowing>) {
+        let (_, tools) = offered_tools(&self.deps);
+        let tools = match narrowing {
+            Some(n) => Arc::new(tools.narrowed(&n.allowed(), &n.why())),
+            None => tools,
+        };
+        let next = self.calls().with_registry(tools);
+        *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
+    }
+
     /// How `bash` runs in this session now, and why it is unconfined when it is (or what its
     /// sandbox does not hold when confined).
     pub(crate) fn sandbox(&self) -> (&'static str, Option<String>) {
@@ -294,6 +324,7 @@ impl Session {
             turn_id: turn_id.to_string(),
             files: Some(self.files.clone()),
             processes: Some(self.processes.clone()),
+            skills: Some(self.skills.clone()),
             ..ToolContext::new(
                 self.id.clone(),
                 call_id,

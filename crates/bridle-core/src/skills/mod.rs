@@ -24,7 +24,7 @@ pub use catalog::{catalog, CATALOG_BUDGET};
 pub use commands::{available_commands, parse_command, SlashCommand, BUILTIN_COMMANDS};
 pub use folders::SKILL_LIMIT;
 pub use parse::{parse, Parsed};
-pub use session::{Loaded, SessionSkills};
+pub use session::{Loaded, Narrowing, SessionSkills};
 
 use crate::store::Store;
 

@@ -84,15 +84,19 @@ pub struct Narrowing {
 }
 
 impl Narrowing {
-    /// Why a call of `tool` is refused, or `None` when it is allowed.
-    pub fn refuses(&self, tool: &str) -> Option<String> {
-        (tool != "skill" && !self.tools.iter().any(|t| t == tool)).then(|| {
-            format!(
-                "Denied: the skill `{}` is active in this turn and allows only these tools: {}. `{tool}` was not run.",
-                self.skill,
-                self.tools.join(", ")
-            )
-        })
+    /// The tools offered while it holds: those it allows, and `skill` (loading another skill
+    /// is how a skill hands on).
+    pub fn allowed(&self) -> Vec<String> {
+        let mut tools = self.tools.clone();
+        if !tools.iter().any(|t| t == "skill") {
+            tools.push("skill".into());
+        }
+        tools
+    }
+
+    /// Why the tools are fewer, as a refused call says it.
+    pub fn why(&self) -> String {
+        format!("while the skill `{}` is active in this turn, only these tools may be called", self.skill)
     }
 }
 

@@ -29,6 +29,7 @@ mod repair;
 mod schema;
 pub mod search;
 mod search_tool;
+mod skill;
 pub mod text_edit;
 mod update_plan;
 mod write_file;
@@ -64,6 +65,7 @@ pub use process_stop::ProcessStop;
 pub use read_file::ReadFile;
 pub use registry::{CallDescription, CallError, PreparedCall, RegistryError, ToolRegistry};
 pub use repair::{canonical_json, repair_arguments, RepairError, Repaired};
+pub use skill::LoadSkill;
 pub use update_plan::UpdatePlan;
 pub use write_file::WriteFile;
 
@@ -126,6 +128,8 @@ pub struct ToolContext {
     pub processes: Option<Arc<crate::processes::SessionProcesses>>,
     /// The call's writes: stopped at its timeout or an interrupt, waited for before it returns.
     pub writes: Arc<crate::changes::CallWrites>,
+    /// The session's skills (`skill` loads from them); `None` outside a session.
+    pub skills: Option<Arc<crate::skills::SessionSkills>>,
 }
 
 impl ToolContext {
@@ -152,6 +156,7 @@ impl ToolContext {
             network: None,
             processes: None,
             writes: Arc::default(),
+            skills: None,
         }
     }
 }
@@ -470,6 +475,7 @@ pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     registry.register(Arc::new(GetCurrentTime))?;
     registry.register(Arc::new(GetTokenUsage))?;
     registry.register(Arc::new(UpdatePlan))?;
+    registry.register(Arc::new(LoadSkill))?;
     Ok(registry)
 }
 
