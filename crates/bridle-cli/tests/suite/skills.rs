@@ -257,3 +257,37 @@ async fn writing_a_skill_file_asks_even_in_auto() {
     assert_eq!(report["findings"][0]["guardian"], "config", "{report}");
     assert!(!dirs.workspace.join(".agents/skills/x/SKILL.md").exists());
 }
+
+#[tokio::test]
+async fn acp_advertises_the_commands_and_a_slash_name_in_a_prompt_loads_the_skill() {
+    let dirs = Dirs::new();
+    // acpx runs with HOME at the test's root: the user's own skill lives there.
+    let home = dirs.data.parent().unwrap().to_path_buf();
+    write(&home.join(".agents/skills/mine/SKILL.md"), &skill_md("mine", "The user's own skill.", "MINE-BODY"));
+    let fixtures_dir = tempfile::tempdir().unwrap();
+    let fixtures = json!({"fixtures": [reply("/mine tidy up", "Tidied by the skill.")]});
+    std::fs::write(fixtures_dir.path().join("f.json"), fixtures.to_string()).unwrap();
+    let mock = Aimock::start_with(fixtures_dir.path()).await;
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let config = format!("mode = \"auto\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
+    std::fs::write(dirs.data.join("config.toml"), config).unwrap();
+
+    let messages = super::acp::acpx(&dirs, "--approve-all", "/mine tidy up").await;
+    let advertised = super::acp::updates(&messages, "available_commands_update");
+    assert_eq!(advertised.len(), 1, "{messages:?}");
+    let names: Vec<&str> =
+        advertised[0]["availableCommands"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["compact", "undo", "mode", "model", "skills", "help", "mine"]);
+    let mode = advertised[0]["availableCommands"].as_array().unwrap().iter().find(|c| c["name"] == "mode").unwrap();
+    assert!(mode["input"]["hint"].as_str().unwrap().contains("plan"), "{mode}");
+    let text: String = super::acp::updates(&messages, "agent_message_chunk")
+        .iter()
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert_eq!(text, "Tidied by the skill.");
+    let journal = mock.journal().await;
+    assert!(last_user(&journal[0]).contains("MINE-BODY"), "{}", journal[0]);
+    let audit = bridle(&dirs, &["audit", "--kind", "skill", "--json"]).await;
+    let row: Value = serde_json::from_str(stdout(&audit).lines().next().unwrap()).unwrap();
+    assert_eq!(row["payload"]["name"], "mine", "{row}");
+}
