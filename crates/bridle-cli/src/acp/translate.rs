@@ -10,15 +10,15 @@
 use std::path::Path;
 
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ContentBlock, ContentChunk, CurrentModeUpdate, Diff, EmbeddedResourceResource, PermissionOption,
-    PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, RequestPermissionRequest, SessionModeId,
-    SessionUpdate, StopReason, ToolCall as AcpToolCall, ToolCallContent, ToolCallId, ToolCallLocation, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ContentBlock, ContentChunk, CurrentModeUpdate,
+    Diff, EmbeddedResourceResource, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, RequestPermissionRequest, SessionModeId, SessionUpdate, StopReason, ToolCall as AcpToolCall,
+    ToolCallContent, ToolCallId, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use bridle_core::tools::CallDescription;
 use bridle_protocol::{
-    AbortReason, ApprovalAnswer, ApprovalRequest, ApprovalSubject, ClientKind, Mode, PlanItem, PlanStatus, ToolCall, ToolResult,
-    ToolStatus,
+    AbortReason, ApprovalAnswer, ApprovalRequest, ApprovalSubject, ClientKind, Mode, PlanItem, PlanStatus, ToolCall,
+    ToolResult, ToolStatus,
 };
 use serde_json::Value;
 

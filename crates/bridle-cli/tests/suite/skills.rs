@@ -30,16 +30,23 @@ impl World {
         let dirs = Dirs::new();
         let home = tempfile::tempdir().unwrap();
         let ws = &dirs.workspace;
-        write(&ws.join(".agents/skills/alpha/SKILL.md"), &skill_md("alpha", "Greets in the alpha way.", "ALPHA-BODY: run scripts/hello.sh and report what it says."));
+        write(
+            &ws.join(".agents/skills/alpha/SKILL.md"),
+            &skill_md("alpha", "Greets in the alpha way.", "ALPHA-BODY: run scripts/hello.sh and report what it says."),
+        );
         write(&ws.join(".agents/skills/alpha/scripts/hello.sh"), "echo hello from alpha\n");
         write(&ws.join(".claude/skills/beta/SKILL.md"), &skill_md("beta", "Counts beta particles.", "BETA-BODY"));
         write(&ws.join(".agents/skills/broken/SKILL.md"), "---\nname: broken\n---\nno description\n");
-        write(&home.path().join(".agents/skills/mine/SKILL.md"), &skill_md("mine", "The user's own skill.", "MINE-BODY"));
+        write(
+            &home.path().join(".agents/skills/mine/SKILL.md"),
+            &skill_md("mine", "The user's own skill.", "MINE-BODY"),
+        );
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f.json"), json!({ "fixtures": fixtures }).to_string()).unwrap();
         let mock = Aimock::start_with(dir.path()).await;
         std::fs::create_dir_all(&dirs.data).unwrap();
-        let provider = format!("[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"mock-model\"\n", mock.url);
+        let provider =
+            format!("[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"mock-model\"\n", mock.url);
         std::fs::write(dirs.data.join("config.toml"), format!("{config}\n{provider}")).unwrap();
         World { dirs, home, mock, _fixtures: dir }
     }
@@ -106,7 +113,9 @@ async fn workspace_skills_are_offered_only_once_trusted_load_on_demand_and_run_i
     let out = w.bridle(&["run", "use alpha", "--json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let system = w.system_for("use alpha").await;
-    for expected in ["- alpha: Greets in the alpha way.", "- beta: Counts beta particles.", "- mine: The user's own skill."] {
+    for expected in
+        ["- alpha: Greets in the alpha way.", "- beta: Counts beta particles.", "- mine: The user's own skill."]
+    {
         assert!(system.contains(expected), "{expected:?} is not in the catalog:\n{system}");
     }
     for absent in ["ALPHA-BODY", "BETA-BODY", "broken"] {
@@ -135,7 +144,10 @@ async fn workspace_skills_are_offered_only_once_trusted_load_on_demand_and_run_i
     assert!(payload["folder"].as_str().unwrap().ends_with(".agents/skills/alpha"), "{payload}");
 
     // A hand edit of a trusted SKILL.md takes it out of the next catalog.
-    write(&w.dirs.workspace.join(".claude/skills/beta/SKILL.md"), &skill_md("beta", "Counts beta particles, edited.", "BETA-BODY"));
+    write(
+        &w.dirs.workspace.join(".claude/skills/beta/SKILL.md"),
+        &skill_md("beta", "Counts beta particles, edited.", "BETA-BODY"),
+    );
     let out = w.bridle(&["run", "hello after edit", "--json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let system = w.system_for("hello after edit").await;
@@ -210,7 +222,9 @@ async fn slash_compact_keeps_a_loaded_skill_and_slash_mode_switches() {
     let config = "mode = \"auto\"\n[compaction]\nkeep_user_messages = 1";
     let w = World::new(fixtures, config).await;
     let config_file = w.dirs.data.join("config.toml");
-    let text = std::fs::read_to_string(&config_file).unwrap().replace("model = \"mock-model\"", "model = \"mock-model\"\ncontext_window = 200000");
+    let text = std::fs::read_to_string(&config_file)
+        .unwrap()
+        .replace("model = \"mock-model\"", "model = \"mock-model\"\ncontext_window = 200000");
     std::fs::write(&config_file, text).unwrap();
 
     let out = w.bridle(&["run", "load mine", "--json"]).await;
@@ -269,7 +283,8 @@ async fn acp_advertises_the_commands_and_a_slash_name_in_a_prompt_loads_the_skil
     std::fs::write(fixtures_dir.path().join("f.json"), fixtures.to_string()).unwrap();
     let mock = Aimock::start_with(fixtures_dir.path()).await;
     std::fs::create_dir_all(&dirs.data).unwrap();
-    let config = format!("mode = \"auto\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
+    let config =
+        format!("mode = \"auto\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
     std::fs::write(dirs.data.join("config.toml"), config).unwrap();
 
     let messages = super::acp::acpx(&dirs, "--approve-all", "/mine tidy up").await;

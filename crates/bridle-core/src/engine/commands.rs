@@ -36,8 +36,11 @@ async fn run(session: &Session, command: SlashCommand) -> (bool, String) {
             None => (false, "Nothing was compacted.".to_string()),
         },
         SlashCommand::Undo => {
-            session.undo(None, &[]).await;
-            (true, "Undo done: the last turn's file changes were put back where they could be.".to_string())
+            if session.undo(None, &[]).await {
+                (true, "Undone: the last turn's file changes (what was put back is listed above).".to_string())
+            } else {
+                (false, "Nothing was undone (the error above says why).".to_string())
+            }
         }
         SlashCommand::Mode(name) => match name.parse::<Mode>() {
             Ok(mode) => {

@@ -130,9 +130,7 @@ fn check_name(name: &str) -> Result<(), String> {
     if valid {
         Ok(())
     } else {
-        Err(format!(
-            "`name: {name}` is not a skill name (1-{NAME_MAX} lower-case letters, digits and single hyphens)"
-        ))
+        Err(format!("`name: {name}` is not a skill name (1-{NAME_MAX} lower-case letters, digits and single hyphens)"))
     }
 }
 
@@ -181,8 +179,9 @@ mod tests {
         assert!(parse("---\nname: [x\n---\n").unwrap_err().contains("does not parse"));
         assert!(parse("---\nname: Bad_Name\ndescription: d\n---\n").unwrap_err().contains("not a skill name"));
         assert!(parse("---\nname: ok\n---\n").unwrap_err().contains("no `description`"));
-        let flags = parse("---\nname: ok\ndescription: d\ndisable-model-invocation: true\nuser-invocable: false\n---\n")
-            .unwrap();
+        let flags =
+            parse("---\nname: ok\ndescription: d\ndisable-model-invocation: true\nuser-invocable: false\n---\n")
+                .unwrap();
         assert!(!flags.model_invocable && !flags.user_invocable);
     }
 }

@@ -146,8 +146,7 @@ impl SessionSkills {
     /// `None`): checks it may be, reads it again, records the load; or says why not.
     pub fn load(&self, name: &str, turn_id: &str, call_id: Option<&str>) -> Result<Loaded, String> {
         let Some(skill) = self.skills.iter().find(|s| s.name() == name) else {
-            let offered: Vec<_> =
-                self.skills.iter().filter_map(Skill::offered).map(|p| p.name.as_str()).collect();
+            let offered: Vec<_> = self.skills.iter().filter_map(Skill::offered).map(|p| p.name.as_str()).collect();
             return Err(format!("there is no skill named `{name}`; the skills offered are: {}", offered.join(", ")));
         };
         let parsed = match (&skill.parsed, skill.trusted) {
@@ -160,7 +159,9 @@ impl SessionSkills {
             (Ok(parsed), true) => parsed,
         };
         if call_id.is_some() && !parsed.model_invocable {
-            return Err(format!("the skill `{name}` is for the user to run (`/{name}`); it cannot be loaded by the model"));
+            return Err(format!(
+                "the skill `{name}` is for the user to run (`/{name}`); it cannot be loaded by the model"
+            ));
         }
         // Read again: what is loaded is what was trusted, or nothing.
         let bytes = crate::fs::read_named(&skill.path, folders::SKILL_LIMIT).map_err(|e| e.to_string())?;

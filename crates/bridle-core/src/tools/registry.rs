@@ -180,16 +180,13 @@ impl ToolRegistry {
 
     /// Looks the tool up, repairs the arguments and validates them against the schema.
     pub fn prepare(&self, name: &str, raw_arguments: &str) -> Result<PreparedCall, CallError> {
-        let entry = self
-            .tools
-            .get(name)
-            .ok_or_else(|| {
-                let mut available = self.names().join(", ");
-                if let Some(why) = &self.narrowed_by {
-                    available.push_str(&format!(" ({why})"));
-                }
-                CallError::UnknownTool { name: name.to_string(), available }
-            })?;
+        let entry = self.tools.get(name).ok_or_else(|| {
+            let mut available = self.names().join(", ");
+            if let Some(why) = &self.narrowed_by {
+                available.push_str(&format!(" ({why})"));
+            }
+            CallError::UnknownTool { name: name.to_string(), available }
+        })?;
         let repaired = repair_arguments(raw_arguments, &entry.definition.input_schema)
             .map_err(|e| CallError::NotJson { tool: name.to_string(), message: e.0 })?;
         let problems: Vec<String> = entry
