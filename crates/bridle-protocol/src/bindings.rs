@@ -72,6 +72,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         SettingsUpdate,
         Severity,
         SkillInfo,
+        SkillLoad,
         SlashCommandInfo,
         ShellDetails,
         ShellEffects,

@@ -41,7 +41,7 @@ pub use approval::{
 pub use audit::{AuditEvent, AuditQuery};
 pub use details::{
     BackgroundDetails, ChangeKind, ClientKind, GlobHits, GrepFile, GrepHits, GrepLine, HostUse, IgnoredOutput,
-    LandedChange, Listing, RefusedPath, SandboxKind, ShellDetails, ShellEffects, TextEncoding, ToolDetails,
+    LandedChange, Listing, RefusedPath, SandboxKind, ShellDetails, ShellEffects, SkillLoad, TextEncoding, ToolDetails,
 };
 pub use error::{ErrorCode, ErrorInfo};
 pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal, WarningCode};

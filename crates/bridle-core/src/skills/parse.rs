@@ -156,6 +156,7 @@ fn bridle_tool_name(entry: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use bridle_protocol::{HistoryItem, ToolDetails};
+use bridle_protocol::{HistoryItem, SkillLoad, ToolDetails};
 use serde_json::json;
 
 use super::{folders, Skill, Source};
@@ -61,14 +61,14 @@ impl Loaded {
 
     /// The typed details of its load.
     pub fn details(&self) -> ToolDetails {
-        ToolDetails::Skill {
+        ToolDetails::Skill(Box::new(SkillLoad {
             name: self.name.clone(),
             source: self.source.as_str().to_string(),
             path: self.path.clone(),
             hash: self.hash.clone(),
             resources: self.resources.clone(),
             allowed_tools: self.allowed_tools.clone(),
-        }
+        }))
     }
 }
 
@@ -233,8 +233,10 @@ impl SessionSkills {
     pub fn restore(&self, history: &[HistoryItem]) {
         for item in history {
             let HistoryItem::ToolResult { result } = item else { continue };
-            let Some(ToolDetails::Skill { name, hash, .. }) = &result.details else { continue };
-            let Some(skill) = self.skills.iter().find(|s| s.name() == name && &s.hash == hash) else { continue };
+            let Some(ToolDetails::Skill(load)) = &result.details else { continue };
+            let Some(skill) = self.skills.iter().find(|s| s.name() == load.name && s.hash == load.hash) else {
+                continue;
+            };
             let Some(parsed) = skill.offered() else { continue };
             self.keep(Loaded {
                 name: parsed.name.clone(),

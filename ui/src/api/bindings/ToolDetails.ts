@@ -8,6 +8,7 @@ import type { PlanItem } from "./PlanItem";
 import type { ProcessInfo } from "./ProcessInfo";
 import type { ProcessState } from "./ProcessState";
 import type { ShellDetails } from "./ShellDetails";
+import type { SkillLoad } from "./SkillLoad";
 import type { TextEncoding } from "./TextEncoding";
 import type { TokenUsage } from "./TokenUsage";
 
@@ -70,31 +71,7 @@ changed: Array<string>, } | { "type": "processes",
 /**
  * Each of them.
  */
-processes: Array<ProcessInfo>, } | { "type": "skill", 
-/**
- * Its name.
- */
-name: string, 
-/**
- * `workspace`, `user` or `config`.
- */
-source: string, 
-/**
- * Its `SKILL.md`.
- */
-path: string, 
-/**
- * The SHA-256 of its `SKILL.md` as loaded.
- */
-hash: string, 
-/**
- * The other files of its folder (workspace-relative for a workspace skill).
- */
-resources: Array<string>, 
-/**
- * The tools it narrows the model to while active, when it does.
- */
-allowedTools: Array<string> | null, } | { "type": "plan", 
+processes: Array<ProcessInfo>, } | { "type": "skill" } & SkillLoad | { "type": "plan", 
 /**
  * The steps, in order.
  */
