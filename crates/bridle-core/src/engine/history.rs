@@ -155,15 +155,16 @@ impl Session {
     pub(crate) async fn request(&self) -> ModelRequest {
         let history = self.history.items.lock().await;
         let view = self.current_view();
-        view.apply(&self.system_text(&view), &history, self.calls().registry().definitions())
+        let compacted = view.summarized > 0 || !view.masked.is_empty();
+        view.apply(&self.system_text(compacted), &history, self.calls().registry().definitions())
     }
 
-    /// The system prompt for `view`: the brief, and once a compaction has summarised or masked
-    /// anything, the instructions of every skill the session loaded — a loaded skill stays in
-    /// force whatever the compaction left of its load.
-    fn system_text(&self, view: &View) -> String {
+    /// The system prompt: the brief, and once a compaction has summarised or masked anything
+    /// (`compacted`), the instructions of every skill the session loaded — a loaded skill stays
+    /// in force whatever the compaction left of its load.
+    fn system_text(&self, compacted: bool) -> String {
         let loaded = self.skills.loaded();
-        if loaded.is_empty() || (view.summarized == 0 && view.masked.is_empty()) {
+        if loaded.is_empty() || !compacted {
             return self.brief.text.clone();
         }
         let mut text = self.brief.text.trim_end().to_string();
@@ -210,7 +211,7 @@ impl Session {
         let history = self.history_snapshot().await;
         let tools = self.calls().registry().definitions();
         // Room is made for the loaded skills' instructions, which a compaction keeps.
-        let system = self.system_text(&View { summarized: 1, ..View::default() });
+        let system = self.system_text(true);
         let fit = Fit {
             system: &system,
             history: &history,

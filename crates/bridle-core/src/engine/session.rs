@@ -16,7 +16,7 @@ use crate::audit::{AuditKind, AuditRecord};
 use crate::calls::{ApprovalQueue, Calls, Desk};
 use crate::changes::SessionFiles;
 use crate::store::SessionLease;
-use crate::tools::{ToolContext, UsageMeter, UsageSnapshot};
+use crate::tools::{Tool as _, ToolContext, UsageMeter, UsageSnapshot};
 
 pub(crate) struct Session {
     pub id: String,
@@ -83,6 +83,12 @@ impl Session {
             skills.restore(&history);
             Arc::new(skills)
         };
+        // A session with no skill for the model does not offer `skill` (its schema costs tokens).
+        if !skills.offers_model_skills() {
+            let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+            let tools = Arc::new(current.registry().without(crate::tools::LoadSkill::NAME));
+            *calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = current.with_registry(tools);
+        }
         let brief = {
             use crate::brief;
             let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
@@ -200,7 +206,7 @@ impl Session {
         if hub.generation() == self.tools_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).0 {
             return;
         }
-        let (generation, tools) = offered_tools(&self.deps);
+        let (generation, tools) = self.offered_tools();
         let ready = ready_servers(&self.deps);
         let was_ready = std::mem::replace(
             &mut *self.tools_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
@@ -226,13 +232,23 @@ impl Session {
     /// are refused as unknown, whatever the mode), or, with `None`, every tool again. Called
     /// between the calls of a turn, never during them.
     pub(crate) fn narrow_tools(&self, narrowing: Option<&crate::skills::Narrowing>) {
-        let (_, tools) = offered_tools(&self.deps);
+        let (_, tools) = self.offered_tools();
         let tools = match narrowing {
             Some(n) => Arc::new(tools.narrowed(&n.allowed(), &n.why())),
             None => tools,
         };
         let next = self.calls().with_registry(tools);
         *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
+    }
+
+    /// The tools this session offers: [`offered_tools`], without `skill` when the model has no
+    /// skill to load.
+    fn offered_tools(&self) -> (u64, Arc<crate::tools::ToolRegistry>) {
+        let (generation, tools) = offered_tools(&self.deps);
+        if self.skills.offers_model_skills() {
+            return (generation, tools);
+        }
+        (generation, Arc::new(tools.without(crate::tools::LoadSkill::NAME)))
     }
 
     /// How `bash` runs in this session now, and why it is unconfined when it is (or what its

@@ -45,10 +45,13 @@ impl TurnStart {
 
 pub(crate) async fn run_turn(session: Arc<Session>, turn_id: String, start: TurnStart, cancel: CancellationToken) {
     session.emit(Event::TurnStarted { session_id: session.id.clone(), turn_id: turn_id.clone() }).await;
+    // A skill narrows the calls of its own turn only: what a turn that failed left is undone
+    // before this one, what this one sets is undone when it ends.
+    if session.skills.end_turn() {
+        session.narrow_tools(None);
+    }
     let end = steps(&session, &turn_id, start, &cancel).await;
-    // A skill narrows the calls of its turn only.
-    if session.skills.narrowing(&turn_id).is_some() {
-        session.skills.end_turn();
+    if session.skills.end_turn() {
         session.narrow_tools(None);
     }
     session.report_audit_failure();

@@ -50,9 +50,12 @@ impl Root {
                 Ok(Some(Entry::Folder { .. })) => read_skill_md(&fs, &skill_md),
                 // A link to a folder outside reads as an error here (cap-std refuses to read an
                 // absolute target): either way it is a link, and not followed.
-                Ok(Some(Entry::Link(_))) | Err(_) => {
+                Ok(Some(Entry::Link(_))) => {
                     Err("the skill's folder is a symbolic link; Bridle does not follow links to skills".into())
                 }
+                Err(e) => Err(format!(
+                    "the skill's folder is a symbolic link or cannot be read without following one ({e}); Bridle does not follow links to skills"
+                )),
                 Ok(_) => continue,
             };
             if matches!(&bytes, Err(e) if e.is_empty()) {

@@ -137,6 +137,11 @@ impl SessionSkills {
         }
     }
 
+    /// Whether the model has any skill to load (the `skill` tool is offered only then).
+    pub fn offers_model_skills(&self) -> bool {
+        self.skills.iter().filter_map(Skill::offered).any(|p| p.model_invocable)
+    }
+
     /// Every skill found, offered or not.
     pub fn skills(&self) -> &[Skill] {
         &self.skills
@@ -255,8 +260,9 @@ impl SessionSkills {
         self.narrowing.lock().unwrap_or_else(PoisonError::into_inner).clone().filter(|n| n.turn_id == turn_id)
     }
 
-    /// The turn ended: no skill narrows the next one.
-    pub fn end_turn(&self) {
-        *self.narrowing.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    /// A turn ended (or a new one starts after one that failed): no skill narrows the next one.
+    /// Answers whether one narrowed the tools until now.
+    pub fn end_turn(&self) -> bool {
+        self.narrowing.lock().unwrap_or_else(PoisonError::into_inner).take().is_some()
     }
 }

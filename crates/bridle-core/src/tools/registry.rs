@@ -173,6 +173,13 @@ impl ToolRegistry {
         ToolRegistry { tools: tools.collect(), narrowed_by: Some(why.to_string()) }
     }
 
+    /// This registry without the tool `name` (not offered, and unknown if called).
+    pub fn without(&self, name: &str) -> ToolRegistry {
+        let mut registry = self.clone();
+        registry.tools.remove(name);
+        registry
+    }
+
     /// Registered names, sorted.
     pub fn names(&self) -> Vec<&str> {
         self.tools.keys().map(String::as_str).collect()
