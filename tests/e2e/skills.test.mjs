@@ -1,7 +1,7 @@
 // Slash commands in the real window (issue 42): the composer completes `/sk` to `/skills` (and
 // lists a skill of the config's folder beside the built-ins), `/skills` lists the skills found,
 // `/compact` compacts the conversation and `/mode plan` switches the mode, each said in the
-// transcript without a turn.
+// transcript without a turn; Settings lists the skill with its source and trust.
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -76,6 +76,14 @@ export default async function skills({ log }) {
     assert.equal(roles, 3, "the commands started no turn");
     const after = await screenshot(session, "skills-commands.png");
     log(`screenshot ${after.file}, ${after.colours} colours`);
+    // Settings lists the skill found, its source and trust.
+    await (await session.find("[data-testid=nav-settings]")).click();
+    const row = await waitFor(() => session.find("[data-testid=skill-row][data-name=sketch]"), "the skill in Settings", 15000);
+    assert.equal(await row.attribute("data-source"), "config");
+    assert.equal(await row.attribute("data-trusted"), "true");
+    await session.execute("document.querySelector('[data-testid=settings-skills]').scrollIntoView()");
+    const listed = await screenshot(session, "skills-settings.png");
+    log(`screenshot ${listed.file}, ${listed.colours} colours`);
     // The summary request went to the model: /compact ran a real compaction.
     const journal = await mock.journal();
     assert.ok(journal.some((r) => JSON.stringify(r.body).includes("You compact a coding agent")));
