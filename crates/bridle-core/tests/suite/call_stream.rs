@@ -177,11 +177,14 @@ async fn a_denied_host_is_refused_and_recorded_under_its_call() {
 #[tokio::test]
 async fn a_background_process_asks_late_through_its_call_stream() {
     let (port, served) = page().await;
-    let command = format!("sleep 2; curl -sS --max-time 20 http://new.test:{port}/");
+    // The process waits for the test's word, given once the turn is over, however slow the
+    // machine.
+    let command = format!("while [ ! -e go ]; do sleep 0.1; done; curl -sS --max-time 20 http://new.test:{port}/");
     let (mut t, _server) = session(Mode::Auto, json!({"command": command, "background": true})).await;
     t.say("fetch the page in the background").await;
     let (asked, call_id) = answered(&mut t, |_| ApprovalAnswer::ApproveOnce).await;
     assert!(asked.is_empty(), "the process asks after its call ended: {asked:?}");
+    std::fs::write(t.dir.path().join("ws/go"), "").unwrap();
     // The turn is over; the process asks now, as its call.
     let Event::ApprovalRequested { request, .. } =
         t.next_matching(|e| matches!(e, Event::ApprovalRequested { .. })).await
