@@ -27,7 +27,6 @@ struct World {
     store: Arc<Store>,
     files: Arc<SessionFiles>,
     processes: Arc<bridle_core::processes::SessionProcesses>,
-    skills: Arc<bridle_core::skills::SessionSkills>,
     workspace: Arc<Workspace>,
     registry: ToolRegistry,
 }
@@ -49,14 +48,7 @@ fn world() -> World {
         Arc::new(SystemClock),
         observer,
     ));
-    let skills = Arc::new(bridle_core::skills::SessionSkills::new(
-        Vec::new(),
-        &root,
-        "bench",
-        bridle_core::audit::AuditSink::disabled(),
-        Arc::new(SystemClock),
-    ));
-    World { _tmp: tmp, root, data, store, files, processes, skills, workspace, registry: builtin_registry().unwrap() }
+    World { _tmp: tmp, root, data, store, files, processes, workspace, registry: builtin_registry().unwrap() }
 }
 
 impl World {
@@ -73,7 +65,6 @@ impl World {
             turn_id: turn.to_string(),
             files: self.files.clone(),
             processes: self.processes.clone(),
-            skills: self.skills.clone(),
         });
         ctx
     }

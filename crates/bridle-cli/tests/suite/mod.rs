@@ -28,7 +28,6 @@ mod run;
 mod sandbox;
 mod seams;
 mod secrets;
-mod skills;
 mod streams;
 mod tool;
 mod walkers;

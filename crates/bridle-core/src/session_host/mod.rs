@@ -19,7 +19,6 @@
 mod audit;
 mod sessions;
 mod settings;
-mod skills;
 #[cfg(test)]
 mod tests;
 

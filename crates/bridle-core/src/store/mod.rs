@@ -11,7 +11,6 @@ mod changes;
 mod lease;
 mod migrations;
 mod processes;
-mod skill_trust;
 mod snapshot;
 
 use std::path::Path;

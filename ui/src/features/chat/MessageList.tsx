@@ -80,11 +80,7 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace }
         );
       }
       case "notice":
-        return (
-          <p className={`notice ${item.tone}`} data-testid="notice">
-            {item.text}
-          </p>
-        );
+        return <p className={`notice ${item.tone}`}>{item.text}</p>;
     }
   };
 

@@ -52,7 +52,6 @@ export function bashRunOf(result: ToolResult): BashRun | null {
     case "process":
     case "processes":
     case "plan":
-    case "skill":
     case "time":
     case "usage":
       return null;
