@@ -10,6 +10,7 @@ use bridle_core::session_host::{self, Starting};
 use bridle_protocol::{
     ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, McpServerList, McpServerSettings, ModelInfo, Op, ProcessInfo,
     ProviderSettings, RuleList, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
+    SkillInfo, SlashCommandInfo,
 };
 
 type Answer<T> = Result<T, ErrorInfo>;
@@ -97,4 +98,16 @@ pub async fn processes_list(start: &Starting) -> Answer<Vec<ProcessInfo>> {
 
 pub async fn process_stop(start: &Starting, process_id: String) -> Answer<ProcessInfo> {
     start.get().await?.process_stop(process_id).await
+}
+
+pub async fn skills_list(start: &Starting) -> Answer<Vec<SkillInfo>> {
+    start.get().await?.skills_list().await
+}
+
+pub async fn skills_trust(start: &Starting) -> Answer<Vec<SkillInfo>> {
+    start.get().await?.skills_trust().await
+}
+
+pub async fn slash_commands(start: &Starting) -> Answer<Vec<SlashCommandInfo>> {
+    start.get().await?.slash_commands().await
 }

@@ -65,7 +65,7 @@ export function App() {
                 <ChangesView changes={state.changes} busy={state.turn.phase !== "idle"} onUndo={commands.undo} />
               )}
               {view === "usage" && <UsageView usage={state.usage} price={info?.price ?? null} />}
-              {view === "settings" && <SettingsView onSaved={() => commands.reload()} />}
+              {view === "settings" && <SettingsView onSaved={() => commands.reload()} onReopened={() => commands.reload()} />}
             </ErrorBoundary>
           </div>
         )}

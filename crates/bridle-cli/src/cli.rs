@@ -63,6 +63,8 @@ pub enum Command {
     Auth(AuthArgs),
     /// The configured MCP servers: their status and tools.
     Mcp(McpArgs),
+    /// The skills found for this workspace: list them, or trust the workspace's.
+    Skills(crate::skills::SkillsArgs),
 }
 
 /// `bridle mcp`.

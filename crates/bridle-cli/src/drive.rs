@@ -152,6 +152,8 @@ pub async fn follow(
                 None
             }
             Event::TurnCompleted { .. } => Some(0),
+            // A built-in slash command (`/compact`, `/mode plan`) ran instead of a turn.
+            Event::CommandDone { ok, .. } => Some(if *ok { 0 } else { EXIT_ERROR }),
             Event::TurnAborted { reason: AbortReason::Interrupted, .. } => Some(EXIT_INTERRUPTED),
             Event::TurnAborted { .. } => Some(EXIT_ERROR),
             Event::TurnSuspended { approval_ids, .. } => {
@@ -243,6 +245,7 @@ fn print_human(event: &Event) -> anyhow::Result<()> {
         }
         Event::Error { info, .. } => eprintln!("error [{}]: {}", info.code, safe(&info.message)),
         Event::TurnAborted { reason, .. } => eprintln!("turn ended early: {reason:?}"),
+        Event::CommandDone { output, .. } => writeln!(out, "{}", safe(output))?,
         _ => {}
     }
     Ok(())

@@ -16,6 +16,7 @@ mod processes;
 mod run;
 mod sessions;
 mod setup;
+mod skills;
 mod terminal;
 mod tool;
 
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
             Command::Models(args) => models::models(&cli.global, args).await,
             Command::Auth(args) => auth::auth(&cli.global, args),
             Command::Mcp(args) => mcp::mcp(&cli.global, args).await,
+            Command::Skills(args) => skills::skills(&cli.global, args),
         }
     });
     // A file tool whose I/O outlived its timeout still holds a blocking thread; the answer is

@@ -27,6 +27,7 @@ struct World {
     store: Arc<Store>,
     files: Arc<SessionFiles>,
     processes: Arc<bridle_core::processes::SessionProcesses>,
+    skills: Arc<bridle_core::skills::SessionSkills>,
     workspace: Arc<Workspace>,
     registry: ToolRegistry,
 }
@@ -48,7 +49,14 @@ fn world() -> World {
         Arc::new(SystemClock),
         observer,
     ));
-    World { _tmp: tmp, root, data, store, files, processes, workspace, registry: builtin_registry().unwrap() }
+    let skills = Arc::new(bridle_core::skills::SessionSkills::new(
+        Vec::new(),
+        &root,
+        "bench",
+        bridle_core::audit::AuditSink::disabled(),
+        Arc::new(SystemClock),
+    ));
+    World { _tmp: tmp, root, data, store, files, processes, skills, workspace, registry: builtin_registry().unwrap() }
 }
 
 impl World {
@@ -65,6 +73,7 @@ impl World {
             turn_id: turn.to_string(),
             files: self.files.clone(),
             processes: self.processes.clone(),
+            skills: self.skills.clone(),
         });
         ctx
     }

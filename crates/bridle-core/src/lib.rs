@@ -8,7 +8,7 @@
 //! [`engine::Engine`] and forward its events.
 //!
 //! Its modules stand in layers (DESIGN §1): L5 `wiring`, `settings`; L4 `engine`; L3 `calls`;
-//! L2 `tools`, `mcp`, `guard`, `hooks`, `provider`, `compaction`, `brief`, `audit`; L1 `sandbox`,
+//! L2 `tools`, `mcp`, `guard`, `hooks`, `provider`, `compaction`, `brief`, `audit`, `skills`; L1 `sandbox`,
 //! `shell_sandbox`, `workspace`, `store`, `secrets`, `changes`; L0 `clock`, `fs`, `locks`,
 //! `redact`, `config`. A module uses only lower layers, or its own without forming a circle; the
 //! table, with why each layer is where it is, lives in `tests/suite/layers.rs`, which fails on an
@@ -49,6 +49,7 @@ pub mod secrets;
 pub mod session_host;
 pub mod settings;
 pub mod shell_sandbox;
+pub mod skills;
 pub mod store;
 pub mod tools;
 pub mod wiring;

@@ -11,6 +11,24 @@ use ts_rs::TS;
 
 use crate::{PlanItem, ProcessInfo, ProcessState, TokenUsage};
 
+/// A skill loaded: which, from where, its resources and how it narrows the tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillLoad {
+    /// Its name.
+    pub name: String,
+    /// `workspace`, `user` or `config`.
+    pub source: String,
+    /// Its `SKILL.md`.
+    pub path: String,
+    /// The SHA-256 of its `SKILL.md` as loaded.
+    pub hash: String,
+    /// The other files of its folder (workspace-relative for a workspace skill).
+    pub resources: Vec<String>,
+    /// The tools it narrows the model to while active, when it does.
+    pub allowed_tools: Option<Vec<String>>,
+}
+
 /// What a built-in tool's call did, beyond the text the model reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
@@ -73,6 +91,8 @@ pub enum ToolDetails {
         /// Each of them.
         processes: Vec<ProcessInfo>,
     },
+    /// A skill loaded (`skill`, or a user's `/name`): which, from where, and its resources.
+    Skill(Box<SkillLoad>),
     /// The model's plan (`update_plan`); the engine keeps it with the session.
     Plan {
         /// The steps, in order.

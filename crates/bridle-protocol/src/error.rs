@@ -61,6 +61,8 @@ error_codes! {
     CompactBusy = "compact_busy",
     /// The session's mode could not be changed.
     ModeChangeFailed = "mode_change_failed",
+    /// A skill the user ran (`/name`) could not be loaded (not trusted, changed, malformed).
+    SkillNotLoaded = "skill_not_loaded",
     /// A rule could not be written to the config file.
     ConfigWriteFailed = "config_write_failed",
     /// The config file could not be read again.

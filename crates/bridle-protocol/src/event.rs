@@ -289,6 +289,18 @@ pub enum Event {
         /// The process as it stands now.
         process: crate::ProcessInfo,
     },
+    /// A slash command built into Bridle ran (`/compact`, `/mode plan`, `/skills`, ...): what it
+    /// says; it starts no turn.
+    CommandDone {
+        /// Session id.
+        session_id: String,
+        /// The command as typed.
+        command: String,
+        /// What it did or found, for the user.
+        output: String,
+        /// Whether it did what was asked.
+        ok: bool,
+    },
     /// Something the user must see.
     Error {
         /// Session id.
@@ -322,6 +334,7 @@ impl Event {
             | Event::FilesChangedOnDisk { session_id, .. }
             | Event::ModeChanged { session_id, .. }
             | Event::ProcessChanged { session_id, .. }
+            | Event::CommandDone { session_id, .. }
             | Event::Error { session_id, .. } => session_id,
         }
     }

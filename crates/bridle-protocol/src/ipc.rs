@@ -102,6 +102,12 @@ macro_rules! with_commands {
             /// Stops one background process of the open session (SIGTERM, then SIGKILL after 2 s);
             /// answers once it has ended.
             process_stop(process_id: String) -> $crate::ProcessInfo;
+            /// The skills the open session found (offered or not), with their source, trust and error.
+            skills_list() -> Vec<$crate::SkillInfo>;
+            /// Trusts the workspace's skills as their files are now and reopens the session.
+            skills_trust() -> Vec<$crate::SkillInfo>;
+            /// The slash commands the open session offers, for the composer's completion.
+            slash_commands() -> Vec<$crate::SlashCommandInfo>;
         }
     };
 }

@@ -30,6 +30,7 @@ pub mod ipc;
 mod op;
 mod process;
 mod settings;
+mod skills;
 mod tool;
 mod usage;
 
@@ -40,7 +41,7 @@ pub use approval::{
 pub use audit::{AuditEvent, AuditQuery};
 pub use details::{
     BackgroundDetails, ChangeKind, ClientKind, GlobHits, GrepFile, GrepHits, GrepLine, HostUse, IgnoredOutput,
-    LandedChange, Listing, RefusedPath, SandboxKind, ShellDetails, ShellEffects, TextEncoding, ToolDetails,
+    LandedChange, Listing, RefusedPath, SandboxKind, ShellDetails, ShellEffects, SkillLoad, TextEncoding, ToolDetails,
 };
 pub use error::{ErrorCode, ErrorInfo};
 pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal, WarningCode};
@@ -53,5 +54,6 @@ pub use settings::{
     LimitSettings, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode,
     NetworkSettings, ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
 };
+pub use skills::{SkillInfo, SlashCommandInfo};
 pub use tool::{ToolCall, ToolDefinition, ToolResult};
 pub use usage::TokenUsage;

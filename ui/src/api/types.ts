@@ -49,3 +49,5 @@ export type { McpServerSettings } from "./bindings/McpServerSettings";
 export type { McpServerList } from "./bindings/McpServerList";
 export type { McpServerStatus } from "./bindings/McpServerStatus";
 export type { McpStatus } from "./bindings/McpStatus";
+export type { SkillInfo } from "./bindings/SkillInfo";
+export type { SlashCommandInfo } from "./bindings/SlashCommandInfo";

@@ -13,6 +13,7 @@ export function freesAnswers(code: ErrorCode): boolean {
     case "undo_busy":
     case "compact_busy":
     case "mode_change_failed":
+    case "skill_not_loaded":
     case "config_write_failed":
     case "config_read_failed":
     case "undo_failed":

@@ -148,6 +148,16 @@ export function reduce(state: SessionState, event: Event): SessionState {
       };
     case "processChanged":
       return mergeProcesses(s, [event.process]);
+    case "commandDone": {
+      // A built-in slash command ran instead of a turn: what it says, and the composer is free.
+      const idle = s.turn.phase === "starting" ? { ...s, turn: { phase: "idle" as const } } : s;
+      return pushItem(idle, "notice", (key) => ({
+        kind: "notice",
+        key,
+        tone: event.ok ? "info" : "warn",
+        text: event.output,
+      }));
+    }
     case "error": {
       // A refused answer leaves its request pending: let its buttons be used again.
       const refused = freesAnswers(event.info.code) ? { ...s, answering: [] } : s;

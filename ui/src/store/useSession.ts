@@ -9,12 +9,21 @@ import {
   pendingApprovals,
   processStop,
   processesList,
+  slashCommands,
   sessionInfo,
   sessionSnapshot,
   submit,
 } from "../api/engine";
 import { describeError, isErrorInfo } from "../api/errors";
-import type { ApprovalAnswer, ApprovalRequest, Mode, Op, SequencedEvent, SessionSummary } from "../api/types";
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  Mode,
+  Op,
+  SequencedEvent,
+  SessionSummary,
+  SlashCommandInfo,
+} from "../api/types";
 import { type Action, apply } from "./local";
 import { type SessionState, initialState } from "./state";
 
@@ -53,12 +62,15 @@ export interface Session {
   info: SessionSummary | null;
   connection: Connection;
   commands: SessionCommands;
+  /** The slash commands the open session offers, for the composer's completion. */
+  slashCommands: SlashCommandInfo[];
 }
 
 export function useSession(): Session {
   const [state, dispatch] = useReducer(apply, initialState);
   const [info, setInfo] = useState<SessionSummary | null>(null);
   const [connection, setConnection] = useState<Connection>("connecting");
+  const [slash, setSlash] = useState<SlashCommandInfo[]>([]);
   const [generation, setGeneration] = useState(0);
 
   useEffect(() => {
@@ -134,6 +146,16 @@ export function useSession(): Session {
         const code = isErrorInfo(err) ? err.code : "engine_unreachable";
         dispatch({ type: "bridgeFailed", code, message, retryable: true });
       }
+      // The commands the composer completes: the session's own (its skills).
+      try {
+        const offered = await slashCommands();
+        if (!cancelled) setSlash(offered);
+      } catch (err) {
+        if (cancelled) return;
+        const message = `Could not list the slash commands: ${describeError(err)}`;
+        const code = isErrorInfo(err) ? err.code : "engine_unreachable";
+        dispatch({ type: "bridgeFailed", code, message, retryable: true });
+      }
     })();
     return () => {
       cancelled = true;
@@ -183,6 +205,7 @@ export function useSession(): Session {
     info,
     connection,
     commands: { send, stop, answer, dismissError, setMode, undo, reload, refreshProcesses, stopProcess },
+    slashCommands: slash,
   };
 }
 

@@ -22,6 +22,8 @@ import type {
   SessionSummary,
   Settings,
   SettingsUpdate,
+  SkillInfo,
+  SlashCommandInfo,
 } from "../api/types";
 
 export const SUMMARY: SessionSummary = {
@@ -108,6 +110,13 @@ export const fakeEngine = {
   mcpSave: vi.fn(async (_server: McpServerSettings, _previous: string | null): Promise<Settings> => SETTINGS),
   mcpRemove: vi.fn(async (_name: string): Promise<Settings> => SETTINGS),
   processesList: vi.fn(async (): Promise<ProcessInfo[]> => []),
+  skillsList: vi.fn(async (): Promise<SkillInfo[]> => []),
+  skillsTrust: vi.fn(async (): Promise<SkillInfo[]> => []),
+  slashCommands: vi.fn(async (): Promise<SlashCommandInfo[]> => [
+    { name: "compact", description: "Compact the conversation now", hint: null, skill: false },
+    { name: "mode", description: "Switch the approval mode", hint: "MODE", skill: false },
+    { name: "skills", description: "List the skills found", hint: null, skill: false },
+  ]),
   processStop: vi.fn(
     async (id: string): Promise<ProcessInfo> => processInfo({ id, state: "stopped", endedAt: Date.now() }),
   ),
@@ -134,6 +143,9 @@ export const engineModule = {
   mcpRemove: (name: string) => fakeEngine.mcpRemove(name),
   processesList: () => fakeEngine.processesList(),
   processStop: (id: string) => fakeEngine.processStop(id),
+  skillsList: () => fakeEngine.skillsList(),
+  skillsTrust: () => fakeEngine.skillsTrust(),
+  slashCommands: () => fakeEngine.slashCommands(),
   onMcpStatus: async (cb: (list: McpServerList) => void) => {
     fakeEngine.mcpListener = cb;
     return () => {

@@ -66,8 +66,11 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                     Ok(session) => {
                         let response = NewSessionResponse::new(SessionId::new(session.id.clone()))
                             .modes(session::modes(session.mode()));
-                        lock(&on_new).insert(session.id.clone(), session);
-                        responder.respond(response)
+                        lock(&on_new).insert(session.id.clone(), session.clone());
+                        // After the answer: the client knows the session the update names.
+                        let answered = responder.respond(response);
+                        session.advertise_commands();
+                        answered
                     }
                     Err(e) => responder.respond_with_error(invalid(e)),
                 }
@@ -88,8 +91,10 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                     Ok(session) => {
                         session.replay();
                         let response = LoadSessionResponse::new().modes(session::modes(session.mode()));
-                        lock(&on_load).insert(session.id.clone(), session);
-                        responder.respond(response)
+                        lock(&on_load).insert(session.id.clone(), session.clone());
+                        let answered = responder.respond(response);
+                        session.advertise_commands();
+                        answered
                     }
                     Err(OpenError::NoSession(e)) => responder.respond_with_error(
                         Error::new(-32002, e).data(serde_json::json!({"sessionId": request.session_id.0.as_ref()})),

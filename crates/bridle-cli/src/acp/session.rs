@@ -89,6 +89,12 @@ impl AcpSession {
         }
     }
 
+    /// Tells the client the slash commands it may offer (`available_commands_update`): the
+    /// built-ins and the session's user-invocable skills; `/name` in a prompt runs one.
+    pub fn advertise_commands(&self) {
+        self.send(translate::available_commands(&self.engine.commands()));
+    }
+
     /// The `tool_call` announcing `call`, described by its tool.
     fn announce(&self, call: &ToolCall) {
         let described = self.engine.describe(&call.name, &call.arguments);
@@ -269,6 +275,11 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
             Event::PlanUpdated { items, .. } => s.send(translate::plan(&items)),
             Event::ModeChanged { mode, .. } => s.send(translate::current_mode(mode)),
             Event::Error { info, .. } => last_error = Some(info.message),
+            // A built-in slash command ran instead of a turn: what it says is the answer.
+            Event::CommandDone { output, ok, .. } => {
+                s.send(translate::agent_text(&output));
+                s.finish_turn(if ok { Ok(translate::stop_reason(None)) } else { Err(output) });
+            }
             Event::TurnCompleted { .. } => s.finish_turn(Ok(translate::stop_reason(None))),
             Event::TurnAborted { reason, .. } => match (reason, last_error.take()) {
                 (bridle_protocol::AbortReason::Error, Some(message)) => s.finish_turn(Err(message)),

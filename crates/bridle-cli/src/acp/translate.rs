@@ -10,10 +10,10 @@
 use std::path::Path;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, CurrentModeUpdate, Diff, EmbeddedResourceResource, PermissionOption,
-    PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, RequestPermissionRequest, SessionModeId,
-    SessionUpdate, StopReason, ToolCall as AcpToolCall, ToolCallContent, ToolCallId, ToolCallLocation, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ContentBlock, ContentChunk, CurrentModeUpdate,
+    Diff, EmbeddedResourceResource, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, RequestPermissionRequest, SessionModeId, SessionUpdate, StopReason, ToolCall as AcpToolCall,
+    ToolCallContent, ToolCallId, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use bridle_core::tools::CallDescription;
 use bridle_protocol::{
@@ -25,6 +25,23 @@ use serde_json::Value;
 /// A piece of the assistant's answer.
 pub fn agent_text(text: &str) -> SessionUpdate {
     SessionUpdate::AgentMessageChunk(ContentChunk::new(text.into()))
+}
+
+/// The slash commands a client may offer, as `available_commands_update`.
+pub fn available_commands(commands: &[bridle_protocol::SlashCommandInfo]) -> SessionUpdate {
+    let commands = commands
+        .iter()
+        .map(|c| {
+            let command = AvailableCommand::new(c.name.clone(), c.description.clone());
+            match &c.hint {
+                Some(hint) => command.input(AvailableCommandInput::Unstructured(
+                    agent_client_protocol::v1::schema::UnstructuredCommandInput::new(hint.clone()),
+                )),
+                None => command,
+            }
+        })
+        .collect();
+    SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands))
 }
 
 /// A piece of the user's message (a replayed history).

@@ -30,7 +30,7 @@ fn write_config(dirs: &Dirs, mock: &Aimock, mode: &str) {
 
 /// `acpx exec PROMPT` against `bridle acp` with `policy` (`--approve-all` or `--deny-all`): every
 /// JSON-RPC message it logged, in order.
-async fn acpx(dirs: &Dirs, policy: &str, prompt: &str) -> Vec<Value> {
+pub(super) async fn acpx(dirs: &Dirs, policy: &str, prompt: &str) -> Vec<Value> {
     let agent = format!("{} acp --data-dir {}", env!("CARGO_BIN_EXE_bridle"), dirs.data.display());
     let out = tokio::process::Command::new("node")
         .arg(repo_root().join("tests/acp/node_modules/acpx/dist/cli.js"))
@@ -50,7 +50,7 @@ async fn acpx(dirs: &Dirs, policy: &str, prompt: &str) -> Vec<Value> {
     stdout(&out).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
 
-fn updates<'a>(messages: &'a [Value], kind: &str) -> Vec<&'a Value> {
+pub(super) fn updates<'a>(messages: &'a [Value], kind: &str) -> Vec<&'a Value> {
     messages
         .iter()
         .filter(|m| m["method"] == "session/update" && m["params"]["update"]["sessionUpdate"] == kind)

@@ -28,6 +28,7 @@ mod run;
 mod sandbox;
 mod seams;
 mod secrets;
+mod skills;
 mod streams;
 mod tool;
 mod walkers;

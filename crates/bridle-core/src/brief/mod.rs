@@ -45,5 +45,18 @@ pub fn assemble(own: &str, environment: &Environment, files: Vec<InstructionFile
     Brief { text, files }
 }
 
+impl Brief {
+    /// The brief with the skills' catalog after the project's instructions (names and
+    /// descriptions only: a skill's body is read when the model loads it).
+    pub fn with_skills(mut self, catalog: Option<String>) -> Self {
+        if let Some(catalog) = catalog {
+            self.text.push('\n');
+            self.text.push_str(catalog.trim_end());
+            self.text.push('\n');
+        }
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -174,6 +174,22 @@ pub struct Config {
     pub hooks: HooksConfig,
     /// The user's MCP servers.
     pub mcp: McpConfig,
+    /// Where skills are found beyond the standard folders.
+    pub skills: SkillsConfig,
+}
+
+/// `[skills]`: more folders holding skills (each a folder of `NAME/SKILL.md` folders), looked in
+/// after the workspace's and the user's own; the user named them, so their skills are trusted.
+///
+/// ```toml
+/// [skills]
+/// paths = ["~/work/team-skills"]
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SkillsConfig {
+    /// Folders of skills, in the order they are looked in (`~` is the user's home).
+    pub paths: Vec<std::path::PathBuf>,
 }
 
 /// `[pricing]`: what each model's tokens cost, in the user's currency, per million tokens.

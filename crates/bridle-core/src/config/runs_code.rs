@@ -157,6 +157,9 @@ pub const EXEC_CONFIG_FILES: &[&str] = &[
     "**/.windsurfrules",
     "**/.github/copilot-instructions.md",
     "**/.claude/**",
+    // Skills: instructions loaded into a later session and scripts it runs (DESIGN §13.1).
+    "**/SKILL.md",
+    "**/.agents/skills/**",
 ];
 
 /// Standard-library modules a file at the top of a Python project would shadow (`json.py`,

@@ -67,6 +67,8 @@ pub struct EngineConfig {
     pub host_environment: HostEnvironment,
     /// The front end driving the session (`app`, `cli`, `acp`), named in its audit.
     pub front_end: &'static str,
+    /// Where skills are found beyond the standard folders.
+    pub skills: crate::config::SkillsConfig,
 }
 
 impl Default for EngineConfig {
@@ -90,6 +92,7 @@ impl Default for EngineConfig {
             hooks: crate::config::HooksConfig::default(),
             host_environment: HostEnvironment::default(),
             front_end: "",
+            skills: crate::config::SkillsConfig::default(),
         }
     }
 }
@@ -118,6 +121,16 @@ impl EngineConfig {
             hooks: config.hooks.clone(),
             host_environment: HostEnvironment::default(),
             front_end: "",
+            skills: config.skills.clone(),
+        }
+    }
+
+    /// Where this session's skills are looked for (DESIGN §13.1).
+    pub fn skill_places(&self) -> crate::skills::Places {
+        crate::skills::Places {
+            workspace: self.workspace.clone(),
+            home: self.home.clone(),
+            paths: self.skills.paths.clone(),
         }
     }
 

@@ -154,7 +154,28 @@ impl Session {
     /// tools sorted by name.
     pub(crate) async fn request(&self) -> ModelRequest {
         let history = self.history.items.lock().await;
-        self.current_view().apply(&self.brief.text, &history, self.calls().registry().definitions())
+        let view = self.current_view();
+        let compacted = view.summarized > 0 || !view.masked.is_empty();
+        view.apply(&self.system_text(compacted), &history, self.calls().registry().definitions())
+    }
+
+    /// The system prompt: the brief, and once a compaction has summarised or masked anything
+    /// (`compacted`), the instructions of every skill the session loaded — a loaded skill stays
+    /// in force whatever the compaction left of its load.
+    fn system_text(&self, compacted: bool) -> String {
+        let loaded = self.skills.loaded();
+        if loaded.is_empty() || !compacted {
+            return self.brief.text.clone();
+        }
+        let mut text = self.brief.text.trim_end().to_string();
+        text.push_str(
+            "\n\n# Skills loaded in this session\nThese skills were loaded earlier in this conversation; their \
+             instructions still hold.\n",
+        );
+        for skill in &loaded {
+            text.push_str(&format!("\n## {}\n\n{}\n", skill.name, skill.body));
+        }
+        text
     }
 
     fn current_view(&self) -> View {
@@ -177,19 +198,22 @@ impl Session {
     /// Compacts when the next request would pass the threshold (always when `force`): the new
     /// view is stored, audited (`compaction`) and announced (`Compacted`). A summary the model
     /// cannot give is an error event; the request then goes as it is.
-    pub(crate) async fn compact(&self, turn_id: Option<&str>, force: bool) {
+    /// Returns the tokens before and after, when it compacted.
+    pub(crate) async fn compact(&self, turn_id: Option<&str>, force: bool) -> Option<(u64, u64)> {
         let Some(window) = self.context_window() else {
             if force {
                 let message =
                     "the model's context window is not known ([provider] context_window); nothing to compact against";
                 self.error(ErrorCode::CompactFailed, message.into(), false).await;
             }
-            return;
+            return None;
         };
         let history = self.history_snapshot().await;
         let tools = self.calls().registry().definitions();
+        // Room is made for the loaded skills' instructions, which a compaction keeps.
+        let system = self.system_text(true);
         let fit = Fit {
-            system: &self.brief.text,
+            system: &system,
             history: &history,
             tools: &tools,
             window,
@@ -200,8 +224,11 @@ impl Session {
             (self.current_view(), self.history.estimator.lock().unwrap_or_else(PoisonError::into_inner).clone());
         let compacted = match compaction::fit(&view, &estimator, self.deps.provider.as_ref(), &fit, force).await {
             Ok(Some(compacted)) => compacted,
-            Ok(None) => return,
-            Err(e) => return self.error(ErrorCode::CompactFailed, e.to_string(), true).await,
+            Ok(None) => return None,
+            Err(e) => {
+                self.error(ErrorCode::CompactFailed, e.to_string(), true).await;
+                return None;
+            }
         };
         let now = self.deps.clock.now_ms();
         let stored = serde_json::to_string(&compacted.view).map_err(|e| e.to_string()).and_then(|json| {
@@ -237,6 +264,7 @@ impl Session {
             tokens_after: compacted.tokens_after,
         })
         .await;
+        Some((compacted.tokens_before, compacted.tokens_after))
     }
 }
 

@@ -8,6 +8,7 @@
 //! user as `Error` events, never as a panic; the session is persisted as it goes; a turn left
 //! waiting on approvals by an earlier process resumes as soon as the session is opened again.
 
+mod commands;
 mod config;
 mod dispatch;
 mod events;
@@ -97,6 +98,7 @@ pub struct Engine {
     closing: CancellationToken,
     instruction_files: Vec<(String, u64)>,
     processes: Arc<crate::processes::SessionProcesses>,
+    skills: Arc<crate::skills::SessionSkills>,
 }
 
 impl Engine {
@@ -157,6 +159,7 @@ impl Engine {
         ));
         let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
         let processes = session.processes.clone();
+        let skills = session.skills.clone();
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
@@ -169,8 +172,17 @@ impl Engine {
         });
         let closing = CancellationToken::new();
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
-        let engine =
-            Engine { ops: op_tx, session_id, resumed_turn, calls, events_sent, closing, instruction_files, processes };
+        let engine = Engine {
+            ops: op_tx,
+            session_id,
+            resumed_turn,
+            calls,
+            events_sent,
+            closing,
+            instruction_files,
+            processes,
+            skills,
+        };
         Ok((engine, event_rx))
     }
 
@@ -215,6 +227,17 @@ impl Engine {
     /// (its kind, a title, the paths it touches).
     pub fn describe(&self, tool: &str, arguments: &str) -> crate::tools::CallDescription {
         self.current_calls().registry().describe(tool, arguments)
+    }
+
+    /// The skills found when the session opened (offered or not, with their errors).
+    pub fn skills(&self) -> Vec<bridle_protocol::SkillInfo> {
+        self.skills.skills().iter().map(crate::skills::Skill::info).collect()
+    }
+
+    /// The slash commands a user may type in this session: the built-ins, then its
+    /// user-invocable skills.
+    pub fn commands(&self) -> Vec<bridle_protocol::SlashCommandInfo> {
+        crate::skills::available_commands(self.skills.skills())
     }
 
     /// The mode in force now (a `SetMode` takes effect between turns).
@@ -354,7 +377,9 @@ async fn run_loop(
             }
             op = ops.recv(), if open => match op {
                 None => open = false,
-                Some(Op::UserMessage { text }) => match running {
+                Some(Op::UserMessage { text }) => match commands::builtin(&session, text, running.is_some()).await {
+                    None => {}
+                    Some(text) => match running {
                     Some(_) => {
                         // The user moved on: what waits for an answer is denied, so the running
                         // turn can finish and this message follows it.
@@ -364,6 +389,7 @@ async fn run_loop(
                         queue.push_back(text);
                     }
                     None => running = Some(start_turn(&session, turn::TurnStart::Message(text))),
+                    },
                 },
                 Some(Op::Interrupt) => {
                     if let Some(turn) = &running {
@@ -395,7 +421,9 @@ async fn run_loop(
                         let message = "a turn is running; compact when it has ended".to_string();
                         session.error(ErrorCode::CompactBusy, message, true).await;
                     }
-                    None => session.compact(None, true).await,
+                    None => {
+                        session.compact(None, true).await;
+                    }
                 },
             },
             failed = finished(&mut running) => {

@@ -16,7 +16,7 @@ use crate::audit::{AuditKind, AuditRecord};
 use crate::calls::{ApprovalQueue, Calls, Desk};
 use crate::changes::SessionFiles;
 use crate::store::SessionLease;
-use crate::tools::{ToolContext, UsageMeter, UsageSnapshot};
+use crate::tools::{Tool as _, ToolContext, UsageMeter, UsageSnapshot};
 
 pub(crate) struct Session {
     pub id: String,
@@ -36,8 +36,11 @@ pub(crate) struct Session {
     pub(super) watch: std::sync::Mutex<Option<crate::changes::WorkspaceWatch>>,
     /// The conversation, and the view the model has of it.
     pub(super) history: super::history::History,
-    /// The brief: Bridle's instructions, the environment, the project's instructions.
+    /// The brief: Bridle's instructions, the environment, the project's instructions, the
+    /// skills' catalog.
     pub(crate) brief: crate::brief::Brief,
+    /// The skills found when the session opened, and those it loaded.
+    pub(crate) skills: Arc<crate::skills::SessionSkills>,
     pub(super) events: super::events::EventSender,
     /// Held while the session is open here, so another process answering one of its approvals
     /// leaves the running to this one.
@@ -68,6 +71,24 @@ impl Session {
         let approvals = ApprovalQueue::new(deps.store.clone(), deps.clock.clone());
         let files = Arc::new(SessionFiles::new(&id, deps.store.clone(), &config.data_dir, deps.clock.clone()));
         let view = deps.store.view(&id).ok().flatten().and_then(|v| serde_json::from_str(&v).ok()).unwrap_or_default();
+        let skills = {
+            let found = crate::skills::discover(&config.skill_places(), Some(&deps.store));
+            let skills = crate::skills::SessionSkills::new(
+                found,
+                &config.workspace,
+                &id,
+                deps.audit.clone(),
+                deps.clock.clone(),
+            );
+            skills.restore(&history);
+            Arc::new(skills)
+        };
+        // A session with no skill for the model does not offer `skill` (its schema costs tokens).
+        if !skills.offers_model_skills() {
+            let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+            let tools = Arc::new(current.registry().without(crate::tools::LoadSkill::NAME));
+            *calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = current.with_registry(tools);
+        }
         let brief = {
             use crate::brief;
             let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
@@ -80,6 +101,7 @@ impl Session {
                 &environment,
                 brief::load_instructions(config_dir, &config.workspace),
             )
+            .with_skills(crate::skills::catalog(skills.skills(), crate::skills::CATALOG_BUDGET))
         };
         let ready = ready_servers(&deps);
         let watch = super::processes::ProcessWatch {
@@ -106,6 +128,7 @@ impl Session {
             watch: std::sync::Mutex::new(None),
             history: super::history::History::new(history, view),
             brief,
+            skills,
             events,
             _lease: lease,
             processes,
@@ -183,7 +206,7 @@ impl Session {
         if hub.generation() == self.tools_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).0 {
             return;
         }
-        let (generation, tools) = offered_tools(&self.deps);
+        let (generation, tools) = self.offered_tools();
         let ready = ready_servers(&self.deps);
         let was_ready = std::mem::replace(
             &mut *self.tools_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
@@ -203,6 +226,29 @@ impl Session {
                 self.warn(bridle_protocol::WarningCode::McpServerStopped, message).await;
             }
         }
+    }
+
+    /// Offers only the tools `narrowing` allows (a loaded skill's `allowed-tools`: the others
+    /// are refused as unknown, whatever the mode), or, with `None`, every tool again. Called
+    /// between the calls of a turn, never during them.
+    pub(crate) fn narrow_tools(&self, narrowing: Option<&crate::skills::Narrowing>) {
+        let (_, tools) = self.offered_tools();
+        let tools = match narrowing {
+            Some(n) => Arc::new(tools.narrowed(&n.allowed(), &n.why())),
+            None => tools,
+        };
+        let next = self.calls().with_registry(tools);
+        *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
+    }
+
+    /// The tools this session offers: [`offered_tools`], without `skill` when the model has no
+    /// skill to load.
+    fn offered_tools(&self) -> (u64, Arc<crate::tools::ToolRegistry>) {
+        let (generation, tools) = offered_tools(&self.deps);
+        if self.skills.offers_model_skills() {
+            return (generation, tools);
+        }
+        (generation, Arc::new(tools.without(crate::tools::LoadSkill::NAME)))
     }
 
     /// How `bash` runs in this session now, and why it is unconfined when it is (or what its
@@ -295,6 +341,7 @@ impl Session {
                 turn_id: turn_id.to_string(),
                 files: self.files.clone(),
                 processes: self.processes.clone(),
+                skills: self.skills.clone(),
             }),
             ..ToolContext::new(
                 self.id.clone(),

@@ -45,7 +45,15 @@ impl TurnStart {
 
 pub(crate) async fn run_turn(session: Arc<Session>, turn_id: String, start: TurnStart, cancel: CancellationToken) {
     session.emit(Event::TurnStarted { session_id: session.id.clone(), turn_id: turn_id.clone() }).await;
+    // A skill narrows the calls of its own turn only: what a turn that failed left is undone
+    // before this one, what this one sets is undone when it ends.
+    if session.skills.end_turn() {
+        session.narrow_tools(None);
+    }
     let end = steps(&session, &turn_id, start, &cancel).await;
+    if session.skills.end_turn() {
+        session.narrow_tools(None);
+    }
     session.report_audit_failure();
     let session_id = session.id.clone();
     session
@@ -63,6 +71,10 @@ async fn steps(session: &Arc<Session>, turn_id: &str, start: TurnStart, cancel: 
     match start {
         TurnStart::Message(text) => {
             withdraw_suspended(session).await;
+            let text = match run_skill_command(session, turn_id, text).await {
+                Ok(text) => text,
+                Err(end) => return end,
+            };
             session.audit(AuditKind::UserMessage, Some(turn_id), |r| r.payload(json!({ "text": text })));
             session.record(turn_id, HistoryItem::User { text }).await;
             session.refresh_tools(cancel).await;
@@ -121,11 +133,41 @@ async fn steps(session: &Arc<Session>, turn_id: &str, start: TurnStart, cancel: 
         if let Some(end) = record_outcome(session, turn_id, outcome).await {
             return end;
         }
+        if let Some(narrowing) = session.skills.narrowing(turn_id) {
+            session.narrow_tools(Some(&narrowing));
+        }
     }
     if cancel.is_cancelled() {
         return End::Aborted(AbortReason::Interrupted);
     }
     End::Aborted(AbortReason::MaxSteps)
+}
+
+/// A message that runs a skill (`/name args`, DESIGN §13.1): the skill is loaded (and its load
+/// recorded) and the message the model reads carries its instructions after what the user typed;
+/// any other message goes as it is. A skill that cannot be loaded ends the turn, saying why.
+async fn run_skill_command(session: &Session, turn_id: &str, text: String) -> Result<String, End> {
+    let Some(crate::skills::SlashCommand::Skill { name, .. }) =
+        crate::skills::parse_command(&text, session.skills.skills())
+    else {
+        return Ok(text);
+    };
+    match session.skills.load(&name, turn_id, None) {
+        Ok(loaded) => {
+            if let Some(narrowing) = session.skills.narrowing(turn_id) {
+                session.narrow_tools(Some(&narrowing));
+            }
+            Ok(format!(
+                "{}\n\n<skill name=\"{name}\">\nThe user ran the skill `{name}`; follow its instructions for the request above.\n\n{}</skill>",
+                text.trim_end(),
+                loaded.text()
+            ))
+        }
+        Err(why) => {
+            session.error(ErrorCode::SkillNotLoaded, format!("/{name}: {why}"), false).await;
+            Err(End::Aborted(AbortReason::Error))
+        }
+    }
 }
 
 /// One `model_request` row: what was sent (sizes, not the history again) and what came back.

@@ -35,14 +35,17 @@ impl Session {
 
     /// Undoes a turn's file changes (the last turn's when `None`), whole or for `paths`;
     /// called between turns. Every file put back or removed is audited; the window hears
-    /// [`Event::Undone`].
-    pub(crate) async fn undo(&self, turn_id: Option<&str>, paths: &[String]) {
+    /// [`Event::Undone`]. Answers whether the undo ran (a failure is an error event).
+    pub(crate) async fn undo(&self, turn_id: Option<&str>, paths: &[String]) -> bool {
         let workspace = self.calls().workspace().clone();
         let blobs = crate::changes::BlobStore::new(&self.config.data_dir);
         let now = self.deps.clock.now_ms();
         let report = match crate::changes::undo(&self.deps.store, &blobs, &workspace, &self.id, turn_id, paths, now) {
             Ok(report) => report,
-            Err(e) => return self.error(ErrorCode::UndoFailed, e, false).await,
+            Err(e) => {
+                self.error(ErrorCode::UndoFailed, e, false).await;
+                return false;
+            }
         };
         for (path, status) in
             report.restored.iter().map(|p| (p, "restored")).chain(report.removed.iter().map(|p| (p, "removed")))
@@ -72,5 +75,6 @@ impl Session {
             refused,
         })
         .await;
+        true
     }
 }

@@ -19,6 +19,7 @@
 mod audit;
 mod sessions;
 mod settings;
+mod skills;
 #[cfg(test)]
 mod tests;
 

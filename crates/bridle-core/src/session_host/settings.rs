@@ -47,7 +47,7 @@ impl SessionHost {
     }
 
     /// Reads the config again and restarts the open session with it.
-    async fn reload(&self) -> Result<(), Failure> {
+    pub(super) async fn reload(&self) -> Result<(), Failure> {
         let wiring = (self.0.reload)()?;
         *self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner) = wiring;
         let open = self.summary().await.ok();

@@ -121,6 +121,15 @@ const MIGRATIONS: &[&str] = &[
     // 9: a changed path's exact bytes, so a name that is not UTF-8 is put back as it was (the
     // `path` column is its text for people, lossy for such a name).
     "ALTER TABLE file_changes ADD COLUMN name BLOB;",
+    // 10: the workspace skills the user trusted (DESIGN §13.1), each with the hash of the
+    // `SKILL.md` trusted: a file that changed since is not trusted.
+    "CREATE TABLE skill_trust (
+        workspace TEXT NOT NULL,
+        path TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        trusted_at INTEGER NOT NULL,
+        PRIMARY KEY (workspace, path)
+    );",
 ];
 
 /// Brings the schema up to date.

@@ -11,6 +11,7 @@ mod changes;
 mod lease;
 mod migrations;
 mod processes;
+mod skill_trust;
 mod snapshot;
 
 use std::path::Path;

@@ -29,6 +29,7 @@ mod repair;
 mod schema;
 pub mod search;
 mod search_tool;
+mod skill;
 pub mod text_edit;
 mod update_plan;
 mod write_file;
@@ -64,6 +65,7 @@ pub use process_stop::ProcessStop;
 pub use read_file::ReadFile;
 pub use registry::{CallDescription, CallError, PreparedCall, RegistryError, ToolRegistry};
 pub use repair::{canonical_json, repair_arguments, RepairError, Repaired};
+pub use skill::LoadSkill;
 pub use update_plan::UpdatePlan;
 pub use write_file::WriteFile;
 
@@ -103,6 +105,8 @@ pub struct InSession {
     pub files: Arc<SessionFiles>,
     /// The session's background processes, and the loopback its commands share.
     pub processes: Arc<crate::processes::SessionProcesses>,
+    /// The session's skills (`skill` loads from them).
+    pub skills: Arc<crate::skills::SessionSkills>,
 }
 
 /// Everything a tool may reach; passed in, never global.
@@ -489,6 +493,7 @@ pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     registry.register(Arc::new(GetCurrentTime))?;
     registry.register(Arc::new(GetTokenUsage))?;
     registry.register(Arc::new(UpdatePlan))?;
+    registry.register(Arc::new(LoadSkill))?;
     Ok(registry)
 }
 
@@ -518,7 +523,14 @@ pub(crate) mod testing {
         let observer = Arc::new(crate::processes::Unobserved);
         let processes =
             Arc::new(crate::processes::SessionProcesses::new(&ctx.session_id, store, ctx.clock.clone(), observer));
-        ctx.session = Some(InSession { turn_id: turn_id.to_string(), files, processes });
+        let skills = Arc::new(crate::skills::SessionSkills::new(
+            Vec::new(),
+            ctx.workspace.root(),
+            &ctx.session_id,
+            crate::audit::AuditSink::disabled(),
+            ctx.clock.clone(),
+        ));
+        ctx.session = Some(InSession { turn_id: turn_id.to_string(), files, processes, skills });
     }
 
     /// A context whose workspace is `root` and whose data dir is `root/../data`; `bash` runs in

@@ -131,6 +131,8 @@ impl std::fmt::Debug for PreparedCall {
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Entry>,
+    /// Why the tools are fewer than usual, said with an unknown tool's refusal ([`Self::narrowed`]).
+    narrowed_by: Option<String>,
 }
 
 fn valid_name(name: &str) -> bool {
@@ -164,6 +166,20 @@ impl ToolRegistry {
         self.tools.values().map(|e| e.definition.clone()).collect()
     }
 
+    /// This registry with only the tools `allowed` names: the rest are neither offered nor run,
+    /// and a call of one is refused as unknown, saying `why` (a skill's `allowed-tools`).
+    pub fn narrowed(&self, allowed: &[String], why: &str) -> ToolRegistry {
+        let tools = self.tools.iter().filter(|(name, _)| allowed.contains(name)).map(|(n, e)| (n.clone(), e.clone()));
+        ToolRegistry { tools: tools.collect(), narrowed_by: Some(why.to_string()) }
+    }
+
+    /// This registry without the tool `name` (not offered, and unknown if called).
+    pub fn without(&self, name: &str) -> ToolRegistry {
+        let mut registry = self.clone();
+        registry.tools.remove(name);
+        registry
+    }
+
     /// Registered names, sorted.
     pub fn names(&self) -> Vec<&str> {
         self.tools.keys().map(String::as_str).collect()
@@ -171,10 +187,13 @@ impl ToolRegistry {
 
     /// Looks the tool up, repairs the arguments and validates them against the schema.
     pub fn prepare(&self, name: &str, raw_arguments: &str) -> Result<PreparedCall, CallError> {
-        let entry = self
-            .tools
-            .get(name)
-            .ok_or_else(|| CallError::UnknownTool { name: name.to_string(), available: self.names().join(", ") })?;
+        let entry = self.tools.get(name).ok_or_else(|| {
+            let mut available = self.names().join(", ");
+            if let Some(why) = &self.narrowed_by {
+                available.push_str(&format!(" ({why})"));
+            }
+            CallError::UnknownTool { name: name.to_string(), available }
+        })?;
         let repaired = repair_arguments(raw_arguments, &entry.definition.input_schema)
             .map_err(|e| CallError::NotJson { tool: name.to_string(), message: e.0 })?;
         let problems: Vec<String> = entry

@@ -30,7 +30,7 @@ const LAYERS: &[(u8, &str, &[&str])] = &[
     (
         2,
         "the parts a call is made of and judged by, each over one workspace and the state of L1",
-        &["tools", "mcp", "guard", "hooks", "provider", "compaction", "brief", "audit"],
+        &["tools", "mcp", "guard", "hooks", "provider", "compaction", "brief", "audit", "skills"],
     ),
     (
         1,

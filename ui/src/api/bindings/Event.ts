@@ -294,7 +294,23 @@ sessionId: string,
 /**
  * The process as it stands now.
  */
-process: ProcessInfo, } | { "type": "error", 
+process: ProcessInfo, } | { "type": "commandDone", 
+/**
+ * Session id.
+ */
+sessionId: string, 
+/**
+ * The command as typed.
+ */
+command: string, 
+/**
+ * What it did or found, for the user.
+ */
+output: string, 
+/**
+ * Whether it did what was asked.
+ */
+ok: boolean, } | { "type": "error", 
 /**
  * Session id.
  */

@@ -8,6 +8,7 @@ import type { PlanItem } from "./PlanItem";
 import type { ProcessInfo } from "./ProcessInfo";
 import type { ProcessState } from "./ProcessState";
 import type { ShellDetails } from "./ShellDetails";
+import type { SkillLoad } from "./SkillLoad";
 import type { TextEncoding } from "./TextEncoding";
 import type { TokenUsage } from "./TokenUsage";
 
@@ -70,7 +71,7 @@ changed: Array<string>, } | { "type": "processes",
 /**
  * Each of them.
  */
-processes: Array<ProcessInfo>, } | { "type": "plan", 
+processes: Array<ProcessInfo>, } | { "type": "skill" } & SkillLoad | { "type": "plan", 
 /**
  * The steps, in order.
  */

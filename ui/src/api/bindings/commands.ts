@@ -19,6 +19,8 @@ import type { SessionSnapshot } from "./SessionSnapshot";
 import type { SessionSummary } from "./SessionSummary";
 import type { Settings } from "./Settings";
 import type { SettingsUpdate } from "./SettingsUpdate";
+import type { SkillInfo } from "./SkillInfo";
+import type { SlashCommandInfo } from "./SlashCommandInfo";
 
 /** Queues one op on the open session's engine; resolves once accepted, not when done. */
 export function submit(op: Op): Promise<void> {
@@ -118,6 +120,21 @@ export function processesList(): Promise<Array<ProcessInfo>> {
 /** Stops one background process of the open session (SIGTERM, then SIGKILL after 2 s); answers once it has ended. */
 export function processStop(processId: string): Promise<ProcessInfo> {
   return invoke<ProcessInfo>("process_stop", { processId });
+}
+
+/** The skills the open session found (offered or not), with their source, trust and error. */
+export function skillsList(): Promise<Array<SkillInfo>> {
+  return invoke<Array<SkillInfo>>("skills_list");
+}
+
+/** Trusts the workspace's skills as their files are now and reopens the session. */
+export function skillsTrust(): Promise<Array<SkillInfo>> {
+  return invoke<Array<SkillInfo>>("skills_trust");
+}
+
+/** The slash commands the open session offers, for the composer's completion. */
+export function slashCommands(): Promise<Array<SlashCommandInfo>> {
+  return invoke<Array<SlashCommandInfo>>("slash_commands");
 }
 
 /** The Tauri event name of every engine event. */

@@ -36,6 +36,24 @@ describe("Chat view", () => {
     expect(sent.map((m) => m.textContent)).toEqual(["Youhello bridle"]);
   });
 
+  it("completes a slash command as it is typed and shows what the command did", async () => {
+    const user = userEvent.setup();
+    await renderApp();
+    const input = screen.getByTestId("chat-input");
+    await user.type(input, "/sk");
+    const offered = await screen.findAllByTestId("command-suggestion");
+    expect(offered.map((o) => o.dataset.name)).toEqual(["skills"]);
+    await user.keyboard("{Tab}");
+    expect(input).toHaveProperty("value", "/skills");
+    expect(screen.queryByTestId("command-suggestions")).toBeNull();
+    await user.keyboard("{Enter}");
+    expect(engine.submit).toHaveBeenCalledExactlyOnceWith({ type: "userMessage", text: "/skills" });
+    emit({ type: "commandDone", sessionId: S, command: "/skills", output: "mine (user): trusted", ok: true });
+    expect((await screen.findByTestId("notice")).textContent).toBe("mine (user): trusted");
+    // The composer is free again: no turn started.
+    expect(screen.queryByTestId("stop-button")).toBeNull();
+  });
+
   it("inserts a new line on Shift+Enter without sending", async () => {
     const user = userEvent.setup();
     await renderApp();

@@ -33,7 +33,7 @@ export function ChatView({ session }: { session: Session }) {
       />
       <ProcessesPanel processes={state.processes} onRefresh={commands.refreshProcesses} onStop={commands.stopProcess} />
       <PlanPanel plan={state.plan} />
-      <Composer busy={busy} onSend={commands.send} onStop={commands.stop} />
+      <Composer busy={busy} onSend={commands.send} onStop={commands.stop} commands={session.slashCommands} />
       <footer className="statusbar">
         <TokenUsageReadout usage={state.usage} />
         <ContextMeter usage={state.usage} />

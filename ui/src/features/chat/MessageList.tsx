@@ -80,7 +80,11 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace }
         );
       }
       case "notice":
-        return <p className={`notice ${item.tone}`}>{item.text}</p>;
+        return (
+          <p className={`notice ${item.tone}`} data-testid="notice">
+            {item.text}
+          </p>
+        );
     }
   };
 

@@ -238,4 +238,35 @@ describe("Settings", () => {
     await waitFor(() => expect(status.textContent).toContain("must start with http://"));
     expect(screen.getByTestId<HTMLInputElement>("settings-base-url").value).toBe("localhost:1");
   });
+
+  it("lists the skills found with their source, trust and error, and trusts the workspace's", async () => {
+    const user = userEvent.setup();
+    const alpha = {
+      name: "alpha",
+      description: "Greets.",
+      source: "workspace",
+      path: "/w/.agents/skills/alpha/SKILL.md",
+      trusted: false,
+      error: null,
+      userInvocable: true,
+      modelInvocable: true,
+    };
+    const broken = { ...alpha, name: "broken", description: "", path: "/w/.agents/skills/broken/SKILL.md", error: "the front matter has no `description`" };
+    const mine = { ...alpha, name: "mine", source: "user", path: "/h/.agents/skills/mine/SKILL.md", trusted: true };
+    fakeEngine.skillsList.mockResolvedValueOnce([alpha, broken, mine]);
+    fakeEngine.skillsTrust.mockResolvedValueOnce([{ ...alpha, trusted: true }, broken, mine]);
+    render(<App />);
+    await user.click(await screen.findByTestId("nav-settings"));
+    const rows = await screen.findAllByTestId("skill-row");
+    expect(rows.map((r) => [r.dataset.name, r.dataset.source, r.dataset.trusted])).toEqual([
+      ["alpha", "workspace", "false"],
+      ["broken", "workspace", "false"],
+      ["mine", "user", "true"],
+    ]);
+    expect(screen.getByTestId("skill-error").textContent).toContain("no `description`");
+    await user.click(screen.getByTestId("skills-trust"));
+    expect(fakeEngine.skillsTrust).toHaveBeenCalledOnce();
+    await waitFor(() => expect(screen.getAllByTestId("skill-row")[0]?.dataset.trusted).toBe("true"));
+    expect(screen.queryByTestId("skills-trust")).toBeNull();
+  });
 });

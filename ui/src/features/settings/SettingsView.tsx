@@ -12,12 +12,15 @@ import { Field } from "./Field";
 import { McpServers } from "./McpServers";
 import { NetworkSection } from "./NetworkSection";
 import { RuleEditor } from "./RuleEditor";
+import { SkillsSection } from "./SkillsSection";
 
 type Status = { tone: "ok" | "error" | "busy"; text: string } | null;
 
 interface Props {
   /** Called once the settings are saved and the shell reopened the session under them. */
   onSaved: (settings: Settings) => void;
+  /** Called when the shell reopened the session for another reason (skills trusted). */
+  onReopened?: () => void;
 }
 
 function toForm(s: Settings): SettingsUpdate {
@@ -29,7 +32,7 @@ function positive(text: string): number | null {
   return Number.isFinite(n) && n > 0 ? n : null;
 }
 
-export function SettingsView({ onSaved }: Props) {
+export function SettingsView({ onSaved, onReopened }: Props) {
   const [settings, setSettings] = useState<Settings | null>(null);
   const [form, setForm] = useState<SettingsUpdate | null>(null);
   const [models, setModels] = useState<ModelInfo[] | null>(null);
@@ -243,6 +246,10 @@ export function SettingsView({ onSaved }: Props) {
       <section className="settings-section">
         <h3>MCP servers</h3>
         <McpServers servers={settings.mcpServers} onSaved={setSettings} />
+      </section>
+      <section className="settings-section">
+        <h3>Skills</h3>
+        <SkillsSection onTrusted={() => onReopened?.()} />
       </section>
     </div>
   );
