@@ -73,6 +73,7 @@ async fn run(session: &Session, command: SlashCommand) -> (bool, String) {
                 .collect();
             (true, lines.join("\n"))
         }
+        // Never reached: `builtin` hands a skill's command back to go as a message.
         SlashCommand::Skill { .. } => (false, String::new()),
     }
 }

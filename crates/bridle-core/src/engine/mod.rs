@@ -378,17 +378,18 @@ async fn run_loop(
             op = ops.recv(), if open => match op {
                 None => open = false,
                 Some(Op::UserMessage { text }) => match commands::builtin(&session, text, running.is_some()).await {
+                    // A built-in slash command ran; anything else is a message.
                     None => {}
                     Some(text) => match running {
-                    Some(_) => {
-                        // The user moved on: what waits for an answer is denied, so the running
-                        // turn can finish and this message follows it.
-                        if let Err(e) = session.approvals.deny_pending(&session.id, "the user sent a new message instead of answering") {
-                            session.error(ErrorCode::StoreWriteFailed, e.to_string(), true).await;
+                        Some(_) => {
+                            // The user moved on: what waits for an answer is denied, so the running
+                            // turn can finish and this message follows it.
+                            if let Err(e) = session.approvals.deny_pending(&session.id, "the user sent a new message instead of answering") {
+                                session.error(ErrorCode::StoreWriteFailed, e.to_string(), true).await;
+                            }
+                            queue.push_back(text);
                         }
-                        queue.push_back(text);
-                    }
-                    None => running = Some(start_turn(&session, turn::TurnStart::Message(text))),
+                        None => running = Some(start_turn(&session, turn::TurnStart::Message(text))),
                     },
                 },
                 Some(Op::Interrupt) => {
