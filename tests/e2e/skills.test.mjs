@@ -88,8 +88,11 @@ export default async function skills({ log }) {
     const journal = await mock.journal();
     assert.ok(journal.some((r) => JSON.stringify(r.body).includes("You compact a coding agent")));
   } catch (err) {
+    // Whether the model was asked at all tells a turn that never left the engine from one that
+    // left and was not answered.
     const window = session ? await describeWindow(session, "skills") : "(not started)";
-    throw new Error(`${err.message}\nwindow: ${window}`, { cause: err });
+    const asked = await mock.journal().then((j) => j.length, (e) => `unknown (${e.message})`);
+    throw new Error(`${err.message}\nwindow: ${window}\nrequests aimock received: ${asked}`, { cause: err });
   } finally {
     await session?.close().catch(() => {});
     await mock.stop();
