@@ -28,7 +28,8 @@ export default async function effects({ log }) {
       `mode = "review"\n[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\ncontext_window = 128000\n`,
     );
     session = await launchApp({ dataDir: dirs.make("data"), workspace, extraArgs: ["--config", config] });
-    assert.equal(await (await session.find("[data-testid=session-mode]")).property("value"), "review");
+    // The picker shows once the session is open, which may be after the input is.
+    assert.equal(await (await session.waitForElement("[data-testid=session-mode]", 30000)).property("value"), "review");
 
     await send(session, "fix the line with sed");
     const card = await waitUnlessError(

@@ -31,7 +31,8 @@ export default async function rules({ log }) {
 
     const status = await session.waitForElement("[data-testid=sandbox-status]", 20000);
     assert.equal(await status.attribute("data-sandbox"), "bwrap", `header: ${await status.text()}`);
-    assert.equal(await (await session.find("[data-testid=session-mode]")).property("value"), "auto");
+    // The picker shows once the session is open, which may be after the input is.
+    assert.equal(await (await session.waitForElement("[data-testid=session-mode]", 30000)).property("value"), "auto");
 
     await sendAndWait(session, "greet the repo", "ls ran in the sandbox");
 

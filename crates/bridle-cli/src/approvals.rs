@@ -24,7 +24,7 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
     let store = setup.store()?;
     let (id, decision, feedback, edited_arguments, call_hash, provider, drive_args) = match &args.action {
         ApprovalsAction::List { session, json } => {
-            for stored in store.pending_approvals(session.as_deref())? {
+            for stored in store.inbox(session.as_deref())? {
                 let request = &stored.request;
                 if *json {
                     println!("{}", serde_json::to_string(request)?);

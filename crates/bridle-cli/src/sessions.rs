@@ -22,11 +22,18 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
                 } else {
                     let when = chrono::DateTime::from_timestamp_millis(s.updated_at)
                         .map(|t| t.format("%Y-%m-%d %H:%M").to_string());
+                    let state = match s.waiting_for {
+                        Some(kind) => {
+                            format!("{} ({} waiting, first: {})", s.state.as_str(), s.waiting, waiting_word(kind))
+                        }
+                        None => s.state.as_str().to_string(),
+                    };
                     writeln!(
                         out,
-                        "{}  {}  {}  {}",
+                        "{}  {}  {}  {}  {}",
                         s.id,
                         when.unwrap_or_default(),
+                        state,
                         safe(&s.workspace),
                         safe(&s.title)
                     )?;
@@ -88,6 +95,15 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
         }
     }
     Ok(0)
+}
+
+/// What a waiting session waits for, as a list says it.
+fn waiting_word(kind: bridle_protocol::WaitingFor) -> &'static str {
+    match kind {
+        bridle_protocol::WaitingFor::Approval => "a call",
+        bridle_protocol::WaitingFor::Host => "a host",
+        bridle_protocol::WaitingFor::Changes => "held changes",
+    }
 }
 
 /// `bridle sessions compact ID`: the compaction a running session would make, made now.

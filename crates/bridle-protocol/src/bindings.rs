@@ -67,6 +67,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         SandboxKind,
         SessionInfo,
         SessionSnapshot,
+        SessionState,
         SessionSummary,
         Settings,
         SettingsUpdate,
@@ -87,6 +88,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         TurnUsage,
         RuleList,
         UndoRefusal,
+        WaitingFor,
         WarningCode,
     );
     // An event with its number: written by hand so it stays one line, not a copy of `Event`.

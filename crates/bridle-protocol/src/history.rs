@@ -53,6 +53,57 @@ pub struct SessionInfo {
     #[ts(type = "number")]
     #[serde(default)]
     pub total_tokens: u64,
+    /// What the session is doing now (DESIGN §16).
+    #[serde(default)]
+    pub state: SessionState,
+    /// What a `needs-you` session waits for: the kind of its oldest pending question.
+    #[serde(default)]
+    pub waiting_for: Option<WaitingFor>,
+    /// How many questions of the session wait for an answer.
+    #[serde(default)]
+    pub waiting: u32,
+}
+
+/// What a session is doing, as one word a list can show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionState {
+    /// A turn runs in a live process.
+    Working,
+    /// A question of it waits for an answer.
+    NeedsYou,
+    /// No turn runs and nothing waits.
+    #[default]
+    Idle,
+    /// Its last turn ended in an error, or the process running it died mid-turn.
+    Failed,
+    /// Put away: nothing of it runs until it is restored.
+    Archived,
+}
+
+impl SessionState {
+    /// The word a list prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionState::Working => "working",
+            SessionState::NeedsYou => "needs-you",
+            SessionState::Idle => "idle",
+            SessionState::Failed => "failed",
+            SessionState::Archived => "archived",
+        }
+    }
+}
+
+/// The kind of question a session waits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitingFor {
+    /// A tool call waits for approval.
+    Approval,
+    /// A command asked to reach a host.
+    Host,
+    /// A command's held changes wait to land.
+    Changes,
 }
 
 /// One item of a session snapshot: the item as stored, its turn, and whether a compaction

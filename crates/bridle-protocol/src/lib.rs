@@ -46,7 +46,8 @@ pub use details::{
 pub use error::{ErrorCode, ErrorInfo};
 pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal, WarningCode};
 pub use history::{
-    CheckpointChange, HistoryItem, PlanItem, PlanStatus, SessionInfo, SessionSnapshot, SnapshotItem, TurnUsage,
+    CheckpointChange, HistoryItem, PlanItem, PlanStatus, SessionInfo, SessionSnapshot, SessionState, SnapshotItem,
+    TurnUsage, WaitingFor,
 };
 pub use op::Op;
 pub use process::{ProcessInfo, ProcessState};

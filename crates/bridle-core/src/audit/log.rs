@@ -47,7 +47,7 @@ impl AuditLog {
         let lock = LockFile::open(data_dir).map_err(|e| AuditError::io(&data_dir.join(head::LOCK_FILE), e))?;
         let conn = Connection::open(data_dir.join(DB_FILE))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        crate::store::wal(&conn)?;
         // FULL: a commit is on disk before the head (fsynced too) names it, so a power cut
         // cannot leave the head ahead of the log and look like tampering.
         conn.pragma_update(None, "synchronous", "FULL")?;

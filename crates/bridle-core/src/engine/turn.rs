@@ -15,7 +15,7 @@ use super::session::Session;
 use super::step::{self, StepError};
 use crate::audit::AuditKind;
 use crate::calls::LoopGuard;
-use crate::store::StoredApproval;
+use crate::store::{StoredApproval, TurnState};
 use serde_json::json;
 
 /// Where a turn begins.
@@ -45,6 +45,7 @@ impl TurnStart {
 
 pub(crate) async fn run_turn(session: Arc<Session>, turn_id: String, start: TurnStart, cancel: CancellationToken) {
     session.emit(Event::TurnStarted { session_id: session.id.clone(), turn_id: turn_id.clone() }).await;
+    set_turn_state(&session, TurnState::Working).await;
     // A skill narrows the calls of its own turn only: what a turn that failed left is undone
     // before this one, what this one sets is undone when it ends.
     if session.skills.end_turn() {
@@ -55,6 +56,16 @@ pub(crate) async fn run_turn(session: Arc<Session>, turn_id: String, start: Turn
         session.narrow_tools(None);
     }
     session.report_audit_failure();
+    set_turn_state(
+        &session,
+        match &end {
+            End::Completed => TurnState::Completed,
+            End::Aborted(AbortReason::Interrupted) => TurnState::Interrupted,
+            End::Aborted(_) => TurnState::Failed,
+            End::Suspended(_) => TurnState::Suspended,
+        },
+    )
+    .await;
     let session_id = session.id.clone();
     session
         .emit(match end {
@@ -63,6 +74,13 @@ pub(crate) async fn run_turn(session: Arc<Session>, turn_id: String, start: Turn
             End::Suspended(approval_ids) => Event::TurnSuspended { session_id, turn_id, approval_ids },
         })
         .await;
+}
+
+/// Records how the turn stands, for the lists of sessions (a failure to is said, not fatal).
+async fn set_turn_state(session: &Session, state: TurnState) {
+    if let Err(e) = session.deps.store.set_turn_state(&session.id, state) {
+        session.error(ErrorCode::StoreWriteFailed, format!("the turn's state could not be stored: {e}"), true).await;
+    }
 }
 
 /// Runs the steps of a turn.

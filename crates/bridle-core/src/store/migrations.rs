@@ -130,6 +130,9 @@ const MIGRATIONS: &[&str] = &[
         trusted_at INTEGER NOT NULL,
         PRIMARY KEY (workspace, path)
     );",
+    // 11: how the session's last turn stands (`working` while one runs, then `completed`,
+    // `failed`, `interrupted` or `suspended`), so a list says which session works or failed.
+    "ALTER TABLE sessions ADD COLUMN turn_state TEXT NOT NULL DEFAULT 'idle';",
 ];
 
 /// Brings the schema up to date.
@@ -139,8 +142,17 @@ pub(super) fn apply(conn: &Connection) -> Result<(), StoreError> {
     if current > supported {
         return Err(StoreError::TooNew { found: current, supported });
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let tx = conn.unchecked_transaction()?;
+    if current == supported {
+        return Ok(());
+    }
+    // Another process may be migrating the same file: each step takes the write lock first
+    // (waiting out the other through the busy timeout) and reads the version again under it.
+    for (i, sql) in MIGRATIONS.iter().enumerate() {
+        let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+        let now: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if now > i as i64 {
+            continue;
+        }
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         tx.commit()?;

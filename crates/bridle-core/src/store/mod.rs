@@ -13,6 +13,7 @@ mod migrations;
 mod processes;
 mod skill_trust;
 mod snapshot;
+mod state;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -24,6 +25,7 @@ pub use approvals::{ApprovalStatus, RecordedAnswer, StoredApproval};
 pub use changes::ChangeRow;
 pub use lease::SessionLease;
 pub use processes::ProcessRow;
+pub use state::TurnState;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -55,30 +57,52 @@ pub enum StoreError {
     Poisoned,
 }
 
+/// How long a statement waits for another process's write to end.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Turns on WAL (the store and the audit log alike). Several processes may open a new file at
+/// once, and the switch takes a lock SQLite does not wait for through the busy timeout: it is
+/// retried here, for as long.
+pub(crate) fn wal(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Handle on `bridle.db`; cheap operations, called from async code directly.
 pub struct Store {
     conn: Mutex<Connection>,
+    /// The data dir the file lives in, where the sessions' leases are (none in memory).
+    dir: Option<std::path::PathBuf>,
 }
 
 impl Store {
     /// Opens (creating and migrating) the store at `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let conn = Connection::open(path)?;
-        Self::init(conn)
+        Self::init(conn, path.parent().map(Path::to_path_buf))
     }
 
     /// A private in-memory store (tests).
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Self::init(Connection::open_in_memory()?)
+        Self::init(Connection::open_in_memory()?, None)
     }
 
-    fn init(conn: Connection) -> Result<Store, StoreError> {
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+    fn init(conn: Connection, dir: Option<std::path::PathBuf>) -> Result<Store, StoreError> {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        wal(&conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         migrations::apply(&conn)?;
-        Ok(Store { conn: Mutex::new(conn) })
+        Ok(Store { conn: Mutex::new(conn), dir })
     }
 
     fn conn(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
@@ -96,18 +120,22 @@ impl Store {
 
     /// One session's summary.
     pub fn session(&self, id: &str) -> Result<SessionInfo, StoreError> {
-        self.conn()?
+        let row = self
+            .conn()?
             .query_row(&format!("{SESSION_COLUMNS} WHERE s.id = ?1"), [id], session_from_row)
             .optional()?
-            .ok_or_else(|| StoreError::NoSession(id.to_string()))
+            .ok_or_else(|| StoreError::NoSession(id.to_string()))?;
+        Ok(self.with_states(vec![row])?.remove(0))
     }
 
     /// Every session, most recently updated first.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>, StoreError> {
         let conn = self.conn()?;
         let mut stmt = conn.prepare(&format!("{SESSION_COLUMNS} ORDER BY s.updated_at DESC, s.id"))?;
-        let rows = stmt.query_map([], session_from_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let rows = stmt.query_map([], session_from_row)?.collect::<Result<_, _>>()?;
+        drop(stmt);
+        drop(conn);
+        self.with_states(rows)
     }
 
     /// Deletes a session and its history.
@@ -172,18 +200,23 @@ impl Store {
 
 /// A session's row with its token total (input and output; cached input is part of input).
 const SESSION_COLUMNS: &str = "SELECT s.id, s.workspace, s.title, s.created_at, s.updated_at, \
-     COALESCE(u.input_tokens + u.output_tokens, 0) \
+     COALESCE(u.input_tokens + u.output_tokens, 0), s.turn_state \
      FROM sessions s LEFT JOIN session_usage u ON u.session_id = s.id";
 
-fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionInfo> {
-    Ok(SessionInfo {
+/// A session's row, and how its turn stands as recorded.
+fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(SessionInfo, String)> {
+    let info = SessionInfo {
         id: row.get(0)?,
         workspace: row.get(1)?,
         title: row.get(2)?,
         created_at: row.get(3)?,
         updated_at: row.get(4)?,
         total_tokens: row.get::<_, i64>(5)?.max(0) as u64,
-    })
+        state: Default::default(),
+        waiting_for: None,
+        waiting: 0,
+    };
+    Ok((info, row.get(6)?))
 }
 
 /// Results are stored as their calls end, in any order, and a repaired result is stored after

@@ -75,3 +75,69 @@ fn a_newer_schema_is_refused() {
     Connection::open(&path).unwrap().pragma_update(None, "user_version", 99).unwrap();
     assert!(matches!(Store::open(&path), Err(StoreError::TooNew { found: 99, .. })));
 }
+
+#[test]
+fn many_openers_of_one_new_file_at_once_all_get_the_whole_schema() {
+    for _ in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bridle.db");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let openers: Vec<_> = (0..8)
+            .map(|i| {
+                let (path, barrier) = (path.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    let store = Store::open(&path).map_err(|e| e.to_string())?;
+                    store.create_session(&format!("s{i}"), "/ws", i).map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        for opener in openers {
+            opener.join().unwrap().unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.sessions().unwrap().len(), 8);
+    }
+}
+
+#[test]
+fn a_session_is_idle_working_failed_or_needs_you_as_its_turn_and_its_lease_say() {
+    use bridle_protocol::{ApprovalRequest, ApprovalSubject, SessionState, WaitingFor};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("bridle.db")).unwrap();
+    store.create_session("s-1", "/ws", 0).unwrap();
+    let state = |store: &Store| {
+        let s = store.session("s-1").unwrap();
+        (s.state, s.waiting_for, s.waiting)
+    };
+    assert_eq!(state(&store), (SessionState::Idle, None, 0));
+    let lease = SessionLease::try_acquire(dir.path(), "s-1").unwrap().unwrap();
+    store.set_turn_state("s-1", TurnState::Working).unwrap();
+    assert_eq!(state(&store), (SessionState::Working, None, 0));
+    // A host question counts while the session's process lives, and dies with it.
+    let host = ApprovalRequest {
+        id: "a-1".into(),
+        session_id: "s-1".into(),
+        call_id: "c".into(),
+        subject: ApprovalSubject::Host { host: "x.test".into(), port: 443, command: "curl".into() },
+        findings: vec![],
+        preview: None,
+        call_hash: "h".into(),
+        created_at: 1,
+        expires_at: i64::MAX,
+    };
+    store.insert_approval(&host, "t", &call("c")).unwrap();
+    assert_eq!(state(&store), (SessionState::NeedsYou, Some(WaitingFor::Host), 1));
+    drop(lease);
+    assert_eq!(state(&store), (SessionState::Failed, None, 0));
+    assert!(store.inbox(None).unwrap().is_empty());
+    // A call's approval waits for whichever process resumes the turn.
+    let call_request = ApprovalRequest {
+        id: "a-2".into(),
+        subject: ApprovalSubject::Call { tool: "bash".into(), arguments: "{}".into() },
+        created_at: 2,
+        ..host
+    };
+    store.insert_approval(&call_request, "t", &call("c")).unwrap();
+    assert_eq!(state(&store), (SessionState::NeedsYou, Some(WaitingFor::Approval), 1));
+}

@@ -102,7 +102,13 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, busy: turnRun
         {shown.map((s) => {
           const current = s.id === currentId;
           return (
-            <li key={s.id} className={current ? "session-item current" : "session-item"} data-testid="session-item" data-session-id={s.id}>
+            <li
+              key={s.id}
+              className={current ? "session-item current" : "session-item"}
+              data-testid="session-item"
+              data-session-id={s.id}
+              data-state={s.state}
+            >
               <button
                 type="button"
                 className="session-open"
@@ -116,7 +122,12 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, busy: turnRun
                       : run(() => sessionOpen(s.id))
                 }
               >
-                <span className="session-title">{s.title || "Untitled session"}</span>
+                <span className="session-title">
+                  <span className={`session-state ${s.state}`} data-testid="session-state">
+                    {stateLabel(s)}
+                  </span>
+                  {s.title || "Untitled session"}
+                </span>
                 {turnRunning && leaving === s.id && (
                   <span className="session-warning" role="alert" data-testid="session-leave-warning">
                     A turn is running in the open session: click again to stop it and open this one.
@@ -141,4 +152,22 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, busy: turnRun
       </ul>
     </div>
   );
+}
+
+/** A session's state as the list says it, with what it waits for. */
+function stateLabel(s: SessionInfo): string {
+  switch (s.state) {
+    case "needs-you": {
+      const what = s.waitingFor === "host" ? "a host" : s.waitingFor === "changes" ? "held changes" : "an approval";
+      return s.waiting > 1 ? `needs you: ${what} and ${s.waiting - 1} more` : `needs you: ${what}`;
+    }
+    case "working":
+      return "working";
+    case "failed":
+      return "failed";
+    case "archived":
+      return "archived";
+    default:
+      return "idle";
+  }
 }
