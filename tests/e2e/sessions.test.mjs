@@ -16,7 +16,7 @@ const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "llm"
 /** The listed sessions: id and the text the user reads. */
 function items(session) {
   return session.execute(
-    "return [...document.querySelectorAll('[data-testid=session-item]')].map((e) => ({ id: e.dataset.sessionId, text: e.innerText }));",
+    "return [...document.querySelectorAll('[data-testid=session-item]')].map((e) => ({ id: e.dataset.sessionId, state: e.dataset.state, text: e.innerText }));",
   );
 }
 
@@ -53,6 +53,8 @@ export default async function sessions({ log }) {
     const second = listed.find((i) => !i.text.includes("hello bridle"));
     assert.ok(first && second, JSON.stringify(listed.map((i) => i.text)));
     assert.match(second.text, /open now/);
+    // Both turns ended: each says it is idle.
+    assert.deepEqual([first.state, second.state], ["idle", "idle"]);
     const shot = await screenshot(session, "sessions.png");
     log(`screenshot ${shot.file}, ${shot.colours} colours`);
     await (await session.find(`[data-testid=session-item][data-session-id="${first.id}"] .session-open`)).click();
