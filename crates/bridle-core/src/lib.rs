@@ -54,3 +54,4 @@ pub mod store;
 pub mod tools;
 pub mod wiring;
 pub mod workspace;
+pub mod worktrees;

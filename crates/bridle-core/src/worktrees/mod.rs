@@ -1,0 +1,276 @@
+//! Git worktrees for sessions (DESIGN §16): made from the main checkout on a branch of their own,
+//! put away exactly, and brought back exactly.
+//!
+//! Rules: a worktree is made only from the top of a main checkout, on a new branch
+//! `bridle/<name>` cut from a commit named up front, and locked so no `git worktree prune` takes
+//! it; the gitignored files `.worktreeinclude` names are copied in (regular files only, never
+//! through a link). Archiving saves the staged, unstaged and untracked states as three commits
+//! under `refs/bridle/archive/<id>` (reachable, so `git gc` keeps them) before anything is
+//! removed; restoring refuses when the branch moved since, and brings back the same three states
+//! byte for byte. Bridle's own git never runs a hook or a configured command (`git.rs`).
+
+mod git;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+pub use git::GitError;
+use git::{paths, Git};
+
+/// What went wrong with a worktree.
+#[derive(Debug, thiserror::Error)]
+pub enum WorktreeError {
+    /// Git refused.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The folder is not the top of a git checkout.
+    #[error("`{0}` is not the top folder of a git checkout")]
+    NotACheckout(PathBuf),
+    /// The name cannot make a branch.
+    #[error("`{0}` cannot name a worktree: use letters, digits, `.`, `_` and `-`, not starting with `.` or `-`")]
+    BadName(String),
+    /// Something is already where the worktree would go.
+    #[error("`{0}` already exists")]
+    Exists(PathBuf),
+    /// The branch moved since the worktree was archived.
+    #[error("the branch `{branch}` is at {now}, not at {archived} where it was archived; nothing was restored")]
+    BranchMoved {
+        /// The branch.
+        branch: String,
+        /// Its commit when archived.
+        archived: String,
+        /// Its commit now.
+        now: String,
+    },
+    /// A file could not be copied or removed.
+    #[error("{path}: {error}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+}
+
+/// A worktree Bridle made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Worktree {
+    /// Its folder.
+    pub path: PathBuf,
+    /// The main checkout it was made from.
+    pub origin: PathBuf,
+    /// Its branch (`bridle/<name>`).
+    pub branch: String,
+    /// The commit it was cut from.
+    pub base: String,
+    /// The gitignored files copied in from the main checkout (relative paths).
+    pub included: Vec<PathBuf>,
+}
+
+/// A worktree put away.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Archived {
+    /// The ref that holds its three states.
+    pub reference: String,
+    /// Its branch.
+    pub branch: String,
+    /// The branch's commit when it was archived.
+    pub head: String,
+}
+
+/// The ref an archive of `id` is kept under.
+pub fn archive_ref(id: &str) -> String {
+    format!("refs/bridle/archive/{id}")
+}
+
+/// Makes a worktree of the main checkout `origin` at `path` (which must not exist), on the new
+/// branch `bridle/<name>` cut from `base` (a commit-ish; the checkout's HEAD when `None`), and
+/// copies in the gitignored files `.worktreeinclude` names.
+pub fn create(origin: &Path, path: &Path, name: &str, base: Option<&str>) -> Result<Worktree, WorktreeError> {
+    let origin = top_of(origin)?;
+    check_name(name)?;
+    if path.symlink_metadata().is_ok() {
+        return Err(WorktreeError::Exists(path.to_path_buf()));
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|error| WorktreeError::Io { path: parent.to_path_buf(), error })?;
+    }
+    let git = Git::new(&origin);
+    let base =
+        git.line(["rev-parse", "--verify", "--end-of-options", &format!("{}^{{commit}}", base.unwrap_or("HEAD"))])?;
+    let branch = format!("bridle/{name}");
+    git.run([
+        std::ffi::OsStr::new("worktree"),
+        "add".as_ref(),
+        "--lock".as_ref(),
+        "--reason".as_ref(),
+        "a Bridle session".as_ref(),
+        "-b".as_ref(),
+        branch.as_ref(),
+        path.as_os_str(),
+        base.as_ref(),
+    ])?;
+    let included = copy_included(&origin, path)?;
+    Ok(Worktree { path: path.to_path_buf(), origin, branch, base, included })
+}
+
+/// Saves the worktree at `path` under [`archive_ref`]`(id)` (staged, unstaged, untracked and the
+/// `.worktreeinclude` files, as three commits on its HEAD), then removes its folder. The branch
+/// stays.
+pub fn archive(path: &Path, id: &str) -> Result<Archived, WorktreeError> {
+    let git = Git::new(path);
+    let head = git.line(["rev-parse", "--verify", "HEAD^{commit}"])?;
+    let branch = git.line(["symbolic-ref", "--short", "HEAD"])?;
+    let scratch =
+        PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-path", "bridle-archive-index"])?);
+    let index = PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-path", "index"])?);
+    let result = (|| -> Result<String, WorktreeError> {
+        // Staged: the index as it is.
+        let staged = commit(&git, &git.line(["write-tree"])?, &head, &format!("bridle archive {id}: staged"))?;
+        // Unstaged: the tracked files as they are on disk, in a copy of the index.
+        copy(&index, &scratch)?;
+        let scratch_git = Git::with_index(path, &scratch);
+        scratch_git.run(["add", "--update", "--", ":/"])?;
+        let unstaged =
+            commit(&git, &scratch_git.line(["write-tree"])?, &staged, &format!("bridle archive {id}: unstaged"))?;
+        // Untracked: what is not ignored, and the ignored files `.worktreeinclude` names.
+        let mut untracked = paths(&git.run(["ls-files", "-z", "--others", "--exclude-standard"])?);
+        untracked.extend(included(path, path)?);
+        let mut list = Vec::new();
+        for p in &untracked {
+            use std::os::unix::ffi::OsStrExt;
+            list.extend_from_slice(p.as_os_str().as_bytes());
+            list.push(0);
+        }
+        if !list.is_empty() {
+            scratch_git.run_input(["add", "--force", "--pathspec-from-file=-", "--pathspec-file-nul", "--"], &list)?;
+        }
+        Ok(commit(&git, &scratch_git.line(["write-tree"])?, &unstaged, &format!("bridle archive {id}: untracked"))?)
+    })();
+    let _ = std::fs::remove_file(&scratch);
+    let all = result?;
+    let reference = archive_ref(id);
+    git.run(["update-ref", "-m", "bridle archive", &reference, &all])?;
+    let _ = git.run(["worktree", "unlock", "--", &path.display().to_string()]);
+    git.run([std::ffi::OsStr::new("worktree"), "remove".as_ref(), "--force".as_ref(), path.as_os_str()])?;
+    Ok(Archived { reference, branch, head })
+}
+
+/// Brings back the worktree archived as `archived` from the main checkout `origin` at `path`:
+/// its branch checked out there, then the untracked, unstaged and staged states as they were.
+/// The archive's ref is dropped once everything is back.
+pub fn restore(origin: &Path, path: &Path, archived: &Archived) -> Result<(), WorktreeError> {
+    let origin = top_of(origin)?;
+    if path.symlink_metadata().is_ok() {
+        return Err(WorktreeError::Exists(path.to_path_buf()));
+    }
+    let git = Git::new(&origin);
+    let all = git.line(["rev-parse", "--verify", &format!("{}^{{commit}}", archived.reference)])?;
+    let now = git.line(["rev-parse", "--verify", &format!("refs/heads/{}^{{commit}}", archived.branch)])?;
+    if now != archived.head {
+        return Err(WorktreeError::BranchMoved {
+            branch: archived.branch.clone(),
+            archived: archived.head.clone(),
+            now,
+        });
+    }
+    let staged = git.line(["rev-parse", "--verify", &format!("{all}~2")])?;
+    git.run([
+        std::ffi::OsStr::new("worktree"),
+        "add".as_ref(),
+        "--lock".as_ref(),
+        "--reason".as_ref(),
+        "a Bridle session".as_ref(),
+        path.as_os_str(),
+        archived.branch.as_ref(),
+    ])?;
+    let here = Git::new(path);
+    // The files as they were on disk (a two-tree switch from the clean checkout: what the
+    // archive lacks is removed), then the index as it was.
+    here.run(["read-tree", "-m", "-u", &archived.head, &all])?;
+    here.run(["read-tree", &staged])?;
+    here.run(["update-index", "-q", "--refresh"]).ok();
+    git.run(["update-ref", "-d", &archived.reference])?;
+    Ok(())
+}
+
+/// The canonical top folder of the checkout at `dir`, or why it is not one.
+fn top_of(dir: &Path) -> Result<PathBuf, WorktreeError> {
+    let canonical = dir.canonicalize().map_err(|error| WorktreeError::Io { path: dir.to_path_buf(), error })?;
+    let top = Git::new(&canonical)
+        .line(["rev-parse", "--show-toplevel"])
+        .map_err(|_| WorktreeError::NotACheckout(canonical.clone()))?;
+    if Path::new(&top) != canonical {
+        return Err(WorktreeError::NotACheckout(canonical));
+    }
+    Ok(canonical)
+}
+
+fn check_name(name: &str) -> Result<(), WorktreeError> {
+    let fine = !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with(['.', '-'])
+        && !name.ends_with(".lock")
+        && !name.contains("..")
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if fine {
+        Ok(())
+    } else {
+        Err(WorktreeError::BadName(name.to_string()))
+    }
+}
+
+fn commit(git: &Git, tree: &str, parent: &str, message: &str) -> Result<String, GitError> {
+    git.line(["commit-tree", tree, "-p", parent, "-m", message])
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), WorktreeError> {
+    std::fs::copy(from, to).map(|_| ()).map_err(|error| WorktreeError::Io { path: to.to_path_buf(), error })
+}
+
+/// The untracked, gitignored files of the checkout at `checkout` that the `.worktreeinclude` at
+/// the top of `rules_from` names (gitignore patterns), relative to `checkout`.
+fn included(checkout: &Path, rules_from: &Path) -> Result<Vec<PathBuf>, WorktreeError> {
+    let rules = rules_from.join(".worktreeinclude");
+    if !rules.symlink_metadata().is_ok_and(|m| m.is_file()) {
+        return Ok(Vec::new());
+    }
+    let git = Git::new(checkout);
+    let ignored = paths(&git.run(["ls-files", "-z", "--others", "--ignored", "--exclude-standard"])?);
+    let named: std::collections::HashSet<PathBuf> = paths(&git.run([
+        std::ffi::OsStr::new("ls-files"),
+        "-z".as_ref(),
+        "--others".as_ref(),
+        "--ignored".as_ref(),
+        "--exclude-from".as_ref(),
+        rules.as_os_str(),
+    ])?)
+    .into_iter()
+    .collect();
+    Ok(ignored.into_iter().filter(|p| named.contains(p)).collect())
+}
+
+/// Copies the included files of `origin` into the worktree at `path`: regular files only (a link
+/// is not followed, nor copied), with their permissions; what is listed is what was copied.
+fn copy_included(origin: &Path, path: &Path) -> Result<Vec<PathBuf>, WorktreeError> {
+    let mut copied = Vec::new();
+    for rel in included(origin, origin)? {
+        let from = origin.join(&rel);
+        if !from.symlink_metadata().is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        // A folder on the way that is a link in the main checkout is not followed either.
+        if rel.ancestors().skip(1).any(|a| origin.join(a).symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()))
+        {
+            continue;
+        }
+        let to = path.join(&rel);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|error| WorktreeError::Io { path: parent.to_path_buf(), error })?;
+        }
+        copy(&from, &to)?;
+        copied.push(rel);
+    }
+    Ok(copied)
+}
