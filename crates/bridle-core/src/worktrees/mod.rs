@@ -10,6 +10,7 @@
 //! byte for byte. Bridle's own git never runs a hook or a configured command (`git.rs`).
 
 mod git;
+pub mod handoff;
 #[cfg(test)]
 mod tests;
 

@@ -9,7 +9,17 @@ use super::*;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+        // The test's own git runs no hook either: a mark is Bridle's doing.
+        .args([
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
@@ -147,4 +157,87 @@ fn a_restore_onto_a_branch_that_moved_changes_nothing() {
     assert!(matches!(refused, WorktreeError::BranchMoved { .. }), "{refused}");
     assert!(!path.exists());
     assert!(git(&repo, &["for-each-ref", "refs/bridle/"]).contains("archive"), "the archive is kept");
+}
+
+#[test]
+fn apply_brings_the_sessions_changes_in_and_keeps_the_main_checkouts_own_edits() {
+    use super::handoff::{apply, HandoffError};
+    let root = tempfile::tempdir().unwrap();
+    let repo = repository(root.path());
+    let path = root.path().join("data/worktrees/s1");
+    let made = create(&repo, &path, "one", None).unwrap();
+    // Committed, staged, unstaged and untracked work in the session.
+    std::fs::write(path.join("run.sh"), "#!/bin/sh\necho bye\n").unwrap();
+    git(&path, &["commit", "-qam", "bye"]);
+    std::fs::write(path.join("c.txt"), "staged\n").unwrap();
+    git(&path, &["add", "c.txt"]);
+    std::fs::write(path.join("b.txt"), "bee\nmore\n").unwrap();
+    std::fs::write(path.join("d.txt"), "untracked\n").unwrap();
+    let before = state(&repo);
+
+    // A dry run says what would change and writes nothing.
+    let dry = apply(&path, &repo, &made.base, true).unwrap();
+    let mut files = dry.files.clone();
+    files.sort();
+    assert_eq!(files, ["b.txt", "c.txt", "d.txt", "run.sh"].map(std::path::PathBuf::from));
+    assert!(dry.patch.contains("+echo bye"), "{}", dry.patch);
+    assert_eq!(state(&repo), before);
+
+    apply(&path, &repo, &made.base, false).unwrap();
+    assert_eq!(std::fs::read_to_string(repo.join("run.sh")).unwrap(), "#!/bin/sh\necho bye\n");
+    assert_eq!(std::fs::read_to_string(repo.join("b.txt")).unwrap(), "bee\nmore\n");
+    assert_eq!(std::fs::read_to_string(repo.join("d.txt")).unwrap(), "untracked\n");
+    assert_eq!(std::fs::read_to_string(repo.join("a.txt")).unwrap(), "one\ntwo\nmine\n", "the unrelated edit stays");
+    assert_eq!(git(&repo, &["rev-parse", "HEAD"]), before[1], "uncommitted: HEAD did not move");
+    assert_eq!(git(&path, &["diff", "--cached", "--name-only"]), "c.txt\n", "the session's own index is untouched");
+
+    // A second session whose change conflicts with the main checkout changes nothing there.
+    let other = root.path().join("data/worktrees/s2");
+    let made = create(&repo, &other, "two", Some(&made.base)).unwrap();
+    std::fs::write(other.join("b.txt"), "wasp\n").unwrap();
+    std::fs::write(other.join("e.txt"), "would be new\n").unwrap();
+    let before = state(&repo);
+    let refused = apply(&other, &repo, &made.base, false).unwrap_err();
+    match &refused {
+        HandoffError::Conflict(files) => assert_eq!(files, &[std::path::PathBuf::from("b.txt")]),
+        other => panic!("{other}"),
+    }
+    assert!(refused.to_string().contains("`b.txt`"), "{refused}");
+    assert_eq!(state(&repo), before, "nothing of it landed");
+    assert!(!repo.join("e.txt").exists());
+}
+
+#[test]
+fn merge_lands_the_branch_on_a_clean_checkout_and_undoes_a_conflicting_one() {
+    use super::handoff::{merge, HandoffError};
+    let root = tempfile::tempdir().unwrap();
+    let repo = repository(root.path());
+    let path = root.path().join("data/worktrees/s1");
+    create(&repo, &path, "one", None).unwrap();
+    std::fs::write(path.join("c.txt"), "from the session\n").unwrap();
+    git(&path, &["add", "c.txt"]);
+    git(&path, &["commit", "-qm", "session work"]);
+
+    // The main checkout's dirty a.txt stops it.
+    assert!(
+        matches!(merge(&repo, "bridle/one"), Err(HandoffError::Dirty(files)) if files == [std::path::PathBuf::from("a.txt")])
+    );
+    git(&repo, &["checkout", "--", "a.txt"]);
+    merge(&repo, "bridle/one").unwrap();
+    assert_eq!(std::fs::read_to_string(repo.join("c.txt")).unwrap(), "from the session\n");
+    assert_eq!(git(&repo, &["rev-list", "--parents", "-n1", "HEAD"]).split_whitespace().count(), 3, "a merge commit");
+
+    // Both sides change b.txt: the merge is undone and b.txt named.
+    std::fs::write(repo.join("b.txt"), "main's bee\n").unwrap();
+    git(&repo, &["commit", "-qam", "main"]);
+    std::fs::write(path.join("b.txt"), "session's bee\n").unwrap();
+    git(&path, &["commit", "-qam", "session"]);
+    let before = state(&repo);
+    let refused = merge(&repo, "bridle/one").unwrap_err();
+    assert!(
+        matches!(&refused, HandoffError::Conflict(files) if files == &[std::path::PathBuf::from("b.txt")]),
+        "{refused}"
+    );
+    assert_eq!(state(&repo), before);
+    assert!(!root.path().join("hook-ran").exists(), "no hook of the repository ran");
 }
