@@ -102,6 +102,12 @@ macro_rules! with_commands {
             /// Stops one background process of the open session (SIGTERM, then SIGKILL after 2 s);
             /// answers once it has ended.
             process_stop(process_id: String) -> $crate::ProcessInfo;
+            /// The hunks of one turn of the open session (its last turn with changes when none is
+            /// named), with their states.
+            review_turn(turn_id: Option<String>) -> $crate::TurnReview;
+            /// Keeps, rejects or unrejects hunks of the open session, all or none (a conflict
+            /// changes nothing); answers the turn's hunks as they stand after.
+            review_decide(decision: $crate::ReviewDecision, hunk_ids: Vec<String>) -> $crate::TurnReview;
         }
     };
 }

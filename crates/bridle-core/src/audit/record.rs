@@ -49,11 +49,13 @@ pub enum AuditKind {
     Network,
     /// A process that outlives its call started, stopped or exited.
     Process,
+    /// A person kept, rejected or unrejected a hunk of a turn's changes (§10.1).
+    Review,
 }
 
 impl AuditKind {
     /// Every kind, in DESIGN order.
-    pub const ALL: [AuditKind; 18] = [
+    pub const ALL: [AuditKind; 19] = [
         AuditKind::SessionStarted,
         AuditKind::UserMessage,
         AuditKind::ModelRequest,
@@ -72,6 +74,7 @@ impl AuditKind {
         AuditKind::Undone,
         AuditKind::Network,
         AuditKind::Process,
+        AuditKind::Review,
     ];
 
     /// The stored name, snake_case (`tool_call`).
@@ -95,6 +98,7 @@ impl AuditKind {
             AuditKind::Undone => "undone",
             AuditKind::Network => "network",
             AuditKind::Process => "process",
+            AuditKind::Review => "review",
         }
     }
 }

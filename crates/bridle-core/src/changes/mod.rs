@@ -19,6 +19,7 @@ mod land;
 mod layer;
 mod scan;
 mod stop;
+mod review;
 mod undo;
 mod watch;
 
@@ -34,6 +35,7 @@ pub use files::NotFresh;
 pub use files::SessionFiles;
 pub use land::{Free, Held, Landed, Landing, State, Step};
 pub use layer::{read_layer, Effect, EffectKind, LayerRead, Refusal};
+pub use review::{audit_payload, decide, rejection_note, turn as review_turn, Decided, ReviewError, Reviewer};
 pub use scan::{Scan, ScannedChange};
 pub use stop::{CallWrites, WriteTicket};
 pub use undo::{delete_session, undo, undo_stored, Refused, UndoReport};
