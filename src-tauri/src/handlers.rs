@@ -9,7 +9,8 @@
 use bridle_core::session_host::{self, Starting};
 use bridle_protocol::{
     ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, McpServerList, McpServerSettings, ModelInfo, Op, ProcessInfo,
-    ProviderSettings, RuleList, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
+    ProviderSettings, ReviewDecision, RuleList, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings,
+    SettingsUpdate, TurnReview,
 };
 
 type Answer<T> = Result<T, ErrorInfo>;
@@ -97,4 +98,12 @@ pub async fn processes_list(start: &Starting) -> Answer<Vec<ProcessInfo>> {
 
 pub async fn process_stop(start: &Starting, process_id: String) -> Answer<ProcessInfo> {
     start.get().await?.process_stop(process_id).await
+}
+
+pub async fn review_turn(start: &Starting, turn_id: Option<String>) -> Answer<TurnReview> {
+    start.get().await?.review_turn(turn_id).await
+}
+
+pub async fn review_decide(start: &Starting, decision: ReviewDecision, hunk_ids: Vec<String>) -> Answer<TurnReview> {
+    start.get().await?.review_decide(decision, hunk_ids).await
 }

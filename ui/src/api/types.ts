@@ -49,3 +49,7 @@ export type { McpServerSettings } from "./bindings/McpServerSettings";
 export type { McpServerList } from "./bindings/McpServerList";
 export type { McpServerStatus } from "./bindings/McpServerStatus";
 export type { McpStatus } from "./bindings/McpStatus";
+export type { Hunk } from "./bindings/Hunk";
+export type { HunkState } from "./bindings/HunkState";
+export type { ReviewDecision } from "./bindings/ReviewDecision";
+export type { TurnReview } from "./bindings/TurnReview";
