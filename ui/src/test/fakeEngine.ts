@@ -15,6 +15,7 @@ import type {
   ProcessInfo,
   ProviderSettings,
   RuleList,
+  ReviewDecision,
   RuleMeaning,
   SequencedEvent,
   SessionInfo,
@@ -22,6 +23,7 @@ import type {
   SessionSummary,
   Settings,
   SettingsUpdate,
+  TurnReview,
 } from "../api/types";
 
 export const SUMMARY: SessionSummary = {
@@ -111,6 +113,12 @@ export const fakeEngine = {
   processStop: vi.fn(
     async (id: string): Promise<ProcessInfo> => processInfo({ id, state: "stopped", endedAt: Date.now() }),
   ),
+  reviewTurn: vi.fn(
+    async (turnId: string | null): Promise<TurnReview> => ({ sessionId: "s1", turnId: turnId ?? "", hunks: [], decided: 0 }),
+  ),
+  reviewDecide: vi.fn(
+    async (_decision: ReviewDecision, _ids: string[]): Promise<TurnReview> => ({ sessionId: "s1", turnId: "", hunks: [], decided: 0 }),
+  ),
 };
 
 export const engineModule = {
@@ -134,6 +142,8 @@ export const engineModule = {
   mcpRemove: (name: string) => fakeEngine.mcpRemove(name),
   processesList: () => fakeEngine.processesList(),
   processStop: (id: string) => fakeEngine.processStop(id),
+  reviewTurn: (turnId: string | null) => fakeEngine.reviewTurn(turnId),
+  reviewDecide: (decision: ReviewDecision, ids: string[]) => fakeEngine.reviewDecide(decision, ids),
   onMcpStatus: async (cb: (list: McpServerList) => void) => {
     fakeEngine.mcpListener = cb;
     return () => {
