@@ -9,8 +9,26 @@ use super::aimock::Aimock;
 use super::bridle::*;
 
 const NAMES: [&str; 20] = [
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
-    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
 ];
 
 fn source() -> String {
@@ -44,8 +62,19 @@ async fn model() -> (Aimock, tempfile::TempDir) {
 async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, session: Option<&str>) -> (Vec<Value>, String) {
     let base = format!("{}/v1", mock.url);
     let mut args = vec![
-        "run", prompt, "--mode", "auto", "--on-ask", "approve", "--json", "--provider", "openai", "--base-url", &base,
-        "--model", "m",
+        "run",
+        prompt,
+        "--mode",
+        "auto",
+        "--on-ask",
+        "approve",
+        "--json",
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--model",
+        "m",
     ];
     if let Some(id) = session {
         args.extend(["--session", id]);
@@ -120,7 +149,10 @@ async fn a_turn_is_reviewed_hunk_by_hunk_around_the_users_edits_and_the_model_is
     // Reject the second hunk of f.py: the content before with hunks 1 and 3 and both user edits.
     let (code, after) = review(&dirs, &[&session, "--reject", &h[1]]).await;
     assert_eq!(code, Some(0), "{after}");
-    let expected_f = before.replace("three = 3\n", "three = 33\n").replace("fifteen = 15\n", "fifteen = 1515\n").replace("twenty = 20\n", "twenty = 200\n");
+    let expected_f = before
+        .replace("three = 3\n", "three = 33\n")
+        .replace("fifteen = 15\n", "fifteen = 1515\n")
+        .replace("twenty = 20\n", "twenty = 200\n");
     assert_eq!(std::fs::read(ws.join("f.py")).unwrap(), expected_f.as_bytes());
     // Reject the sed's hunk: g.txt as it was.
     let (code, _) = review(&dirs, &[&session, "--reject", &h[3]]).await;
@@ -137,11 +169,15 @@ async fn a_turn_is_reviewed_hunk_by_hunk_around_the_users_edits_and_the_model_is
     let rows = json_lines(&out);
     let decisions: Vec<(String, String)> = rows
         .iter()
-        .map(|r| (r["payload"]["path"].as_str().unwrap().to_string(), r["payload"]["decision"].as_str().unwrap().to_string()))
+        .map(|r| {
+            (r["payload"]["path"].as_str().unwrap().to_string(), r["payload"]["decision"].as_str().unwrap().to_string())
+        })
         .collect();
     let want = [("f.py", "reject"), ("g.txt", "reject"), ("f.py", "keep"), ("f.py", "keep")];
     assert_eq!(decisions, want.map(|(p, d)| (p.to_string(), d.to_string())));
-    assert!(rows.iter().all(|r| r["payload"]["who"] == "cli" && r["payload"]["hash"].as_str().unwrap().starts_with("sha256:")));
+    assert!(rows
+        .iter()
+        .all(|r| r["payload"]["who"] == "cli" && r["payload"]["hash"].as_str().unwrap().starts_with("sha256:")));
     assert_eq!(rows[0]["payload"]["range"], json!({"start": 9, "lines": 1}));
 
     // A hunk the user changed since: its reject fails, naming the file and line, and changes nothing.
@@ -169,7 +205,11 @@ async fn a_turn_is_reviewed_hunk_by_hunk_around_the_users_edits_and_the_model_is
     assert_eq!(notes[0], notes[1]);
     assert!(notes[0].contains("- f.py: line 9 (as your turn left the file), made by edit_file"), "{}", notes[0]);
     assert!(notes[0].contains("nine = 99"), "{}", notes[0]);
-    assert!(notes[0].contains("- g.txt: line 2 (as your turn left the file), made by bash (`sed -i 's/old/new/' g.txt`)"), "{}", notes[0]);
+    assert!(
+        notes[0].contains("- g.txt: line 2 (as your turn left the file), made by bash (`sed -i 's/old/new/' g.txt`)"),
+        "{}",
+        notes[0]
+    );
 
     // Undo the reject: the hunk comes back, the user's edits stay.
     let (code, after) = review(&dirs, &[&session, "--unreject", &h[1]]).await;

@@ -17,9 +17,9 @@ mod diff;
 mod files;
 mod land;
 mod layer;
+mod review;
 mod scan;
 mod stop;
-mod review;
 mod undo;
 mod watch;
 

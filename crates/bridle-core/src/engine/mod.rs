@@ -173,8 +173,7 @@ impl Engine {
         });
         let closing = CancellationToken::new();
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
-        let engine =
-            Engine {
+        let engine = Engine {
             ops: op_tx,
             session_id,
             resumed_turn,
@@ -226,7 +225,10 @@ impl Engine {
     }
 
     /// The hunks of one turn of this session (its last turn with changes when `None`), §10.1.
-    pub async fn review_turn(&self, turn_id: Option<String>) -> Result<bridle_protocol::TurnReview, crate::changes::ReviewError> {
+    pub async fn review_turn(
+        &self,
+        turn_id: Option<String>,
+    ) -> Result<bridle_protocol::TurnReview, crate::changes::ReviewError> {
         self.review.turn(self.current_calls().workspace().clone(), turn_id).await
     }
 

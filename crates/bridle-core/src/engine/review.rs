@@ -47,7 +47,11 @@ impl ReviewDesk {
     }
 
     /// The hunks of `turn_id` (the last turn with changes when `None`).
-    pub(crate) async fn turn(&self, workspace: Arc<Workspace>, turn_id: Option<String>) -> Result<TurnReview, ReviewError> {
+    pub(crate) async fn turn(
+        &self,
+        workspace: Arc<Workspace>,
+        turn_id: Option<String>,
+    ) -> Result<TurnReview, ReviewError> {
         let (store, blobs, session_id) = (self.store.clone(), self.blobs.clone(), self.session_id.clone());
         tokio::task::spawn_blocking(move || {
             let r = Reviewer { store: &store, blobs: &blobs, workspace: &workspace, session_id: &session_id };
@@ -74,7 +78,13 @@ impl ReviewDesk {
 }
 
 /// The audit rows of a decision: one per hunk, kind `review`.
-pub fn records(session_id: &str, decided: &Decided, decision: ReviewDecision, who: &str, now_ms: i64) -> Vec<AuditRecord> {
+pub fn records(
+    session_id: &str,
+    decided: &Decided,
+    decision: ReviewDecision,
+    who: &str,
+    now_ms: i64,
+) -> Vec<AuditRecord> {
     decided
         .hunks
         .iter()

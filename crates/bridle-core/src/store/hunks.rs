@@ -94,7 +94,11 @@ impl Store {
         use rusqlite::OptionalExtension as _;
         let conn = self.conn()?;
         Ok(conn
-            .query_row(&format!("SELECT {COLUMNS} FROM hunks WHERE session_id = ?1 AND id = ?2"), params![session_id, id], read)
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM hunks WHERE session_id = ?1 AND id = ?2"),
+                params![session_id, id],
+                read,
+            )
             .optional()?)
     }
 

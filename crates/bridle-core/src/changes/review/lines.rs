@@ -176,7 +176,11 @@ impl Since {
 
 /// `now` with each span of `flips` (its span in the reference, the lines to put there) written,
 /// or the spans that cannot be placed (touched since). Everything else stays as it is.
-pub(crate) fn flip(now: &[&[u8]], since: &Since, flips: &[((usize, usize), &[u8])]) -> Result<Vec<u8>, Vec<(usize, usize)>> {
+pub(crate) fn flip(
+    now: &[&[u8]],
+    since: &Since,
+    flips: &[((usize, usize), &[u8])],
+) -> Result<Vec<u8>, Vec<(usize, usize)>> {
     let mut placed = Vec::new();
     let mut conflicts = Vec::new();
     for &((start, lines), text) in flips {
@@ -216,7 +220,8 @@ mod tests {
         let v1 = base.replace("line 3\n", "three\n");
         let v2 = v1.replace("line 10\n", "").replace("line 15\n", "fifteen\nfifteen and a half\n");
         let hunks = make(base.as_bytes(), &[v1.as_bytes(), v2.as_bytes()]);
-        let got: Vec<_> = hunks.iter().map(|h| (h.base_start, h.base_lines, h.agent_start, h.agent_lines, h.call)).collect();
+        let got: Vec<_> =
+            hunks.iter().map(|h| (h.base_start, h.base_lines, h.agent_start, h.agent_lines, h.call)).collect();
         assert_eq!(got, vec![(2, 1, 2, 1, 1), (9, 1, 9, 0, 2), (14, 1, 13, 2, 2)]);
         assert_eq!(hunks[0].old_text, b"line 3\n");
         assert_eq!(hunks[0].new_text, b"three\n");

@@ -32,7 +32,11 @@ fn name_of(c: &ChangeRow) -> Vec<u8> {
 
 /// The content of `turn`'s file `name` before the turn and as the turn left it (`None`:
 /// absent). An error when the turn no longer has changes of it in force, or a blob is gone.
-pub(super) fn sides(r: Reviewer<'_>, turn: &str, name: &[u8]) -> Result<(Option<Vec<u8>>, Option<Vec<u8>>), ReviewError> {
+pub(super) fn sides(
+    r: Reviewer<'_>,
+    turn: &str,
+    name: &[u8],
+) -> Result<(Option<Vec<u8>>, Option<Vec<u8>>), ReviewError> {
     let rows: Vec<ChangeRow> = turn_rows(r, Some(turn))?.into_iter().filter(|c| name_of(c) == name).collect();
     let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
         return Err(ReviewError::NoTurn(format!(
@@ -44,10 +48,9 @@ pub(super) fn sides(r: Reviewer<'_>, turn: &str, name: &[u8]) -> Result<(Option<
 }
 
 fn blob(r: Reviewer<'_>, hash: &Option<String>, path: &str) -> Result<Option<Vec<u8>>, ReviewError> {
-    hash.as_ref()
-        .map(|h| r.blobs.get(h))
-        .transpose()
-        .map_err(|e| ReviewError::Read(format!("the turn's content of `{path}` was not kept ({e}); undo the file instead")))
+    hash.as_ref().map(|h| r.blobs.get(h)).transpose().map_err(|e| {
+        ReviewError::Read(format!("the turn's content of `{path}` was not kept ({e}); undo the file instead"))
+    })
 }
 
 /// The turn's hunks: stored ones, or made now (again while none is decided and the turn has

@@ -90,7 +90,8 @@ pub struct Decided {
 pub fn turn(r: Reviewer<'_>, turn_id: Option<&str>) -> Result<TurnReview, ReviewError> {
     let turn = match turn_id {
         Some(t) => t.to_string(),
-        None => made::last_turn(r)?.ok_or_else(|| ReviewError::NoTurn("this session has no file change to review".into()))?,
+        None => made::last_turn(r)?
+            .ok_or_else(|| ReviewError::NoTurn("this session has no file change to review".into()))?,
     };
     let rows = made::hunks_of(r, &turn)?;
     let mut hunks = Vec::with_capacity(rows.len());
@@ -116,7 +117,8 @@ pub async fn decide(
     let mut chosen = Vec::new();
     for id in ids {
         let n: i64 = id.trim().parse().map_err(|_| ReviewError::UnknownHunk(id.clone()))?;
-        let row = r.store.hunk(r.session_id, n).map_err(store_err)?.ok_or_else(|| ReviewError::UnknownHunk(id.clone()))?;
+        let row =
+            r.store.hunk(r.session_id, n).map_err(store_err)?.ok_or_else(|| ReviewError::UnknownHunk(id.clone()))?;
         if !chosen.iter().any(|c: &HunkRow| c.id == row.id) {
             chosen.push(row);
         }
@@ -257,7 +259,11 @@ impl File {
 
     /// What Bridle last left here, for a whole-file hunk in `state`.
     fn whole(&self, rejected: bool) -> Option<&[u8]> {
-        if rejected { self.base.as_deref() } else { self.agent.as_deref() }
+        if rejected {
+            self.base.as_deref()
+        } else {
+            self.agent.as_deref()
+        }
     }
 
     fn placed<'a>(&self, file: &[&'a HunkRow]) -> Vec<lines::Placed<'a>> {
@@ -299,7 +305,12 @@ impl File {
     }
 
     /// The file's content once `flipped` (some of `file`) are rejected or unrejected, or why not.
-    fn flipped(&self, file: &[&HunkRow], flipped: &[&HunkRow], decision: ReviewDecision) -> Result<Option<Vec<u8>>, String> {
+    fn flipped(
+        &self,
+        file: &[&HunkRow],
+        flipped: &[&HunkRow],
+        decision: ReviewDecision,
+    ) -> Result<Option<Vec<u8>>, String> {
         let reject = decision == ReviewDecision::Reject;
         let kind = file[0].kind.as_str();
         let changed_since = |what: &str| format!("`{}` {what} since the turn", self.path);
