@@ -30,13 +30,12 @@ fn name_of(c: &ChangeRow) -> Vec<u8> {
     c.exact_name().unwrap_or_else(|| c.path.as_bytes().to_vec())
 }
 
+/// A file's content before a turn and as the turn left it (`None`: absent).
+pub(super) type Sides = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// The content of `turn`'s file `name` before the turn and as the turn left it (`None`:
 /// absent). An error when the turn no longer has changes of it in force, or a blob is gone.
-pub(super) fn sides(
-    r: Reviewer<'_>,
-    turn: &str,
-    name: &[u8],
-) -> Result<(Option<Vec<u8>>, Option<Vec<u8>>), ReviewError> {
+pub(super) fn sides(r: Reviewer<'_>, turn: &str, name: &[u8]) -> Result<Sides, ReviewError> {
     let rows: Vec<ChangeRow> = turn_rows(r, Some(turn))?.into_iter().filter(|c| name_of(c) == name).collect();
     let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
         return Err(ReviewError::NoTurn(format!(
