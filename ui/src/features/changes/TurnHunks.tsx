@@ -2,12 +2,16 @@
 // that made it and its state, keep / reject / undo reject per hunk, per file and for the whole
 // turn, the keys k (keep), r (reject) and j (next), and the turn's progress. The engine decides
 // what a reject may write (a hunk whose lines changed since is a conflict, and nothing is
-// written); this view asks and shows the answer.
+// written); this view asks and shows the answer. A turn of thousands of hunks shows its first
+// page at once and the rest as the view nears its end (or `j` walks past it).
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { reviewDecide, reviewTurn } from "../../api/engine";
 import { isErrorInfo } from "../../api/errors";
 import type { Hunk, ReviewDecision, TurnReview } from "../../api/types";
 import { DiffLines } from "../diff/DiffLines";
+
+/** Hunks rendered at first, and added each time the view nears the last one shown. */
+const PAGE = 200;
 
 interface Props {
   turnId: string;
@@ -40,7 +44,10 @@ export function TurnHunks({ turnId, busy, version }: Props) {
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState(0);
   const [working, setWorking] = useState(false);
+  const [limit, setLimit] = useState(PAGE);
   const refs = useRef<(HTMLDivElement | null)[]>([]);
+  const focusNext = useRef<number | null>(null);
+  const sentinel = useRef<HTMLDivElement | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -75,14 +82,43 @@ export function TurnHunks({ turnId, busy, version }: Props) {
   const hunks = useMemo(() => review?.hunks ?? [], [review]);
   const files = useMemo(() => {
     const out = new Map<string, Hunk[]>();
-    for (const h of hunks) out.set(h.path, [...(out.get(h.path) ?? []), h]);
+    for (const h of hunks.slice(0, limit)) {
+      const list = out.get(h.path);
+      if (list) list.push(h);
+      else out.set(h.path, [h]);
+    }
     return [...out.entries()];
-  }, [hunks]);
+  }, [hunks, limit]);
+  const more = hunks.length > limit;
+
+  // The next page once the end of the shown hunks scrolls into view.
+  useEffect(() => {
+    const end = sentinel.current;
+    if (!more || !end || typeof IntersectionObserver === "undefined") return;
+    const watch = new IntersectionObserver((seen) => {
+      if (seen.some((e) => e.isIntersecting)) setLimit((l) => l + PAGE);
+    });
+    watch.observe(end);
+    return () => watch.disconnect();
+  }, [more, limit]);
+
+  // A hunk selected by key past the shown ones is focused once rendered.
+  useEffect(() => {
+    if (focusNext.current !== null && focusNext.current < limit) {
+      refs.current[focusNext.current]?.focus();
+      focusNext.current = null;
+    }
+  });
 
   const select = (i: number) => {
     const next = Math.max(0, Math.min(i, hunks.length - 1));
     setSelected(next);
-    refs.current[next]?.focus();
+    if (next >= limit) {
+      focusNext.current = next;
+      setLimit(next + PAGE);
+    } else {
+      refs.current[next]?.focus();
+    }
   };
 
   const onKey = (e: React.KeyboardEvent) => {
@@ -176,6 +212,13 @@ export function TurnHunks({ turnId, busy, version }: Props) {
           })}
         </div>
       ))}
+      {more && (
+        <div ref={sentinel} className="review-more">
+          <button type="button" className="button" data-testid="review-more" onClick={() => setLimit((l) => l + PAGE)}>
+            Show more ({hunks.length - limit} more hunks)
+          </button>
+        </div>
+      )}
     </div>
   );
 }
