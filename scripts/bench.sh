@@ -29,6 +29,9 @@ OUT="$OUT" bash scripts/bench-sandbox.sh 2>&1 | tee "$OUT/sandbox-cli.txt"
 step "long sessions: checkpoint per 1 MB edit (with and without), blob store after 1,000 edits, undo of 100 files, compaction at 100k tokens"
 cargo bench --locked -p bridle-core --bench changes | tee "$OUT/changes.txt"
 
+step "reviewing a turn hunk by hunk: 200 files / 5,000 hunks listed and shown, one hunk of a 100k-line file rejected"
+bash scripts/bench-review.sh | tee "$OUT/review-all.txt"
+
 step "a local model: time to first token and tokens/s through bridle run vs llama-server directly, prompt size per wire format"
 bash scripts/setup-llama.sh
 python3 scripts/bench-llama.py 5 | tee "$OUT/llama.txt"

@@ -9,8 +9,8 @@
 use bridle_core::session_host::{self, Starting};
 use bridle_protocol::{
     ApprovalRequest, AuditEvent, AuditQuery, ErrorInfo, McpServerList, McpServerSettings, ModelInfo, Op, ProcessInfo,
-    ProviderSettings, RuleList, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings, SettingsUpdate,
-    SkillInfo, SlashCommandInfo,
+    ProviderSettings, ReviewDecision, RuleList, RuleMeaning, SessionInfo, SessionSnapshot, SessionSummary, Settings,
+    SettingsUpdate, SkillInfo, SlashCommandInfo, TurnReview,
 };
 
 type Answer<T> = Result<T, ErrorInfo>;
@@ -110,4 +110,12 @@ pub async fn skills_trust(start: &Starting) -> Answer<Vec<SkillInfo>> {
 
 pub async fn slash_commands(start: &Starting) -> Answer<Vec<SlashCommandInfo>> {
     start.get().await?.slash_commands().await
+}
+
+pub async fn review_turn(start: &Starting, turn_id: Option<String>) -> Answer<TurnReview> {
+    start.get().await?.review_turn(turn_id).await
+}
+
+pub async fn review_decide(start: &Starting, decision: ReviewDecision, hunk_ids: Vec<String>) -> Answer<TurnReview> {
+    start.get().await?.review_decide(decision, hunk_ids).await
 }

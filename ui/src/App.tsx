@@ -62,7 +62,11 @@ export function App() {
               )}
               {view === "audit" && <AuditView sessionId={info?.sessionId ?? state.sessionId} eventCount={state.eventCount} />}
               {view === "changes" && (
-                <ChangesView changes={state.changes} busy={state.turn.phase !== "idle"} onUndo={commands.undo} />
+                <ChangesView
+                  changes={state.changes}
+                  busy={state.turn.phase !== "idle"}
+                  onUndo={commands.undo}
+                />
               )}
               {view === "usage" && <UsageView usage={state.usage} price={info?.price ?? null} />}
               {view === "settings" && <SettingsView onSaved={() => commands.reload()} onReopened={() => commands.reload()} />}

@@ -323,6 +323,28 @@ pub enum SessionsAction {
         #[arg(long = "path")]
         paths: Vec<String>,
     },
+    /// List a turn's hunks (the last turn with changes, or the named one) with their ids, or
+    /// keep, reject or unreject hunks by id, all or none; exits 1 on a conflict (lines changed
+    /// since the turn), with nothing changed.
+    Review {
+        /// Session id.
+        id: String,
+        /// The turn to list (default: the last one that changed files).
+        #[arg(long)]
+        turn: Option<String>,
+        /// Keep these hunks (reviewed, left as the turn made them).
+        #[arg(long, num_args = 1.., conflicts_with_all = ["reject", "unreject"])]
+        keep: Vec<String>,
+        /// Reject these hunks: their lines go back to what they held before the turn.
+        #[arg(long, num_args = 1.., conflicts_with = "unreject")]
+        reject: Vec<String>,
+        /// Undo the reject of these hunks.
+        #[arg(long, num_args = 1..)]
+        unreject: Vec<String>,
+        /// Print the turn's hunks as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn parse_mode(s: &str) -> Result<Mode, String> {

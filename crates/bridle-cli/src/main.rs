@@ -13,6 +13,7 @@ mod drive;
 mod mcp;
 mod models;
 mod processes;
+mod review;
 mod run;
 mod sessions;
 mod setup;

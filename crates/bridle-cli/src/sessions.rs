@@ -50,6 +50,15 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
             }
         }
         SessionsAction::Compact { id, provider } => return compact(&setup, &store, id, provider).await,
+        SessionsAction::Review { id, turn, keep, reject, unreject, json } => {
+            let decided = [
+                (bridle_protocol::ReviewDecision::Keep, keep),
+                (bridle_protocol::ReviewDecision::Reject, reject),
+                (bridle_protocol::ReviewDecision::Unreject, unreject),
+            ];
+            let decision = decided.into_iter().find(|(_, ids)| !ids.is_empty());
+            return crate::review::review(&setup, &store, id, turn.as_deref(), decision, *json).await;
+        }
         SessionsAction::Show { id, json: false } => match store.history(id, SystemClock.now_ms()) {
             Ok(items) => {
                 for item in items {

@@ -129,6 +129,10 @@ error_codes! {
     AuditReadFailed = "audit_read_failed",
     /// The audit log could not be exported.
     AuditExportFailed = "audit_export_failed",
+    /// A turn's hunks could not be listed or decided (the store, the files, an unknown id).
+    ReviewFailed = "review_failed",
+    /// A reject or unreject touched lines changed since the turn; nothing was changed.
+    ReviewConflict = "review_conflict",
     // The window itself, when a command could not reach the engine.
     /// The window could not listen to the engine's events.
     EngineUnreachable = "engine_unreachable",

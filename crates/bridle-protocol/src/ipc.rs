@@ -108,6 +108,12 @@ macro_rules! with_commands {
             skills_trust() -> Vec<$crate::SkillInfo>;
             /// The slash commands the open session offers, for the composer's completion.
             slash_commands() -> Vec<$crate::SlashCommandInfo>;
+            /// The hunks of one turn of the open session (its last turn with changes when none is
+            /// named), with their states.
+            review_turn(turn_id: Option<String>) -> $crate::TurnReview;
+            /// Keeps, rejects or unrejects hunks of the open session, all or none (a conflict
+            /// changes nothing); answers the turn's hunks as they stand after.
+            review_decide(decision: $crate::ReviewDecision, hunk_ids: Vec<String>) -> $crate::TurnReview;
         }
     };
 }

@@ -29,6 +29,7 @@ mod history;
 pub mod ipc;
 mod op;
 mod process;
+mod review;
 mod settings;
 mod skills;
 mod tool;
@@ -51,6 +52,7 @@ pub use history::{
 };
 pub use op::Op;
 pub use process::{ProcessInfo, ProcessState};
+pub use review::{Hunk, HunkCall, HunkKind, HunkState, LineRange, ReviewDecision, TurnReview};
 pub use settings::{
     LimitSettings, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode,
     NetworkSettings, ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings, SettingsUpdate,

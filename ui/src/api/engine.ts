@@ -18,6 +18,8 @@ export {
   pendingApprovals,
   processStop,
   processesList,
+  reviewDecide,
+  reviewTurn,
   rulesExplain,
   sessionDelete,
   sessionInfo,

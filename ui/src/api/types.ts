@@ -51,3 +51,7 @@ export type { McpServerStatus } from "./bindings/McpServerStatus";
 export type { McpStatus } from "./bindings/McpStatus";
 export type { SkillInfo } from "./bindings/SkillInfo";
 export type { SlashCommandInfo } from "./bindings/SlashCommandInfo";
+export type { Hunk } from "./bindings/Hunk";
+export type { HunkState } from "./bindings/HunkState";
+export type { ReviewDecision } from "./bindings/ReviewDecision";
+export type { TurnReview } from "./bindings/TurnReview";

@@ -46,6 +46,8 @@ export function freesAnswers(code: ErrorCode): boolean {
     case "invalid_argument":
     case "audit_read_failed":
     case "audit_export_failed":
+    case "review_failed":
+    case "review_conflict":
     case "engine_unreachable":
     case "session_snapshot_failed":
     case "pending_approvals_failed":

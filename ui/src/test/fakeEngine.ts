@@ -15,6 +15,7 @@ import type {
   ProcessInfo,
   ProviderSettings,
   RuleList,
+  ReviewDecision,
   RuleMeaning,
   SequencedEvent,
   SessionInfo,
@@ -24,6 +25,7 @@ import type {
   SettingsUpdate,
   SkillInfo,
   SlashCommandInfo,
+  TurnReview,
 } from "../api/types";
 
 export const SUMMARY: SessionSummary = {
@@ -120,6 +122,12 @@ export const fakeEngine = {
   processStop: vi.fn(
     async (id: string): Promise<ProcessInfo> => processInfo({ id, state: "stopped", endedAt: Date.now() }),
   ),
+  reviewTurn: vi.fn(
+    async (turnId: string | null): Promise<TurnReview> => ({ sessionId: "s1", turnId: turnId ?? "", hunks: [], decided: 0 }),
+  ),
+  reviewDecide: vi.fn(
+    async (_decision: ReviewDecision, _ids: string[]): Promise<TurnReview> => ({ sessionId: "s1", turnId: "", hunks: [], decided: 0 }),
+  ),
 };
 
 export const engineModule = {
@@ -146,6 +154,8 @@ export const engineModule = {
   skillsList: () => fakeEngine.skillsList(),
   skillsTrust: () => fakeEngine.skillsTrust(),
   slashCommands: () => fakeEngine.slashCommands(),
+  reviewTurn: (turnId: string | null) => fakeEngine.reviewTurn(turnId),
+  reviewDecide: (decision: ReviewDecision, ids: string[]) => fakeEngine.reviewDecide(decision, ids),
   onMcpStatus: async (cb: (list: McpServerList) => void) => {
     fakeEngine.mcpListener = cb;
     return () => {

@@ -25,6 +25,7 @@ mod mcp;
 mod network;
 mod patches;
 mod processes;
+mod review;
 mod run;
 mod sandbox;
 mod seams;

@@ -51,11 +51,13 @@ pub enum AuditKind {
     Process,
     /// A skill was loaded (by the model's `skill` call or a user's `/name`).
     Skill,
+    /// A person kept, rejected or unrejected a hunk of a turn's changes (§10.1).
+    Review,
 }
 
 impl AuditKind {
     /// Every kind, in DESIGN order.
-    pub const ALL: [AuditKind; 19] = [
+    pub const ALL: [AuditKind; 20] = [
         AuditKind::SessionStarted,
         AuditKind::UserMessage,
         AuditKind::ModelRequest,
@@ -75,6 +77,7 @@ impl AuditKind {
         AuditKind::Network,
         AuditKind::Process,
         AuditKind::Skill,
+        AuditKind::Review,
     ];
 
     /// The stored name, snake_case (`tool_call`).
@@ -99,6 +102,7 @@ impl AuditKind {
             AuditKind::Network => "network",
             AuditKind::Process => "process",
             AuditKind::Skill => "skill",
+            AuditKind::Review => "review",
         }
     }
 }

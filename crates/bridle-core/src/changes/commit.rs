@@ -165,7 +165,9 @@ fn write_locked(
                 before => Ok(before.map(blob_name)),
             };
             let before_hash = before.map_err(|e| CommitError::Keep(f.shown(), e.to_string()))?;
-            let after_hash = f.after.as_deref().map(blob_name);
+            // What the call left is kept too: a review makes a turn's hunks from it (§10.1).
+            let after_hash = f.after.as_deref().map(|bytes| files.keep_stream(bytes)).transpose();
+            let after_hash = after_hash.map_err(|e| CommitError::Keep(f.shown(), e.to_string()))?;
             let before_mode = fs.mode(&f.rel).map_err(CommitError::Read)?;
             let after_mode = f.after.as_ref().map(|_| before_mode.unwrap_or(0o644));
             recorded.push(Recorded { rel: &f.rel, before_hash, before_mode, after_hash, after_mode });

@@ -14,6 +14,7 @@ mod dispatch;
 mod events;
 mod history;
 mod processes;
+mod review;
 mod session;
 mod step;
 mod turn;
@@ -34,6 +35,7 @@ use crate::store::{SessionLease, StoreError, StoredApproval};
 
 pub use config::{EngineConfig, EngineDeps};
 pub use events::EventCount;
+pub use review::records as review_records;
 use session::Session;
 
 /// Which session to run.
@@ -99,6 +101,7 @@ pub struct Engine {
     instruction_files: Vec<(String, u64)>,
     processes: Arc<crate::processes::SessionProcesses>,
     skills: Arc<crate::skills::SessionSkills>,
+    review: Arc<review::ReviewDesk>,
 }
 
 impl Engine {
@@ -160,6 +163,7 @@ impl Engine {
         let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
         let processes = session.processes.clone();
         let skills = session.skills.clone();
+        let review = Arc::new(review::ReviewDesk::of(&session));
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
@@ -182,6 +186,7 @@ impl Engine {
             instruction_files,
             processes,
             skills,
+            review,
         };
         Ok((engine, event_rx))
     }
@@ -221,6 +226,24 @@ impl Engine {
     /// returns how it ended.
     pub async fn stop_process(&self, id: &str) -> Result<bridle_protocol::ProcessInfo, crate::processes::ProcessError> {
         self.processes.stop(id).await
+    }
+
+    /// The hunks of one turn of this session (its last turn with changes when `None`), §10.1.
+    pub async fn review_turn(
+        &self,
+        turn_id: Option<String>,
+    ) -> Result<bridle_protocol::TurnReview, crate::changes::ReviewError> {
+        self.review.turn(self.current_calls().workspace().clone(), turn_id).await
+    }
+
+    /// Keeps, rejects or unrejects hunks of this session (all or none), audited as the front
+    /// end's; the model hears of the rejects before the next user message.
+    pub async fn review_decide(
+        &self,
+        decision: bridle_protocol::ReviewDecision,
+        ids: &[String],
+    ) -> Result<bridle_protocol::TurnReview, crate::changes::ReviewError> {
+        self.review.decide(self.current_calls().workspace().clone(), decision, ids).await
     }
 
     /// How a client shows a call of `tool` with `arguments`, as the session's tool describes it

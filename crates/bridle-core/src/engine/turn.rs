@@ -94,6 +94,8 @@ async fn steps(session: &Arc<Session>, turn_id: &str, start: TurnStart, cancel: 
                 Err(end) => return end,
             };
             session.audit(AuditKind::UserMessage, Some(turn_id), |r| r.payload(json!({ "text": text })));
+            // Hunks rejected since the last message are told first, once (§10.1).
+            session.tell_rejections().await;
             session.record(turn_id, HistoryItem::User { text }).await;
             session.refresh_tools(cancel).await;
         }

@@ -51,6 +51,20 @@ impl SessionHost {
         })
     }
 
+    /// The hunks of one turn of the open session (§10.1).
+    pub async fn review_turn(&self, turn_id: Option<String>) -> Result<bridle_protocol::TurnReview, ErrorInfo> {
+        self.engine().await?.review_turn(turn_id).await.map_err(review_failure)
+    }
+
+    /// Keeps, rejects or unrejects hunks of the open session, all or none.
+    pub async fn review_decide(
+        &self,
+        decision: bridle_protocol::ReviewDecision,
+        ids: Vec<String>,
+    ) -> Result<bridle_protocol::TurnReview, ErrorInfo> {
+        self.engine().await?.review_decide(decision, &ids).await.map_err(review_failure)
+    }
+
     /// Every stored session, newest first.
     pub async fn sessions_list(&self) -> Result<Vec<SessionInfo>, ErrorInfo> {
         let store = self.0.store.clone();
@@ -94,5 +108,13 @@ impl SessionHost {
             Some(summary) if self.summary().await.is_ok() => Ok(summary),
             _ => self.session_new().await,
         }
+    }
+}
+
+/// A review's failure as the window gets it: a conflict apart, so it can say "changed since".
+fn review_failure(e: crate::changes::ReviewError) -> ErrorInfo {
+    match e {
+        crate::changes::ReviewError::Conflict(_) => failure(ErrorCode::ReviewConflict, e),
+        _ => failure(ErrorCode::ReviewFailed, e),
     }
 }

@@ -133,6 +133,31 @@ const MIGRATIONS: &[&str] = &[
     // 11: how the session's last turn stands (`working` while one runs, then `completed`,
     // `failed`, `interrupted` or `suspended`), so a list says which session works or failed.
     "ALTER TABLE sessions ADD COLUMN turn_state TEXT NOT NULL DEFAULT 'idle';",
+    // 12: the hunks of each reviewed turn (DESIGN §10.1), with where each came from and its
+    // state, so the window and `bridle sessions review` see the same ids; `told` once the model
+    // heard of a reject; `rows` is the newest change row of the turn the hunks were made from.
+    "CREATE TABLE hunks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        name BLOB NOT NULL,
+        kind TEXT NOT NULL,
+        base_start INTEGER NOT NULL,
+        base_lines INTEGER NOT NULL,
+        agent_start INTEGER NOT NULL,
+        agent_lines INTEGER NOT NULL,
+        old_text TEXT NOT NULL,
+        new_text TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        command TEXT,
+        state TEXT NOT NULL DEFAULT 'pending',
+        told INTEGER NOT NULL DEFAULT 0,
+        decided_at INTEGER,
+        rows INTEGER NOT NULL
+    );
+    CREATE INDEX hunks_turn ON hunks (session_id, turn_id);",
 ];
 
 /// Brings the schema up to date.

@@ -8,6 +8,7 @@
 
 mod approvals;
 mod changes;
+mod hunks;
 mod lease;
 mod migrations;
 mod processes;
@@ -23,6 +24,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 pub use approvals::{ApprovalStatus, RecordedAnswer, StoredApproval};
 pub use changes::ChangeRow;
+pub use hunks::HunkRow;
 pub use lease::SessionLease;
 pub use processes::ProcessRow;
 pub use state::TurnState;

@@ -93,27 +93,17 @@ pub fn merge(origin: &Path, branch: &str) -> Result<String, HandoffError> {
 /// as a binary patch; the worktree's own index is not touched.
 fn changes_since(worktree: &Path, base: &str) -> Result<Vec<u8>, HandoffError> {
     let git = Git::new(worktree);
+    // An index of Bridle's own in the worktree's admin folder, started from the real one's tree.
     let scratch =
         PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-path", "bridle-handoff-index"])?);
-    let index = PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-path", "index"])?);
-    let result = (|| -> Result<Vec<u8>, HandoffError> {
-        std::fs::copy(&index, &scratch).map_err(|error| WorktreeError::Io { path: scratch.clone(), error })?;
-        let scratch_git = Git::with_index(worktree, &scratch);
-        scratch_git.run(["add", "--all", "--", ":/"])?;
-        let tree = scratch_git.line(["write-tree"])?;
-        Ok(git.run([
-            "diff",
-            "--binary",
-            "--full-index",
-            "--no-renames",
-            "--no-ext-diff",
-            "--no-textconv",
-            base,
-            &tree,
-        ])?)
-    })();
-    let _ = std::fs::remove_file(&scratch);
-    result
+    let scratch_git = Git::with_index(worktree, &scratch);
+    scratch_git.run(["read-tree", &git.line(["write-tree"])?])?;
+    scratch_git.run(["add", "--all", "--", ":/"])?;
+    let tree = scratch_git.line(["write-tree"])?;
+    // Emptied rather than removed: the next hand-off starts it again, and the admin folder goes
+    // with the worktree.
+    scratch_git.run(["read-tree", "--empty"])?;
+    Ok(git.run(["diff", "--binary", "--full-index", "--no-renames", "--no-ext-diff", "--no-textconv", base, &tree])?)
 }
 
 /// The files a patch touches (its `diff --git a/X b/X` lines).

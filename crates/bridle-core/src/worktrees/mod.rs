@@ -94,9 +94,7 @@ pub fn create(origin: &Path, path: &Path, name: &str, base: Option<&str>) -> Res
     if path.symlink_metadata().is_ok() {
         return Err(WorktreeError::Exists(path.to_path_buf()));
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|error| WorktreeError::Io { path: parent.to_path_buf(), error })?;
-    }
+    // `git worktree add` makes the folders on the way.
     let git = Git::new(&origin);
     let base =
         git.line(["rev-parse", "--verify", "--end-of-options", &format!("{}^{{commit}}", base.unwrap_or("HEAD"))])?;
@@ -123,15 +121,16 @@ pub fn archive(path: &Path, id: &str) -> Result<Archived, WorktreeError> {
     let git = Git::new(path);
     let head = git.line(["rev-parse", "--verify", "HEAD^{commit}"])?;
     let branch = git.line(["symbolic-ref", "--short", "HEAD"])?;
+    // The scratch index lives in the worktree's own admin folder, which the removal below takes.
     let scratch =
         PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-path", "bridle-archive-index"])?);
-    let index = PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-path", "index"])?);
     let result = (|| -> Result<String, WorktreeError> {
         // Staged: the index as it is.
-        let staged = commit(&git, &git.line(["write-tree"])?, &head, &format!("bridle archive {id}: staged"))?;
-        // Unstaged: the tracked files as they are on disk, in a copy of the index.
-        copy(&index, &scratch)?;
+        let index_tree = git.line(["write-tree"])?;
+        let staged = commit(&git, &index_tree, &head, &format!("bridle archive {id}: staged"))?;
+        // Unstaged: the tracked files as they are on disk, in an index of Bridle's own.
         let scratch_git = Git::with_index(path, &scratch);
+        scratch_git.run(["read-tree", &index_tree])?;
         scratch_git.run(["add", "--update", "--", ":/"])?;
         let unstaged =
             commit(&git, &scratch_git.line(["write-tree"])?, &staged, &format!("bridle archive {id}: unstaged"))?;
@@ -149,7 +148,6 @@ pub fn archive(path: &Path, id: &str) -> Result<Archived, WorktreeError> {
         }
         Ok(commit(&git, &scratch_git.line(["write-tree"])?, &unstaged, &format!("bridle archive {id}: untracked"))?)
     })();
-    let _ = std::fs::remove_file(&scratch);
     let all = result?;
     let reference = archive_ref(id);
     git.run(["update-ref", "-m", "bridle archive", &reference, &all])?;
@@ -226,8 +224,11 @@ fn commit(git: &Git, tree: &str, parent: &str, message: &str) -> Result<String, 
     git.line(["commit-tree", tree, "-p", parent, "-m", message])
 }
 
-fn copy(from: &Path, to: &Path) -> Result<(), WorktreeError> {
-    std::fs::copy(from, to).map(|_| ()).map_err(|error| WorktreeError::Io { path: to.to_path_buf(), error })
+/// The most bytes of one included file copied: a larger one is left out.
+const INCLUDE_LIMIT: u64 = 64 * 1024 * 1024;
+
+fn io_error(path: &Path, e: impl std::fmt::Display) -> WorktreeError {
+    WorktreeError::Io { path: path.to_path_buf(), error: std::io::Error::other(e.to_string()) }
 }
 
 /// The untracked, gitignored files of the checkout at `checkout` that the `.worktreeinclude` at
@@ -252,25 +253,17 @@ fn included(checkout: &Path, rules_from: &Path) -> Result<Vec<PathBuf>, Worktree
     Ok(ignored.into_iter().filter(|p| named.contains(p)).collect())
 }
 
-/// Copies the included files of `origin` into the worktree at `path`: regular files only (a link
-/// is not followed, nor copied), with their permissions; what is listed is what was copied.
+/// Copies the included files of `origin` into the worktree at `path` through the one door
+/// ([`crate::fs`]: regular files only, no link followed on the way, at most [`INCLUDE_LIMIT`]
+/// bytes each), with their permissions; what is listed is what was copied.
 fn copy_included(origin: &Path, path: &Path) -> Result<Vec<PathBuf>, WorktreeError> {
+    let from = crate::fs::WorkspaceFs::open(origin).map_err(|e| io_error(origin, e))?;
+    let to = crate::fs::WorkspaceFs::open(path).map_err(|e| io_error(path, e))?;
     let mut copied = Vec::new();
     for rel in included(origin, origin)? {
-        let from = origin.join(&rel);
-        if !from.symlink_metadata().is_ok_and(|m| m.is_file()) {
-            continue;
-        }
-        // A folder on the way that is a link in the main checkout is not followed either.
-        if rel.ancestors().skip(1).any(|a| origin.join(a).symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()))
-        {
-            continue;
-        }
-        let to = path.join(&rel);
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(|error| WorktreeError::Io { path: parent.to_path_buf(), error })?;
-        }
-        copy(&from, &to)?;
+        let Ok(Some(bytes)) = from.read_at_most(&rel, INCLUDE_LIMIT) else { continue };
+        let mode = from.mode(&rel).ok().flatten().map(|m| m & 0o777);
+        to.write_atomic_with_mode(&rel, &bytes, mode).map_err(|e| io_error(&path.join(&rel), e))?;
         copied.push(rel);
     }
     Ok(copied)

@@ -11,6 +11,7 @@ import type { ModelInfo } from "./ModelInfo";
 import type { Op } from "./Op";
 import type { ProcessInfo } from "./ProcessInfo";
 import type { ProviderSettings } from "./ProviderSettings";
+import type { ReviewDecision } from "./ReviewDecision";
 import type { RuleList } from "./RuleList";
 import type { RuleMeaning } from "./RuleMeaning";
 import type { SequencedEvent } from "./SequencedEvent";
@@ -21,6 +22,7 @@ import type { Settings } from "./Settings";
 import type { SettingsUpdate } from "./SettingsUpdate";
 import type { SkillInfo } from "./SkillInfo";
 import type { SlashCommandInfo } from "./SlashCommandInfo";
+import type { TurnReview } from "./TurnReview";
 
 /** Queues one op on the open session's engine; resolves once accepted, not when done. */
 export function submit(op: Op): Promise<void> {
@@ -135,6 +137,16 @@ export function skillsTrust(): Promise<Array<SkillInfo>> {
 /** The slash commands the open session offers, for the composer's completion. */
 export function slashCommands(): Promise<Array<SlashCommandInfo>> {
   return invoke<Array<SlashCommandInfo>>("slash_commands");
+}
+
+/** The hunks of one turn of the open session (its last turn with changes when none is named), with their states. */
+export function reviewTurn(turnId: string | null): Promise<TurnReview> {
+  return invoke<TurnReview>("review_turn", { turnId });
+}
+
+/** Keeps, rejects or unrejects hunks of the open session, all or none (a conflict changes nothing); answers the turn's hunks as they stand after. */
+export function reviewDecide(decision: ReviewDecision, hunkIds: Array<string>): Promise<TurnReview> {
+  return invoke<TurnReview>("review_decide", { decision, hunkIds });
 }
 
 /** The Tauri event name of every engine event. */

@@ -1,11 +1,12 @@
 // The Changes view: every file change the agent's file tools and captured bash commands made, per
 // turn (newest first), as coloured diffs, with undo for a whole turn or one file. The engine
 // decides what an undo may touch (a file changed again since is left alone and named); this view
-// only asks.
+// only asks. Each turn's hunks can be kept or rejected one by one (TurnHunks).
 import { useState } from "react";
 import type { FileChange } from "../../store/state";
 import { DiffLines } from "../diff/DiffLines";
 import { DiffSideBySide } from "../diff/DiffSideBySide";
+import { TurnHunks } from "./TurnHunks";
 
 type Layout = "unified" | "split";
 
@@ -77,6 +78,7 @@ export function ChangesView({ changes, busy, onUndo }: Props) {
               Undo turn
             </button>
           </div>
+          <TurnHunks turnId={turn.turnId} busy={busy} version={`${busy}/${turn.files.map((f) => f.diffs.length).join(",")}`} />
           {turn.files.map((file) => (
             <div key={file.path} className="changes-file">
               <div className="changes-file-head">

@@ -213,10 +213,12 @@ impl Landing {
             State::File { .. } if !step.content => before.clone(),
             State::File { .. } => {
                 let upper = layer.map_err(|e| CommitError::Keep(step.shown(), e.to_string()))?;
-                Some(
-                    super::super::hash_stream(upper.open_read(&step.rel).map_err(CommitError::Read)?)
-                        .map_err(keep_err)?,
-                )
+                let file = upper.open_read(&step.rel).map_err(CommitError::Read)?;
+                // What the command left is kept too: a review makes a turn's hunks from it.
+                Some(match &ctx.files {
+                    Some(files) => files.keep_stream(file).map_err(keep_err)?,
+                    None => super::super::hash_stream(file).map_err(keep_err)?,
+                })
             }
             State::Link(target) => Some(blob_name(target.as_os_str().as_encoded_bytes())),
             _ => None,
