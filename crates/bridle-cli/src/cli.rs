@@ -63,6 +63,8 @@ pub enum Command {
     Auth(AuthArgs),
     /// The configured MCP servers: their status and tools.
     Mcp(McpArgs),
+    /// Explain the configuration in force: each setting and where it came from.
+    Config(crate::config::ConfigArgs),
 }
 
 /// `bridle mcp`.

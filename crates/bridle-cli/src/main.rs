@@ -9,6 +9,7 @@ mod approvals;
 mod audit;
 mod auth;
 mod cli;
+mod config;
 mod drive;
 mod mcp;
 mod models;
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
             Command::Models(args) => models::models(&cli.global, args).await,
             Command::Auth(args) => auth::auth(&cli.global, args),
             Command::Mcp(args) => mcp::mcp(&cli.global, args).await,
+            Command::Config(args) => config::config(&cli.global, args),
         }
     });
     // A file tool whose I/O outlived its timeout still holds a blocking thread; the answer is

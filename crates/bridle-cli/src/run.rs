@@ -29,6 +29,10 @@ pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_USAGE);
     }
     if let Some(mode) = args.mode {
+        if let Err(refused) = setup.config.check_mode(mode) {
+            eprintln!("bridle run: {refused}");
+            return Ok(EXIT_USAGE);
+        }
         setup.config.mode = mode;
     }
     let spec = match &args.session {

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::audit::{AuditError, AuditLog, AuditSink};
-use crate::config::{paths, Config, ConfigError, ProviderConfig, ProviderKind};
+use crate::config::{paths, Config, ConfigError, Managed, ProviderConfig, ProviderKind};
 use crate::engine::EngineConfig;
 use crate::provider::{self, ModelProvider, ProviderError};
 use crate::secrets::{self, KeySource};
@@ -126,7 +126,11 @@ impl Wiring {
     ) -> Result<Self, WiringError> {
         let data_dir = paths::data_dir(flags.data_dir, &env);
         let config_file = paths::config_file(flags.config, &data_dir, &env);
-        let config = Config::load(&config_file)?;
+        // The managed policy goes above the user's config here, once, for every front end.
+        let config = match Managed::load(&paths::managed_file(&env))? {
+            Some(managed) => managed.apply(Config::load(&config_file)?, &config_file)?,
+            None => Config::load(&config_file)?,
+        };
         let workspace =
             match flags.workspace.or_else(|| env("BRIDLE_WORKSPACE").filter(|v| !v.is_empty()).map(PathBuf::from)) {
                 Some(dir) => dir,

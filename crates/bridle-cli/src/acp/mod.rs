@@ -65,7 +65,7 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                 match opened.map_err(OpenError::message) {
                     Ok(session) => {
                         let response = NewSessionResponse::new(SessionId::new(session.id.clone()))
-                            .modes(session::modes(session.mode()));
+                            .modes(session.modes());
                         lock(&on_new).insert(session.id.clone(), session);
                         responder.respond(response)
                     }
@@ -87,7 +87,7 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                 match open(&load_flags, &request.cwd, &request.mcp_servers, spec, cx).await {
                     Ok(session) => {
                         session.replay();
-                        let response = LoadSessionResponse::new().modes(session::modes(session.mode()));
+                        let response = LoadSessionResponse::new().modes(session.modes());
                         lock(&on_load).insert(session.id.clone(), session);
                         responder.respond(response)
                     }

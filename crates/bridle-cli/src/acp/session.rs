@@ -52,8 +52,8 @@ pub struct AcpSession {
 }
 
 /// The modes a client may pick, the one in force marked.
-pub fn modes(current: Mode) -> SessionModeState {
-    let available = Mode::ALL.iter().map(|m| SessionMode::new(SessionModeId::new(m.as_str()), m.as_str())).collect();
+pub fn modes(current: Mode, allowed: &[Mode]) -> SessionModeState {
+    let available = allowed.iter().map(|m| SessionMode::new(SessionModeId::new(m.as_str()), m.as_str())).collect();
     SessionModeState::new(SessionModeId::new(current.as_str()), available)
 }
 
@@ -77,9 +77,9 @@ impl AcpSession {
         Ok(session)
     }
 
-    /// The mode in force.
-    pub fn mode(&self) -> Mode {
-        self.engine.mode()
+    /// The mode in force and the modes a client may pick.
+    pub fn modes(&self) -> SessionModeState {
+        modes(self.engine.mode(), &self.engine.allowed_modes())
     }
 
     fn send(&self, update: SessionUpdate) {
@@ -147,6 +147,7 @@ impl AcpSession {
     /// Switches to the mode `id` names.
     pub async fn set_mode(&self, id: &str) -> Result<(), String> {
         let mode: Mode = id.parse()?;
+        self.engine.check_mode(mode)?;
         self.engine.submit(Op::SetMode { mode }).await.map_err(|e| e.to_string())
     }
 

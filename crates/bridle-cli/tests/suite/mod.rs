@@ -20,6 +20,7 @@ mod keychain;
 mod llama;
 mod local_servers;
 mod long_sessions;
+mod managed;
 mod mcp;
 mod network;
 mod patches;

@@ -67,6 +67,8 @@ pub struct EngineConfig {
     pub host_environment: HostEnvironment,
     /// The front end driving the session (`app`, `cli`, `acp`), named in its audit.
     pub front_end: &'static str,
+    /// The managed policy over these settings (DESIGN §17): the modes a session may switch to.
+    pub managed: Option<crate::config::Managed>,
 }
 
 impl Default for EngineConfig {
@@ -90,6 +92,7 @@ impl Default for EngineConfig {
             hooks: crate::config::HooksConfig::default(),
             host_environment: HostEnvironment::default(),
             front_end: "",
+            managed: None,
         }
     }
 }
@@ -118,6 +121,7 @@ impl EngineConfig {
             hooks: config.hooks.clone(),
             host_environment: HostEnvironment::default(),
             front_end: "",
+            managed: config.managed.clone(),
         }
     }
 

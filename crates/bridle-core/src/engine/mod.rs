@@ -97,6 +97,7 @@ pub struct Engine {
     closing: CancellationToken,
     instruction_files: Vec<(String, u64)>,
     processes: Arc<crate::processes::SessionProcesses>,
+    managed: Option<crate::config::Managed>,
 }
 
 impl Engine {
@@ -157,6 +158,7 @@ impl Engine {
         ));
         let instruction_files = session.brief.files.iter().map(|f| (f.path.clone(), f.tokens)).collect();
         let processes = session.processes.clone();
+        let managed = session.config.managed.clone();
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
@@ -170,7 +172,17 @@ impl Engine {
         let closing = CancellationToken::new();
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
         let engine =
-            Engine { ops: op_tx, session_id, resumed_turn, calls, events_sent, closing, instruction_files, processes };
+            Engine {
+                ops: op_tx,
+                session_id,
+                resumed_turn,
+                calls,
+                events_sent,
+                closing,
+                instruction_files,
+                processes,
+                managed,
+            };
         Ok((engine, event_rx))
     }
 
@@ -220,6 +232,17 @@ impl Engine {
     /// The mode in force now (a `SetMode` takes effect between turns).
     pub fn mode(&self) -> Mode {
         self.current_calls().permit().mode()
+    }
+
+    /// Refuses `mode` when the managed policy does not allow it (a `SetMode` to it is refused
+    /// too; this lets a front end answer its client at once).
+    pub fn check_mode(&self, mode: Mode) -> Result<(), String> {
+        self.managed.as_ref().map_or(Ok(()), |m| m.check_mode(mode))
+    }
+
+    /// The modes a session may be in under the managed policy.
+    pub fn allowed_modes(&self) -> Vec<Mode> {
+        Mode::ALL.into_iter().filter(|m| self.check_mode(*m).is_ok()).collect()
     }
 
     fn current_calls(&self) -> Calls {
