@@ -46,6 +46,7 @@ pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
     engine.submit(Op::UserMessage { text: prompt }).await?;
     let code = drive::follow(&engine, &mut events, &args.drive, true).await;
     drive::finish(&engine, &audit).await;
+    setup.close_telemetry(&audit);
     hub.shutdown().await;
     code
 }

@@ -47,6 +47,8 @@ pub struct AcpSession {
     store: Arc<Store>,
     root: PathBuf,
     cx: ConnectionTo<Client>,
+    /// The session's wiring: its telemetry is flushed when it closes.
+    setup: Wiring,
     /// Told how the running turn stopped.
     turn: Mutex<Option<oneshot::Sender<Result<StopReason, String>>>>,
 }
@@ -71,6 +73,7 @@ impl AcpSession {
             store: setup.store()?,
             root: setup.workspace.clone(),
             cx,
+            setup,
             turn: Mutex::new(None),
         });
         tokio::spawn(pump(Arc::downgrade(&session), events));
@@ -155,6 +158,7 @@ impl AcpSession {
     /// end, pending approvals stay stored.
     pub async fn close(&self) {
         drive::finish(&self.engine, &self.audit).await;
+        self.setup.close_telemetry(&self.audit);
         self.hub.shutdown().await;
     }
 

@@ -30,5 +30,6 @@ mod sandbox;
 mod seams;
 mod secrets;
 mod streams;
+mod telemetry;
 mod tool;
 mod walkers;

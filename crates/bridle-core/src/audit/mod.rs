@@ -32,6 +32,7 @@ mod query;
 mod record;
 mod schema;
 mod sink;
+mod telemetry;
 mod verify;
 
 #[cfg(test)]
@@ -47,6 +48,7 @@ pub use log::{AuditLog, DB_FILE};
 pub use query::AuditFilter;
 pub use record::{AuditKind, AuditRecord};
 pub use sink::AuditSink;
+pub use telemetry::outage_record;
 pub use verify::{BadRow, Problem, VerifyReport};
 
 /// Why the audit log failed.

@@ -35,7 +35,7 @@ const LAYERS: &[(u8, &str, &[&str])] = &[
     (
         1,
         "the state one workspace or session holds (sandboxes, the network proxy, processes, store, keys, file changes), on primitives only",
-        &["sandbox", "shell_sandbox", "network", "processes", "workspace", "store", "secrets", "changes"],
+        &["sandbox", "shell_sandbox", "network", "processes", "workspace", "store", "secrets", "changes", "telemetry"],
     ),
     (
         0,
