@@ -67,6 +67,15 @@ pub enum Command {
     Config(crate::config::ConfigArgs),
 }
 
+/// The text form of `bridle sessions export`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ExportFormatArg {
+    /// Markdown.
+    Md,
+    /// JSON.
+    Json,
+}
+
 /// `bridle mcp`.
 #[derive(Args, Debug)]
 pub struct McpArgs {
@@ -304,6 +313,19 @@ pub enum SessionsAction {
         /// The model that writes the summary (default: the config's).
         #[command(flatten)]
         provider: ProviderArgs,
+    },
+    /// Export a session with proof: its conversation, calls, decisions and diffs (its audit rows,
+    /// redacted as the log is) with their hashes and the chain head; check it later with
+    /// `bridle audit verify --export FILE`.
+    Export {
+        /// Session id.
+        id: String,
+        /// `md` (a readable transcript) or `json`.
+        #[arg(long, value_enum, default_value = "md")]
+        format: ExportFormatArg,
+        /// Write to this file (atomically) instead of stdout.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
     },
     /// Delete a session, its history and the checkpoints only it kept.
     Delete {

@@ -54,6 +54,7 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
                 return Ok(EXIT_ERROR);
             }
         },
+        SessionsAction::Export { id, format, out: file } => return export(&setup, id, *format, file.as_deref()),
         SessionsAction::Delete { id } => {
             if let Err(e) = changes::delete_session(&store, &setup.data_dir, id) {
                 eprintln!("bridle sessions delete: {e}");
@@ -85,6 +86,46 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
             if !report.refused.is_empty() {
                 return Ok(EXIT_ERROR);
             }
+        }
+    }
+    Ok(0)
+}
+
+/// `bridle sessions export ID`: the session's audit rows with their hashes and the chain head.
+fn export(
+    setup: &bridle_core::wiring::Wiring,
+    id: &str,
+    format: crate::cli::ExportFormatArg,
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<u8> {
+    use bridle_core::audit::{AuditLog, ExportFormat};
+    let log = AuditLog::open(&setup.data_dir)?;
+    let export = match log.export_session(id, SystemClock.now_ms()) {
+        Ok(export) => export,
+        Err(e) => {
+            eprintln!("bridle sessions export: {}", safe(&e.to_string()));
+            return Ok(EXIT_ERROR);
+        }
+    };
+    let format = match format {
+        crate::cli::ExportFormatArg::Md => ExportFormat::Markdown,
+        crate::cli::ExportFormatArg::Json => ExportFormat::Json,
+    };
+    let text = export.render(format);
+    match file {
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+        Some(path) => {
+            // A temp file beside it, then a rename: a reader never sees half an export.
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let temp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+            std::fs::write(&temp, text.as_bytes())?;
+            std::fs::rename(&temp, path)?;
+            eprintln!(
+                "exported {} item(s) of session {id} to {} (chain head: row {})",
+                export.items.len(),
+                path.display(),
+                export.chain_head.id
+            );
         }
     }
     Ok(0)

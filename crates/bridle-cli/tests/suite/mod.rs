@@ -13,6 +13,7 @@ mod checkpoints;
 mod crash;
 mod edges;
 mod effects;
+mod export;
 mod files;
 mod guard;
 mod held;

@@ -16,8 +16,8 @@ use tokio::io::AsyncBufReadExt;
 use super::aimock::{repo_root, Aimock};
 use super::bridle::*;
 
-const API_KEY: &str = "sk-proj-TeLeMeTrYkEy0123456789abcdefGHIJKLmnopQRSTuvwx";
-const FILE_SECRET: &str = "ghp_TeLeMeTrY0123456789abcdefghijklmnopqr";
+pub(super) const API_KEY: &str = "sk-proj-TeLeMeTrYkEy0123456789abcdefGHIJKLmnopQRSTuvwx";
+pub(super) const FILE_SECRET: &str = "ghp_TeLeMeTrY0123456789abcdefghijklmnopqr";
 
 /// The receiver's Python, from scripts/setup-otel.sh.
 fn python() -> PathBuf {
@@ -73,7 +73,7 @@ fn dead_endpoint() -> String {
 /// One `bridle run` with a read (of a file holding a secret), a command a rule denies and a
 /// write approved at the prompt, exporting to `endpoint` when given: the dirs, the output and
 /// how long the process took.
-async fn run(endpoint: Option<&str>) -> (Dirs, std::process::Output, Duration) {
+pub(super) async fn run(endpoint: Option<&str>) -> (Dirs, std::process::Output, Duration) {
     let dirs = Dirs::new();
     std::fs::write(dirs.workspace.join("a.txt"), format!("token = {FILE_SECRET}\n")).unwrap();
     let fixtures = tempfile::tempdir().unwrap();
@@ -114,7 +114,7 @@ async fn run(endpoint: Option<&str>) -> (Dirs, std::process::Output, Duration) {
     (dirs, out, took)
 }
 
-async fn audit(dirs: &Dirs) -> Vec<Value> {
+pub(super) async fn audit(dirs: &Dirs) -> Vec<Value> {
     json_lines(&bridle(dirs, &["audit", "--json", "--limit", "100000"]).await)
 }
 
