@@ -115,11 +115,7 @@ fn export(
     match file {
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
         Some(path) => {
-            // A temp file beside it, then a rename: a reader never sees half an export.
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let temp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-            std::fs::write(&temp, text.as_bytes())?;
-            std::fs::rename(&temp, path)?;
+            bridle_core::config::edit::write_atomically(path, text.as_bytes(), None)?;
             eprintln!(
                 "exported {} item(s) of session {id} to {} (chain head: row {})",
                 export.items.len(),

@@ -44,6 +44,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         InstructionFileInfo,
         LandedChange,
         LimitSettings,
+        ManagedSetting,
         Listing,
         McpServerList,
         McpServerSettings,

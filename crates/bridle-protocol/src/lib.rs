@@ -50,7 +50,7 @@ pub use history::{
 pub use op::Op;
 pub use process::{ProcessInfo, ProcessState};
 pub use settings::{
-    LimitSettings, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode,
+    LimitSettings, ManagedSetting, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode,
     NetworkSettings, ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
 };
 pub use tool::{ToolCall, ToolDefinition, ToolResult};

@@ -20,6 +20,7 @@ export {
   processesList,
   rulesExplain,
   sessionDelete,
+  sessionExport,
   sessionInfo,
   sessionNew,
   sessionOpen,
