@@ -106,6 +106,12 @@ pub enum AuthAction {
     Set(AuthTarget),
     /// Remove the provider's stored key.
     Clear(AuthTarget),
+    /// Read the value of a `[telemetry] headers` entry from stdin and store it for the
+    /// configured collector (the config names the header; its value lives only in the keychain).
+    Header {
+        /// The header's name, as `[telemetry] headers` lists it.
+        name: String,
+    },
 }
 
 /// Whose key: the provider's kind and base URL (defaults from the config's `[provider]`).

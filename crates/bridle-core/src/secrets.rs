@@ -75,6 +75,17 @@ pub fn header(name: &str, endpoint: &str) -> Option<String> {
     get_account(header_account(name, endpoint))
 }
 
+/// Stores `value` for the telemetry header `name` of `endpoint`, replacing any earlier one.
+pub fn set_header(name: &str, endpoint: &str, value: &str) -> Result<(), SecretError> {
+    let value = value.trim().to_string();
+    if value.is_empty() {
+        return Err(SecretError::Empty);
+    }
+    crate::redact::remember([&value]);
+    let account = header_account(name, endpoint);
+    bounded(move || entry(&account)?.set_password(&value)).map_err(Failure::into_error)
+}
+
 fn get_account(account: String) -> Option<String> {
     match bounded(move || entry(&account)?.get_password()) {
         Ok(key) => {

@@ -50,8 +50,9 @@ pub use history::{
 pub use op::Op;
 pub use process::{ProcessInfo, ProcessState};
 pub use settings::{
-    LimitSettings, ManagedSetting, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode,
-    NetworkSettings, ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
+    LimitSettings, ManagedSetting, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo,
+    NetworkMode, NetworkSettings, ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings,
+    SettingsUpdate,
 };
 pub use tool::{ToolCall, ToolDefinition, ToolResult};
 pub use usage::TokenUsage;

@@ -64,8 +64,8 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                 let opened = open(&new_flags, &request.cwd, &request.mcp_servers, SessionSpec::New, cx).await;
                 match opened.map_err(OpenError::message) {
                     Ok(session) => {
-                        let response = NewSessionResponse::new(SessionId::new(session.id.clone()))
-                            .modes(session.modes());
+                        let response =
+                            NewSessionResponse::new(SessionId::new(session.id.clone())).modes(session.modes());
                         lock(&on_new).insert(session.id.clone(), session);
                         responder.respond(response)
                     }

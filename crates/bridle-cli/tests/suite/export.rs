@@ -23,7 +23,8 @@ async fn an_export_holds_the_session_without_secrets_and_verify_names_an_edited_
 
     for format in ["md", "json"] {
         let file = dirs.data.parent().unwrap().join(format!("export.{format}"));
-        let out = bridle(&dirs, &["sessions", "export", &session, "--format", format, "--out", file.to_str().unwrap()]).await;
+        let out =
+            bridle(&dirs, &["sessions", "export", &session, "--format", format, "--out", file.to_str().unwrap()]).await;
         assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr(&out));
         let text = std::fs::read_to_string(&file).unwrap();
         for wanted in ["record it; my key is", "Done.", "+hello", "git push origin main", "token = "] {

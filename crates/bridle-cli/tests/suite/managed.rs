@@ -64,7 +64,10 @@ async fn acp_offers_no_bypass_and_refuses_set_mode_to_it() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let dirs = Dirs::new();
     let file = managed(&dirs);
-    user_config(&dirs, "mode = \"ask\"\n[provider]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n");
+    user_config(
+        &dirs,
+        "mode = \"ask\"\n[provider]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n",
+    );
     let mut child = raw_acp(&dirs.data, &[("BRIDLE_MANAGED_CONFIG", OsStr::new(&file))]);
     let mut input = child.stdin.take().unwrap();
     let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
@@ -87,8 +90,12 @@ async fn acp_offers_no_bypass_and_refuses_set_mode_to_it() {
     let new = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
         "params": {"cwd": dirs.workspace.canonicalize().unwrap(), "mcpServers": []}}))
     .await;
-    let offered: Vec<&str> =
-        new["result"]["modes"]["availableModes"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    let offered: Vec<&str> = new["result"]["modes"]["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
     assert_eq!(offered, ["read-only", "plan", "ask", "review", "auto-edit", "auto"], "{new}");
     let session = new["result"]["sessionId"].clone();
     let refused = ask(json!({"jsonrpc": "2.0", "id": 3, "method": "session/set_mode",

@@ -146,7 +146,10 @@ async fn the_collector_gets_every_audit_row_spans_and_token_metrics_and_no_secre
     eprintln!("bridle run with telemetry: {took:?}");
     let rows = audit(&dirs).await;
     assert!(rows.iter().any(|r| r["kind"] == "guard_decision" && r["decision"] == "deny"), "the push was denied");
-    assert!(rows.iter().any(|r| r["kind"] == "approval_resolved" && r["decision"] == "allow"), "the write was approved");
+    assert!(
+        rows.iter().any(|r| r["kind"] == "approval_resolved" && r["decision"] == "allow"),
+        "the write was approved"
+    );
 
     // One log record per row, with its seq and hash.
     let mut records = Vec::new();
@@ -161,18 +164,31 @@ async fn the_collector_gets_every_audit_row_spans_and_token_metrics_and_no_secre
         .iter()
         .map(|a| {
             let seq = a["bridle.audit.seq"].as_str().unwrap().parse().unwrap();
-            (seq, a["bridle.audit.hash"].as_str().unwrap().to_string(), a["bridle.audit.kind"].as_str().unwrap().to_string())
+            (
+                seq,
+                a["bridle.audit.hash"].as_str().unwrap().to_string(),
+                a["bridle.audit.kind"].as_str().unwrap().to_string(),
+            )
         })
         .collect();
     let logged: BTreeSet<(i64, String, String)> = rows
         .iter()
-        .map(|r| (r["id"].as_i64().unwrap(), r["hash"].as_str().unwrap().to_string(), r["kind"].as_str().unwrap().to_string()))
+        .map(|r| {
+            (
+                r["id"].as_i64().unwrap(),
+                r["hash"].as_str().unwrap().to_string(),
+                r["kind"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     assert_eq!(records.len(), rows.len(), "one record per row");
     assert_eq!(exported, logged);
     let denied = records.iter().find(|a| a.get("bridle.decision").is_some_and(|d| d == "deny")).unwrap();
     assert_eq!(denied["gen_ai.tool.name"], "bash");
-    assert!(denied.contains_key("bridle.decision.source") && denied.contains_key("gen_ai.conversation.id"), "{denied:?}");
+    assert!(
+        denied.contains_key("bridle.decision.source") && denied.contains_key("gen_ai.conversation.id"),
+        "{denied:?}"
+    );
 
     // A turn span, and an execute_tool span per call under it.
     let mut spans = Vec::new();
@@ -187,11 +203,17 @@ async fn the_collector_gets_every_audit_row_spans_and_token_metrics_and_no_secre
     eprintln!("spans: {names:?}");
     let turn = spans.iter().find(|s| s["name"] == "invoke_agent bridle").expect("a turn span");
     for tool in ["read_file", "bash", "write_file"] {
-        let span = spans.iter().find(|s| s["name"] == format!("execute_tool {tool}")).unwrap_or_else(|| panic!("{tool}: {names:?}"));
+        let span = spans
+            .iter()
+            .find(|s| s["name"] == format!("execute_tool {tool}"))
+            .unwrap_or_else(|| panic!("{tool}: {names:?}"));
         assert_eq!(span["parentSpanId"], turn["spanId"], "{tool} under the turn");
         assert_eq!(span["traceId"], turn["traceId"]);
         let a = attributes(&span["attributes"]);
-        assert_eq!((a["gen_ai.operation.name"].clone(), a["gen_ai.tool.name"].clone()), (json!("execute_tool"), json!(tool)));
+        assert_eq!(
+            (a["gen_ai.operation.name"].clone(), a["gen_ai.tool.name"].clone()),
+            (json!("execute_tool"), json!(tool))
+        );
     }
     let chat = spans.iter().find(|s| s["name"] == "chat mock-model").expect("a chat span");
     assert_eq!(attributes(&chat["attributes"])["gen_ai.usage.input_tokens"], "120");
@@ -209,9 +231,14 @@ async fn the_collector_gets_every_audit_row_spans_and_token_metrics_and_no_secre
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (attributes(&p["attributes"])["gen_ai.token.type"].as_str().unwrap().to_string(), p["sum"].to_string()))
+        .map(|p| {
+            (attributes(&p["attributes"])["gen_ai.token.type"].as_str().unwrap().to_string(), p["sum"].to_string())
+        })
         .collect();
-    assert!(sums.contains(&("input".into(), "320.0".into())) && sums.contains(&("output".into(), "35.0".into())), "{sums:?}");
+    assert!(
+        sums.contains(&("input".into(), "320.0".into())) && sums.contains(&("output".into(), "35.0".into())),
+        "{sums:?}"
+    );
     for name in ["bridle.decisions", "bridle.tool.duration"] {
         assert!(metrics.iter().any(|m| m["name"] == name), "{name}");
     }

@@ -76,7 +76,8 @@ impl AuditLog {
         // One read transaction: the head and the rows are of the same moment.
         let tx = conn.unchecked_transaction()?;
         let (id, hash) = last_row(&tx)?.unwrap_or((0, super::GENESIS.to_string()));
-        let mut stmt = tx.prepare(&format!("SELECT {COLUMNS} FROM audit WHERE session_id = ?1 AND id <= ?2 ORDER BY id"))?;
+        let mut stmt =
+            tx.prepare(&format!("SELECT {COLUMNS} FROM audit WHERE session_id = ?1 AND id <= ?2 ORDER BY id"))?;
         let rows = stmt.query_map(params![session_id, id], |r| StoredRow::from_row(r))?;
         let mut items = Vec::new();
         for row in rows {
@@ -133,7 +134,12 @@ impl AuditLog {
         match self.row(head.id)? {
             Some(row) if row.hash == head.hash => {}
             _ => {
-                return Ok(Some(bad(0, head.id, 0, format!("the chain head (row {}) is not in the audit log", head.id))));
+                return Ok(Some(bad(
+                    0,
+                    head.id,
+                    0,
+                    format!("the chain head (row {}) is not in the audit log", head.id),
+                )));
             }
         }
         let logged = self.session_ids(session_id, head.id)?;
@@ -154,12 +160,24 @@ impl AuditLog {
             let place = n as u64 + 1;
             let what = format!("row {}, {}", item.id, item.kind);
             if stored(item).compute_hash() != item.hash {
-                return Ok(bad(place, item.id, n as u64, format!("item {place} ({what}) does not match its hash: edited")));
+                return Ok(bad(
+                    place,
+                    item.id,
+                    n as u64,
+                    format!("item {place} ({what}) does not match its hash: edited"),
+                ));
             }
             match self.row(item.id)? {
-                None => return Ok(bad(place, item.id, n as u64, format!("item {place} ({what}) is not in the audit log"))),
+                None => {
+                    return Ok(bad(place, item.id, n as u64, format!("item {place} ({what}) is not in the audit log")))
+                }
                 Some(row) if row.hash != item.hash => {
-                    return Ok(bad(place, item.id, n as u64, format!("item {place} ({what}) differs from the audit log")));
+                    return Ok(bad(
+                        place,
+                        item.id,
+                        n as u64,
+                        format!("item {place} ({what}) differs from the audit log"),
+                    ));
                 }
                 Some(_) => {}
             }

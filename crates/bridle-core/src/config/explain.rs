@@ -29,7 +29,9 @@ pub fn explain(config: &Config, user_file: &Path, user_text: Option<&str>) -> Ve
         managed.as_ref().map(|(_, s)| s.iter().map(|(k, _, _)| k.clone()).collect()).unwrap_or_default();
     let mut out = Vec::new();
     if let Some((file, settings)) = &managed {
-        for (key, value, _) in settings.iter().filter(|(k, _, _)| matches!(k.as_str(), "allowed_modes" | "sandbox.required")) {
+        for (key, value, _) in
+            settings.iter().filter(|(k, _, _)| matches!(k.as_str(), "allowed_modes" | "sandbox.required"))
+        {
             out.push(Explained { key: key.clone(), value: value.clone(), source: format!("managed {file}") });
         }
     }

@@ -29,9 +29,9 @@ use serde::{Deserialize, Serialize};
 pub use edit::RuleList;
 pub use explain::{explain, Explained};
 pub use hooks::{HookConfig, HooksConfig, DEFAULT_HOOK_TIMEOUT_SECS};
+pub use managed::{Managed, ManagedPolicy, MANAGED_FILE};
 pub use mcp::{McpConfig, McpServerConfig, DEFAULT_MCP_STARTUP_SECS};
 pub use network::NetworkConfig;
-pub use managed::{Managed, ManagedPolicy, MANAGED_FILE};
 pub use runs_code::{is_exec_config, EXEC_CONFIG_FILES};
 pub use telemetry::{TelemetryConfig, TelemetryProtocol};
 

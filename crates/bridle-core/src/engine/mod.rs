@@ -171,18 +171,17 @@ impl Engine {
         });
         let closing = CancellationToken::new();
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
-        let engine =
-            Engine {
-                ops: op_tx,
-                session_id,
-                resumed_turn,
-                calls,
-                events_sent,
-                closing,
-                instruction_files,
-                processes,
-                managed,
-            };
+        let engine = Engine {
+            ops: op_tx,
+            session_id,
+            resumed_turn,
+            calls,
+            events_sent,
+            closing,
+            instruction_files,
+            processes,
+            managed,
+        };
         Ok((engine, event_rx))
     }
 

@@ -13,7 +13,7 @@ mod pipeline;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -67,7 +67,8 @@ impl std::fmt::Debug for Telemetry {
 
 struct Inner {
     endpoint: String,
-    tx: SyncSender<Box<AuditEvent>>,
+    /// Rows; `None` wakes the worker to stop.
+    tx: SyncSender<Option<Box<AuditEvent>>>,
     stop: AtomicBool,
     done: Mutex<Option<Receiver<()>>>,
     /// Rows taken into the queue.
@@ -88,7 +89,10 @@ struct OutageState {
 impl Telemetry {
     /// Starts the export worker for `config` with `headers` (names and values, from the
     /// keychain); `Ok(None)` when telemetry is off.
-    pub fn start(config: &TelemetryConfig, headers: HashMap<String, String>) -> Result<Option<Telemetry>, TelemetryError> {
+    pub fn start(
+        config: &TelemetryConfig,
+        headers: HashMap<String, String>,
+    ) -> Result<Option<Telemetry>, TelemetryError> {
         let Some(endpoint) = config.endpoint.clone().filter(|_| config.is_on()) else { return Ok(None) };
         Self::start_with(endpoint, headers, config.include_content, QUEUE_BOUND).map(Some)
     }
@@ -151,7 +155,7 @@ impl Telemetry {
             return;
         }
         for row in rows {
-            match self.inner.tx.try_send(Box::new(row)) {
+            match self.inner.tx.try_send(Some(Box::new(row))) {
                 Ok(()) => {
                     self.inner.accepted.fetch_add(1, Ordering::Relaxed);
                 }
@@ -170,16 +174,21 @@ impl Telemetry {
     pub fn shutdown(&self, within: Duration, now_ms: impl Fn() -> i64) -> Option<Outage> {
         let started = Instant::now();
         self.inner.stop.store(true, Ordering::Relaxed);
+        // A full queue means the worker is busy and sees the flag after its batch.
+        let _ = self.inner.tx.try_send(None);
         if let Some(done) = lock(&self.inner.done).take() {
             match done.recv_timeout(within) {
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => {}
                 Err(RecvTimeoutError::Timeout) => {
-                    tracing::warn!("telemetry: the collector took more than {within:?}; records still queued are dropped")
+                    tracing::warn!(
+                        "telemetry: the collector took more than {within:?}; records still queued are dropped"
+                    )
                 }
             }
         }
         tracing::debug!("telemetry: flushed in {:?}", started.elapsed());
-        let unsettled = self.inner.accepted.load(Ordering::Relaxed).saturating_sub(self.inner.settled.load(Ordering::Relaxed));
+        let unsettled =
+            self.inner.accepted.load(Ordering::Relaxed).saturating_sub(self.inner.settled.load(Ordering::Relaxed));
         let now = now_ms();
         if unsettled > 0 {
             self.inner.dropped(unsettled, now);
@@ -232,18 +241,31 @@ fn now_ms() -> i64 {
 
 /// The worker: batches of queued rows to the pipeline, until told to stop and the queue is
 /// empty; then the open turns end and the pipeline shuts down.
-fn work(inner: &Inner, mut pipeline: pipeline::Pipeline, rx: &Receiver<Box<AuditEvent>>) {
+fn work(inner: &Inner, mut pipeline: pipeline::Pipeline, rx: &Receiver<Option<Box<AuditEvent>>>) {
     let mut batch = Vec::with_capacity(BATCH);
     loop {
-        match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(row) => batch.push(row),
-            Err(RecvTimeoutError::Timeout) if inner.stop.load(Ordering::Relaxed) => break,
+        // Once told to stop, the queue is drained without waiting for more.
+        let stopping = inner.stop.load(Ordering::Relaxed);
+        let next = if stopping {
+            rx.try_recv().map_err(|e| match e {
+                TryRecvError::Empty => RecvTimeoutError::Timeout,
+                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+            })
+        } else {
+            rx.recv_timeout(Duration::from_millis(100))
+        };
+        match next {
+            Ok(Some(row)) => batch.push(row),
+            // Told to stop: what is queued still goes, then the loop ends on an empty queue.
+            Ok(None) => continue,
+            Err(RecvTimeoutError::Timeout) if stopping => break,
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         }
         while batch.len() < BATCH {
             match rx.try_recv() {
-                Ok(row) => batch.push(row),
+                Ok(Some(row)) => batch.push(row),
+                Ok(None) => {}
                 Err(_) => break,
             }
         }

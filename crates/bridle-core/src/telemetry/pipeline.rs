@@ -410,7 +410,10 @@ fn time(ms: i64) -> SystemTime {
 fn without_content(payload: &Value) -> Value {
     match payload {
         Value::Object(map) => Value::Object(
-            map.iter().filter(|(k, _)| !CONTENT.contains(&k.as_str())).map(|(k, v)| (k.clone(), without_content(v))).collect(),
+            map.iter()
+                .filter(|(k, _)| !CONTENT.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), without_content(v)))
+                .collect(),
         ),
         Value::Array(items) => Value::Array(items.iter().map(without_content).collect()),
         other => other.clone(),
