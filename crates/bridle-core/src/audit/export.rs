@@ -78,7 +78,7 @@ impl AuditLog {
         let (id, hash) = last_row(&tx)?.unwrap_or((0, super::GENESIS.to_string()));
         let mut stmt =
             tx.prepare(&format!("SELECT {COLUMNS} FROM audit WHERE session_id = ?1 AND id <= ?2 ORDER BY id"))?;
-        let rows = stmt.query_map(params![session_id, id], |r| StoredRow::from_row(r))?;
+        let rows = stmt.query_map(params![session_id, id], StoredRow::from_row)?;
         let mut items = Vec::new();
         for row in rows {
             items.push(row?.into_event()?);

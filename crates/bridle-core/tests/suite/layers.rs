@@ -34,7 +34,7 @@ const LAYERS: &[(u8, &str, &[&str])] = &[
     ),
     (
         1,
-        "the state one workspace or session holds (sandboxes, the network proxy, processes, store, keys, file changes), on primitives only",
+        "the state one workspace or session holds (sandboxes, the network proxy, processes, store, keys, file changes, the collector export), on primitives only",
         &["sandbox", "shell_sandbox", "network", "processes", "workspace", "store", "secrets", "changes", "telemetry"],
     ),
     (
