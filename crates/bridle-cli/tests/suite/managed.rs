@@ -53,6 +53,19 @@ async fn bypass_is_refused_and_a_user_allow_does_not_open_a_managed_deny() {
     assert!(line("rules.allow").contains("# user "), "{text}");
     assert!(line("limits.max_steps").ends_with("# default"), "{text}");
 
+    // `[sandbox] required`: no escalation, in any mode; `enabled = false` is refused at load.
+    std::fs::write(&file, format!("{POLICY}[sandbox]\nrequired = true\n")).unwrap();
+    let escalate = json!({"command": "npm test", "escalate": true, "justification": "needs the network"}).to_string();
+    let out = bridle_with_env(&dirs.data, &dirs.workspace, &["guard", "bash", "--args", &escalate], &env).await;
+    assert_eq!(out.status.code(), Some(4), "an escalation is denied: {}", stdout(&out));
+    assert!(stdout(&out).contains(&file), "{}", stdout(&out));
+    let out = bridle(&dirs, &["guard", "bash", "--args", &escalate]).await;
+    assert_eq!(out.status.code(), Some(3), "without the policy it asks: {}", stdout(&out));
+    user_config(&dirs, "[sandbox]\nenabled = false\n");
+    let out = bridle_with_env(&dirs.data, &dirs.workspace, &["config", "explain"], &env).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("sandbox is required") && stderr(&out).contains(&file), "{}", stderr(&out));
+
     user_config(&dirs, "mode = \"bypass\"\n");
     let out = bridle_with_env(&dirs.data, &dirs.workspace, &["config", "explain"], &env).await;
     assert_eq!(out.status.code(), Some(1));

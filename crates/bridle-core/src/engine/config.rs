@@ -130,6 +130,7 @@ impl EngineConfig {
     pub fn permit(&self) -> Result<Permit, EngineError> {
         Ok(Permit::new(self.mode, self.policy()?)
             .with_config_file(self.config_file.clone())
+            .with_managed(self.managed.clone())
             .with_network(self.network_proxy()?))
     }
 
@@ -205,6 +206,7 @@ impl EngineConfig {
         Policy::from_config(&Config {
             rules: self.rules.clone(),
             disabled_tools: self.disabled_tools.clone(),
+            managed: self.managed.clone(),
             ..Config::default()
         })
     }
