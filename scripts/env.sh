@@ -21,6 +21,11 @@ if [ -z "${BRIDLE_MCP_VENV:-}" ]; then
   BRIDLE_MCP_VENV="$(dirname "$CARGO_TARGET_DIR")/mcp-venv"
 fi
 export BRIDLE_MCP_VENV
+# The OpenTelemetry protobufs of the telemetry tests' receiver (scripts/setup-otel.sh), beside it.
+if [ -z "${BRIDLE_OTEL_VENV:-}" ]; then
+  BRIDLE_OTEL_VENV="$(dirname "$CARGO_TARGET_DIR")/otel-venv"
+fi
+export BRIDLE_OTEL_VENV
 BRIDLE_APP="$CARGO_TARGET_DIR/debug/bridle-app"
 BRIDLE_CLI="$CARGO_TARGET_DIR/debug/bridle"
 export BRIDLE_APP BRIDLE_CLI

@@ -18,6 +18,9 @@ bash scripts/setup-llama.sh
 step "MCP servers from PyPI for the MCP tests (a venv in the cache)"
 bash scripts/setup-mcp.sh
 
+step "OpenTelemetry protobufs from PyPI for the telemetry tests' receiver (a venv in the cache)"
+bash scripts/setup-otel.sh
+
 step "ui: typecheck, unit tests, build"
 npm run build -w ui
 npm test -w ui

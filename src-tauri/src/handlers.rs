@@ -55,6 +55,10 @@ pub async fn audit_export(start: &Starting) -> Answer<String> {
     start.get().await?.audit_export().await
 }
 
+pub async fn session_export(start: &Starting, session_id: String, format: String) -> Answer<String> {
+    start.get().await?.session_export(session_id, format).await
+}
+
 pub async fn settings_get(start: &Starting) -> Answer<Settings> {
     start.get().await?.settings_get().await
 }

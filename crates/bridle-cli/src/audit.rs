@@ -32,8 +32,13 @@ pub struct AuditArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum AuditAction {
-    /// Check the hash chain and the head; exit 1 and name the first bad row if broken.
-    Verify,
+    /// Check the hash chain and the head; exit 1 and name the first bad row if broken. With
+    /// --export, check a session export against the log and name its first item that differs.
+    Verify {
+        /// A file written by `bridle sessions export`.
+        #[arg(long)]
+        export: Option<PathBuf>,
+    },
     /// Write every row as one JSON line to FILE (atomically); prints the row count.
     Export {
         /// The JSONL file to write.
@@ -72,7 +77,8 @@ pub fn audit(global: &Global, args: &AuditArgs) -> anyhow::Result<u8> {
         AuditLog::open(&data_dir).with_context(|| format!("cannot open the audit log in {}", data_dir.display()))?;
     match &args.action {
         None => list(&log, &args.list),
-        Some(AuditAction::Verify) => verify(&log),
+        Some(AuditAction::Verify { export: None }) => verify(&log),
+        Some(AuditAction::Verify { export: Some(file) }) => verify_export(&log, file),
         Some(AuditAction::Export { file }) => export(&log, file),
     }
 }
@@ -145,6 +151,23 @@ fn verify(log: &AuditLog) -> anyhow::Result<u8> {
     println!("{}", serde_json::to_string(&report)?);
     eprintln!("bridle audit verify: {}", report.summary());
     Ok(if report.intact { 0 } else { EXIT_ERROR })
+}
+
+fn verify_export(log: &AuditLog, file: &Path) -> anyhow::Result<u8> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let chain = log.verify()?;
+    if !chain.intact {
+        println!("{}", serde_json::to_string(&chain)?);
+        eprintln!("bridle audit verify: the audit log itself is damaged: {}", chain.summary());
+        return Ok(EXIT_ERROR);
+    }
+    let check = log.check_export(&text)?;
+    println!("{}", serde_json::to_string(&check)?);
+    match &check.first_bad {
+        None => eprintln!("bridle audit verify: {} matches the audit log ({} items)", file.display(), check.items),
+        Some(bad) => eprintln!("bridle audit verify: {}: {}", file.display(), safe(&bad.reason)),
+    }
+    Ok(if check.intact { 0 } else { EXIT_ERROR })
 }
 
 fn export(log: &AuditLog, file: &Path) -> anyhow::Result<u8> {

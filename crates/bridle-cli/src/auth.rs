@@ -1,4 +1,5 @@
-//! `bridle auth set|clear`: a provider's API key into or out of the OS keychain.
+//! `bridle auth set|clear|header`: a provider's API key into or out of the OS keychain, and the
+//! values of the telemetry collector's headers into it.
 //!
 //! Rule: the key is read from stdin only (never an argument, which `ps` and shell history
 //! would keep) and is never printed; the config file is not touched.
@@ -17,6 +18,7 @@ pub fn auth(global: &Global, args: &AuthArgs) -> anyhow::Result<u8> {
     let (target, set) = match &args.action {
         AuthAction::Set(target) => (target, true),
         AuthAction::Clear(target) => (target, false),
+        AuthAction::Header { name } => return header(&setup.config, name),
     };
     let Some((kind, base_url)) = target_of(&setup.config, target) else {
         eprintln!("bridle auth: no provider: pass --provider openai|anthropic|ollama (and --base-url)");
@@ -56,6 +58,30 @@ pub fn auth(global: &Global, args: &AuthArgs) -> anyhow::Result<u8> {
         }
         Err(e) => {
             eprintln!("bridle auth: {e}");
+            Ok(EXIT_ERROR)
+        }
+    }
+}
+
+/// `bridle auth header NAME`: the value from stdin, for the configured collector.
+fn header(config: &bridle_core::config::Config, name: &str) -> anyhow::Result<u8> {
+    let Some(endpoint) = config.telemetry.endpoint.as_deref().filter(|_| config.telemetry.is_on()) else {
+        eprintln!("bridle auth header: no [telemetry] endpoint in the config");
+        return Ok(EXIT_USAGE);
+    };
+    let mut value = String::new();
+    std::io::stdin().lock().read_to_string(&mut value)?;
+    match secrets::set_header(name, endpoint, &value) {
+        Ok(()) => {
+            eprintln!("bridle auth: stored the `{}` header for {} in the OS keychain", safe(name), safe(endpoint));
+            Ok(0)
+        }
+        Err(secrets::SecretError::Empty) => {
+            eprintln!("bridle auth header: no value on stdin");
+            Ok(EXIT_USAGE)
+        }
+        Err(e) => {
+            eprintln!("bridle auth header: {e}");
             Ok(EXIT_ERROR)
         }
     }

@@ -65,6 +65,17 @@ pub enum Command {
     Mcp(McpArgs),
     /// The skills found for this workspace: list them, or trust the workspace's.
     Skills(crate::skills::SkillsArgs),
+    /// Explain the configuration in force: each setting and where it came from.
+    Config(crate::config::ConfigArgs),
+}
+
+/// The text form of `bridle sessions export`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ExportFormatArg {
+    /// Markdown.
+    Md,
+    /// JSON.
+    Json,
 }
 
 /// `bridle mcp`.
@@ -97,6 +108,12 @@ pub enum AuthAction {
     Set(AuthTarget),
     /// Remove the provider's stored key.
     Clear(AuthTarget),
+    /// Read the value of a `[telemetry] headers` entry from stdin and store it for the
+    /// configured collector (the config names the header; its value lives only in the keychain).
+    Header {
+        /// The header's name, as `[telemetry] headers` lists it.
+        name: String,
+    },
 }
 
 /// Whose key: the provider's kind and base URL (defaults from the config's `[provider]`).
@@ -304,6 +321,19 @@ pub enum SessionsAction {
         /// The model that writes the summary (default: the config's).
         #[command(flatten)]
         provider: ProviderArgs,
+    },
+    /// Export a session with proof: its conversation, calls, decisions and diffs (its audit rows,
+    /// redacted as the log is) with their hashes and the chain head; check it later with
+    /// `bridle audit verify --export FILE`.
+    Export {
+        /// Session id.
+        id: String,
+        /// `md` (a readable transcript) or `json`.
+        #[arg(long, value_enum, default_value = "md")]
+        format: ExportFormatArg,
+        /// Write to this file (atomically) instead of stdout.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
     },
     /// Delete a session, its history and the checkpoints only it kept.
     Delete {

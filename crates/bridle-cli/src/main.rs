@@ -9,6 +9,7 @@ mod approvals;
 mod audit;
 mod auth;
 mod cli;
+mod config;
 mod drive;
 mod mcp;
 mod models;
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
             Command::Auth(args) => auth::auth(&cli.global, args),
             Command::Mcp(args) => mcp::mcp(&cli.global, args).await,
             Command::Skills(args) => skills::skills(&cli.global, args),
+            Command::Config(args) => config::config(&cli.global, args),
         }
     });
     // A file tool whose I/O outlived its timeout still holds a blocking thread; the answer is

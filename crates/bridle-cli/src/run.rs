@@ -29,6 +29,10 @@ pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_USAGE);
     }
     if let Some(mode) = args.mode {
+        if let Err(refused) = setup.config.check_mode(mode) {
+            eprintln!("bridle run: {refused}");
+            return Ok(EXIT_USAGE);
+        }
         setup.config.mode = mode;
     }
     let spec = match &args.session {
@@ -42,6 +46,7 @@ pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
     engine.submit(Op::UserMessage { text: prompt }).await?;
     let code = drive::follow(&engine, &mut events, &args.drive, true).await;
     drive::finish(&engine, &audit).await;
+    setup.close_telemetry(&audit);
     hub.shutdown().await;
     code
 }

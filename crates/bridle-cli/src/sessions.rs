@@ -70,6 +70,7 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
                 return Ok(EXIT_ERROR);
             }
         },
+        SessionsAction::Export { id, format, out: file } => return export(&setup, id, *format, file.as_deref()),
         SessionsAction::Delete { id } => {
             if let Err(e) = changes::delete_session(&store, &setup.data_dir, id) {
                 eprintln!("bridle sessions delete: {e}");
@@ -113,6 +114,42 @@ fn waiting_word(kind: bridle_protocol::WaitingFor) -> &'static str {
         bridle_protocol::WaitingFor::Host => "a host",
         bridle_protocol::WaitingFor::Changes => "held changes",
     }
+}
+
+/// `bridle sessions export ID`: the session's audit rows with their hashes and the chain head.
+fn export(
+    setup: &bridle_core::wiring::Wiring,
+    id: &str,
+    format: crate::cli::ExportFormatArg,
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<u8> {
+    use bridle_core::audit::{AuditLog, ExportFormat};
+    let log = AuditLog::open(&setup.data_dir)?;
+    let export = match log.export_session(id, SystemClock.now_ms()) {
+        Ok(export) => export,
+        Err(e) => {
+            eprintln!("bridle sessions export: {}", safe(&e.to_string()));
+            return Ok(EXIT_ERROR);
+        }
+    };
+    let format = match format {
+        crate::cli::ExportFormatArg::Md => ExportFormat::Markdown,
+        crate::cli::ExportFormatArg::Json => ExportFormat::Json,
+    };
+    let text = export.render(format);
+    match file {
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+        Some(path) => {
+            bridle_core::config::edit::write_atomically(path, text.as_bytes(), None)?;
+            eprintln!(
+                "exported {} item(s) of session {id} to {} (chain head: row {})",
+                export.items.len(),
+                path.display(),
+                export.chain_head.id
+            );
+        }
+    }
+    Ok(0)
 }
 
 /// `bridle sessions compact ID`: the compaction a running session would make, made now.

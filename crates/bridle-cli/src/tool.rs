@@ -33,6 +33,9 @@ struct GuardReport<'a> {
 /// The engine's own calls for these settings, with `--mode` over the config's, over
 /// `registry` (the built-ins, with an MCP server's tools when one is called).
 fn calls(setup: &Wiring, mode: Option<bridle_protocol::Mode>, registry: ToolRegistry) -> anyhow::Result<Calls> {
+    if let Some(mode) = mode {
+        setup.config.check_mode(mode).map_err(anyhow::Error::msg)?;
+    }
     let mut config = setup.engine_config();
     config.mode = mode.unwrap_or(config.mode);
     Ok(config.calls_outside_a_session(Arc::new(registry))?)

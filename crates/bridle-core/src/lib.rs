@@ -9,7 +9,7 @@
 //!
 //! Its modules stand in layers (DESIGN §1): L5 `wiring`, `settings`; L4 `engine`; L3 `calls`;
 //! L2 `tools`, `mcp`, `guard`, `hooks`, `provider`, `compaction`, `brief`, `audit`, `skills`; L1 `sandbox`,
-//! `shell_sandbox`, `workspace`, `store`, `secrets`, `changes`; L0 `clock`, `fs`, `locks`,
+//! `shell_sandbox`, `workspace`, `worktrees`, `store`, `secrets`, `changes`, `telemetry`; L0 `clock`, `fs`, `locks`,
 //! `redact`, `config`. A module uses only lower layers, or its own without forming a circle; the
 //! table, with why each layer is where it is, lives in `tests/suite/layers.rs`, which fails on an
 //! edge that climbs or closes a circle.
@@ -51,6 +51,7 @@ pub mod settings;
 pub mod shell_sandbox;
 pub mod skills;
 pub mod store;
+pub mod telemetry;
 pub mod tools;
 pub mod wiring;
 pub mod workspace;

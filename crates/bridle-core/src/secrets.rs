@@ -62,7 +62,31 @@ pub fn account(kind: ProviderKind, base_url: &str) -> String {
 
 /// The stored key for this provider, if the keychain has one and answers.
 pub fn get(kind: ProviderKind, base_url: &str) -> Option<String> {
-    let account = account(kind, base_url);
+    get_account(account(kind, base_url))
+}
+
+/// The keychain account of a telemetry header (DESIGN §17): its name and the collector's URL.
+pub fn header_account(name: &str, endpoint: &str) -> String {
+    format!("telemetry-header:{}@{}", name.trim().to_ascii_lowercase(), endpoint.trim().trim_end_matches('/'))
+}
+
+/// The value of the telemetry header `name` for `endpoint`, if the keychain has one.
+pub fn header(name: &str, endpoint: &str) -> Option<String> {
+    get_account(header_account(name, endpoint))
+}
+
+/// Stores `value` for the telemetry header `name` of `endpoint`, replacing any earlier one.
+pub fn set_header(name: &str, endpoint: &str, value: &str) -> Result<(), SecretError> {
+    let value = value.trim().to_string();
+    if value.is_empty() {
+        return Err(SecretError::Empty);
+    }
+    crate::redact::remember([&value]);
+    let account = header_account(name, endpoint);
+    bounded(move || entry(&account)?.set_password(&value)).map_err(Failure::into_error)
+}
+
+fn get_account(account: String) -> Option<String> {
     match bounded(move || entry(&account)?.get_password()) {
         Ok(key) => {
             crate::redact::remember([&key]);

@@ -10,8 +10,8 @@
 use std::path::Path;
 
 use bridle_protocol::{
-    LimitSettings, McpServerSettings, NetworkSettings, ProviderKindInfo, ProviderSettings, RuleSettings, Settings,
-    SettingsUpdate,
+    LimitSettings, ManagedSetting, McpServerSettings, Mode, NetworkSettings, ProviderKindInfo, ProviderSettings,
+    RuleSettings, Settings, SettingsUpdate,
 };
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
@@ -52,6 +52,11 @@ pub fn read(wiring: &Wiring) -> Settings {
         },
     );
     let key_source = config.provider.as_ref().and_then(|p| wiring.api_key(p)).map(|(_, source)| source.as_str().into());
+    // The managed policy's entries are shown apart, read-only: the lists here are the user's own.
+    let policy = config.managed.as_ref().map(|m| &m.policy);
+    let own = |list: &[String], managed: Option<&Vec<String>>| -> Vec<String> {
+        list.iter().filter(|item| !managed.is_some_and(|m| m.contains(item))).cloned().collect()
+    };
     Settings {
         config_file: wiring.config_file.display().to_string(),
         workspace: wiring.workspace.display().to_string(),
@@ -62,12 +67,12 @@ pub fn read(wiring: &Wiring) -> Settings {
         rules: RuleSettings {
             allow: config.rules.allow.clone(),
             ask: config.rules.ask.clone(),
-            deny: config.rules.deny.clone(),
+            deny: own(&config.rules.deny, policy.map(|p| &p.rules.deny)),
         },
         network: NetworkSettings {
             mode: config.sandbox.network.mode,
             allow: config.sandbox.network.allow.clone(),
-            deny: config.sandbox.network.deny.clone(),
+            deny: own(&config.sandbox.network.deny, policy.map(|p| &p.sandbox.network.deny)),
         },
         session_hosts: Vec::new(),
         limits: LimitSettings {
@@ -99,6 +104,14 @@ pub fn read(wiring: &Wiring) -> Settings {
                 header_names: server.headers.keys().cloned().collect(),
             })
             .collect(),
+        managed: config.managed.as_ref().map(|m| {
+            m.settings().into_iter().map(|(key, value, reason)| ManagedSetting { key, value, reason }).collect()
+        }),
+        allowed_modes: config
+            .managed
+            .as_ref()
+            .filter(|m| m.policy.allowed_modes.is_some())
+            .map(|m| Mode::ALL.into_iter().filter(|mode| m.allows(*mode)).collect()),
     }
 }
 

@@ -15,12 +15,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::audit::{AuditError, AuditLog, AuditSink};
-use crate::config::{paths, Config, ConfigError, ProviderConfig, ProviderKind};
+use crate::config::{paths, Config, ConfigError, Managed, ProviderConfig, ProviderKind};
 use crate::engine::EngineConfig;
 use crate::provider::{self, ModelProvider, ProviderError};
 use crate::secrets::{self, KeySource};
 use crate::shell_sandbox::HostEnvironment;
 use crate::store::{Store, StoreError};
+use crate::telemetry::Telemetry;
 
 /// The locations a launch names (flags; `None` falls back to the environment, then defaults).
 #[derive(Debug, Clone, Default)]
@@ -85,7 +86,22 @@ pub struct Wiring {
     /// The store once opened: opened (and its leftovers ended) once per launch, however many
     /// parts of a front end ask for it.
     store: OpenedStore,
+    /// The export to the team's collector, started at the first audit log opened (DESIGN §17).
+    telemetry: StartedTelemetry,
 }
+
+/// The launch's telemetry exporter (none when `[telemetry]` is off), shared by its clones.
+#[derive(Clone, Default)]
+struct StartedTelemetry(Arc<std::sync::OnceLock<Option<Telemetry>>>);
+
+impl std::fmt::Debug for StartedTelemetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StartedTelemetry({:?})", self.0.get())
+    }
+}
+
+/// How long the queued telemetry may take to flush at exit.
+pub const TELEMETRY_FLUSH: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The launch's store, shared by the clones of its wiring.
 #[derive(Clone, Default)]
@@ -126,7 +142,11 @@ impl Wiring {
     ) -> Result<Self, WiringError> {
         let data_dir = paths::data_dir(flags.data_dir, &env);
         let config_file = paths::config_file(flags.config, &data_dir, &env);
-        let config = Config::load(&config_file)?;
+        // The managed policy goes above the user's config here, once, for every front end.
+        let config = match Managed::load(&paths::managed_file(&env))? {
+            Some(managed) => managed.apply(Config::load(&config_file)?, &config_file)?,
+            None => Config::load(&config_file)?,
+        };
         let workspace =
             match flags.workspace.or_else(|| env("BRIDLE_WORKSPACE").filter(|v| !v.is_empty()).map(PathBuf::from)) {
                 Some(dir) => dir,
@@ -153,6 +173,7 @@ impl Wiring {
             api_keys,
             environment: HostEnvironment::default(),
             store: OpenedStore::default(),
+            telemetry: StartedTelemetry::default(),
         })
     }
 
@@ -200,10 +221,54 @@ impl Wiring {
         Ok(self.store.0.get_or_init(|| Arc::new(store)).clone())
     }
 
-    /// The audit writer on `<data-dir>/audit.db`.
+    /// The audit writer on `<data-dir>/audit.db`, exporting what it commits to the team's
+    /// collector when `[telemetry]` is on.
     pub fn audit(&self) -> Result<AuditSink, WiringError> {
         self.create_data_dir()?;
-        Ok(AuditSink::start(AuditLog::open(&self.data_dir)?))
+        Ok(AuditSink::start(AuditLog::open(&self.data_dir)?.with_telemetry(self.telemetry())))
+    }
+
+    /// The launch's exporter, started at the first call: its headers' values come from the
+    /// keychain. One that cannot start is logged and left off; it never stops a session.
+    pub fn telemetry(&self) -> Option<Telemetry> {
+        self.telemetry
+            .0
+            .get_or_init(|| {
+                let config = &self.config.telemetry;
+                let endpoint = config.endpoint.clone().filter(|_| config.is_on())?;
+                let headers = config
+                    .headers
+                    .iter()
+                    .filter_map(|name| match secrets::header(name, &endpoint) {
+                        Some(value) => Some((name.clone(), value)),
+                        None => {
+                            tracing::warn!("telemetry: no value for the header `{name}` in the keychain");
+                            None
+                        }
+                    })
+                    .collect();
+                match Telemetry::start(config, headers) {
+                    Ok(telemetry) => telemetry,
+                    Err(e) => {
+                        tracing::warn!("{e}; nothing is exported");
+                        None
+                    }
+                }
+            })
+            .clone()
+    }
+
+    /// At exit: flushes what is queued for the collector for at most [`TELEMETRY_FLUSH`], and
+    /// records what it never got in one `warning` row through `audit`.
+    pub fn close_telemetry(&self, audit: &AuditSink) {
+        let Some(Some(telemetry)) = self.telemetry.0.get() else { return };
+        let now = || crate::clock::Clock::now_ms(&crate::clock::SystemClock);
+        if let Some(outage) = telemetry.shutdown(TELEMETRY_FLUSH, now) {
+            audit.record(crate::audit::outage_record(&outage, now()));
+            if let Err(e) = audit.flush() {
+                tracing::error!("audit log: {e}");
+            }
+        }
     }
 
     /// The API key for `config`'s server and where it was found: the OS keychain's entry for

@@ -34,6 +34,10 @@ pub struct SessionSummary {
     /// The project instruction files in the session's brief (`AGENTS.md`, `CLAUDE.md`).
     #[serde(default)]
     pub instructions: Vec<InstructionFileInfo>,
+    /// The modes the managed policy allows (DESIGN §17); absent, every mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub allowed_modes: Option<Vec<Mode>>,
 }
 
 /// One instruction file the model was given, and what it costs in every request.

@@ -49,6 +49,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         LandedChange,
         LimitSettings,
         LineRange,
+        ManagedSetting,
         Listing,
         McpServerList,
         McpServerSettings,

@@ -79,6 +79,9 @@ macro_rules! with_commands {
             audit_query(query: $crate::AuditQuery) -> Vec<$crate::AuditEvent>;
             /// Writes the whole audit log as JSON lines into the data dir; answers the file's path.
             audit_export() -> String;
+            /// Writes one session's export with proof (`md` or `json`: its audit rows, their hashes
+            /// and the chain head) into the data dir's `exports` folder; answers the file's path.
+            session_export(session_id: String, format: String) -> String;
             /// The settings as the config holds them, and where the provider's key is.
             settings_get() -> $crate::Settings;
             /// Saves the settings (the key into the OS keychain) and reopens the session with them.

@@ -54,8 +54,9 @@ pub use op::Op;
 pub use process::{ProcessInfo, ProcessState};
 pub use review::{Hunk, HunkCall, HunkKind, HunkState, LineRange, ReviewDecision, TurnReview};
 pub use settings::{
-    LimitSettings, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo, NetworkMode,
-    NetworkSettings, ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings, SettingsUpdate,
+    LimitSettings, ManagedSetting, McpServerList, McpServerSettings, McpServerStatus, McpStatus, ModelInfo,
+    NetworkMode, NetworkSettings, ProviderKindInfo, ProviderSettings, RuleList, RuleMeaning, RuleSettings, Settings,
+    SettingsUpdate,
 };
 pub use skills::{SkillInfo, SlashCommandInfo};
 pub use tool::{ToolCall, ToolDefinition, ToolResult};

@@ -89,6 +89,27 @@ pub struct Settings {
     pub kinds: Vec<ProviderKindInfo>,
     /// The configured MCP servers (`[mcp.servers.NAME]`), as the config has them.
     pub mcp_servers: Vec<McpServerSettings>,
+    /// What the managed policy sets, shown read-only (DESIGN §17); its deny entries are not in
+    /// `rules` or `network`, which are the user's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub managed: Option<Vec<ManagedSetting>>,
+    /// The modes the managed policy allows; absent, every mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub allowed_modes: Option<Vec<Mode>>,
+}
+
+/// One setting the managed policy fixes: the user cannot change or loosen it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedSetting {
+    /// The config key, e.g. `rules.deny`.
+    pub key: String,
+    /// Its value, as TOML.
+    pub value: String,
+    /// Why it cannot be changed here (names the managed file).
+    pub reason: String,
 }
 
 /// One configured MCP server, as the Settings view shows and edits it. Its `env` and `headers`

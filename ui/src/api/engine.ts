@@ -22,6 +22,7 @@ export {
   reviewTurn,
   rulesExplain,
   sessionDelete,
+  sessionExport,
   sessionInfo,
   sessionNew,
   sessionOpen,

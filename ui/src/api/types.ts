@@ -9,6 +9,7 @@ export type { Decision } from "./bindings/Decision";
 export type { DecisionSource } from "./bindings/DecisionSource";
 export type { ErrorCode } from "./bindings/ErrorCode";
 export type { ErrorInfo } from "./bindings/ErrorInfo";
+export type { ManagedSetting } from "./bindings/ManagedSetting";
 export type { Event } from "./bindings/Event";
 export type { Finding } from "./bindings/Finding";
 export type { Op } from "./bindings/Op";

@@ -64,8 +64,8 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                 let opened = open(&new_flags, &request.cwd, &request.mcp_servers, SessionSpec::New, cx).await;
                 match opened.map_err(OpenError::message) {
                     Ok(session) => {
-                        let response = NewSessionResponse::new(SessionId::new(session.id.clone()))
-                            .modes(session::modes(session.mode()));
+                        let response =
+                            NewSessionResponse::new(SessionId::new(session.id.clone())).modes(session.modes());
                         lock(&on_new).insert(session.id.clone(), session.clone());
                         // After the answer: the client knows the session the update names.
                         let answered = responder.respond(response);
@@ -90,7 +90,7 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                 match open(&load_flags, &request.cwd, &request.mcp_servers, spec, cx).await {
                     Ok(session) => {
                         session.replay();
-                        let response = LoadSessionResponse::new().modes(session::modes(session.mode()));
+                        let response = LoadSessionResponse::new().modes(session.modes());
                         lock(&on_load).insert(session.id.clone(), session.clone());
                         let answered = responder.respond(response);
                         session.advertise_commands();

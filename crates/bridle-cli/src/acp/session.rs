@@ -47,13 +47,15 @@ pub struct AcpSession {
     store: Arc<Store>,
     root: PathBuf,
     cx: ConnectionTo<Client>,
+    /// The session's wiring: its telemetry is flushed when it closes.
+    setup: Wiring,
     /// Told how the running turn stopped.
     turn: Mutex<Option<oneshot::Sender<Result<StopReason, String>>>>,
 }
 
 /// The modes a client may pick, the one in force marked.
-pub fn modes(current: Mode) -> SessionModeState {
-    let available = Mode::ALL.iter().map(|m| SessionMode::new(SessionModeId::new(m.as_str()), m.as_str())).collect();
+pub fn modes(current: Mode, allowed: &[Mode]) -> SessionModeState {
+    let available = allowed.iter().map(|m| SessionMode::new(SessionModeId::new(m.as_str()), m.as_str())).collect();
     SessionModeState::new(SessionModeId::new(current.as_str()), available)
 }
 
@@ -71,15 +73,16 @@ impl AcpSession {
             store: setup.store()?,
             root: setup.workspace.clone(),
             cx,
+            setup,
             turn: Mutex::new(None),
         });
         tokio::spawn(pump(Arc::downgrade(&session), events));
         Ok(session)
     }
 
-    /// The mode in force.
-    pub fn mode(&self) -> Mode {
-        self.engine.mode()
+    /// The mode in force and the modes a client may pick.
+    pub fn modes(&self) -> SessionModeState {
+        modes(self.engine.mode(), &self.engine.allowed_modes())
     }
 
     fn send(&self, update: SessionUpdate) {
@@ -153,6 +156,7 @@ impl AcpSession {
     /// Switches to the mode `id` names.
     pub async fn set_mode(&self, id: &str) -> Result<(), String> {
         let mode: Mode = id.parse()?;
+        self.engine.check_mode(mode)?;
         self.engine.submit(Op::SetMode { mode }).await.map_err(|e| e.to_string())
     }
 
@@ -160,6 +164,7 @@ impl AcpSession {
     /// end, pending approvals stay stored.
     pub async fn close(&self) {
         drive::finish(&self.engine, &self.audit).await;
+        self.setup.close_telemetry(&self.audit);
         self.hub.shutdown().await;
     }
 

@@ -183,3 +183,44 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A `[telemetry] headers` entry: its value stored with `bridle auth header` goes into the
+/// keychain only (not the config), and every export request carries it.
+#[tokio::test]
+async fn a_telemetry_header_from_the_keychain_reaches_the_collector() {
+    let token = "team-token-Hd83kQ0zPw";
+    let aimock = Aimock::start_with(&fixtures()).await;
+    let receiver = super::telemetry::Receiver::start(0.0).await;
+    let keychain = Keychain::start().await;
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let config = format!("[telemetry]\nendpoint = \"{}\"\nheaders = [\"x-team-token\"]\n", receiver.url);
+    std::fs::write(dirs.data.join("config.toml"), &config).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bridle"))
+        .args(["auth", "header", "x-team-token", "--data-dir"])
+        .arg(&dirs.data)
+        .arg("--workspace")
+        .arg(&dirs.workspace)
+        .envs(keychain.env())
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(token.as_bytes()).await.unwrap();
+    let out = child.wait_with_output().await.unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(dirs.data.join("config.toml")).unwrap(), config, "the config is untouched");
+    let account = bridle_core::secrets::header_account("x-team-token", &receiver.url);
+    assert_eq!(keychain.lookup(&account).await.as_deref(), Some(token));
+
+    let base_url = format!("{}/v1", aimock.url);
+    let mut env = keychain.env().to_vec();
+    env.push(("OPENAI_API_KEY", "sk-test"));
+    let run = bridle_with_env(&dirs.data, &dirs.workspace, &run_args(&base_url), &env).await;
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let logs = receiver.requests("/v1/logs");
+    assert!(!logs.is_empty(), "records reached the collector");
+    for request in &logs {
+        assert_eq!(request["headers"]["x-team-token"], token, "{}", request["headers"]);
+    }
+}

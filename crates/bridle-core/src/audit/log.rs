@@ -19,6 +19,7 @@ use super::head::{self, Head, HeadState, LockFile};
 use super::record::{decision_str, source_str, AuditRecord};
 use super::{schema, AuditError};
 use crate::redact;
+use crate::telemetry::Telemetry;
 
 /// Name of the database file in the data dir.
 pub const DB_FILE: &str = "audit.db";
@@ -37,6 +38,8 @@ pub struct AuditLog {
     lock: LockFile,
     /// Whether the "head is inconsistent" error was already logged (once per handle is enough).
     warned_head: AtomicBool,
+    /// Where committed rows are exported, when `[telemetry]` is on.
+    telemetry: Option<Telemetry>,
 }
 
 impl AuditLog {
@@ -66,7 +69,19 @@ impl AuditLog {
         if !schema::has_stats(&conn)? && last_row(&conn)?.is_some() {
             refresh_stats(&conn);
         }
-        Ok(AuditLog { conn: Mutex::new(conn), dir: data_dir.to_path_buf(), lock, warned_head: AtomicBool::new(false) })
+        Ok(AuditLog {
+            conn: Mutex::new(conn),
+            dir: data_dir.to_path_buf(),
+            lock,
+            warned_head: AtomicBool::new(false),
+            telemetry: None,
+        })
+    }
+
+    /// Exports every row committed from now on through `telemetry` (DESIGN §17).
+    pub fn with_telemetry(mut self, telemetry: Option<Telemetry>) -> AuditLog {
+        self.telemetry = telemetry;
+        self
     }
 
     /// The data dir this log lives in.
@@ -88,7 +103,19 @@ impl AuditLog {
         if records.is_empty() {
             return Ok(());
         }
-        let prepared: Vec<StoredRow> = records.iter().map(prepare).collect();
+        // An export outage that ended is reported by one row, with the next rows written.
+        let reported = self.telemetry.as_ref().and_then(Telemetry::take_ended_outage);
+        let with_report: Vec<AuditRecord>;
+        let records = match reported {
+            Some(outage) => {
+                let at = records.last().map_or(0, |r| r.at);
+                with_report = records.iter().cloned().chain([super::outage_record(&outage, at)]).collect();
+                &with_report[..]
+            }
+            None => records,
+        };
+        let (prepared, payloads): (Vec<StoredRow>, Vec<serde_json::Value>) = records.iter().map(prepare).unzip();
+        let mut exported = Vec::with_capacity(if self.telemetry.is_some() { records.len() } else { 0 });
         let mut conn = self.conn()?;
         let _guard = self.lock.lock().map_err(|e| AuditError::io(self.lock.path(), e))?;
         let head = head::read(&self.dir);
@@ -101,11 +128,14 @@ impl AuditLog {
                 "INSERT INTO audit (id, at, session_id, turn_id, call_id, tool, kind, decision, source, status, \
                  latency_ms, payload, prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )?;
-            for mut row in prepared {
+            for ((mut row, payload), record) in prepared.into_iter().zip(payloads).zip(records) {
                 id += 1;
                 row.id = id;
                 row.prev_hash = prev;
                 row.hash = row.compute_hash();
+                if self.telemetry.is_some() {
+                    exported.push(super::telemetry::event(&row, record, payload));
+                }
                 insert.execute(params![
                     row.id,
                     row.at,
@@ -138,6 +168,11 @@ impl AuditLog {
         }
         if first_id / STATS_EVERY != id / STATS_EVERY {
             refresh_stats(&conn);
+        }
+        drop(conn);
+        if let Some(telemetry) = &self.telemetry {
+            let at = exported.last().map_or(0, |e| e.at);
+            telemetry.offer(exported, at);
         }
         Ok(())
     }
@@ -213,10 +248,12 @@ fn head_agrees(tx: &Transaction<'_>, head: &HeadState, last_id: i64, last_hash: 
     Ok(hash.as_deref() == Some(head.hash.as_str()))
 }
 
-/// A record sanitised and in stored form, waiting for its id, chain link and hash.
-fn prepare(r: &AuditRecord) -> StoredRow {
+/// A record sanitised and in stored form, waiting for its id, chain link and hash; and its
+/// sanitised payload as a value (for the exporter).
+fn prepare(r: &AuditRecord) -> (StoredRow, serde_json::Value) {
     let text = |s: &Option<String>| s.as_deref().map(redact::sanitize_text);
-    StoredRow {
+    let payload = redact::sanitize(&r.payload);
+    let row = StoredRow {
         id: 0,
         at: r.at,
         session_id: text(&r.session_id),
@@ -229,8 +266,9 @@ fn prepare(r: &AuditRecord) -> StoredRow {
         status: text(&r.status),
         latency_ms: r.latency_ms,
         // `Value`'s Display is its JSON text, which cannot fail (map keys are strings).
-        payload: redact::sanitize(&r.payload).to_string(),
+        payload: payload.to_string(),
         prev_hash: String::new(),
         hash: String::new(),
-    }
+    };
+    (row, payload)
 }

@@ -26,12 +26,15 @@
 //! ```
 
 mod chain;
+mod export;
 mod head;
 mod log;
+mod markdown;
 mod query;
 mod record;
 mod schema;
 mod sink;
+mod telemetry;
 mod verify;
 
 #[cfg(test)]
@@ -42,11 +45,13 @@ mod tests;
 use std::path::{Path, PathBuf};
 
 pub use chain::GENESIS;
+pub use export::{BadItem, ExportCheck, ExportFormat, SessionExport, EXPORT_FORMAT};
 pub use head::{Head, HEAD_FILE, LOCK_FILE};
 pub use log::{AuditLog, DB_FILE};
 pub use query::AuditFilter;
 pub use record::{AuditKind, AuditRecord};
 pub use sink::AuditSink;
+pub use telemetry::outage_record;
 pub use verify::{BadRow, Problem, VerifyReport};
 
 /// Why the audit log failed.
@@ -80,6 +85,9 @@ pub enum AuditError {
         /// What is wrong.
         message: String,
     },
+    /// No row names this session.
+    #[error("audit log: no rows for session `{0}`")]
+    NoSession(String),
     /// The database is newer than this build.
     #[error("audit log: schema version {found} is newer than this build understands ({supported})")]
     TooNew {

@@ -47,6 +47,8 @@ pub struct Permit {
     grants: Option<(Arc<Store>, String)>,
     config_file: Option<PathBuf>,
     network: Option<Arc<Proxy>>,
+    /// The managed policy, applied again whenever the rules are read back from the file.
+    managed: Option<crate::config::Managed>,
 }
 
 impl std::fmt::Debug for Permit {
@@ -58,7 +60,13 @@ impl std::fmt::Debug for Permit {
 impl Permit {
     /// `mode` and `policy`, remembering no approvals and writing no rules (`bridle tool`).
     pub fn new(mode: Mode, policy: Policy) -> Self {
-        Self { in_force: RwLock::new((mode, Arc::new(policy))), grants: None, config_file: None, network: None }
+        Self {
+            in_force: RwLock::new((mode, Arc::new(policy))),
+            grants: None,
+            config_file: None,
+            network: None,
+            managed: None,
+        }
     }
 
     /// Lets commands out through `proxy` (none: the network is off).
@@ -101,6 +109,11 @@ impl Permit {
     /// Writes "always" answers as rules to `file`.
     pub fn with_config_file(self, file: Option<PathBuf>) -> Self {
         Self { config_file: file, ..self }
+    }
+
+    /// The managed policy over the config file's rules (DESIGN §17): a reload keeps it above them.
+    pub fn with_managed(self, managed: Option<crate::config::Managed>) -> Self {
+        Self { managed, ..self }
     }
 
     /// The mode in force.
@@ -170,6 +183,10 @@ impl Permit {
         // In force from the next call on: the rules are read back from the file just written,
         // with whatever else the user changed there meanwhile.
         let reloaded = crate::config::Config::load(file)
+            .and_then(|config| match &self.managed {
+                Some(managed) => managed.apply(config, file),
+                None => Ok(config),
+            })
             .map_err(|e| e.to_string())
             .and_then(|config| Policy::from_config(&config).map_err(|e| e.to_string()));
         match reloaded {

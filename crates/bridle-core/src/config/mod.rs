@@ -10,11 +10,14 @@
 //! above, in `settings`.
 
 pub mod edit;
+mod explain;
 mod hooks;
+pub mod managed;
 mod mcp;
 mod network;
 pub mod paths;
 mod runs_code;
+mod telemetry;
 
 use std::path::Path;
 use std::time::Duration;
@@ -24,10 +27,13 @@ pub use bridle_protocol::NetworkMode;
 use serde::{Deserialize, Serialize};
 
 pub use edit::RuleList;
+pub use explain::{explain, Explained};
 pub use hooks::{HookConfig, HooksConfig, DEFAULT_HOOK_TIMEOUT_SECS};
+pub use managed::{Managed, ManagedPolicy, MANAGED_FILE};
 pub use mcp::{McpConfig, McpServerConfig, DEFAULT_MCP_STARTUP_SECS};
 pub use network::NetworkConfig;
 pub use runs_code::{is_exec_config, EXEC_CONFIG_FILES};
+pub use telemetry::{TelemetryConfig, TelemetryProtocol};
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +180,11 @@ pub struct Config {
     pub hooks: HooksConfig,
     /// The user's MCP servers.
     pub mcp: McpConfig,
+    /// Export to the team's OpenTelemetry collector (DESIGN §17).
+    pub telemetry: TelemetryConfig,
+    /// The managed policy applied above this config at load, if there is one (never written).
+    #[serde(skip)]
+    pub managed: Option<Managed>,
     /// Where skills are found beyond the standard folders.
     pub skills: SkillsConfig,
 }
@@ -430,6 +441,16 @@ pub enum ConfigError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A user setting would loosen the managed policy.
+    #[error("{path}: {message} (refused by the managed policy {managed})")]
+    Managed {
+        /// The user's config file.
+        path: String,
+        /// The managed file.
+        managed: String,
+        /// Which setting and why.
+        message: String,
+    },
     /// The file is not valid TOML for a Bridle config.
     #[error("invalid config {path}: {message}")]
     Parse {
@@ -457,6 +478,12 @@ impl Config {
             Err(source) => return Err(ConfigError::Read { path: path.display().to_string(), source }),
         };
         Self::parse(&text).map_err(|e| ConfigError::Parse { path: path.display().to_string(), message: e.to_string() })
+    }
+
+    /// Refuses `mode` when a managed policy does not allow it (a front end's `--mode`, a mode
+    /// picker, ACP's `session/set_mode`).
+    pub fn check_mode(&self, mode: Mode) -> Result<(), String> {
+        self.managed.as_ref().map_or(Ok(()), |m| m.check_mode(mode))
     }
 
     /// Parses TOML text.

@@ -34,6 +34,14 @@ pub fn config_file(
         .unwrap_or_else(|| data_dir.join("config.toml"))
 }
 
+/// The managed policy file: `BRIDLE_MANAGED_CONFIG`, else [`super::MANAGED_FILE`].
+pub fn managed_file(env: impl Fn(&str) -> Option<OsString>) -> PathBuf {
+    env("BRIDLE_MANAGED_CONFIG")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(super::MANAGED_FILE))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

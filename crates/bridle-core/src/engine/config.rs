@@ -69,6 +69,8 @@ pub struct EngineConfig {
     pub front_end: &'static str,
     /// Where skills are found beyond the standard folders.
     pub skills: crate::config::SkillsConfig,
+    /// The managed policy over these settings (DESIGN §17): the modes a session may switch to.
+    pub managed: Option<crate::config::Managed>,
 }
 
 impl Default for EngineConfig {
@@ -93,6 +95,7 @@ impl Default for EngineConfig {
             host_environment: HostEnvironment::default(),
             front_end: "",
             skills: crate::config::SkillsConfig::default(),
+            managed: None,
         }
     }
 }
@@ -121,6 +124,7 @@ impl EngineConfig {
             hooks: config.hooks.clone(),
             host_environment: HostEnvironment::default(),
             front_end: "",
+            managed: config.managed.clone(),
             skills: config.skills.clone(),
         }
     }
@@ -139,6 +143,7 @@ impl EngineConfig {
     pub fn permit(&self) -> Result<Permit, EngineError> {
         Ok(Permit::new(self.mode, self.policy()?)
             .with_config_file(self.config_file.clone())
+            .with_managed(self.managed.clone())
             .with_network(self.network_proxy()?))
     }
 
@@ -214,6 +219,7 @@ impl EngineConfig {
         Policy::from_config(&Config {
             rules: self.rules.clone(),
             disabled_tools: self.disabled_tools.clone(),
+            managed: self.managed.clone(),
             ..Config::default()
         })
     }

@@ -102,6 +102,7 @@ pub struct Engine {
     processes: Arc<crate::processes::SessionProcesses>,
     skills: Arc<crate::skills::SessionSkills>,
     review: Arc<review::ReviewDesk>,
+    managed: Option<crate::config::Managed>,
 }
 
 impl Engine {
@@ -164,6 +165,7 @@ impl Engine {
         let processes = session.processes.clone();
         let skills = session.skills.clone();
         let review = Arc::new(review::ReviewDesk::of(&session));
+        let managed = session.config.managed.clone();
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
@@ -187,6 +189,7 @@ impl Engine {
             processes,
             skills,
             review,
+            managed,
         };
         Ok((engine, event_rx))
     }
@@ -266,6 +269,17 @@ impl Engine {
     /// The mode in force now (a `SetMode` takes effect between turns).
     pub fn mode(&self) -> Mode {
         self.current_calls().permit().mode()
+    }
+
+    /// Refuses `mode` when the managed policy does not allow it (a `SetMode` to it is refused
+    /// too; this lets a front end answer its client at once).
+    pub fn check_mode(&self, mode: Mode) -> Result<(), String> {
+        self.managed.as_ref().map_or(Ok(()), |m| m.check_mode(mode))
+    }
+
+    /// The modes a session may be in under the managed policy.
+    pub fn allowed_modes(&self) -> Vec<Mode> {
+        Mode::ALL.into_iter().filter(|m| self.check_mode(*m).is_ok()).collect()
     }
 
     fn current_calls(&self) -> Calls {

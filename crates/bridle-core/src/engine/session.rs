@@ -171,6 +171,9 @@ impl Session {
     /// permit (so its rules, an "always" rule added meanwhile included, and its grants hold).
     /// Called only between turns, so no call straddles two.
     pub(crate) async fn set_mode(&self, mode: bridle_protocol::Mode) {
+        if let Some(Err(refused)) = self.config.managed.as_ref().map(|m| m.check_mode(mode)) {
+            return self.error(ErrorCode::ModeChangeFailed, refused, false).await;
+        }
         let current = self.calls();
         let permit = current.permit().clone();
         let previous = permit.mode();

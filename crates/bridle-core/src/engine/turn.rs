@@ -204,6 +204,7 @@ fn audit_request(
         match streamed {
             Ok(answer) => r.status("ok").payload(json!({
                 "request": sent,
+                "model": session.deps.provider.model(),
                 "text": answer.text,
                 "toolCalls": answer.calls.iter().map(|(_, name, _)| name.as_str()).collect::<Vec<_>>(),
                 "usage": answer.usage,

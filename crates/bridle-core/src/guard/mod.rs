@@ -192,6 +192,10 @@ impl Guard {
             _ if files.is_empty() => Subject::Nothing,
             _ => Subject::Paths(files.iter().map(|(_, rel)| rel.clone()).collect()),
         };
+        if let (Some(file), Some(_)) = (policy.sandbox_required_by(), call.call.shell().and_then(|l| l.escalate)) {
+            let message = format!("running outside the sandbox is forbidden by the managed policy {file}");
+            return denied_by_rule(policy_finding("sandbox-required", message));
+        }
         let rule = policy.judge(&call.name, &subject);
         let effect = match &rule {
             Some(RuleOutcome::Disabled) => {

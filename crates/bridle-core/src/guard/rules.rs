@@ -93,6 +93,8 @@ pub struct Policy {
     allow: Vec<Rule>,
     ask: Vec<Rule>,
     deny: Vec<Rule>,
+    /// The managed file that requires the sandbox (DESIGN §17): no call may escalate.
+    sandbox_required_by: Option<String>,
 }
 
 /// What the policy says about a call.
@@ -246,7 +248,17 @@ impl Policy {
             allow: compile_all(RuleList::Allow.as_str(), &config.rules.allow)?,
             ask: compile_all(RuleList::Ask.as_str(), &config.rules.ask)?,
             deny: compile_all(RuleList::Deny.as_str(), &config.rules.deny)?,
+            sandbox_required_by: config
+                .managed
+                .as_ref()
+                .filter(|m| m.policy.sandbox.required)
+                .map(|m| m.file.display().to_string()),
         })
+    }
+
+    /// The managed file that forbids running outside the sandbox, if one does.
+    pub(crate) fn sandbox_required_by(&self) -> Option<&str> {
+        self.sandbox_required_by.as_deref()
     }
 
     /// Whether the policy holds no rule at all.

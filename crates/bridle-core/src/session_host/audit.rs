@@ -1,4 +1,5 @@
-//! The host's view of the audit log: rows for the Audit view, and the whole log as a file.
+//! The host's view of the audit log: rows for the Audit view, the whole log as a file, and one
+//! session's export with proof.
 //!
 //! Rule: the view reads through a read-only connection of its own, so the writer thread is never
 //! blocked by it, and a query answers at most 5000 rows (500 unless it asks).
@@ -6,7 +7,7 @@
 use bridle_protocol::{AuditEvent, AuditQuery, ErrorCode, ErrorInfo};
 
 use super::{blocking, Failure, SessionHost};
-use crate::audit::{AuditFilter, AuditKind, AuditLog};
+use crate::audit::{AuditFilter, AuditKind, AuditLog, ExportFormat};
 use crate::clock::{Clock, SystemClock};
 
 impl SessionHost {
@@ -40,6 +41,26 @@ impl SessionHost {
         blocking(ErrorCode::AuditExportFailed, move || {
             let path = data_dir.join(format!("audit-export-{}.jsonl", SystemClock.now_ms()));
             AuditLog::open(&data_dir)?.export(&path)?;
+            Ok(path.display().to_string())
+        })
+        .await
+    }
+
+    /// Writes `session_id`'s export with proof (`md` or `json`) into `<data-dir>/exports`;
+    /// answers the file's path.
+    pub async fn session_export(&self, session_id: String, format: String) -> Result<String, ErrorInfo> {
+        let data_dir = self.wiring().data_dir;
+        blocking(ErrorCode::AuditExportFailed, move || {
+            let (format, extension) = match format.as_str() {
+                "json" => (ExportFormat::Json, "json"),
+                _ => (ExportFormat::Markdown, "md"),
+            };
+            let now = SystemClock.now_ms();
+            let export = AuditLog::open(&data_dir)?.export_session(&session_id, now)?;
+            let dir = data_dir.join("exports");
+            std::fs::create_dir_all(&dir)?;
+            let path = dir.join(format!("session-{session_id}-{now}.{extension}"));
+            crate::config::edit::write_atomically(&path, export.render(format).as_bytes(), None)?;
             Ok(path.display().to_string())
         })
         .await

@@ -256,6 +256,12 @@ impl SessionHost {
                 .iter()
                 .map(|(path, tokens)| bridle_protocol::InstructionFileInfo { path: path.clone(), tokens: *tokens })
                 .collect(),
+            allowed_modes: wiring
+                .config
+                .managed
+                .as_ref()
+                .filter(|m| m.policy.allowed_modes.is_some())
+                .map(|_| engine.allowed_modes()),
         };
         forward(events, self.0.forward.clone());
         forward_mcp(&mcp, self.0.forward.clone());
@@ -274,6 +280,16 @@ impl SessionHost {
         if let Some(live) = self.0.live.lock().await.take() {
             live.engine.shutdown().await;
             live.mcp.hub.shutdown().await;
+        }
+        // What is still queued for the team's collector: at most 2 s, and a row for what it
+        // never got.
+        let wiring = self.wiring();
+        if wiring.config.telemetry.is_on() {
+            let closed = tokio::task::spawn_blocking(move || match wiring.audit() {
+                Ok(audit) => wiring.close_telemetry(&audit),
+                Err(e) => tracing::error!("audit log: {e}"),
+            });
+            let _ = closed.await;
         }
     }
 

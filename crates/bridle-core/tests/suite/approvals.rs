@@ -380,3 +380,36 @@ async fn a_resumed_call_the_guard_now_refuses_voids_its_old_request() {
     assert!(second.store.pending_approvals(None).unwrap().is_empty());
     assert!(!second.dir.path().join("ws/notes/welcome.txt").exists());
 }
+
+/// An "always" answer reads the rules back from the config file: the managed policy (DESIGN §17)
+/// is applied again over them, so its deny rule still holds for the rest of the session.
+#[tokio::test]
+async fn after_approve_always_a_managed_deny_still_holds() {
+    let wire = Wire::OpenAi;
+    let script = Script::new([
+        sse(wire.tool_calls(&[("c1", "bash", r#"{"command":"git status"}"#)])),
+        sse(wire.tool_calls(&[("c2", "bash", r#"{"command":"git push origin main"}"#)])),
+        sse(wire.text("Stopped.")),
+    ]);
+    let server = mock_server(wire, script).await;
+    let config_file = tempfile::tempdir().unwrap();
+    let path = config_file.path().join("config.toml");
+    std::fs::write(&path, "mode = \"ask\"\n").unwrap();
+    let managed = bridle_core::config::Managed {
+        file: config_file.path().join("managed.toml"),
+        policy: toml::from_str("[rules]\ndeny = [\"bash(git push*)\"]\n").unwrap(),
+    };
+    let mut t = engine(wire.provider(&server.uri()), |c| {
+        c.mode = Mode::Ask;
+        c.config_file = Some(path.clone());
+        c.rules.deny = vec!["bash(git push*)".into()];
+        c.managed = Some(managed);
+    });
+    t.say("status then push").await;
+    let request = requested(&mut t).await;
+    t.engine.submit(answer(&request, ApprovalAnswer::ApproveAlways)).await.unwrap();
+    let rest = t.turn().await;
+    assert!(matches!(last(&rest), Event::TurnCompleted { .. }));
+    let ends = tool_ends(&rest);
+    assert_eq!(ends.last().map(|(status, _)| *status), Some(ToolStatus::Denied), "{ends:?}");
+}

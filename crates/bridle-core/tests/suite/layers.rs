@@ -34,8 +34,8 @@ const LAYERS: &[(u8, &str, &[&str])] = &[
     ),
     (
         1,
-        "the state one workspace or session holds (sandboxes, the network proxy, processes, store, keys, file changes), on primitives only",
-        &["sandbox", "shell_sandbox", "network", "processes", "workspace", "worktrees", "store", "secrets", "changes"],
+        "the state one workspace or session holds (sandboxes, the network proxy, processes, store, keys, file changes, worktrees, the collector export), on primitives only",
+        &["sandbox", "shell_sandbox", "network", "processes", "workspace", "worktrees", "store", "secrets", "changes", "telemetry"],
     ),
     (
         0,

@@ -47,4 +47,8 @@ price: ModelPrice | null,
 /**
  * The project instruction files in the session's brief (`AGENTS.md`, `CLAUDE.md`).
  */
-instructions: Array<InstructionFileInfo>, };
+instructions: Array<InstructionFileInfo>, 
+/**
+ * The modes the managed policy allows (DESIGN §17); absent, every mode.
+ */
+allowedModes?: Array<Mode>, };

@@ -74,6 +74,11 @@ export function auditExport(): Promise<string> {
   return invoke<string>("audit_export");
 }
 
+/** Writes one session's export with proof (`md` or `json`: its audit rows, their hashes and the chain head) into the data dir's `exports` folder; answers the file's path. */
+export function sessionExport(sessionId: string, format: string): Promise<string> {
+  return invoke<string>("session_export", { sessionId, format });
+}
+
 /** The settings as the config holds them, and where the provider's key is. */
 export function settingsGet(): Promise<Settings> {
   return invoke<Settings>("settings_get");

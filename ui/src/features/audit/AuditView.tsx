@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import type { AuditEvent } from "../../api/types";
 import { AuditDetails } from "./AuditDetails";
 import { AuditExport } from "./AuditExport";
+import { SessionExport } from "./SessionExport";
 import { AuditFilterBar } from "./AuditFilterBar";
 import { AuditTable } from "./AuditTable";
 import { type AuditFilters, defaultFilters } from "./filters";
@@ -51,6 +52,7 @@ export function AuditView({ sessionId, eventCount }: Props) {
           Refresh
         </button>
         <AuditExport />
+        <SessionExport sessionId={sessionId} />
       </header>
       <AuditFilterBar filters={filters} onChange={setFilters} />
       {error && (

@@ -7,6 +7,8 @@ import type { Mode } from "../../api/types";
 
 interface Props {
   mode: Mode;
+  /** The modes the managed policy allows; absent, every mode. */
+  allowed?: Mode[];
   busy: boolean;
   onMode: (mode: Mode) => void;
 }
@@ -22,7 +24,12 @@ export const MODES: { mode: Mode; hint: string }[] = [
   { mode: "bypass", hint: "runs everything unsandboxed but hard denials" },
 ];
 
-export function ModePicker({ mode, busy, onMode }: Props) {
+/** The modes to offer: every mode, or only those a managed policy allows. */
+export function allowedModes(allowed?: Mode[]): typeof MODES {
+  return allowed ? MODES.filter((m) => allowed.includes(m.mode)) : MODES;
+}
+
+export function ModePicker({ mode, allowed, busy, onMode }: Props) {
   const [requested, setRequested] = useState<Mode | null>(null);
   // Only while a turn runs: when idle the engine switches at once, and a request that failed
   // (reported by the error banner) must not leave a stale hint behind.
@@ -40,7 +47,7 @@ export function ModePicker({ mode, busy, onMode }: Props) {
             onMode(next);
           }}
         >
-          {MODES.map((m) => (
+          {allowedModes(allowed).map((m) => (
             <option key={m.mode} value={m.mode} title={m.hint}>
               {m.mode}
             </option>

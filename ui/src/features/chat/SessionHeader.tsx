@@ -44,7 +44,7 @@ export function SessionHeader({ info, runMode, connection, busy, reconnecting, r
       )}
       {runMode && (
         <>
-          <ModePicker mode={runMode.mode} busy={busy} onMode={onMode} />
+          <ModePicker mode={runMode.mode} allowed={info?.allowedModes} busy={busy} onMode={onMode} />
           <SandboxStatus sandbox={runMode.sandbox} why={runMode.unsandboxedBecause} home={runMode.sandboxHome} />
         </>
       )}

@@ -7,7 +7,8 @@ import { useEffect, useState } from "react";
 import { modelsList, settingsGet, settingsSave } from "../../api/engine";
 import { describeError } from "../../api/errors";
 import type { ModelInfo, Mode, Settings, SettingsUpdate } from "../../api/types";
-import { MODES } from "../chat/ModePicker";
+import { allowedModes } from "../chat/ModePicker";
+import { ManagedSection } from "./ManagedSection";
 import { Field } from "./Field";
 import { McpServers } from "./McpServers";
 import { NetworkSection } from "./NetworkSection";
@@ -200,11 +201,13 @@ export function SettingsView({ onSaved, onReopened }: Props) {
           </Field>
         </section>
 
+        <ManagedSection managed={settings.managed ?? []} />
+
         <section className="settings-section">
           <h3>Approvals</h3>
           <Field label="Mode">
             <select data-testid="settings-mode" value={form.mode} onChange={(e) => update({ mode: e.target.value as Mode })}>
-              {MODES.map((m) => (
+              {allowedModes(settings.allowedModes).map((m) => (
                 <option key={m.mode} value={m.mode}>
                   {m.mode}: {m.hint}
                 </option>
