@@ -40,8 +40,6 @@ export default async function skills({ log }) {
         `[compaction]\nkeep_user_messages = 1\n[skills]\npaths = ["${skillsDir}"]\n`,
     );
     session = await launchApp({ dataDir, workspace, extraArgs: ["--config", config] });
-    // The session is open (its mode shows) before the first message goes.
-    await session.waitForElement("[data-testid=session-mode]", 30000);
     for (const [said, reply] of [["turn one", "Reply one"], ["turn two", "Reply two"], ["turn three", "Reply three"]]) {
       await sendAndWait(session, said, reply);
     }

@@ -3,11 +3,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodePng, uniqueColours } from "./png.mjs";
 import { appBinary, outDir, webdriverUrl } from "./env.mjs";
-import { sleep, startSession } from "./webdriver.mjs";
+import { sleep, startSession, waitFor } from "./webdriver.mjs";
 
 /**
  * Starts the app with `--data-dir`, `--workspace` and any extra args, and `env` added to its
- * environment; returns the WebDriver session once the chat input is on screen.
+ * environment; returns the WebDriver session once the chat input is on screen and the session is
+ * open (or the first-run panel shows).
  */
 export async function launchApp({ dataDir, workspace, extraArgs = [], env = {} }) {
   const args = ["--data-dir", dataDir, "--workspace", workspace, ...extraArgs];
@@ -25,6 +26,13 @@ export async function launchApp({ dataDir, workspace, extraArgs = [], env = {} }
   }
   try {
     await session.waitForElement("[data-testid=chat-input]", 30000);
+    // The input shows before the session is open; a test that types at once would race the
+    // opening. Ready is the session's mode picker, or the first-run panel when nothing is set up.
+    await waitFor(
+      async () => (await session.find("[data-testid=session-mode]")) ?? (await session.find("[data-testid=settings-first-run]")),
+      "the open session (its mode picker) or the first-run panel",
+      30000,
+    );
   } catch (err) {
     await session.close().catch(() => {});
     throw err;

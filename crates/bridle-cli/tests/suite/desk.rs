@@ -89,6 +89,15 @@ async fn pending(dirs: &Dirs, n: usize) -> Vec<Value> {
     panic!("{n} requests never waited: {:?}", listed(dirs, &["approvals", "list", "--json"]).await);
 }
 
+/// Fresh folders whose config lets `curl` run and asks before any host but loopback's address.
+fn asking_about_hosts() -> Dirs {
+    let dirs = Dirs::new();
+    std::fs::create_dir_all(&dirs.data).unwrap();
+    let config = "[rules]\nallow = [\"bash(curl *)\"]\n[sandbox.network]\nmode = \"ask\"\nallow = [\"127.0.0.1\"]\n";
+    std::fs::write(dirs.data.join("config.toml"), config).unwrap();
+    dirs
+}
+
 fn session_of<'a>(sessions: &'a [Value], id: &str) -> &'a Value {
     sessions.iter().find(|s| s["id"] == id).unwrap_or_else(|| panic!("no session {id} in {sessions:?}"))
 }
@@ -138,13 +147,7 @@ async fn two_live_sessions_ask_into_one_inbox_and_an_answer_resumes_only_its_own
         ("fix it", "sed -i 's/old/new/' f.txt"),
     ])
     .await;
-    let dirs = Dirs::new();
-    std::fs::create_dir_all(&dirs.data).unwrap();
-    std::fs::write(
-        dirs.data.join("config.toml"),
-        "[rules]\nallow = [\"bash(curl *)\"]\n[sandbox.network]\nmode = \"ask\"\nallow = [\"127.0.0.1\"]\n",
-    )
-    .unwrap();
+    let dirs = asking_about_hosts();
     std::fs::write(dirs.workspace.join("f.txt"), "old line\n").unwrap();
     let base = format!("{}/v1", mock.url);
     // A asks to reach a host; B's command changed a file, held for review.
@@ -204,13 +207,7 @@ async fn two_live_sessions_ask_into_one_inbox_and_an_answer_resumes_only_its_own
 #[tokio::test]
 async fn a_run_killed_mid_turn_is_listed_failed_until_a_turn_of_it_ends() {
     let (mock, _f) = model(&[("fetch the page", "curl -sS --max-time 120 http://new.test:9/"), ("say hi", "")]).await;
-    let dirs = Dirs::new();
-    std::fs::create_dir_all(&dirs.data).unwrap();
-    std::fs::write(
-        dirs.data.join("config.toml"),
-        "[rules]\nallow = [\"bash(curl *)\"]\n[sandbox.network]\nmode = \"ask\"\nallow = [\"127.0.0.1\"]\n",
-    )
-    .unwrap();
+    let dirs = asking_about_hosts();
     let base = format!("{}/v1", mock.url);
     let mut a = spawn(&dirs, &run_args("fetch the page", "auto", &base));
     let requests = pending(&dirs, 1).await;

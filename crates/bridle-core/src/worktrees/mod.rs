@@ -99,17 +99,7 @@ pub fn create(origin: &Path, path: &Path, name: &str, base: Option<&str>) -> Res
     let base =
         git.line(["rev-parse", "--verify", "--end-of-options", &format!("{}^{{commit}}", base.unwrap_or("HEAD"))])?;
     let branch = format!("bridle/{name}");
-    git.run([
-        std::ffi::OsStr::new("worktree"),
-        "add".as_ref(),
-        "--lock".as_ref(),
-        "--reason".as_ref(),
-        "a Bridle session".as_ref(),
-        "-b".as_ref(),
-        branch.as_ref(),
-        path.as_os_str(),
-        base.as_ref(),
-    ])?;
+    add(&git, path, &["-b", &branch], &base)?;
     let included = copy_included(&origin, path)?;
     Ok(Worktree { path: path.to_path_buf(), origin, branch, base, included })
 }
@@ -175,15 +165,7 @@ pub fn restore(origin: &Path, path: &Path, archived: &Archived) -> Result<(), Wo
         });
     }
     let staged = git.line(["rev-parse", "--verify", &format!("{all}~2")])?;
-    git.run([
-        std::ffi::OsStr::new("worktree"),
-        "add".as_ref(),
-        "--lock".as_ref(),
-        "--reason".as_ref(),
-        "a Bridle session".as_ref(),
-        path.as_os_str(),
-        archived.branch.as_ref(),
-    ])?;
+    add(&git, path, &[], &archived.branch)?;
     let here = Git::new(path);
     // The files as they were on disk (a two-tree switch from the clean checkout: what the
     // archive lacks is removed), then the index as it was.
@@ -192,6 +174,18 @@ pub fn restore(origin: &Path, path: &Path, archived: &Archived) -> Result<(), Wo
     here.run(["update-index", "-q", "--refresh"]).ok();
     git.run(["update-ref", "-d", &archived.reference])?;
     Ok(())
+}
+
+/// `git worktree add` of `what` (a commit or a branch) at `path`, locked as a Bridle session's;
+/// `options` go before the path.
+fn add(git: &Git, path: &Path, options: &[&str], what: &str) -> Result<(), GitError> {
+    let mut args: Vec<&std::ffi::OsStr> = ["worktree", "add", "--lock", "--reason", "a Bridle session"]
+        .iter()
+        .chain(options)
+        .map(std::ffi::OsStr::new)
+        .collect();
+    args.extend([path.as_os_str(), std::ffi::OsStr::new(what)]);
+    git.run(args).map(|_| ())
 }
 
 /// The canonical top folder of the checkout at `dir`, or why it is not one.
