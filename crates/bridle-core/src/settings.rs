@@ -137,12 +137,16 @@ pub fn provider_of(form: &ProviderSettings) -> Result<ProviderConfig, SaveError>
 
 /// Writes the form into `config_file`, then the key (if one is given) into the keychain.
 /// Returns the config as it now loads.
-pub fn save(config_file: &Path, form: &SettingsUpdate) -> Result<Config, SaveError> {
+pub fn save(
+    config_file: &Path,
+    form: &SettingsUpdate,
+    managed: Option<&crate::config::Managed>,
+) -> Result<Config, SaveError> {
     let provider = provider_of(&form.provider)?;
     if provider.model.is_empty() {
         return Err(SaveError::Invalid("choose a model (\"List models\" asks the server)".into()));
     }
-    let config = edit(config_file, |doc| {
+    let config = edit(config_file, managed, |doc| {
         set(doc.as_table_mut(), "mode", form.mode.as_str());
         {
             let table = table(doc, "provider")?;
@@ -218,7 +222,7 @@ pub fn save_mcp_server(
     if server.startup_timeout_secs == 0 {
         return Err(SaveError::Invalid("the start-up timeout must be at least one second".into()));
     }
-    edit(config_file, |doc| {
+    edit(config_file, None, |doc| {
         let servers = mcp_servers(doc)?;
         let mut entry = match previous {
             Some(old) => match servers.remove(old) {
@@ -257,7 +261,7 @@ pub fn save_mcp_server(
 
 /// Removes the server `name` from the config.
 pub fn remove_mcp_server(config_file: &Path, name: &str) -> Result<Config, SaveError> {
-    edit(config_file, |doc| match mcp_servers(doc)?.remove(name) {
+    edit(config_file, None, |doc| match mcp_servers(doc)?.remove(name) {
         Some(_) => Ok(()),
         None => Err(SaveError::Invalid(format!("no MCP server is named `{name}`"))),
     })
@@ -282,6 +286,7 @@ fn mcp_servers(doc: &mut DocumentMut) -> Result<&mut Table, SaveError> {
 /// file, atomically and with its permissions.
 fn edit(
     config_file: &Path,
+    managed: Option<&crate::config::Managed>,
     change: impl FnOnce(&mut DocumentMut) -> Result<(), SaveError>,
 ) -> Result<Config, SaveError> {
     let shown = config_file.display().to_string();
@@ -298,6 +303,10 @@ fn edit(
     let config = Config::parse(&text).map_err(|e| SaveError::Invalid(e.to_string()))?;
     crate::guard::Policy::from_config(&config).map_err(|e| SaveError::Invalid(e.to_string()))?;
     crate::network::Policy::new(&config.sandbox.network).map_err(SaveError::Invalid)?;
+    // What the managed policy would refuse at the next load is refused now, and not written.
+    if let Some(managed) = managed {
+        managed.apply(config.clone(), config_file).map_err(|e| SaveError::Invalid(e.to_string()))?;
+    }
     write_atomically(config_file, text.as_bytes(), permissions)
         .map_err(|source| ConfigError::Write { path: shown, source })?;
     Ok(config)
@@ -380,6 +389,22 @@ mod tests {
     }
 
     #[test]
+    fn a_save_the_managed_policy_would_refuse_is_refused_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, policy) = (dir.path().join("config.toml"), dir.path().join("managed.toml"));
+        std::fs::write(&path, "mode = \"ask\"\n").unwrap();
+        std::fs::write(&policy, "allowed_modes = [\"ask\", \"auto\"]\n").unwrap();
+        let managed = crate::config::Managed::load(&policy).unwrap().unwrap();
+        // The form's mode, auto-edit, is not one the policy allows.
+        let err = save(&path, &form(), Some(&managed)).unwrap_err();
+        assert!(err.to_string().contains(&policy.display().to_string()), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "mode = \"ask\"\n");
+        let allowed = SettingsUpdate { mode: Mode::Auto, ..form() };
+        save(&path, &allowed, Some(&managed)).unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains("mode = \"auto\""));
+    }
+
+    #[test]
     fn saving_keeps_comments_and_keys_the_form_does_not_show() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
@@ -388,7 +413,7 @@ mod tests {
             "# my config\nmode = \"ask\" # careful\ndisabled_tools = [\"web_fetch\"]\n\n[rules]\n# reviewed by me\ndeny = [\"bash(rm *)\"]\n",
         )
         .unwrap();
-        let config = save(&path, &form()).unwrap();
+        let config = save(&path, &form(), None).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("# my config\nmode = \"auto-edit\" # careful\n"), "{text}");
         assert!(text.contains("# reviewed by me\ndeny = [\"bash(rm *)\"]"), "{text}");
@@ -426,7 +451,7 @@ mod tests {
             (bad_kind, "gemini"),
             (bad_host, "exa mple.com"),
         ] {
-            let err = save(&path, &form).unwrap_err();
+            let err = save(&path, &form, None).unwrap_err();
             assert!(err.to_string().contains(expect), "{err}");
             assert_eq!(std::fs::read_to_string(&path).unwrap(), "mode = \"ask\"\n");
         }

@@ -29,8 +29,9 @@ impl SessionHost {
 
     /// Saves the form, reloads the config and reopens the open session under it.
     pub async fn settings_save(&self, update: SettingsUpdate) -> Result<Settings, ErrorInfo> {
-        let config_file = self.wiring().config_file;
-        let saved = tokio::task::spawn_blocking(move || settings::save(&config_file, &update))
+        let wiring = self.wiring();
+        let (config_file, managed) = (wiring.config_file.clone(), wiring.config.managed.clone());
+        let saved = tokio::task::spawn_blocking(move || settings::save(&config_file, &update, managed.as_ref()))
             .await
             .map_err(|e| failure(ErrorCode::SettingsSaveFailed, e))?;
         let code = match &saved {
