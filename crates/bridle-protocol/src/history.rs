@@ -62,6 +62,9 @@ pub struct SessionInfo {
     /// How many questions of the session wait for an answer.
     #[serde(default)]
     pub waiting: u32,
+    /// The branch its workspace is on now (`detached at <hash>` on none; `None`: no checkout).
+    #[serde(default)]
+    pub branch: Option<String>,
 }
 
 /// What a session is doing, as one word a list can show.

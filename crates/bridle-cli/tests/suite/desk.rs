@@ -112,6 +112,9 @@ async fn several_runs_on_one_fresh_data_dir_at_once_keep_the_store_and_the_audit
     let (mock, _f) = model(&commands).await;
     let dirs = Dirs::new();
     let base = format!("{}/v1", mock.url);
+    let init =
+        std::process::Command::new("git").args(["init", "-q", "-b", "trunk"]).current_dir(&dirs.workspace).status();
+    assert!(init.unwrap().success());
     // Nothing exists yet: every process may be the one that creates the stores.
     assert!(!dirs.data.exists());
     let mut children = Vec::new();
@@ -128,6 +131,7 @@ async fn several_runs_on_one_fresh_data_dir_at_once_keep_the_store_and_the_audit
     assert_eq!(sessions.len(), RUNS, "{sessions:?}");
     for s in &sessions {
         assert_eq!((s["state"].as_str(), &s["waitingFor"]), (Some("idle"), &Value::Null), "{s}");
+        assert_eq!(s["branch"], "trunk", "{s}");
     }
     let out = bridle(&dirs, &["audit", "verify"]).await;
     assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));

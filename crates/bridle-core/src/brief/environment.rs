@@ -97,36 +97,12 @@ impl Environment {
     }
 }
 
-/// Bytes read of `.git/HEAD` or of a worktree's `.git` file: each is one short line.
-const GIT_PROBE_LIMIT: u64 = 4096;
-
-/// The branch from `.git/HEAD` (a worktree's `.git` file followed), and the changed files. Both
-/// are read through `fs/`: beneath the workspace (a worktree's git folder by its name, no final
-/// link followed), regular files only, never waiting and never past [`GIT_PROBE_LIMIT`], so a
-/// `.git` FIFO or a `HEAD` linked to a device is "no repository", not a hang.
+/// The branch ([`crate::worktrees::head`]) and the changed files.
 fn git_state(workspace: &Path, shell: &ShellSandbox) -> Git {
-    let Ok(fs) = crate::fs::WorkspaceFs::open(workspace) else { return Git::None };
-    let head = match fs.entry(Path::new(".git")) {
-        Ok(Some(crate::fs::Entry::Folder { .. })) => {
-            fs.read_at_most(Path::new(".git/HEAD"), GIT_PROBE_LIMIT).ok().flatten()
-        }
-        Ok(Some(crate::fs::Entry::File { .. })) => {
-            let Ok(Some(text)) = fs.read_at_most(Path::new(".git"), GIT_PROBE_LIMIT) else { return Git::None };
-            let text = String::from_utf8_lossy(&text);
-            let Some(dir) = text.trim().strip_prefix("gitdir:") else { return Git::None };
-            crate::fs::read_named(&workspace.join(dir.trim()).join("HEAD"), GIT_PROBE_LIMIT).ok()
-        }
-        _ => None,
-    };
-    let Some(head) = head else { return Git::None };
-    let head = String::from_utf8_lossy(&head);
-    let head = head.trim();
-    let branch = match head.strip_prefix("ref: refs/heads/") {
-        Some(branch) => branch.to_string(),
-        // By characters: the file is anyone's text, and a cut inside a character would panic.
-        None => format!("detached at {}", head.chars().take(12).collect::<String>()),
-    };
-    Git::Repo { branch, changed: changed_files(workspace, shell) }
+    match crate::worktrees::head(workspace) {
+        Some(branch) => Git::Repo { branch, changed: changed_files(workspace, shell) },
+        None => Git::None,
+    }
 }
 
 /// `git status --porcelain` line count, or `None` when git is missing, slow, or could only run

@@ -217,6 +217,7 @@ fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(SessionInfo, S
         state: Default::default(),
         waiting_for: None,
         waiting: 0,
+        branch: None,
     };
     Ok((info, row.get(6)?))
 }

@@ -63,7 +63,7 @@ impl Store {
         Ok(out)
     }
 
-    /// Fills in each session's state and what it waits for.
+    /// Fills in each session's state, what it waits for, and the branch its workspace is on.
     pub(super) fn with_states(&self, mut sessions: Vec<(SessionInfo, String)>) -> Result<Vec<SessionInfo>, StoreError> {
         let mut waiting: HashMap<String, (u32, WaitingFor)> = HashMap::new();
         for stored in self.inbox(None)? {
@@ -88,6 +88,7 @@ impl Store {
                     (None, "working" | "failed") => SessionState::Failed,
                     (None, _) => SessionState::Idle,
                 };
+                info.branch = crate::worktrees::head(std::path::Path::new(&info.workspace));
                 info
             })
             .collect())

@@ -111,6 +111,7 @@ fn a_session_is_idle_working_failed_or_needs_you_as_its_turn_and_its_lease_say()
         (s.state, s.waiting_for, s.waiting)
     };
     assert_eq!(state(&store), (SessionState::Idle, None, 0));
+    assert_eq!(store.session("s-1").unwrap().branch, None, "`/ws` is no checkout");
     let lease = SessionLease::try_acquire(dir.path(), "s-1").unwrap().unwrap();
     store.set_turn_state("s-1", TurnState::Working).unwrap();
     assert_eq!(state(&store), (SessionState::Working, None, 0));

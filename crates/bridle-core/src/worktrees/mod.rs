@@ -188,6 +188,35 @@ fn add(git: &Git, path: &Path, options: &[&str], what: &str) -> Result<(), GitEr
     git.run(args).map(|_| ())
 }
 
+/// Bytes read of `.git/HEAD` or of a worktree's `.git` file: each is one short line.
+const GIT_PROBE_LIMIT: u64 = 4096;
+
+/// The branch the checkout at `workspace` is on (`detached at <short hash>` when on none), from
+/// `.git/HEAD` (a worktree's `.git` file followed); `None` when it is no checkout. No git runs:
+/// both files are read through `fs/` (beneath the folder, a worktree's git folder by its name,
+/// no final link followed), regular files only, never waiting and never past
+/// [`GIT_PROBE_LIMIT`], so a `.git` FIFO or a `HEAD` linked to a device is "no repository".
+pub fn head(workspace: &Path) -> Option<String> {
+    let fs = crate::fs::WorkspaceFs::open(workspace).ok()?;
+    let head = match fs.entry(Path::new(".git")).ok()?? {
+        crate::fs::Entry::Folder { .. } => fs.read_at_most(Path::new(".git/HEAD"), GIT_PROBE_LIMIT).ok()??,
+        crate::fs::Entry::File { .. } => {
+            let text = fs.read_at_most(Path::new(".git"), GIT_PROBE_LIMIT).ok()??;
+            let text = String::from_utf8_lossy(&text);
+            let dir = text.trim().strip_prefix("gitdir:")?;
+            crate::fs::read_named(&workspace.join(dir.trim()).join("HEAD"), GIT_PROBE_LIMIT).ok()?
+        }
+        _ => return None,
+    };
+    let head = String::from_utf8_lossy(&head);
+    let head = head.trim();
+    Some(match head.strip_prefix("ref: refs/heads/") {
+        Some(branch) => branch.to_string(),
+        // By characters: the file is anyone's text, and a cut inside a character would panic.
+        None => format!("detached at {}", head.chars().take(12).collect::<String>()),
+    })
+}
+
 /// The canonical top folder of the checkout at `dir`, or why it is not one.
 fn top_of(dir: &Path) -> Result<PathBuf, WorktreeError> {
     let canonical = dir.canonicalize().map_err(|error| WorktreeError::Io { path: dir.to_path_buf(), error })?;

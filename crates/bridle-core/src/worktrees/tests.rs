@@ -241,3 +241,21 @@ fn merge_lands_the_branch_on_a_clean_checkout_and_undoes_a_conflicting_one() {
     assert_eq!(state(&repo), before);
     assert!(!root.path().join("hook-ran").exists(), "no hook of the repository ran");
 }
+
+#[test]
+fn head_names_the_branch_of_a_checkout_and_of_a_worktree_and_nothing_else() {
+    let root = tempfile::tempdir().unwrap();
+    let repo = repository(root.path());
+    assert_eq!(head(&repo).as_deref(), Some("feat"));
+    let path = root.path().join("data/worktrees/s1");
+    create(&repo, &path, "one", None).unwrap();
+    assert_eq!(head(&path).as_deref(), Some("bridle/one"), "a worktree's .git file is followed");
+    git(&path, &["checkout", "-q", "--detach"]);
+    assert!(head(&path).unwrap().starts_with("detached at "));
+    assert_eq!(head(root.path()), None, "no checkout");
+    // A .git that is a FIFO is no repository, and nothing waits on it.
+    let fifo = root.path().join("fifo");
+    std::fs::create_dir_all(&fifo).unwrap();
+    assert!(Command::new("mkfifo").arg(fifo.join(".git")).status().unwrap().success());
+    assert_eq!(head(&fifo), None);
+}

@@ -41,4 +41,8 @@ waitingFor: WaitingFor | null,
 /**
  * How many questions of the session wait for an answer.
  */
-waiting: number, };
+waiting: number, 
+/**
+ * The branch its workspace is on now (`detached at <hash>` on none; `None`: no checkout).
+ */
+branch: string | null, };

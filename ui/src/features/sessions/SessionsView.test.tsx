@@ -9,8 +9,8 @@ import { EMPTY_SNAPSHOT, SUMMARY, emit, fakeEngine } from "../../test/fakeEngine
 
 vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 
-const OLD: SessionInfo = { id: "s0", workspace: "/home/dev/other", title: "Fix the parser", createdAt: 1, updatedAt: 1_700_000_000_000, totalTokens: 12_300, state: "needs-you", waitingFor: "host", waiting: 2 };
-const NOW: SessionInfo = { ...OLD, id: "s1", workspace: "/home/dev/project", title: "", updatedAt: 1_800_000_000_000, totalTokens: 0, state: "working", waitingFor: null, waiting: 0 };
+const OLD: SessionInfo = { id: "s0", workspace: "/home/dev/other", title: "Fix the parser", createdAt: 1, updatedAt: 1_700_000_000_000, totalTokens: 12_300, state: "needs-you", waitingFor: "host", waiting: 2, branch: "fix-parser" };
+const NOW: SessionInfo = { ...OLD, id: "s1", workspace: "/home/dev/project", title: "", updatedAt: 1_800_000_000_000, totalTokens: 0, state: "working", waitingFor: null, waiting: 0, branch: null };
 
 describe("Sessions", () => {
   it("lists sessions with title, folder and tokens, and searches them", async () => {
@@ -25,6 +25,7 @@ describe("Sessions", () => {
     expect(second!.textContent).toContain("Fix the parser");
     expect(second!.textContent).toContain("/home/dev/other");
     expect(second!.textContent).toContain("12.3k tokens");
+    expect(second!.textContent).toContain("/home/dev/other · fix-parser · ");
     // Each session says what it is doing, and what it waits for.
     expect([first!.dataset.state, second!.dataset.state]).toEqual(["working", "needs-you"]);
     expect(second!.querySelector("[data-testid=session-state]")!.textContent).toBe("needs you: a host and 1 more");

@@ -134,7 +134,8 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, busy: turnRun
                   </span>
                 )}
                 <span className="session-meta">
-                  {when(s.updatedAt)} · {s.workspace} · {formatTokens(s.totalTokens)} tokens{current ? " · open now" : ""}
+                  {when(s.updatedAt)} · {s.workspace}
+                  {s.branch ? ` · ${s.branch}` : ""} · {formatTokens(s.totalTokens)} tokens{current ? " · open now" : ""}
                 </span>
               </button>
               <button
