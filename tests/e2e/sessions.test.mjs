@@ -1,7 +1,9 @@
 // Sessions in the real window: a conversation, then a new session (an empty transcript), then the
 // first one reopened from the Sessions view shows its whole history from the store; a second
-// click deletes the other one, and it is gone from the store (`bridle sessions list` agrees).
+// click deletes the other one, and it is gone from the store (`bridle sessions list` agrees). Each
+// listed session says its state and its workspace's branch.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +28,8 @@ export default async function sessions({ log }) {
   let session = null;
   try {
     const workspace = dirs.make("workspace");
+    // A checkout: the list names its branch.
+    execFileSync("git", ["init", "-q", "-b", "trunk"], { cwd: workspace });
     const dataDir = dirs.make("data");
     const config = join(dirs.make("config"), "config.toml");
     writeFileSync(config, `[provider]\nkind = "openai"\nbase_url = "${mock.url}/v1"\nmodel = "mock-model"\n`);
@@ -53,8 +57,9 @@ export default async function sessions({ log }) {
     const second = listed.find((i) => !i.text.includes("hello bridle"));
     assert.ok(first && second, JSON.stringify(listed.map((i) => i.text)));
     assert.match(second.text, /open now/);
-    // Both turns ended: each says it is idle.
+    // Both turns ended: each says it is idle, and the branch its workspace is on.
     assert.deepEqual([first.state, second.state], ["idle", "idle"]);
+    assert.match(first.text, / · trunk · /);
     const shot = await screenshot(session, "sessions.png");
     log(`screenshot ${shot.file}, ${shot.colours} colours`);
     await (await session.find(`[data-testid=session-item][data-session-id="${first.id}"] .session-open`)).click();
