@@ -122,12 +122,17 @@ impl Store {
 
     /// One session's summary.
     pub fn session(&self, id: &str) -> Result<SessionInfo, StoreError> {
-        let row = self
-            .conn()?
+        let row = self.session_row(id)?;
+        Ok(self.with_states(vec![row], Some(id))?.remove(0))
+    }
+
+    /// The session's row as stored, without what [`Self::session`] derives from the leases, the
+    /// questions and the workspace.
+    fn session_row(&self, id: &str) -> Result<(SessionInfo, String), StoreError> {
+        self.conn()?
             .query_row(&format!("{SESSION_COLUMNS} WHERE s.id = ?1"), [id], session_from_row)
             .optional()?
-            .ok_or_else(|| StoreError::NoSession(id.to_string()))?;
-        Ok(self.with_states(vec![row])?.remove(0))
+            .ok_or_else(|| StoreError::NoSession(id.to_string()))
     }
 
     /// Every session, most recently updated first.
@@ -137,7 +142,7 @@ impl Store {
         let rows = stmt.query_map([], session_from_row)?.collect::<Result<_, _>>()?;
         drop(stmt);
         drop(conn);
-        self.with_states(rows)
+        self.with_states(rows, None)
     }
 
     /// Deletes a session and its history.
@@ -173,7 +178,7 @@ impl Store {
     /// The session's history in order, with unanswered tool calls closed by error results
     /// (which are also written, so the repair happens once).
     pub fn history(&self, session_id: &str, now_ms: i64) -> Result<Vec<HistoryItem>, StoreError> {
-        self.session(session_id)?;
+        self.session_row(session_id)?;
         let items: Vec<HistoryItem> = self.history_with_turns(session_id)?.into_iter().map(|(_, item)| item).collect();
         let held: Vec<String> = self.held_approvals(session_id)?.into_keys().collect();
         let (history, added) = close_dangling_calls(items, &held);

@@ -63,10 +63,15 @@ impl Store {
         Ok(out)
     }
 
-    /// Fills in each session's state, what it waits for, and the branch its workspace is on.
-    pub(super) fn with_states(&self, mut sessions: Vec<(SessionInfo, String)>) -> Result<Vec<SessionInfo>, StoreError> {
+    /// Fills in each session's state, what it waits for, and the branch its workspace is on;
+    /// `only` names the one session listed, whose questions alone are read.
+    pub(super) fn with_states(
+        &self,
+        mut sessions: Vec<(SessionInfo, String)>,
+        only: Option<&str>,
+    ) -> Result<Vec<SessionInfo>, StoreError> {
         let mut waiting: HashMap<String, (u32, WaitingFor)> = HashMap::new();
-        for stored in self.inbox(None)? {
+        for stored in self.inbox(only)? {
             let kind = match stored.request.subject {
                 ApprovalSubject::Call { .. } => WaitingFor::Approval,
                 ApprovalSubject::Host { .. } => WaitingFor::Host,
