@@ -30,7 +30,13 @@ pub async fn bridle_in(data: &Path, workspace: &Path, args: &[&str]) -> Output {
 
 /// [`bridle_in`] with extra environment variables, as a user's shell would have them.
 pub async fn bridle_with_env(data: &Path, workspace: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
+    command(data, workspace, args).envs(env.iter().copied()).stdin(std::process::Stdio::null()).output().await.unwrap()
+}
+
+/// `bridle ARGS --data-dir D --workspace W` with a scrubbed environment, not started yet.
+pub fn command(data: &Path, workspace: &Path, args: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"));
+    command
         .args(args)
         .arg("--data-dir")
         .arg(data)
@@ -42,12 +48,8 @@ pub async fn bridle_with_env(data: &Path, workspace: &Path, args: &[&str], env: 
         .env_remove("OPENAI_API_KEY")
         .env_remove("ANTHROPIC_API_KEY")
         // The developer's own keychain stays out of the tests; keychain tests bring their own.
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .envs(env.iter().copied())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap()
+        .env_remove("DBUS_SESSION_BUS_ADDRESS");
+    command
 }
 
 pub fn stdout(output: &Output) -> String {

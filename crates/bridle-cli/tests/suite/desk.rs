@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 use super::aimock::Aimock;
 use super::bridle::*;
@@ -34,16 +34,7 @@ async fn model(scripts: &[(&str, &str)]) -> (Aimock, tempfile::TempDir) {
 /// `bridle ARGS` on `dirs` as a live child: stdin stays open and silent (a terminal nobody
 /// answers), stdout and stderr are kept.
 fn spawn(dirs: &Dirs, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_bridle"))
-        .args(args)
-        .arg("--data-dir")
-        .arg(&dirs.data)
-        .arg("--workspace")
-        .arg(&dirs.workspace)
-        .env_remove("BRIDLE_DATA_DIR")
-        .env_remove("BRIDLE_CONFIG")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+    command(&dirs.data, &dirs.workspace, args)
         .env("BRIDLE_NET_RESOLVE", "new.test=127.0.0.1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -28,8 +28,20 @@ pub(super) fn bash(id: &str, command: &str) -> Value {
 
 /// `bridle run PROMPT --mode MODE --on-ask ON_ASK`; the events and the session id.
 pub(super) async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, mode: &str, on_ask: &str) -> (Vec<Value>, String) {
+    run_in(dirs, mock, prompt, mode, on_ask, None).await
+}
+
+/// [`run`], continuing `session` when given.
+pub(super) async fn run_in(
+    dirs: &Dirs,
+    mock: &Aimock,
+    prompt: &str,
+    mode: &str,
+    on_ask: &str,
+    session: Option<&str>,
+) -> (Vec<Value>, String) {
     let base = format!("{}/v1", mock.url);
-    let args = [
+    let mut args = vec![
         "run",
         prompt,
         "--mode",
@@ -44,6 +56,9 @@ pub(super) async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, mode: &str, on
         "--model",
         "m",
     ];
+    if let Some(id) = session {
+        args.extend(["--session", id]);
+    }
     let out = bridle(dirs, &args).await;
     assert_eq!(out.status.code(), Some(0), "{}\n{}", stderr(&out), stdout(&out));
     let events = json_lines(&out);

@@ -59,31 +59,9 @@ async fn model() -> (Aimock, tempfile::TempDir) {
     (Aimock::start_with(dir.path()).await, dir)
 }
 
+/// `bridle run PROMPT` in `auto`, answering yes, continuing `session` when given.
 async fn run(dirs: &Dirs, mock: &Aimock, prompt: &str, session: Option<&str>) -> (Vec<Value>, String) {
-    let base = format!("{}/v1", mock.url);
-    let mut args = vec![
-        "run",
-        prompt,
-        "--mode",
-        "auto",
-        "--on-ask",
-        "approve",
-        "--json",
-        "--provider",
-        "openai",
-        "--base-url",
-        &base,
-        "--model",
-        "m",
-    ];
-    if let Some(id) = session {
-        args.extend(["--session", id]);
-    }
-    let out = bridle(dirs, &args).await;
-    assert_eq!(out.status.code(), Some(0), "{}\n{}", stderr(&out), stdout(&out));
-    let events = json_lines(&out);
-    let id = events[0]["sessionId"].as_str().unwrap().to_string();
-    (events, id)
+    super::effects::run_in(dirs, mock, prompt, "auto", "approve", session).await
 }
 
 /// `bridle sessions review ARGS... --json`: the exit code and the review (or the stderr).
