@@ -192,8 +192,15 @@ pub struct RunArgs {
     #[command(flatten)]
     pub drive: DriveArgs,
     /// Continue this session.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "worktree")]
     pub session: Option<String>,
+    /// Work in a new git worktree of the workspace (a main checkout), kept in the data dir, on
+    /// the new branch `bridle/NAME` (NAME: the session id's first 8 characters when not given).
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+    pub worktree: Option<String>,
+    /// The commit the worktree's branch is cut from (default: the main checkout's HEAD).
+    #[arg(long, value_name = "REF", requires = "worktree")]
+    pub base: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -352,6 +359,33 @@ pub enum SessionsAction {
         /// Only these workspace-relative paths (repeatable).
         #[arg(long = "path")]
         paths: Vec<String>,
+    },
+    /// Put a worktree session away: its staged, unstaged and untracked files saved as three
+    /// commits under refs/bridle/archive/ID, then its folder removed (refused while it runs).
+    Archive {
+        /// Session id.
+        id: String,
+    },
+    /// Bring an archived worktree session back as it was, staged, unstaged and untracked (or
+    /// check its branch out again when its folder was removed by hand).
+    Restore {
+        /// Session id.
+        id: String,
+    },
+    /// Bring a worktree session's changes since its base into the main checkout, uncommitted;
+    /// exits 1 on a conflict, naming the files, with nothing changed.
+    Apply {
+        /// Session id.
+        id: String,
+        /// Print the change as a patch and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Merge a worktree session's branch into the main checkout, which must be clean; exits 1
+    /// on a conflict (the merge undone) or a dirty checkout.
+    Merge {
+        /// Session id.
+        id: String,
     },
     /// List a turn's hunks (the last turn with changes, or the named one) with their ids, or
     /// keep, reject or unreject hunks by id, all or none; exits 1 on a conflict (lines changed

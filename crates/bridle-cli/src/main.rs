@@ -21,6 +21,7 @@ mod setup;
 mod skills;
 mod terminal;
 mod tool;
+mod worktree;
 
 use std::process::ExitCode;
 

@@ -35,9 +35,14 @@ pub async fn run(global: &Global, args: &RunArgs) -> anyhow::Result<u8> {
         }
         setup.config.mode = mode;
     }
-    let spec = match &args.session {
-        Some(id) => SessionSpec::Resume(id.clone()),
-        None => SessionSpec::New,
+    let spec = match (&args.session, &args.worktree) {
+        (Some(id), _) => SessionSpec::Resume(id.clone()),
+        // A new session whose worktree is made first: it starts as a resumed one, with nothing
+        // in its history.
+        (None, Some(name)) => {
+            SessionSpec::Resume(crate::worktree::new_session(&mut setup, name, args.base.as_deref())?)
+        }
+        (None, None) => SessionSpec::New,
     };
     let (engine, mut events, audit, hub) = drive::start(&mut setup, &args.provider, &args.drive, spec).await?;
     if !args.drive.json {

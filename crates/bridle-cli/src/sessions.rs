@@ -28,13 +28,18 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
                         }
                         None => s.state.as_str().to_string(),
                     };
+                    let place = match (&s.worktree, &s.branch) {
+                        (Some(w), _) => format!("{} (worktree of {})", w.branch, w.origin),
+                        (None, Some(branch)) => format!("{} ({branch})", s.workspace),
+                        (None, None) => s.workspace.clone(),
+                    };
                     writeln!(
                         out,
                         "{}  {}  {}  {}  {}",
                         s.id,
                         when.unwrap_or_default(),
                         state,
-                        safe(&s.workspace),
+                        safe(&place),
                         safe(&s.title)
                     )?;
                 }
@@ -71,6 +76,10 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
             }
         },
         SessionsAction::Export { id, format, out: file } => return export(&setup, id, *format, file.as_deref()),
+        SessionsAction::Archive { id }
+        | SessionsAction::Restore { id }
+        | SessionsAction::Apply { id, .. }
+        | SessionsAction::Merge { id } => return crate::worktree::step(&setup, &store, &args.action, id),
         SessionsAction::Delete { id } => {
             if let Err(e) = changes::delete_session(&store, &setup.data_dir, id) {
                 eprintln!("bridle sessions delete: {e}");

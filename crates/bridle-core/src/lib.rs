@@ -7,7 +7,7 @@
 //! it never depends on a UI toolkit. The CLI and the desktop shell are thin wrappers that build an
 //! [`engine::Engine`] and forward its events.
 //!
-//! Its modules stand in layers (DESIGN §1): L5 `wiring`, `settings`; L4 `engine`; L3 `calls`;
+//! Its modules stand in layers (DESIGN §1): L5 `wiring`, `settings`, `session_host`, `desk`; L4 `engine`; L3 `calls`;
 //! L2 `tools`, `mcp`, `guard`, `hooks`, `provider`, `compaction`, `brief`, `audit`, `skills`; L1 `sandbox`,
 //! `shell_sandbox`, `workspace`, `worktrees`, `store`, `secrets`, `changes`, `telemetry`; L0 `clock`, `fs`, `locks`,
 //! `redact`, `config`. A module uses only lower layers, or its own without forming a circle; the
@@ -34,6 +34,7 @@ pub mod changes;
 pub mod clock;
 pub mod compaction;
 pub mod config;
+pub mod desk;
 pub mod engine;
 pub mod fs;
 pub mod guard;

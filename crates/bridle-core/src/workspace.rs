@@ -2,16 +2,17 @@
 //! the OS sandbox its shell commands run in, opened once and shared by every tool call.
 //!
 //! Rule: a workspace is a project folder ([`refusal`]): never `/`, a system folder, the home
-//! folder itself, or a folder that holds Bridle's data dir or lies inside it. Every front end
-//! opens its workspace here, so `bridle run --workspace`, ACP's `session/new` and the app refuse
-//! the same folders for the same reason.
+//! folder itself, or a folder that holds Bridle's data dir or lies inside it (but a session's
+//! own worktree, `<data-dir>/worktrees/<id>`). Every front end opens its workspace here, so
+//! `bridle run --workspace`, ACP's `session/new` and the app refuse the same folders for the
+//! same reason.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::fs::WorkspaceFs;
 use crate::locks::PathLocks;
-use crate::sandbox::PathSandbox;
+use crate::sandbox::{is_session_worktree, PathSandbox};
 use crate::shell_sandbox::ShellSandbox;
 
 /// Sandboxes, file handle and locks of one workspace root.
@@ -61,9 +62,9 @@ const SYSTEM_FOLDERS: &[&str] = &[
 ];
 
 /// Why `folder` cannot be a workspace, or `None` when it is a project folder (DESIGN §15): `/`,
-/// a system folder, the user's `home` itself, a folder that holds `data_dir` or one inside it.
-/// Judged on the canonical paths (a link to `/etc` is `/etc`); a folder that does not exist is
-/// left to the caller's own error.
+/// a system folder, the user's `home` itself, a folder that holds `data_dir` or one inside it
+/// (but a session's worktree, [`is_session_worktree`]). Judged on the canonical paths (a link
+/// to `/etc` is `/etc`); a folder that does not exist is left to the caller's own error.
 pub fn refusal(folder: &Path, home: Option<&Path>, data_dir: &Path) -> Option<String> {
     let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let folder = folder.canonicalize().ok()?;
@@ -81,7 +82,7 @@ pub fn refusal(folder: &Path, home: Option<&Path>, data_dir: &Path) -> Option<St
     if data.starts_with(&folder) {
         return Some(format!("`{shown}` holds Bridle's data dir ({})", data.display()));
     }
-    if folder.starts_with(&data) {
+    if folder.starts_with(&data) && !is_session_worktree(&folder, &data) {
         return Some(format!("`{shown}` is inside Bridle's data dir ({})", data.display()));
     }
     None
@@ -110,6 +111,12 @@ mod tests {
         assert!(refusal(&data, Some(&home), &data).unwrap().contains("holds"));
         std::fs::create_dir_all(data.join("mcp")).unwrap();
         assert!(refusal(&data.join("mcp"), Some(&home), &data).unwrap().contains("inside Bridle's data dir"));
+        // A session's worktree is the one place of the data dir a session works in; the folder
+        // that holds them is not one.
+        std::fs::create_dir_all(data.join("worktrees/s1/src")).unwrap();
+        assert_eq!(refusal(&data.join("worktrees/s1"), Some(&home), &data), None);
+        assert_eq!(refusal(&data.join("worktrees/s1/src"), Some(&home), &data), None);
+        assert!(refusal(&data.join("worktrees"), Some(&home), &data).unwrap().contains("inside Bridle's data dir"));
         assert_eq!(refusal(&project, Some(&home), &data), None);
         // A link to a system folder is that folder.
         std::os::unix::fs::symlink("/etc", home.join("etc-link")).unwrap();

@@ -76,6 +76,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         SessionSnapshot,
         SessionState,
         SessionSummary,
+        SessionWorktree,
         Settings,
         SettingsUpdate,
         Severity,

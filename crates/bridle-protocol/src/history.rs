@@ -65,6 +65,28 @@ pub struct SessionInfo {
     /// The branch its workspace is on now (`detached at <hash>` on none; `None`: no checkout).
     #[serde(default)]
     pub branch: Option<String>,
+    /// The git worktree Bridle made for it, when it works in one.
+    #[serde(default)]
+    pub worktree: Option<SessionWorktree>,
+}
+
+/// A session's own git worktree (DESIGN §16).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionWorktree {
+    /// Its folder, under the data dir's `worktrees/`.
+    pub path: String,
+    /// The main checkout it was made from.
+    pub origin: String,
+    /// Its branch (`bridle/<name>`).
+    pub branch: String,
+    /// The commit it was cut from.
+    pub base: String,
+    /// Put away under `refs/bridle/archive/<id>`; its folder is gone until restored.
+    pub archived: bool,
+    /// Not archived, yet its folder is gone (removed by hand): writes are refused until it is
+    /// restored or archived.
+    pub missing: bool,
 }
 
 /// What a session is doing, as one word a list can show.

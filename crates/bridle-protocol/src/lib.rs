@@ -47,8 +47,8 @@ pub use details::{
 pub use error::{ErrorCode, ErrorInfo};
 pub use event::{AbortReason, Event, SequencedEvent, ToolStatus, UndoRefusal, WarningCode};
 pub use history::{
-    CheckpointChange, HistoryItem, PlanItem, PlanStatus, SessionInfo, SessionSnapshot, SessionState, SnapshotItem,
-    TurnUsage, WaitingFor,
+    CheckpointChange, HistoryItem, PlanItem, PlanStatus, SessionInfo, SessionSnapshot, SessionState, SessionWorktree,
+    SnapshotItem, TurnUsage, WaitingFor,
 };
 pub use op::Op;
 pub use process::{ProcessInfo, ProcessState};

@@ -11,7 +11,16 @@ pub struct Dirs {
 
 impl Dirs {
     pub fn new() -> Dirs {
-        let root = tempfile::tempdir().unwrap();
+        Dirs::made(tempfile::tempdir().unwrap())
+    }
+
+    /// Folders outside `/tmp` (in the build's own scratch folder, under the user's home in CI),
+    /// as a user's projects are: under Landlock a command may write anywhere in `/tmp`.
+    pub fn outside_tmp() -> Dirs {
+        Dirs::made(tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap())
+    }
+
+    fn made(root: tempfile::TempDir) -> Dirs {
         let data = root.path().join("data");
         let workspace = root.path().join("project");
         std::fs::create_dir_all(&workspace).unwrap();

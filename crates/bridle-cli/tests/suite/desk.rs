@@ -14,7 +14,7 @@ use super::bridle::*;
 
 /// aimock whose model, asked `prompt`, runs `command` with bash and then says `done`, for each
 /// `(prompt, command)`; with no command it only says `hi`.
-async fn model(scripts: &[(&str, &str)]) -> (Aimock, tempfile::TempDir) {
+pub(super) async fn model(scripts: &[(&str, &str)]) -> (Aimock, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let mut fixtures = Vec::new();
     for (i, (prompt, command)) in scripts.iter().enumerate() {
@@ -33,7 +33,7 @@ async fn model(scripts: &[(&str, &str)]) -> (Aimock, tempfile::TempDir) {
 
 /// `bridle ARGS` on `dirs` as a live child: stdin stays open and silent (a terminal nobody
 /// answers), stdout and stderr are kept.
-fn spawn(dirs: &Dirs, args: &[&str]) -> Child {
+pub(super) fn spawn(dirs: &Dirs, args: &[&str]) -> Child {
     command(&dirs.data, &dirs.workspace, args)
         .env("BRIDLE_NET_RESOLVE", "new.test=127.0.0.1")
         .stdin(Stdio::piped())
@@ -44,7 +44,7 @@ fn spawn(dirs: &Dirs, args: &[&str]) -> Child {
         .unwrap()
 }
 
-fn run_args<'a>(prompt: &'a str, mode: &'a str, base: &'a str) -> Vec<&'a str> {
+pub(super) fn run_args<'a>(prompt: &'a str, mode: &'a str, base: &'a str) -> Vec<&'a str> {
     vec![
         "run",
         prompt,
@@ -62,14 +62,14 @@ fn run_args<'a>(prompt: &'a str, mode: &'a str, base: &'a str) -> Vec<&'a str> {
     ]
 }
 
-async fn listed(dirs: &Dirs, what: &[&str]) -> Vec<Value> {
+pub(super) async fn listed(dirs: &Dirs, what: &[&str]) -> Vec<Value> {
     let out = bridle(dirs, what).await;
     assert_eq!(out.status.code(), Some(0), "{what:?}: {}", stderr(&out));
     json_lines(&out)
 }
 
 /// Polls `bridle approvals list --json` until `n` requests wait.
-async fn pending(dirs: &Dirs, n: usize) -> Vec<Value> {
+pub(super) async fn pending(dirs: &Dirs, n: usize) -> Vec<Value> {
     for _ in 0..300 {
         let requests = listed(dirs, &["approvals", "list", "--json"]).await;
         if requests.len() >= n {
@@ -89,7 +89,7 @@ fn asking_about_hosts() -> Dirs {
     dirs
 }
 
-fn session_of<'a>(sessions: &'a [Value], id: &str) -> &'a Value {
+pub(super) fn session_of<'a>(sessions: &'a [Value], id: &str) -> &'a Value {
     sessions.iter().find(|s| s["id"] == id).unwrap_or_else(|| panic!("no session {id} in {sessions:?}"))
 }
 

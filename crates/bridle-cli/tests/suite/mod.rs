@@ -37,3 +37,4 @@ mod streams;
 mod telemetry;
 mod tool;
 mod walkers;
+mod worktrees;

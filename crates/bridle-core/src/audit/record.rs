@@ -53,11 +53,14 @@ pub enum AuditKind {
     Skill,
     /// A person kept, rejected or unrejected a hunk of a turn's changes (§10.1).
     Review,
+    /// A session's worktree was made, archived, restored, or handed back to the main checkout
+    /// (applied or merged) (§16).
+    Worktree,
 }
 
 impl AuditKind {
     /// Every kind, in DESIGN order.
-    pub const ALL: [AuditKind; 20] = [
+    pub const ALL: [AuditKind; 21] = [
         AuditKind::SessionStarted,
         AuditKind::UserMessage,
         AuditKind::ModelRequest,
@@ -78,6 +81,7 @@ impl AuditKind {
         AuditKind::Process,
         AuditKind::Skill,
         AuditKind::Review,
+        AuditKind::Worktree,
     ];
 
     /// The stored name, snake_case (`tool_call`).
@@ -103,6 +107,7 @@ impl AuditKind {
             AuditKind::Process => "process",
             AuditKind::Skill => "skill",
             AuditKind::Review => "review",
+            AuditKind::Worktree => "worktree",
         }
     }
 }

@@ -71,6 +71,9 @@ pub struct EngineConfig {
     pub skills: crate::config::SkillsConfig,
     /// The managed policy over these settings (DESIGN §17): the modes a session may switch to.
     pub managed: Option<crate::config::Managed>,
+    /// The git worktree the session works in, when Bridle made one for it (set from the store's
+    /// record when the session starts, never from the worktree's own files).
+    pub worktree: Option<crate::worktrees::Worktree>,
 }
 
 impl Default for EngineConfig {
@@ -96,6 +99,7 @@ impl Default for EngineConfig {
             front_end: "",
             skills: crate::config::SkillsConfig::default(),
             managed: None,
+            worktree: None,
         }
     }
 }
@@ -125,6 +129,7 @@ impl EngineConfig {
             host_environment: HostEnvironment::default(),
             front_end: "",
             managed: config.managed.clone(),
+            worktree: None,
             skills: config.skills.clone(),
         }
     }
@@ -185,6 +190,9 @@ impl EngineConfig {
             .with_host_environment(&self.host_environment)
             .with_home(self.home.as_deref())
             .with_layers(self.data_dir.join("layers"));
+        if let Some(worktree) = &self.worktree {
+            shell = shell.in_worktree(&worktree.common_dir, &worktree.git_writable());
+        }
         if mode == Mode::Review {
             shell = shell.capturing_everything();
         }

@@ -79,6 +79,19 @@ pub enum EngineError {
     /// Another process has the session open.
     #[error("session {0} is open in another Bridle process")]
     SessionBusy(String),
+    /// The session's worktree is archived, or its folder is gone.
+    #[error(
+        "session {id} works in the worktree {path}, which is {why}: `bridle sessions restore {id}` brings it back \
+         (or archive the session)"
+    )]
+    WorktreeAway {
+        /// The session.
+        id: String,
+        /// The worktree's folder.
+        path: String,
+        /// `archived` or `gone`.
+        why: &'static str,
+    },
     /// The session's lease file could not be taken.
     #[error("cannot lock session {id}: {source}")]
     Lease {
@@ -108,7 +121,7 @@ pub struct Engine {
 impl Engine {
     /// Starts the session's loop on the current tokio runtime.
     pub fn spawn(
-        config: EngineConfig,
+        mut config: EngineConfig,
         deps: EngineDeps,
         spec: SessionSpec,
     ) -> Result<(Engine, mpsc::Receiver<Event>), EngineError> {
@@ -118,6 +131,20 @@ impl Engine {
             SessionSpec::New => new_id(),
             SessionSpec::Resume(id) => id.clone(),
         };
+        // A session Bridle made a worktree for works there, whichever folder the front end was
+        // started in, with the git folders its record names.
+        if let Some(record) = deps.store.worktree(&session_id)? {
+            let path = record.worktree.path.display().to_string();
+            let away = |why| EngineError::WorktreeAway { id: session_id.clone(), path: path.clone(), why };
+            if record.archived.is_some() {
+                return Err(away("archived"));
+            }
+            if record.worktree.path.symlink_metadata().is_err() {
+                return Err(away("gone"));
+            }
+            config.workspace = record.worktree.path.clone();
+            config.worktree = Some(record.worktree);
+        }
         let permit = config.permit()?.with_grants(deps.store.clone(), session_id.clone());
         let calls = Arc::new(std::sync::RwLock::new(config.calls(tools, Arc::new(permit))?));
         let lease = match SessionLease::try_acquire(&config.data_dir, &session_id) {

@@ -147,6 +147,13 @@ impl SandboxError {
     }
 }
 
+/// Whether the canonical `folder` is (or lies in) a session's worktree in the canonical
+/// `data_dir`: `<data-dir>/worktrees/<id>` (DESIGN §16), the one place of the data dir a session
+/// may work in.
+pub fn is_session_worktree(folder: &Path, data_dir: &Path) -> bool {
+    folder.strip_prefix(data_dir.join("worktrees")).is_ok_and(|rest| rest.components().next().is_some())
+}
+
 /// The sandbox of one workspace.
 #[derive(Debug, Clone)]
 pub struct PathSandbox {
@@ -169,7 +176,8 @@ impl PathSandbox {
     ) -> std::io::Result<Self> {
         let root = workspace.canonicalize()?;
         let data_dir = resolve::canonical_or_lexical(data_dir);
-        let sensitive = sensitive::protected(home.as_deref(), &data_dir, extra_sensitive);
+        let own_worktree = is_session_worktree(&root, &data_dir).then_some(root.as_path());
+        let sensitive = sensitive::protected(home.as_deref(), &data_dir, own_worktree, extra_sensitive);
         let tool_output_root = data_dir.join("tool-output");
         let tool_output_canonical = resolve::canonical_or_lexical(&tool_output_root);
         Ok(Self { root, home, tool_output_root, tool_output_canonical, sensitive })

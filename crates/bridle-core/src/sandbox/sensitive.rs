@@ -9,6 +9,9 @@ use super::resolve::canonical_or_lexical;
 pub(super) struct Protected {
     pub(super) path: PathBuf,
     pub(super) why: &'static str,
+    /// A folder inside `path` that is not protected: the session's own worktree, when Bridle
+    /// keeps it in its data dir.
+    pub(super) except: Option<PathBuf>,
 }
 
 /// Credentials under a home folder, by what they hold: the one list. File tools refuse them
@@ -35,22 +38,33 @@ pub(crate) const SECRET_NAMES: &[(&str, &str)] = &[
     (".vault-token", "Vault token"),
 ];
 
-pub(super) fn protected(home: Option<&Path>, data_dir: &Path, extra: &[PathBuf]) -> Vec<Protected> {
+/// Every protected path. `own_worktree` is the workspace when it is a session's worktree in
+/// `data_dir` (`<data-dir>/worktrees/<id>`): the one part of the data dir left out.
+pub(super) fn protected(
+    home: Option<&Path>,
+    data_dir: &Path,
+    own_worktree: Option<&Path>,
+    extra: &[PathBuf],
+) -> Vec<Protected> {
     let mut list = Vec::new();
     if let Some(home) = home {
         for (rel, why) in SECRET_NAMES {
             let path = home.join(rel);
-            list.push(Protected { path: path.clone(), why });
+            list.push(Protected { path: path.clone(), why, except: None });
             // Also where a symlinked home leads.
             let resolved = canonical_or_lexical(&path);
             if resolved != path {
-                list.push(Protected { path: resolved, why });
+                list.push(Protected { path: resolved, why, except: None });
             }
         }
     }
-    list.push(Protected { path: data_dir.to_path_buf(), why: "Bridle's own data and config" });
+    list.push(Protected {
+        path: data_dir.to_path_buf(),
+        why: "Bridle's own data and config",
+        except: own_worktree.map(Path::to_path_buf),
+    });
     for path in extra {
-        list.push(Protected { path: canonical_or_lexical(path), why: "protected in the user's config" });
+        list.push(Protected { path: canonical_or_lexical(path), why: "protected in the user's config", except: None });
     }
     list
 }
@@ -60,5 +74,7 @@ pub(super) fn matches(list: &[Protected], path: &Path, own_outputs: &Path) -> Op
     if path.starts_with(own_outputs) || path.starts_with(canonical_or_lexical(own_outputs)) {
         return None;
     }
-    list.iter().find(|p| path.starts_with(&p.path)).map(|p| p.why.to_string())
+    list.iter()
+        .find(|p| path.starts_with(&p.path) && !p.except.as_ref().is_some_and(|e| path.starts_with(e)))
+        .map(|p| p.why.to_string())
 }

@@ -105,6 +105,10 @@ pub(super) fn arguments(c: &Confinement, seccomp: Option<i32>, own_network: bool
             }
         }
     }
+    // A worktree's common git folder, read-only wherever it is (never inside a masked path).
+    for shown in c.shown.iter().filter(|s| !c.masked.iter().any(|m| s.starts_with(m))) {
+        push(&["--ro-bind".as_ref(), shown.as_os_str(), shown.as_os_str()]);
+    }
     // Later mounts cover earlier ones: the extra writable paths first, so one that holds the
     // workspace cannot undo its read-only parts.
     for w in &c.writable {

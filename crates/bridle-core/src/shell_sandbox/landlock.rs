@@ -108,6 +108,10 @@ impl Rules {
                 read.extend(cover(&real, &c.masked));
             }
         }
+        // A worktree's common git folder, read-only, the masks applied.
+        for shown in c.shown.iter().filter(|s| !c.masked.iter().any(|m| s.starts_with(m))) {
+            read.extend(cover(shown, &c.masked));
+        }
         // Never writable, even through a writable folder that holds them (a workspace under
         // `/tmp`): the masked paths, and in `plan` the workspace. `.git/config` and `.git/hooks/`
         // cannot be kept out here: a rule on a folder covers all beneath it, so writing the

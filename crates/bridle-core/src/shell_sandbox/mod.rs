@@ -58,6 +58,9 @@ pub(crate) struct Confinement {
     /// What of home is shown, read-only: the built-in list and the config's `readable`, as
     /// named under home (existing).
     pub readable: Vec<PathBuf>,
+    /// Shown read-only wherever they are (home, the private `/tmp`), unless masked: a worktree's
+    /// common git folder, which git in it reads (canonical, existing).
+    pub shown: Vec<PathBuf>,
     /// Masked: empty whatever the command (canonical, existing).
     pub masked: Vec<PathBuf>,
     /// Whether commands may reach hosts through Bridle's proxy (`[sandbox.network]` not off).
@@ -113,6 +116,7 @@ impl ShellSandbox {
             writable: existing(&settings.writable),
             home: None,
             readable: settings.readable.iter().filter(|p| p.symlink_metadata().is_ok()).cloned().collect(),
+            shown: Vec::new(),
             masked: outermost(existing(&with_desktop_doors(masked, std::iter::empty()))),
             network: settings.network.is_on(),
             host_ports: settings.network.host_ports.iter().copied().take(door::MAX_HOST_PORTS).collect(),
@@ -169,6 +173,7 @@ impl ShellSandbox {
             writable: Vec::new(),
             home: None,
             readable: Vec::new(),
+            shown: Vec::new(),
             masked: Vec::new(),
             network: true,
             host_ports: Vec::new(),
@@ -228,6 +233,22 @@ impl ShellSandbox {
             readable.append(&mut self.confinement.readable);
             self.confinement.readable = readable;
             self.confinement.home = Some(home.clone());
+        }
+        self
+    }
+
+    /// The same sandbox for a session's git worktree (DESIGN §16): the repository's common git
+    /// folder `common` is shown read-only (git in the worktree reads it), and the parts of it a
+    /// commit writes (`git_folders`; both from the session's record) are writable unless the
+    /// workspace is read-only; the worktree's `.git` file, which names its git folder, is not.
+    pub fn in_worktree(mut self, common: &Path, git_folders: &[PathBuf]) -> Self {
+        let dot_git = self.confinement.root.join(".git");
+        if dot_git.symlink_metadata().is_ok_and(|m| m.is_file()) {
+            self.confinement.protected_in_root.push(dot_git);
+        }
+        self.confinement.shown.extend(existing(&[common.to_path_buf()]));
+        if !self.confinement.read_only {
+            self.confinement.writable.extend(existing(git_folders));
         }
         self
     }

@@ -14,6 +14,7 @@ fn confinement(root: &Path) -> Confinement {
         writable: vec![PathBuf::from("/srv/cache")],
         home: Some(PathBuf::from("/home/u")),
         readable: vec![PathBuf::from("/home/u/.cargo/bin"), PathBuf::from("/home/u/.gitconfig")],
+        shown: Vec::new(),
         masked: vec![PathBuf::from("/home/u/.ssh"), PathBuf::from("/srv")],
         network: false,
         host_ports: Vec::new(),

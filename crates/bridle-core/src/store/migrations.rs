@@ -158,6 +158,20 @@ const MIGRATIONS: &[&str] = &[
         rows INTEGER NOT NULL
     );
     CREATE INDEX hunks_turn ON hunks (session_id, turn_id);",
+    // 13: the git worktree Bridle made for a session, and its archive when put away.
+    "CREATE TABLE worktrees (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        path TEXT NOT NULL UNIQUE,
+        origin TEXT NOT NULL,
+        common_dir TEXT NOT NULL,
+        admin_dir TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        base TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        archive_ref TEXT,
+        archive_head TEXT,
+        archived_at INTEGER
+    );",
 ];
 
 /// Brings the schema up to date.

@@ -15,6 +15,7 @@ mod processes;
 mod skill_trust;
 mod snapshot;
 mod state;
+mod worktrees;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -28,6 +29,7 @@ pub use hunks::HunkRow;
 pub use lease::SessionLease;
 pub use processes::ProcessRow;
 pub use state::TurnState;
+pub use worktrees::WorktreeRecord;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -223,6 +225,7 @@ fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(SessionInfo, S
         waiting_for: None,
         waiting: 0,
         branch: None,
+        worktree: None,
     };
     Ok((info, row.get(6)?))
 }

@@ -80,6 +80,10 @@ impl Store {
             // Oldest first: the kind named is the one asked first.
             waiting.entry(stored.request.session_id.clone()).or_insert((0, kind)).0 += 1;
         }
+        let mut worktrees: HashMap<String, super::WorktreeRecord> = match only {
+            Some(id) => self.worktree(id)?.into_iter().map(|r| (r.session_id.clone(), r)).collect(),
+            None => self.worktrees()?.into_iter().map(|r| (r.session_id.clone(), r)).collect(),
+        };
         Ok(sessions
             .drain(..)
             .map(|(mut info, turn)| {
@@ -94,6 +98,22 @@ impl Store {
                     (None, _) => SessionState::Idle,
                 };
                 info.branch = crate::worktrees::head(std::path::Path::new(&info.workspace));
+                if let Some(record) = worktrees.remove(&info.id) {
+                    let w = &record.worktree;
+                    let archived = record.archived.is_some();
+                    if archived {
+                        info.state = SessionState::Archived;
+                    }
+                    info.branch = info.branch.take().or_else(|| Some(w.branch.clone()));
+                    info.worktree = Some(bridle_protocol::SessionWorktree {
+                        path: w.path.display().to_string(),
+                        origin: w.origin.display().to_string(),
+                        branch: w.branch.clone(),
+                        base: w.base.clone(),
+                        archived,
+                        missing: !archived && w.path.symlink_metadata().is_err(),
+                    });
+                }
                 info
             })
             .collect())

@@ -23,17 +23,25 @@ pub struct GitError {
 pub(super) struct Git {
     dir: PathBuf,
     index: Option<PathBuf>,
+    /// A worktree's admin and common git folders, named rather than found: its `.git` file and
+    /// its admin folder's `commondir` are the agent's to write, so git is not let read them.
+    folders: Option<(PathBuf, PathBuf)>,
 }
 
 impl Git {
     pub(super) fn new(dir: &Path) -> Git {
-        Git { dir: dir.to_path_buf(), index: None }
+        Git { dir: dir.to_path_buf(), index: None, folders: None }
+    }
+
+    /// Git in the worktree `w`, its git folders the ones recorded when Bridle made it.
+    pub(super) fn in_worktree(w: &super::Worktree) -> Git {
+        Git { dir: w.path.clone(), index: None, folders: Some((w.admin_dir.clone(), w.common_dir.clone())) }
     }
 
     /// The same, with `index` as the index file (for trees Bridle builds without touching the
     /// user's index).
-    pub(super) fn with_index(dir: &Path, index: &Path) -> Git {
-        Git { dir: dir.to_path_buf(), index: Some(index.to_path_buf()) }
+    pub(super) fn with_index(self, index: &Path) -> Git {
+        Git { index: Some(index.to_path_buf()), ..self }
     }
 
     fn command<I, S>(&self, args: I) -> (Command, String)
@@ -69,6 +77,8 @@ impl Git {
             .env_remove("GIT_WORK_TREE")
             .env_remove("GIT_INDEX_FILE")
             .env_remove("GIT_OBJECT_DIRECTORY")
+            .env_remove("GIT_COMMON_DIR")
+            .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
             .env("GIT_AUTHOR_NAME", "Bridle")
             .env("GIT_AUTHOR_EMAIL", "bridle@localhost")
             .env("GIT_COMMITTER_NAME", "Bridle")
@@ -76,6 +86,9 @@ impl Git {
             .stdin(Stdio::null());
         if let Some(index) = &self.index {
             command.env("GIT_INDEX_FILE", index);
+        }
+        if let Some((admin, common)) = &self.folders {
+            command.env("GIT_DIR", admin).env("GIT_COMMON_DIR", common).env("GIT_WORK_TREE", &self.dir);
         }
         (command, shown)
     }

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use super::git::{paths, Git, GitError};
-use super::WorktreeError;
+use super::{Worktree, WorktreeError};
 
 /// What an apply did, or would do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,12 +45,12 @@ fn list(files: &[PathBuf]) -> String {
     files.iter().map(|f| format!("`{}`", f.display())).collect::<Vec<_>>().join(", ")
 }
 
-/// Brings the changes of the worktree at `worktree` since `base` into the main checkout
-/// `origin`, uncommitted; with `dry_run`, only says what they are.
-pub fn apply(worktree: &Path, origin: &Path, base: &str, dry_run: bool) -> Result<Applied, HandoffError> {
-    let patch = changes_since(worktree, base)?;
+/// Brings the changes of the worktree `w` since its base into its main checkout, uncommitted;
+/// with `dry_run`, only says what they are.
+pub fn apply(w: &Worktree, dry_run: bool) -> Result<Applied, HandoffError> {
+    let patch = changes_since(w)?;
     let files = touched(&patch);
-    let origin_git = Git::new(origin);
+    let origin_git = Git::new(&w.origin);
     if patch.is_empty() || dry_run {
         return Ok(Applied { files, patch: String::from_utf8_lossy(&patch).into_owned() });
     }
@@ -91,12 +91,13 @@ pub fn merge(origin: &Path, branch: &str) -> Result<String, HandoffError> {
 
 /// The worktree's state on disk (tracked and untracked files, not ignored ones) against `base`,
 /// as a binary patch; the worktree's own index is not touched.
-fn changes_since(worktree: &Path, base: &str) -> Result<Vec<u8>, HandoffError> {
-    let git = Git::new(worktree);
+fn changes_since(w: &Worktree) -> Result<Vec<u8>, HandoffError> {
+    let base = w.base.as_str();
+    let git = Git::in_worktree(w);
     // An index of Bridle's own in the worktree's admin folder, started from the real one's tree.
     let scratch =
         PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-path", "bridle-handoff-index"])?);
-    let scratch_git = Git::with_index(worktree, &scratch);
+    let scratch_git = Git::in_worktree(w).with_index(&scratch);
     scratch_git.run(["read-tree", &git.line(["write-tree"])?])?;
     scratch_git.run(["add", "--all", "--", ":/"])?;
     let tree = scratch_git.line(["write-tree"])?;

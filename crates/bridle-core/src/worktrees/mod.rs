@@ -67,6 +67,25 @@ pub struct Worktree {
     pub base: String,
     /// The gitignored files copied in from the main checkout (relative paths).
     pub included: Vec<PathBuf>,
+    /// The repository's common git folder (the main checkout's `.git`).
+    pub common_dir: PathBuf,
+    /// The worktree's own admin folder in it (`.git/worktrees/<name>`).
+    pub admin_dir: PathBuf,
+}
+
+impl Worktree {
+    /// The paths outside the worktree that a commit in it writes (DESIGN §16): the objects, the
+    /// refs and ref logs of Bridle's branches, and its own admin folder. Never the common
+    /// `config`, `hooks/`, or the refs of the user's own branches.
+    pub fn git_writable(&self) -> Vec<PathBuf> {
+        let common = &self.common_dir;
+        vec![
+            common.join("objects"),
+            common.join("refs/heads/bridle"),
+            common.join("logs/refs/heads/bridle"),
+            self.admin_dir.clone(),
+        ]
+    }
 }
 
 /// A worktree put away.
@@ -100,15 +119,31 @@ pub fn create(origin: &Path, path: &Path, name: &str, base: Option<&str>) -> Res
         git.line(["rev-parse", "--verify", "--end-of-options", &format!("{}^{{commit}}", base.unwrap_or("HEAD"))])?;
     let branch = format!("bridle/{name}");
     add(&git, path, &["-b", &branch], &base)?;
+    let (common_dir, admin_dir) = git_folders(path)?;
     let included = copy_included(&origin, path)?;
-    Ok(Worktree { path: path.to_path_buf(), origin, branch, base, included })
+    Ok(Worktree { path: path.to_path_buf(), origin, branch, base, included, common_dir, admin_dir })
 }
 
-/// Saves the worktree at `path` under [`archive_ref`]`(id)` (staged, unstaged, untracked and the
+/// The common and admin git folders of the worktree Bridle just made at `path`, read while
+/// nothing else has written there; the folder for its branch's ref log made, so a commit in the
+/// sandbox can log to it.
+fn git_folders(path: &Path) -> Result<(PathBuf, PathBuf), WorktreeError> {
+    let git = Git::new(path);
+    let common = PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-common-dir"])?);
+    let admin = PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-dir"])?);
+    for folder in ["refs/heads/bridle", "logs/refs/heads/bridle"] {
+        let at = common.join(folder);
+        std::fs::create_dir_all(&at).map_err(|error| WorktreeError::Io { path: at, error })?;
+    }
+    Ok((common, admin))
+}
+
+/// Saves the worktree `w` under [`archive_ref`]`(id)` (staged, unstaged, untracked and the
 /// `.worktreeinclude` files, as three commits on its HEAD), then removes its folder. The branch
 /// stays.
-pub fn archive(path: &Path, id: &str) -> Result<Archived, WorktreeError> {
-    let git = Git::new(path);
+pub fn archive(w: &Worktree, id: &str) -> Result<Archived, WorktreeError> {
+    let path = w.path.as_path();
+    let git = Git::in_worktree(w);
     let head = git.line(["rev-parse", "--verify", "HEAD^{commit}"])?;
     let branch = git.line(["symbolic-ref", "--short", "HEAD"])?;
     // The scratch index lives in the worktree's own admin folder, which the removal below takes.
@@ -119,7 +154,7 @@ pub fn archive(path: &Path, id: &str) -> Result<Archived, WorktreeError> {
         let index_tree = git.line(["write-tree"])?;
         let staged = commit(&git, &index_tree, &head, &format!("bridle archive {id}: staged"))?;
         // Unstaged: the tracked files as they are on disk, in an index of Bridle's own.
-        let scratch_git = Git::with_index(path, &scratch);
+        let scratch_git = Git::in_worktree(w).with_index(&scratch);
         scratch_git.run(["read-tree", &index_tree])?;
         scratch_git.run(["add", "--update", "--", ":/"])?;
         let unstaged =
@@ -141,16 +176,45 @@ pub fn archive(path: &Path, id: &str) -> Result<Archived, WorktreeError> {
     let all = result?;
     let reference = archive_ref(id);
     git.run(["update-ref", "-m", "bridle archive", &reference, &all])?;
-    let _ = git.run(["worktree", "unlock", "--", &path.display().to_string()]);
-    git.run([std::ffi::OsStr::new("worktree"), "remove".as_ref(), "--force".as_ref(), path.as_os_str()])?;
+    // Removed from the main checkout, which names the worktree by the folder Bridle recorded.
+    let main = Git::new(&w.origin);
+    let _ = main.run([std::ffi::OsStr::new("worktree"), "unlock".as_ref(), path.as_os_str()]);
+    main.run([std::ffi::OsStr::new("worktree"), "remove".as_ref(), "--force".as_ref(), path.as_os_str()])?;
     Ok(Archived { reference, branch, head })
 }
 
-/// Brings back the worktree archived as `archived` from the main checkout `origin` at `path`:
-/// its branch checked out there, then the untracked, unstaged and staged states as they were.
-/// The archive's ref is dropped once everything is back.
-pub fn restore(origin: &Path, path: &Path, archived: &Archived) -> Result<(), WorktreeError> {
-    let origin = top_of(origin)?;
+/// Archives the worktree `w` whose folder is gone (removed by hand): nothing of its files is
+/// left to save, so its archive is its branch as committed (three commits with the branch's
+/// tree), and git forgets the folder. [`restore`] then checks the branch out again.
+pub fn archive_gone(w: &Worktree, id: &str) -> Result<Archived, WorktreeError> {
+    if w.path.symlink_metadata().is_ok() {
+        return Err(WorktreeError::Exists(w.path.clone()));
+    }
+    let main = Git::new(&w.origin);
+    let head = main.line(["rev-parse", "--verify", &format!("refs/heads/{}^{{commit}}", w.branch)])?;
+    let tree = main.line(["rev-parse", "--verify", &format!("{head}^{{tree}}")])?;
+    let mut top = head.clone();
+    for state in ["staged", "unstaged", "untracked"] {
+        top = commit(&main, &tree, &top, &format!("bridle archive {id}: {state} (the folder was gone)"))?;
+    }
+    let reference = archive_ref(id);
+    main.run(["update-ref", "-m", "bridle archive", &reference, &top])?;
+    // Its admin folder alone goes (`git worktree prune` would take the user's stale ones too).
+    if w.admin_dir.parent() == Some(w.common_dir.join("worktrees").as_path()) {
+        std::fs::remove_dir_all(&w.admin_dir)
+            .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
+            .map_err(|error| WorktreeError::Io { path: w.admin_dir.clone(), error })?;
+    }
+    Ok(Archived { reference, branch: w.branch.clone(), head })
+}
+
+/// Brings back the worktree `w` archived as `archived`, at its folder: its branch checked out
+/// there, then the untracked, unstaged and staged states as they were. The archive's ref is
+/// dropped once everything is back. Returns the worktree with its git folders as git made them
+/// this time.
+pub fn restore(w: &Worktree, archived: &Archived) -> Result<Worktree, WorktreeError> {
+    let origin = top_of(&w.origin)?;
+    let path = w.path.as_path();
     if path.symlink_metadata().is_ok() {
         return Err(WorktreeError::Exists(path.to_path_buf()));
     }
@@ -166,14 +230,16 @@ pub fn restore(origin: &Path, path: &Path, archived: &Archived) -> Result<(), Wo
     }
     let staged = git.line(["rev-parse", "--verify", &format!("{all}~2")])?;
     add(&git, path, &[], &archived.branch)?;
-    let here = Git::new(path);
+    let (common_dir, admin_dir) = git_folders(path)?;
+    let restored = Worktree { common_dir, admin_dir, ..w.clone() };
+    let here = Git::in_worktree(&restored);
     // The files as they were on disk (a two-tree switch from the clean checkout: what the
     // archive lacks is removed), then the index as it was.
     here.run(["read-tree", "-m", "-u", &archived.head, &all])?;
     here.run(["read-tree", &staged])?;
     here.run(["update-index", "-q", "--refresh"]).ok();
     git.run(["update-ref", "-d", &archived.reference])?;
-    Ok(())
+    Ok(restored)
 }
 
 /// `git worktree add` of `what` (a commit or a branch) at `path`, locked as a Bridle session's;

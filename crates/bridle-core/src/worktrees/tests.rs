@@ -104,7 +104,7 @@ fn an_archived_worktree_comes_back_staged_unstaged_and_untracked_as_it_was_even_
     let root = tempfile::tempdir().unwrap();
     let repo = repository(root.path());
     let path = root.path().join("data/worktrees/s1");
-    create(&repo, &path, "one", None).unwrap();
+    let made = create(&repo, &path, "one", None).unwrap();
     // Staged: an edit and a new file; unstaged on top: another edit of the same file, a deletion,
     // a mode change; untracked: a new file and a nested one; the included file edited.
     std::fs::write(path.join("a.txt"), "one\ntwo\nstaged\n").unwrap();
@@ -121,14 +121,14 @@ fn an_archived_worktree_comes_back_staged_unstaged_and_untracked_as_it_was_even_
     let before = state(&path);
     let main_before = state(&repo);
 
-    let archived = archive(&path, "s1").unwrap();
+    let archived = archive(&made, "s1").unwrap();
     assert!(!path.exists(), "the folder is removed");
     assert_eq!(archived.branch, "bridle/one");
     git(&repo, &["worktree", "prune"]);
     git(&repo, &["gc", "-q", "--prune=now"]);
     assert_eq!(state(&repo), main_before, "the main checkout is as it was");
 
-    restore(&repo, &path, &archived).unwrap();
+    restore(&made, &archived).unwrap();
     assert_eq!(state(&path), before);
     assert_eq!(std::fs::read_to_string(path.join(".env")).unwrap(), "TOKEN=changed\n");
     assert_eq!(std::fs::read(path.join("notes/deep/e.bin")).unwrap(), [0u8, 159, 146, 150, 255]);
@@ -142,9 +142,9 @@ fn a_restore_onto_a_branch_that_moved_changes_nothing() {
     let root = tempfile::tempdir().unwrap();
     let repo = repository(root.path());
     let path = root.path().join("data/worktrees/s1");
-    create(&repo, &path, "one", None).unwrap();
+    let made = create(&repo, &path, "one", None).unwrap();
     std::fs::write(path.join("d.txt"), "untracked\n").unwrap();
-    let archived = archive(&path, "s1").unwrap();
+    let archived = archive(&made, "s1").unwrap();
     // Someone commits on the branch meanwhile.
     let elsewhere = root.path().join("elsewhere");
     git(&repo, &["worktree", "add", "-q", elsewhere.to_str().unwrap(), "bridle/one"]);
@@ -153,7 +153,7 @@ fn a_restore_onto_a_branch_that_moved_changes_nothing() {
     git(&elsewhere, &["commit", "-qm", "moved"]);
     git(&repo, &["worktree", "remove", elsewhere.to_str().unwrap()]);
 
-    let refused = restore(&repo, &path, &archived).unwrap_err();
+    let refused = restore(&made, &archived).unwrap_err();
     assert!(matches!(refused, WorktreeError::BranchMoved { .. }), "{refused}");
     assert!(!path.exists());
     assert!(git(&repo, &["for-each-ref", "refs/bridle/"]).contains("archive"), "the archive is kept");
@@ -176,14 +176,14 @@ fn apply_brings_the_sessions_changes_in_and_keeps_the_main_checkouts_own_edits()
     let before = state(&repo);
 
     // A dry run says what would change and writes nothing.
-    let dry = apply(&path, &repo, &made.base, true).unwrap();
+    let dry = apply(&made, true).unwrap();
     let mut files = dry.files.clone();
     files.sort();
     assert_eq!(files, ["b.txt", "c.txt", "d.txt", "run.sh"].map(std::path::PathBuf::from));
     assert!(dry.patch.contains("+echo bye"), "{}", dry.patch);
     assert_eq!(state(&repo), before);
 
-    apply(&path, &repo, &made.base, false).unwrap();
+    apply(&made, false).unwrap();
     assert_eq!(std::fs::read_to_string(repo.join("run.sh")).unwrap(), "#!/bin/sh\necho bye\n");
     assert_eq!(std::fs::read_to_string(repo.join("b.txt")).unwrap(), "bee\nmore\n");
     assert_eq!(std::fs::read_to_string(repo.join("d.txt")).unwrap(), "untracked\n");
@@ -197,7 +197,7 @@ fn apply_brings_the_sessions_changes_in_and_keeps_the_main_checkouts_own_edits()
     std::fs::write(other.join("b.txt"), "wasp\n").unwrap();
     std::fs::write(other.join("e.txt"), "would be new\n").unwrap();
     let before = state(&repo);
-    let refused = apply(&other, &repo, &made.base, false).unwrap_err();
+    let refused = apply(&made, false).unwrap_err();
     match &refused {
         HandoffError::Conflict(files) => assert_eq!(files, &[std::path::PathBuf::from("b.txt")]),
         other => panic!("{other}"),

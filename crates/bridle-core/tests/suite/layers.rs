@@ -15,7 +15,7 @@ const LAYERS: &[(u8, &str, &[&str])] = &[
     (
         5,
         "builds everything below once per launch, from the environment and config: only front ends sit above",
-        &["wiring", "settings", "session_host"],
+        &["wiring", "settings", "session_host", "desk"],
     ),
     (
         4,
