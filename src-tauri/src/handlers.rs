@@ -123,3 +123,27 @@ pub async fn review_turn(start: &Starting, turn_id: Option<String>) -> Answer<Tu
 pub async fn review_decide(start: &Starting, decision: ReviewDecision, hunk_ids: Vec<String>) -> Answer<TurnReview> {
     start.get().await?.review_decide(decision, hunk_ids).await
 }
+
+pub async fn inbox(start: &Starting) -> Answer<Vec<ApprovalRequest>> {
+    start.get().await?.inbox().await
+}
+
+pub async fn session_new_worktree(start: &Starting, name: Option<String>) -> Answer<SessionSummary> {
+    start.get().await?.session_new_worktree(name).await
+}
+
+pub async fn session_archive(start: &Starting, session_id: String) -> Answer<()> {
+    start.get().await?.session_archive(session_id).await
+}
+
+pub async fn session_restore(start: &Starting, session_id: String) -> Answer<()> {
+    start.get().await?.session_restore(session_id).await
+}
+
+pub async fn session_apply(start: &Starting, session_id: String, dry_run: bool) -> Answer<String> {
+    start.get().await?.session_apply(session_id, dry_run).await
+}
+
+pub async fn session_merge(start: &Starting, session_id: String) -> Answer<String> {
+    start.get().await?.session_merge(session_id).await
+}

@@ -107,6 +107,8 @@ error_codes! {
     SessionOpenFailed = "session_open_failed",
     /// The session could not be deleted.
     SessionDeleteFailed = "session_delete_failed",
+    /// A session's worktree could not be made, archived, restored, applied or merged.
+    WorktreeFailed = "worktree_failed",
     /// The settings could not be read.
     SettingsReadFailed = "settings_read_failed",
     /// The settings could not be saved.

@@ -59,7 +59,8 @@ macro_rules! commands {
 macro_rules! with_commands {
     ($callback:ident) => {
         $callback! {
-            /// Queues one op on the open session's engine; resolves once accepted, not when done.
+            /// Queues one op: an answer on the engine of the session that asked (opened when no
+            /// process runs it), any other op on the shown session's; resolves once accepted.
             submit(op: $crate::Op) -> ();
             /// The open session, as the header shows it.
             session_info() -> $crate::SessionSummary;
@@ -69,12 +70,26 @@ macro_rules! with_commands {
             session_snapshot() -> $crate::SessionSnapshot;
             /// Every stored session, most recently updated first.
             sessions_list() -> Vec<$crate::SessionInfo>;
-            /// Opens a stored session in the window (the open one is closed first).
+            /// Shows a stored session in the window, starting it when it is not live (the sessions
+            /// live already go on).
             session_open(session_id: String) -> $crate::SessionSummary;
             /// Starts a new session in the window's workspace.
             session_new() -> $crate::SessionSummary;
-            /// Deletes a stored session; deleting the open one opens a new session.
+            /// Deletes a stored session (closing it when live); answers the session shown after.
             session_delete(session_id: String) -> $crate::SessionSummary;
+            /// Every question waiting in the data dir, of every session, oldest first (DESIGN §16).
+            inbox() -> Vec<$crate::ApprovalRequest>;
+            /// Starts a new session in a worktree of the window's workspace, on `bridle/<name>`.
+            session_new_worktree(name: Option<String>) -> $crate::SessionSummary;
+            /// Archives a session's worktree (closing the session; refused while it works or waits).
+            session_archive(session_id: String) -> ();
+            /// Brings an archived (or removed) session worktree back.
+            session_restore(session_id: String) -> ();
+            /// Brings a worktree session's changes into the main checkout, uncommitted (a dry run
+            /// writes nothing); answers the change as a patch.
+            session_apply(session_id: String, dry_run: bool) -> String;
+            /// Merges a worktree session's branch into the clean main checkout; answers the commit.
+            session_merge(session_id: String) -> String;
             /// Audit rows matching the query, newest first.
             audit_query(query: $crate::AuditQuery) -> Vec<$crate::AuditEvent>;
             /// Writes the whole audit log as JSON lines into the data dir; answers the file's path.

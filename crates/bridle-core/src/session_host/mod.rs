@@ -1,32 +1,34 @@
-//! The state of a front end that shows one session at a time (the desktop window): the launch's
-//! wiring and the one open session, which the user may switch (open another, start a new one,
-//! delete) and which restarts with new settings; and the answers to every command the window
-//! sends, as `Result<T, ErrorInfo>`. It sits at layer L5, beside `wiring`; the desktop shell only
-//! hands its answers to Tauri and its [`Outgoing`] messages to the window.
+//! The state of the desktop window's front end: the launch's wiring and its live sessions
+//! (DESIGN §16: any number at once, each with its engine, processes and sandbox), one of them
+//! shown; and the answers to every command the window sends, as `Result<T, ErrorInfo>`. It sits
+//! at layer L5, beside `wiring`; the desktop shell only hands its answers to Tauri and its
+//! [`Outgoing`] messages to the window.
 //!
 //! Rules: at launch, a session of this workspace that an earlier run left waiting on approvals
 //! is reopened (its requests can still be answered and its turn resumes); otherwise a new
-//! session starts. Switching closes the open session's engine first ([`Engine::shutdown`]: a
-//! running turn is interrupted and its history kept), so one session is never run by two
-//! engines. Each engine's events are forwarded numbered (`seq`) by a task of its own, and every
-//! change of the session's MCP servers is forwarded as their whole list, numbered (`seq`) past
-//! every list sent before, the sessions opened earlier included, and answered with the same
-//! numbering, so the window keeps the newest whichever way it came. The MCP servers belong
-//! to the open session (they start in its workspace); they can be restarted, added, edited and
-//! removed while it runs, and the session offers their tools as they stand from its next turn.
-//! SQLite, files and the keychain are touched on the blocking pool, never on the caller's thread.
+//! session starts. Showing another session never stops one: each stays live until it is
+//! deleted, archived or the app exits, and one session is never run by two engines (its lease).
+//! Each engine's events are forwarded numbered (`seq`) by a task of its own, every session's
+//! (they name their session; the window keeps the shown one's and counts the rest). An answer
+//! to a question goes to the session that asked, shown or not. The MCP servers belong to their
+//! session (they start in its workspace); the shown session's list is forwarded after every
+//! change and when it becomes the shown one, numbered past every list sent or answered before,
+//! so the window keeps the newest whichever way it came. SQLite, files and the keychain are
+//! touched on the blocking pool, never on the caller's thread.
 
 mod audit;
+mod desk;
 mod sessions;
 mod settings;
 mod skills;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use bridle_protocol::{ErrorCode, ErrorInfo, Event, McpServerList, SequencedEvent, SessionSummary};
 use tokio::sync::mpsc::Receiver;
@@ -43,9 +45,9 @@ pub use settings::rules_explain;
 
 /// What the host sends the window.
 pub enum Outgoing {
-    /// An event of the open session, with its `seq`.
+    /// An event of a live session, with its `seq` in that session's stream.
     Engine(Box<SequencedEvent>),
-    /// The open session's MCP servers, numbered, after any change of their states.
+    /// The shown session's MCP servers, numbered, after any change of their states.
     Mcp(McpServerList),
 }
 
@@ -59,42 +61,44 @@ pub type Reload = Arc<dyn Fn() -> Result<Wiring, WiringError> + Send + Sync>;
 /// Why opening a session or answering a command failed, before it becomes an [`ErrorInfo`].
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-/// The session the window shows, with its MCP servers.
+/// A live session, with its MCP servers.
 struct Live {
     engine: Engine,
     summary: SessionSummary,
-    mcp: Servers,
+    mcp: Arc<McpHub>,
 }
 
-/// A session's MCP servers, and where the window's numbering of their lists starts.
-#[derive(Clone)]
-struct Servers {
-    hub: Arc<McpHub>,
-    /// Added to the hub's generation: past every list of the sessions opened before.
-    base: u64,
-}
-
-impl Servers {
-    /// The servers' list as the window gets it, pushed or answered.
-    fn list(&self) -> McpServerList {
-        let list = self.hub.status();
-        McpServerList { seq: self.base + list.seq, ..list }
-    }
-
-    /// Where the next session's numbering starts: past every list of this one.
-    fn next_base(&self) -> u64 {
-        self.base + self.hub.generation() + 1
-    }
+/// The live sessions, by id.
+#[derive(Default)]
+struct Sessions {
+    live: HashMap<String, Live>,
 }
 
 struct Inner {
     wiring: std::sync::RwLock<Wiring>,
     reload: Reload,
     store: Arc<Store>,
-    live: Mutex<Option<Live>>,
+    sessions: Mutex<Sessions>,
+    /// The session the window shows (read by the MCP forwarders without the lock above).
+    shown: std::sync::RwLock<Option<String>>,
     forward: Forward,
-    /// Where the next session's MCP lists are numbered from.
-    mcp_base: AtomicU64,
+    /// The number of the last MCP list sent or answered.
+    mcp_seq: AtomicU64,
+}
+
+impl Inner {
+    fn shown(&self) -> Option<String> {
+        self.shown.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    fn set_shown(&self, id: Option<String>) {
+        *self.shown.write().unwrap_or_else(std::sync::PoisonError::into_inner) = id;
+    }
+
+    /// `hub`'s list as the window gets it, pushed or answered: numbered past every list before.
+    fn mcp_list(&self, hub: &McpHub) -> McpServerList {
+        McpServerList { seq: self.mcp_seq.fetch_add(1, Ordering::SeqCst) + 1, ..hub.status() }
+    }
 }
 
 /// Shared by every command; cheap to clone.
@@ -167,11 +171,12 @@ impl SessionHost {
             wiring: std::sync::RwLock::new(wiring),
             reload,
             store,
-            live: Mutex::new(None),
+            sessions: Mutex::new(Sessions::default()),
+            shown: std::sync::RwLock::new(None),
             forward,
-            mcp_base: AtomicU64::new(0),
+            mcp_seq: AtomicU64::new(0),
         }));
-        host.switch(spec, workspace).await?;
+        host.show(spec, workspace).await?;
         Ok(host)
     }
 
@@ -179,37 +184,54 @@ impl SessionHost {
         self.0.wiring.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
-    /// Closes the open session and opens `spec` in `workspace` with the current wiring. When
-    /// that fails (another process has the session open, its workspace is gone), the session
-    /// that was open is opened again, so the window is never left without one.
-    async fn switch(&self, spec: SessionSpec, workspace: PathBuf) -> Result<SessionSummary, Failure> {
-        let mut live = self.0.live.lock().await;
-        let previous = match live.take() {
-            Some(old) => {
-                old.engine.shutdown().await;
-                old.mcp.hub.shutdown().await;
-                self.0.mcp_base.store(old.mcp.next_base(), Ordering::SeqCst);
-                Some(old.summary)
+    /// Shows `spec` in the window: a live session as it is, another one started in
+    /// `workspace` with the current wiring. The sessions live already go on.
+    async fn show(&self, spec: SessionSpec, workspace: PathBuf) -> Result<SessionSummary, Failure> {
+        let mut sessions = self.0.sessions.lock().await;
+        if let SessionSpec::Resume(id) = &spec {
+            if let Some(live) = sessions.live.get(id) {
+                let summary = live.summary.clone();
+                self.shown_now(id.clone(), &live.mcp);
+                return Ok(summary);
             }
+        }
+        let opened = self.spawn(spec, workspace).await?;
+        let (id, summary) = (opened.summary.session_id.clone(), opened.summary.clone());
+        self.shown_now(id.clone(), &opened.mcp);
+        sessions.live.insert(id, opened);
+        Ok(summary)
+    }
+
+    /// Marks `id` as shown and sends the window its MCP servers.
+    fn shown_now(&self, id: String, mcp: &McpHub) {
+        self.0.set_shown(Some(id));
+        (self.0.forward)(Outgoing::Mcp(self.0.mcp_list(mcp)));
+    }
+
+    /// Ends the shown session's engine and starts it again with the current wiring (settings
+    /// saved, skills trusted); with none shown, a new session starts. When the restart fails
+    /// the session is left closed and another live one is shown, if any.
+    async fn restart_shown(&self) -> Result<SessionSummary, Failure> {
+        let old = match self.0.shown() {
+            Some(id) => self.0.sessions.lock().await.live.remove(&id),
             None => None,
         };
-        match self.spawn(spec, workspace).await {
-            Ok(opened) => {
-                let summary = opened.summary.clone();
-                *live = Some(opened);
-                Ok(summary)
-            }
-            Err(e) => {
-                if let Some(p) = previous {
-                    match self.spawn(SessionSpec::Resume(p.session_id), PathBuf::from(p.workspace)).await {
-                        Ok(back) => *live = Some(back),
-                        Err(again) => {
-                            tracing::error!("cannot reopen the session that was open: {}", chain(&*again))
-                        }
-                    }
-                }
-                Err(e)
-            }
+        let Some(old) = old else { return self.show(SessionSpec::New, self.wiring().workspace).await };
+        close_live(old.engine.clone(), old.mcp.clone()).await;
+        let restarted =
+            self.show(SessionSpec::Resume(old.summary.session_id), PathBuf::from(old.summary.workspace)).await;
+        if restarted.is_err() {
+            self.show_any().await;
+        }
+        restarted
+    }
+
+    /// Shows some live session when the shown one went; none when none is live.
+    async fn show_any(&self) {
+        let sessions = self.0.sessions.lock().await;
+        match sessions.live.iter().next() {
+            Some((id, live)) => self.shown_now(id.clone(), &live.mcp),
+            None => self.0.set_shown(None),
         }
     }
 
@@ -227,11 +249,11 @@ impl SessionHost {
             }
             None => Arc::new(provider::Unconfigured),
         };
-        let mcp = Servers { hub: wiring.mcp(), base: self.0.mcp_base.load(Ordering::SeqCst) };
+        let mcp = wiring.mcp();
         let deps = EngineDeps {
             provider,
             tools: Arc::new(crate::tools::builtin_registry()?),
-            mcp: Some(mcp.hub.clone()),
+            mcp: Some(mcp.clone()),
             store: self.0.store.clone(),
             clock: Arc::new(SystemClock),
             audit: wiring.audit()?,
@@ -264,23 +286,24 @@ impl SessionHost {
                 .map(|_| engine.allowed_modes()),
         };
         forward(events, self.0.forward.clone());
-        forward_mcp(&mcp, self.0.forward.clone());
+        forward_mcp(&mcp, engine.session_id().to_string(), Arc::downgrade(&self.0));
         Ok(Live { engine, summary, mcp })
     }
 
+    /// The shown session's engine.
     async fn engine(&self) -> Result<Engine, ErrorInfo> {
-        match &*self.0.live.lock().await {
+        let shown = self.0.shown().unwrap_or_default();
+        match self.0.sessions.lock().await.live.get(&shown) {
             Some(live) => Ok(live.engine.clone()),
             None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }
     }
 
-    /// Closes the open session and its MCP servers (the app is exiting).
+    /// Closes every live session and its MCP servers (the app is exiting).
     pub async fn close(&self) {
-        if let Some(live) = self.0.live.lock().await.take() {
-            live.engine.shutdown().await;
-            live.mcp.hub.shutdown().await;
-        }
+        let all: Vec<Live> = self.0.sessions.lock().await.live.drain().map(|(_, live)| live).collect();
+        self.0.set_shown(None);
+        futures::future::join_all(all.into_iter().map(|live| close_live(live.engine, live.mcp))).await;
         // What is still queued for the team's collector: at most 2 s, and a row for what it
         // never got.
         let wiring = self.wiring();
@@ -293,14 +316,10 @@ impl SessionHost {
         }
     }
 
-    /// Queues an op on the open session.
-    pub async fn submit(&self, op: bridle_protocol::Op) -> Result<(), ErrorInfo> {
-        self.engine().await?.submit(op).await.map_err(|e| failure(ErrorCode::EngineClosed, e))
-    }
-
-    /// The open session's header.
+    /// The shown session's header.
     pub async fn summary(&self) -> Result<SessionSummary, ErrorInfo> {
-        match &*self.0.live.lock().await {
+        let shown = self.0.shown().unwrap_or_default();
+        match self.0.sessions.lock().await.live.get(&shown) {
             // The mode and the sandbox as they are now: a mode changed since the session opened
             // shows in a reloaded window too.
             Some(live) => {
@@ -336,20 +355,25 @@ fn forward(mut events: Receiver<Event>, to: Forward) {
     });
 }
 
-/// Forwards the MCP servers' list now and after every change, until the hub goes.
-fn forward_mcp(servers: &Servers, to: Forward) {
-    let (hub, base, mut changes) = (Arc::downgrade(&servers.hub), servers.base, servers.hub.subscribe());
+/// Forwards session `id`'s MCP servers' list after every change while it is the shown session,
+/// until the hub or the host goes.
+fn forward_mcp(hub: &Arc<McpHub>, id: String, host: Weak<Inner>) {
+    let (hub, mut changes) = (Arc::downgrade(hub), hub.subscribe());
     tokio::spawn(async move {
-        loop {
-            match hub.upgrade() {
-                Some(hub) => to(Outgoing::Mcp(Servers { hub, base }.list())),
-                None => return,
-            }
-            if changes.changed().await.is_err() {
-                return;
+        while changes.changed().await.is_ok() {
+            let (Some(hub), Some(host)) = (hub.upgrade(), host.upgrade()) else { return };
+            if host.shown().as_deref() == Some(id.as_str()) {
+                (host.forward)(Outgoing::Mcp(host.mcp_list(&hub)));
             }
         }
     });
+}
+
+/// Ends one session's engine (a running turn is interrupted, its history kept) and its MCP
+/// servers.
+async fn close_live(engine: Engine, mcp: Arc<McpHub>) {
+    engine.shutdown().await;
+    mcp.shutdown().await;
 }
 
 /// The most recent session of `workspace` with a request still pending.

@@ -1,8 +1,8 @@
-//! The host's sessions: what the open one holds (its pending requests, its stored snapshot), the
-//! stored list, and switching the window to another one.
+//! The host's sessions: what the shown one holds (its pending requests, its stored snapshot), the
+//! stored list, and showing another one.
 //!
-//! Rule: deleting the open session closes it first and opens a new one, so the window always
-//! shows a live session.
+//! Rule: deleting a live session closes it first; deleting the shown one shows another live
+//! one, or a new one, so the window always shows a live session.
 
 use std::path::Path;
 
@@ -82,7 +82,7 @@ impl SessionHost {
                 format!("the session's workspace {} cannot be opened: {e}", info.workspace),
             )
         })?;
-        self.switch(SessionSpec::Resume(session_id), workspace)
+        self.show(SessionSpec::Resume(session_id), workspace)
             .await
             .map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
     }
@@ -90,23 +90,21 @@ impl SessionHost {
     /// A new session in the launch's workspace.
     pub async fn session_new(&self) -> Result<SessionSummary, ErrorInfo> {
         let workspace = self.wiring().workspace;
-        self.switch(SessionSpec::New, workspace).await.map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
+        self.show(SessionSpec::New, workspace).await.map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
     }
 
-    /// Deletes a session and its file snapshots; the open one is closed and a new one opened.
+    /// Deletes a session and its file snapshots, closing it first when it is live; answers the
+    /// session shown after (another live one, or a new one, when it was the shown one).
     pub async fn session_delete(&self, session_id: String) -> Result<SessionSummary, ErrorInfo> {
-        let open = self.summary().await.ok();
-        if open.as_ref().is_some_and(|s| s.session_id == session_id) {
-            self.close().await;
-        }
+        self.close_one(&session_id).await;
         let (store, data_dir) = (self.0.store.clone(), self.wiring().data_dir);
         blocking(ErrorCode::SessionDeleteFailed, move || {
             crate::changes::delete_session(&store, &data_dir, &session_id).map_err(Failure::from)
         })
         .await?;
-        match open {
-            Some(summary) if self.summary().await.is_ok() => Ok(summary),
-            _ => self.session_new().await,
+        match self.summary().await {
+            Ok(summary) => Ok(summary),
+            Err(_) => self.session_new().await,
         }
     }
 }

@@ -5,16 +5,13 @@
 //! but never after a refusal; an edit of the MCP servers restarts only the servers it changed,
 //! and the session goes on.
 
-use std::path::PathBuf;
-
 use bridle_protocol::{
     ErrorCode, ErrorInfo, McpServerList, McpServerSettings, ModelInfo, ProviderSettings, RuleMeaning, Settings,
     SettingsUpdate,
 };
 
-use super::{blocking, failure, Failure, Servers, SessionHost};
+use super::{blocking, failure, Failure, SessionHost};
 use crate::config::{Config, RuleList};
-use crate::engine::SessionSpec;
 use crate::provider;
 use crate::settings::{self, SaveError};
 
@@ -47,16 +44,12 @@ impl SessionHost {
         self.settings_get().await
     }
 
-    /// Reads the config again and restarts the open session with it.
+    /// Reads the config again and restarts the shown session with it (the other live sessions
+    /// keep the settings they started with until they are next opened).
     pub(super) async fn reload(&self) -> Result<(), Failure> {
         let wiring = (self.0.reload)()?;
         *self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner) = wiring;
-        let open = self.summary().await.ok();
-        match open {
-            Some(s) => self.switch(SessionSpec::Resume(s.session_id), PathBuf::from(s.workspace)).await?,
-            None => self.switch(SessionSpec::New, self.wiring().workspace).await?,
-        };
-        Ok(())
+        self.restart_shown().await.map(|_| ())
     }
 
     /// The models the form's server offers, asked with the key typed in or the stored one.
@@ -82,8 +75,10 @@ impl SessionHost {
         })
     }
 
-    async fn mcp(&self) -> Result<Servers, ErrorInfo> {
-        match &*self.0.live.lock().await {
+    /// The shown session's MCP servers.
+    async fn mcp(&self) -> Result<std::sync::Arc<crate::mcp::McpHub>, ErrorInfo> {
+        let shown = self.0.shown().unwrap_or_default();
+        match self.0.sessions.lock().await.live.get(&shown) {
             Some(live) => Ok(live.mcp.clone()),
             None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }
@@ -91,14 +86,14 @@ impl SessionHost {
 
     /// The open session's MCP servers, numbered like the lists pushed.
     pub async fn mcp_status(&self) -> Result<McpServerList, ErrorInfo> {
-        Ok(self.mcp().await?.list())
+        Ok(self.0.mcp_list(&*self.mcp().await?))
     }
 
     /// Restarts one MCP server; answers once it is ready or has failed.
     pub async fn mcp_restart(&self, name: String) -> Result<McpServerList, ErrorInfo> {
-        let servers = self.mcp().await?;
-        servers.hub.restart(&name).await.map_err(|e| failure(ErrorCode::McpUnknownServer, e))?;
-        Ok(servers.list())
+        let hub = self.mcp().await?;
+        hub.restart(&name).await.map_err(|e| failure(ErrorCode::McpUnknownServer, e))?;
+        Ok(self.0.mcp_list(&hub))
     }
 
     /// Adds or edits one MCP server in the config, then brings the running servers to it.
@@ -126,7 +121,7 @@ impl SessionHost {
         })?;
         let servers = config.mcp;
         self.0.wiring.write().unwrap_or_else(std::sync::PoisonError::into_inner).config.mcp = servers.clone();
-        self.mcp().await?.hub.reconfigure(&servers).await;
+        self.mcp().await?.reconfigure(&servers).await;
         self.settings_get().await
     }
 }

@@ -95,15 +95,20 @@ async fn the_header_shows_the_mode_in_force_after_a_switch() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn switching_sessions_keeps_one_open_and_deleting_the_open_one_opens_another() {
+async fn showing_another_session_stops_none_and_deleting_the_shown_one_shows_another() {
     let f = fixture().await;
+    let data_dir = f.host.wiring().data_dir;
+    let live = |id: &str| crate::store::SessionLease::is_held(&data_dir, id).unwrap();
     let first = f.host.summary().await.unwrap();
     let second = f.host.session_new().await.unwrap();
     assert_ne!(first.session_id, second.session_id);
+    assert!(live(&first.session_id) && live(&second.session_id), "both sessions run");
     let back = f.host.session_open(first.session_id.clone()).await.unwrap();
     assert_eq!(back.session_id, first.session_id);
+    assert!(live(&second.session_id), "the session no longer shown still runs");
     let after = f.host.session_delete(first.session_id.clone()).await.unwrap();
-    assert_ne!(after.session_id, first.session_id);
+    assert_eq!(after.session_id, second.session_id, "the other live session is shown");
+    assert!(!live(&first.session_id));
     assert_eq!(f.host.summary().await.unwrap().session_id, after.session_id);
     let ids: Vec<String> = f.host.sessions_list().await.unwrap().into_iter().map(|s| s.id).collect();
     assert!(!ids.contains(&first.session_id));
@@ -146,8 +151,8 @@ async fn the_mcp_list_is_numbered_past_every_change_and_every_session_before() {
     f.host.session_new().await.unwrap();
     let reopened = f.host.mcp_status().await.unwrap();
     assert!(reopened.seq > edited.seq, "{} after {}", reopened.seq, edited.seq);
-    // What is pushed is numbered the same way: the new session's list is the newest (an old
-    // session's late push, if any, carries a smaller number and the window drops it).
+    // What is pushed is numbered the same way, from one count with the answers: the newest
+    // number is always the newest list (an old session's late push carries a smaller one).
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let pushed: Vec<u64> = f
         .sent
@@ -159,7 +164,8 @@ async fn the_mcp_list_is_numbered_past_every_change_and_every_session_before() {
             Outgoing::Engine(_) => None,
         })
         .collect();
-    assert_eq!(pushed.iter().max(), Some(&reopened.seq), "{pushed:?}");
+    assert!(pushed.iter().all(|seq| *seq < reopened.seq), "{pushed:?} before {}", reopened.seq);
+    assert!(pushed.windows(2).all(|w| w[0] < w[1]), "{pushed:?}");
     f.host.close().await;
 }
 

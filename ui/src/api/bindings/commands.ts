@@ -24,7 +24,7 @@ import type { SkillInfo } from "./SkillInfo";
 import type { SlashCommandInfo } from "./SlashCommandInfo";
 import type { TurnReview } from "./TurnReview";
 
-/** Queues one op on the open session's engine; resolves once accepted, not when done. */
+/** Queues one op: an answer on the engine of the session that asked (opened when no process runs it), any other op on the shown session's; resolves once accepted. */
 export function submit(op: Op): Promise<void> {
   return invoke<void>("submit", { op });
 }
@@ -49,7 +49,7 @@ export function sessionsList(): Promise<Array<SessionInfo>> {
   return invoke<Array<SessionInfo>>("sessions_list");
 }
 
-/** Opens a stored session in the window (the open one is closed first). */
+/** Shows a stored session in the window, starting it when it is not live (the sessions live already go on). */
 export function sessionOpen(sessionId: string): Promise<SessionSummary> {
   return invoke<SessionSummary>("session_open", { sessionId });
 }
@@ -59,9 +59,39 @@ export function sessionNew(): Promise<SessionSummary> {
   return invoke<SessionSummary>("session_new");
 }
 
-/** Deletes a stored session; deleting the open one opens a new session. */
+/** Deletes a stored session (closing it when live); answers the session shown after. */
 export function sessionDelete(sessionId: string): Promise<SessionSummary> {
   return invoke<SessionSummary>("session_delete", { sessionId });
+}
+
+/** Every question waiting in the data dir, of every session, oldest first (DESIGN §16). */
+export function inbox(): Promise<Array<ApprovalRequest>> {
+  return invoke<Array<ApprovalRequest>>("inbox");
+}
+
+/** Starts a new session in a worktree of the window's workspace, on `bridle/<name>`. */
+export function sessionNewWorktree(name: string | null): Promise<SessionSummary> {
+  return invoke<SessionSummary>("session_new_worktree", { name });
+}
+
+/** Archives a session's worktree (closing the session; refused while it works or waits). */
+export function sessionArchive(sessionId: string): Promise<void> {
+  return invoke<void>("session_archive", { sessionId });
+}
+
+/** Brings an archived (or removed) session worktree back. */
+export function sessionRestore(sessionId: string): Promise<void> {
+  return invoke<void>("session_restore", { sessionId });
+}
+
+/** Brings a worktree session's changes into the main checkout, uncommitted (a dry run writes nothing); answers the change as a patch. */
+export function sessionApply(sessionId: string, dryRun: boolean): Promise<string> {
+  return invoke<string>("session_apply", { sessionId, dryRun });
+}
+
+/** Merges a worktree session's branch into the clean main checkout; answers the commit. */
+export function sessionMerge(sessionId: string): Promise<string> {
+  return invoke<string>("session_merge", { sessionId });
 }
 
 /** Audit rows matching the query, newest first. */
