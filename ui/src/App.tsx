@@ -2,11 +2,13 @@
 // With no provider configured (first run) it opens on Settings; when the shell opens another
 // session (Sessions, or Settings saved) the store loads it from scratch.
 import { useEffect, useState } from "react";
-import { settingsGet } from "./api/engine";
+import { sessionOpen, settingsGet } from "./api/engine";
 import { ApprovalsView } from "./features/approvals/ApprovalsView";
 import { AuditView } from "./features/audit/AuditView";
 import { ChangesView } from "./features/changes/ChangesView";
 import { ChatView } from "./features/chat/ChatView";
+import { SessionRail } from "./features/desk/SessionRail";
+import { useDesk } from "./features/desk/useDesk";
 import { ErrorBanner } from "./features/errors/ErrorBanner";
 import { ErrorBoundary } from "./features/errors/ErrorBoundary";
 import { NavBar } from "./features/nav/NavBar";
@@ -20,6 +22,22 @@ export function App() {
   const session = useSession();
   const { state, info, commands } = session;
   const [view, setView] = useState<ViewId>("chat");
+  // Every session's state and questions, read again when one of them moves.
+  const desk = useDesk(`${state.turn.phase}|${state.approvals.length}|${session.elsewhere}|${info?.sessionId}`);
+  // The shown session's questions as its events bring them, and every other session's as stored.
+  const inbox = [...state.approvals, ...desk.inbox.filter((r) => r.sessionId !== info?.sessionId)].sort(
+    (a, b) => a.createdAt - b.createdAt,
+  );
+  const show = (id: string) => {
+    if (id === info?.sessionId) return setView("chat");
+    sessionOpen(id).then(
+      () => {
+        commands.reload();
+        setView("chat");
+      },
+      () => desk.refresh(),
+    );
+  };
 
   useEffect(() => {
     // First run: no provider yet, so the first thing to do is choose one.
@@ -33,7 +51,15 @@ export function App() {
 
   return (
     <div className="app">
-      <NavBar active={view} onSelect={setView} badges={{ approvals: state.approvals.length }} />
+      <NavBar active={view} onSelect={setView} badges={{ approvals: inbox.length }}>
+        <SessionRail
+          sessions={desk.sessions}
+          currentId={info?.sessionId ?? null}
+          inboxCount={inbox.length}
+          onOpen={show}
+          onInbox={() => setView("approvals")}
+        />
+      </NavBar>
       <main className="main">
         <ErrorBanner errors={state.errors} onDismiss={commands.dismissError} />
         {/* Chat stays mounted (parked: laid out, invisible, inert) so a draft, the scroll position
@@ -54,11 +80,20 @@ export function App() {
                     setView("chat");
                   }}
                   onShowCurrent={() => setView("chat")}
-                  busy={state.turn.phase !== "idle"}
+                  onChanged={desk.refresh}
                 />
               )}
               {view === "approvals" && (
-                <ApprovalsView approvals={state.approvals} answering={state.answering} onAnswer={commands.answer} />
+                <ApprovalsView
+                  approvals={inbox}
+                  sessions={desk.sessions}
+                  currentId={info?.sessionId ?? null}
+                  answering={state.answering}
+                  onAnswer={(request, decision, details) => {
+                    commands.answer(request, decision, details);
+                    desk.refresh();
+                  }}
+                />
               )}
               {view === "audit" && <AuditView sessionId={info?.sessionId ?? state.sessionId} eventCount={state.eventCount} />}
               {view === "changes" && (

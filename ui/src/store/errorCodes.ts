@@ -35,6 +35,7 @@ export function freesAnswers(code: ErrorCode): boolean {
     case "workspace_missing":
     case "session_open_failed":
     case "session_delete_failed":
+    case "worktree_failed":
     case "settings_read_failed":
     case "settings_save_failed":
     case "settings_invalid":

@@ -64,7 +64,13 @@ export interface Session {
   commands: SessionCommands;
   /** The slash commands the open session offers, for the composer's completion. */
   slashCommands: SlashCommandInfo[];
+  /** Counts the events of other live sessions that change their state (a turn started or
+   *  ended, a question asked or answered): the desk refreshes its list and inbox on it. */
+  elsewhere: number;
 }
+
+/** The events of a session not shown that change what the sidebar and the inbox say. */
+const DESK_EVENTS = new Set(["turnStarted", "turnCompleted", "turnAborted", "turnSuspended", "approvalRequested", "approvalResolved", "error"]);
 
 export function useSession(): Session {
   const [state, dispatch] = useReducer(apply, initialState);
@@ -72,6 +78,7 @@ export function useSession(): Session {
   const [connection, setConnection] = useState<Connection>("connecting");
   const [slash, setSlash] = useState<SlashCommandInfo[]>([]);
   const [generation, setGeneration] = useState(0);
+  const [elsewhere, setElsewhere] = useState(0);
 
   useEffect(() => {
     let cancelled = false;
@@ -81,7 +88,10 @@ export function useSession(): Session {
     let held: SequencedEvent[] | null = [];
     let after = 0;
     const deliver = (event: SequencedEvent) => {
-      if (sessionId !== null && event.sessionId !== sessionId) return;
+      if (sessionId !== null && event.sessionId !== sessionId) {
+        if (DESK_EVENTS.has(event.type)) setElsewhere((n) => n + 1);
+        return;
+      }
       if (event.seq !== undefined && event.seq <= after) return;
       dispatch({ type: "engine", event });
     };
@@ -206,6 +216,7 @@ export function useSession(): Session {
     connection,
     commands: { send, stop, answer, dismissError, setMode, undo, reload, refreshProcesses, stopProcess },
     slashCommands: slash,
+    elsewhere,
   };
 }
 

@@ -94,6 +94,7 @@ export function ApprovalCard({ request, onAnswer, answering = false, shortcuts =
       data-host={host?.host}
       data-port={host?.port}
       data-approval-id={request.id}
+      data-session-id={request.sessionId}
       onFocus={() => onFocusCard?.(request.id)}
     >
       <div className="approval-head">

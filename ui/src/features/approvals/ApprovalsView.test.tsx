@@ -58,6 +58,22 @@ describe("Approvals view", () => {
     fakeEngine.listener = null;
   });
 
+  it("is one inbox: another session's question is listed under its name and branch, and answered", async () => {
+    fakeEngine.sessionsList.mockResolvedValue([
+      { id: "s9", workspace: "/data/worktrees/s9", title: "Fix the parser", createdAt: 0, updatedAt: 0, totalTokens: 0, state: "needs-you", waitingFor: "approval", waiting: 1, branch: "bridle/parser", worktree: null },
+    ]);
+    fakeEngine.inbox.mockResolvedValue([approvalRequest({ id: "o1", sessionId: "s9", callHash: "hash-o1" })]);
+    const user = await openApprovals();
+    const card = await view().findByTestId("approval-card");
+    expect(card.dataset.sessionId).toBe("s9");
+    expect(view().getByTestId("inbox-from").textContent).toBe("Fix the parser · bridle/parser");
+    expect(screen.getByTestId("inbox-badge").dataset.count).toBe("1");
+    await user.keyboard("y");
+    expect(resolveOps()).toEqual([expect.objectContaining({ approvalId: "o1", decision: "approveOnce", callHash: "hash-o1" })]);
+    fakeEngine.inbox.mockResolvedValue([]);
+    fakeEngine.sessionsList.mockResolvedValue([]);
+  });
+
   it("lists every pending request with findings, diff preview and time left", async () => {
     await openApprovals();
     expect(view().getByText("Nothing is waiting for you.")).toBeTruthy();

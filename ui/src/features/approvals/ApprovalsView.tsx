@@ -1,18 +1,30 @@
-// The Approvals view: every request still waiting, oldest first. The focused card (the first
-// when none is) takes the shortcut keys y / s / a / n.
+// The Approvals view, the one inbox (DESIGN §16): every question waiting in any session, oldest
+// first, each under the name and branch of the session that asked. An answer resumes only that
+// session. The focused card (the first when none is) takes the shortcut keys y / s / a / n, so
+// the keyboard path is: the first request, answer, and the next one is first.
 import { useState } from "react";
-import type { ApprovalRequest } from "../../api/types";
+import type { ApprovalRequest, SessionInfo } from "../../api/types";
 import { type AnswerFn, ApprovalCard } from "./ApprovalCard";
 
 interface Props {
   approvals: ApprovalRequest[];
+  /** Every session, for the name and branch of the one that asked. */
+  sessions?: SessionInfo[];
+  /** The session the window shows. */
+  currentId?: string | null;
   answering: string[];
   onAnswer: AnswerFn;
 }
 
-export function ApprovalsView({ approvals, answering, onAnswer }: Props) {
+export function ApprovalsView({ approvals, sessions = [], currentId = null, answering, onAnswer }: Props) {
   const [focused, setFocused] = useState<string | null>(null);
   const active = approvals.find((a) => a.id === focused) ?? approvals[0] ?? null;
+  const from = (id: string) => {
+    const s = sessions.find((x) => x.id === id);
+    const name = s?.title || "Untitled session";
+    const where = s?.branch ?? s?.workspace.split("/").pop() ?? "";
+    return `${name}${where ? ` · ${where}` : ""}${id === currentId ? " · shown" : ""}`;
+  };
   return (
     <section className="approvals" aria-label="Approvals">
       <header className="view-header">
@@ -25,14 +37,18 @@ export function ApprovalsView({ approvals, answering, onAnswer }: Props) {
       </header>
       <div className="approvals-list">
         {approvals.map((request) => (
-          <ApprovalCard
-            key={request.id}
-            request={request}
-            onAnswer={onAnswer}
-            answering={answering.includes(request.id)}
-            shortcuts={request.id === active?.id}
-            onFocusCard={setFocused}
-          />
+          <div key={request.id} className="inbox-item">
+            <div className="inbox-from" data-testid="inbox-from">
+              {from(request.sessionId)}
+            </div>
+            <ApprovalCard
+              request={request}
+              onAnswer={onAnswer}
+              answering={answering.includes(request.id)}
+              shortcuts={request.id === active?.id}
+              onFocusCard={setFocused}
+            />
+          </div>
         ))}
       </div>
     </section>

@@ -1,4 +1,6 @@
-// The left navigation rail: one button per view, the active one marked, counts where they help.
+// The left navigation rail: one button per view, the active one marked, counts where they help;
+// under them, what the window puts there (the sessions sidebar).
+import type { ReactNode } from "react";
 import { VIEWS, type ViewId } from "./views";
 
 interface Props {
@@ -6,9 +8,11 @@ interface Props {
   onSelect: (view: ViewId) => void;
   /** Small counts shown beside a view's label, e.g. pending approvals. */
   badges: Partial<Record<ViewId, number>>;
+  /** Shown under the views (the sessions sidebar). */
+  children?: ReactNode;
 }
 
-export function NavBar({ active, onSelect, badges }: Props) {
+export function NavBar({ active, onSelect, badges, children }: Props) {
   return (
     <nav className="nav" aria-label="Views">
       <div className="nav-brand">Bridle</div>
@@ -31,6 +35,7 @@ export function NavBar({ active, onSelect, badges }: Props) {
           </button>
         );
       })}
+      {children}
     </nav>
   );
 }

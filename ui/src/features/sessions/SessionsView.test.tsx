@@ -9,7 +9,7 @@ import { EMPTY_SNAPSHOT, SUMMARY, emit, fakeEngine } from "../../test/fakeEngine
 
 vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 
-const OLD: SessionInfo = { id: "s0", workspace: "/home/dev/other", title: "Fix the parser", createdAt: 1, updatedAt: 1_700_000_000_000, totalTokens: 12_300, state: "needs-you", waitingFor: "host", waiting: 2, branch: "fix-parser" };
+const OLD: SessionInfo = { id: "s0", workspace: "/home/dev/other", title: "Fix the parser", createdAt: 1, updatedAt: 1_700_000_000_000, totalTokens: 12_300, state: "needs-you", waitingFor: "host", waiting: 2, branch: "fix-parser", worktree: null };
 const NOW: SessionInfo = { ...OLD, id: "s1", workspace: "/home/dev/project", title: "", updatedAt: 1_800_000_000_000, totalTokens: 0, state: "working", waitingFor: null, waiting: 0, branch: null };
 
 describe("Sessions", () => {
@@ -21,7 +21,7 @@ describe("Sessions", () => {
     await waitFor(() => expect(screen.getAllByTestId("session-item")).toHaveLength(2));
     const [first, second] = screen.getAllByTestId("session-item");
     expect(first!.dataset.sessionId).toBe("s1");
-    expect(first!.textContent).toContain("open now");
+    expect(first!.textContent).toContain("shown now");
     expect(second!.textContent).toContain("Fix the parser");
     expect(second!.textContent).toContain("/home/dev/other");
     expect(second!.textContent).toContain("12.3k tokens");
@@ -70,7 +70,7 @@ describe("Sessions", () => {
     fakeEngine.sessionSnapshot.mockResolvedValue(EMPTY_SNAPSHOT);
   });
 
-  it("asks before leaving a session whose turn is running", async () => {
+  it("shows another session while a turn runs, without stopping it", async () => {
     const user = userEvent.setup();
     fakeEngine.sessionsList.mockResolvedValue([NOW, OLD]);
     render(<App />);
@@ -78,12 +78,31 @@ describe("Sessions", () => {
     emit({ type: "turnStarted", sessionId: "s1", turnId: "t1" });
     await user.click(screen.getByTestId("nav-sessions"));
     await waitFor(() => expect(screen.getAllByTestId("session-item")).toHaveLength(2));
-    const open = () => screen.getAllByTestId("session-item")[1]!.querySelector("button")!;
-    await user.click(open());
-    expect(fakeEngine.sessionOpen).not.toHaveBeenCalled();
-    expect(screen.getByTestId("session-leave-warning").textContent).toContain("click again to stop it");
-    await user.click(open());
+    await user.click(screen.getAllByTestId("session-item")[1]!.querySelector("button")!);
     expect(fakeEngine.sessionOpen).toHaveBeenCalledWith("s0");
+    expect(fakeEngine.submit).not.toHaveBeenCalledWith({ type: "interrupt" });
+  });
+
+  it("archives, restores and applies a worktree session, showing the diff before applying", async () => {
+    const user = userEvent.setup();
+    const worktree = { path: "/data/worktrees/s0", origin: "/home/dev/project", branch: "bridle/fix", base: "abc", archived: false, missing: false };
+    fakeEngine.sessionsList.mockResolvedValue([NOW, { ...OLD, state: "idle", waitingFor: null, waiting: 0, branch: "bridle/fix", worktree }]);
+    fakeEngine.sessionApply.mockResolvedValue("diff --git a/f.txt b/f.txt\n+fixed\n");
+    render(<App />);
+    await user.click(await screen.findByTestId("nav-sessions"));
+    await user.click(await screen.findByTestId("session-apply"));
+    expect(fakeEngine.sessionApply).toHaveBeenLastCalledWith("s0", true);
+    expect((await screen.findByTestId("session-apply-preview")).textContent).toContain("+fixed");
+    await user.click(screen.getByTestId("session-apply"));
+    expect(fakeEngine.sessionApply).toHaveBeenLastCalledWith("s0", false);
+    await user.click(screen.getByTestId("session-archive"));
+    expect(fakeEngine.sessionArchive).toHaveBeenCalledWith("s0");
+    fakeEngine.sessionsList.mockResolvedValue([NOW, { ...OLD, state: "archived", worktree: { ...worktree, archived: true } }]);
+    await user.click(screen.getByTestId("nav-chat"));
+    await user.click(screen.getByTestId("nav-sessions"));
+    await user.click(await screen.findByTestId("session-restore"));
+    expect(fakeEngine.sessionRestore).toHaveBeenCalledWith("s0");
+    expect(screen.queryByTestId("session-archive")).toBeNull();
   });
 
   it("deletes a session only on the second click", async () => {
