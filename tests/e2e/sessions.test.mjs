@@ -56,7 +56,7 @@ export default async function sessions({ log }) {
     const first = listed.find((i) => i.text.includes("hello bridle"));
     const second = listed.find((i) => !i.text.includes("hello bridle"));
     assert.ok(first && second, JSON.stringify(listed.map((i) => i.text)));
-    assert.match(second.text, /open now/);
+    assert.match(second.text, /shown now/);
     // Both turns ended: each says it is idle, and the branch its workspace is on.
     assert.deepEqual([first.state, second.state], ["idle", "idle"]);
     assert.match(first.text, / · trunk · /);

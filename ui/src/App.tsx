@@ -80,7 +80,10 @@ export function App() {
                     setView("chat");
                   }}
                   onShowCurrent={() => setView("chat")}
-                  onChanged={desk.refresh}
+                  onChanged={(closed) => {
+                    desk.refresh();
+                    if (closed) commands.reload();
+                  }}
                 />
               )}
               {view === "approvals" && (

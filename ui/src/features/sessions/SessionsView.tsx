@@ -27,8 +27,9 @@ interface Props {
   onOpened: (summary: SessionSummary) => void;
   /** Called when the user picks the session that is open already. */
   onShowCurrent: () => void;
-  /** Called after a session changed (archived, restored, applied): the desk reads again. */
-  onChanged?: () => void;
+  /** Called after a session changed (archived, restored, applied): the desk reads again;
+   *  `closed` when the shown session was closed (archived), so the window loads the one shown now. */
+  onChanged?: (closed: boolean) => void;
 }
 
 function when(ms: number): string {
@@ -64,7 +65,7 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, onChanged }: 
   }, [sessions, query]);
 
   /** Runs a worktree step on a session; the list is read again after it. */
-  const step = (work: () => Promise<string | void>, done: (answer: string | void) => string | null) => {
+  const step = (work: () => Promise<string | void>, done: (answer: string | void) => string | null, closes = false) => {
     setBusy(true);
     setError(null);
     setNotice(null);
@@ -73,7 +74,7 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, onChanged }: 
         setBusy(false);
         setNotice(done(answer));
         setVersion((v) => v + 1);
-        onChanged?.();
+        onChanged?.(closes);
       },
       (err: unknown) => {
         setBusy(false);
@@ -228,7 +229,7 @@ export function SessionsView({ currentId, onOpened, onShowCurrent, onChanged }: 
                         ? "A session that is working or waiting for you cannot be archived"
                         : "Save its staged, unstaged and untracked files in git and remove the folder"
                     }
-                    onClick={() => step(() => sessionArchive(s.id), () => `Archived ${s.worktree?.branch}.`)}
+                    onClick={() => step(() => sessionArchive(s.id), () => `Archived ${s.worktree?.branch}.`, current)}
                   >
                     Archive
                   </button>
