@@ -61,11 +61,19 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
             async move |request: NewSessionRequest,
                         responder: Responder<NewSessionResponse, V1>,
                         cx: ConnectionTo<Client>| {
-                let opened = open(&new_flags, &request.cwd, &request.mcp_servers, SessionSpec::New, cx).await;
+                let worktree = match asked_worktree(request.meta.as_ref()) {
+                    Ok(asked) => asked,
+                    Err(e) => return responder.respond_with_error(invalid(e)),
+                };
+                let spec = SessionSpec::New;
+                let opened = open(&new_flags, &request.cwd, &request.mcp_servers, spec, worktree, cx).await;
                 match opened.map_err(OpenError::message) {
                     Ok(session) => {
-                        let response =
+                        let mut response =
                             NewSessionResponse::new(SessionId::new(session.id.clone())).modes(session.modes());
+                        if let Some(made) = session.worktree() {
+                            response = response.meta(made);
+                        }
                         lock(&on_new).insert(session.id.clone(), session.clone());
                         // After the answer: the client knows the session the update names.
                         let answered = responder.respond(response);
@@ -87,7 +95,7 @@ pub async fn acp(global: &Global) -> anyhow::Result<u8> {
                     old.close().await;
                 }
                 let spec = SessionSpec::Resume(id);
-                match open(&load_flags, &request.cwd, &request.mcp_servers, spec, cx).await {
+                match open(&load_flags, &request.cwd, &request.mcp_servers, spec, None, cx).await {
                     Ok(session) => {
                         session.replay();
                         let response = LoadSessionResponse::new().modes(session.modes());
@@ -185,13 +193,35 @@ impl OpenError {
     }
 }
 
+/// The worktree a `session/new` asks for in `_meta.worktree` (DESIGN §16): `true` (named by the
+/// session), a name, or `{ "name"?, "base"? }`; `None` when not asked.
+fn asked_worktree(
+    meta: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> Result<Option<(String, Option<String>)>, String> {
+    use serde_json::Value;
+    let text = |v: &Value, key: &str| match v.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(format!("_meta.worktree.{key} must be a string, not {other}")),
+    };
+    match meta.and_then(|m| m.get("worktree")) {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(None),
+        Some(Value::Bool(true)) => Ok(Some((String::new(), None))),
+        Some(Value::String(name)) => Ok(Some((name.clone(), None))),
+        Some(v @ Value::Object(_)) => Ok(Some((text(v, "name")?.unwrap_or_default(), text(v, "base")?))),
+        Some(other) => Err(format!("_meta.worktree must be true, a name or {{\"name\", \"base\"}}, not {other}")),
+    }
+}
+
 /// Opens `spec` with `cwd` as its workspace (absolute, not Bridle's data dir) and the client's MCP
-/// servers added.
+/// servers added; with `worktree` (a name, empty for the session's, and a base), a new session
+/// works in a worktree of `cwd` made for it.
 async fn open(
     flags: &Flags,
     cwd: &std::path::Path,
     servers: &[McpServer],
-    spec: SessionSpec,
+    mut spec: SessionSpec,
+    worktree: Option<(String, Option<String>)>,
     cx: ConnectionTo<Client>,
 ) -> Result<Arc<AcpSession>, OpenError> {
     if !cwd.is_absolute() {
@@ -208,15 +238,22 @@ async fn open(
         let Ok(stored) = stored else {
             return Err(OpenError::NoSession(format!("no stored session `{id}`")));
         };
-        // A session answers only in its own workspace: loading it elsewhere would move what it
-        // read there into another folder's conversation.
-        if std::path::Path::new(&stored.workspace) != setup.workspace {
+        // A session answers only in its own workspace (or the checkout its worktree was made
+        // from): loading it elsewhere would move what it read there into another folder's
+        // conversation.
+        let origin = stored.worktree.as_ref().map(|w| std::path::Path::new(&w.origin));
+        if std::path::Path::new(&stored.workspace) != setup.workspace && origin != Some(setup.workspace.as_path()) {
             return Err(OpenError::Invalid(format!(
                 "session `{id}` belongs to the workspace `{}`, not `{}`",
                 stored.workspace,
                 setup.workspace.display()
             )));
         }
+    }
+    if let Some((name, base)) = worktree {
+        let id = crate::worktree::new_session(&mut setup, &name, base.as_deref())
+            .map_err(|e| OpenError::Invalid(format!("{e:#}")))?;
+        spec = SessionSpec::Resume(id);
     }
     for server in servers {
         let (name, config) = mcp_server(server).map_err(OpenError::Invalid)?;

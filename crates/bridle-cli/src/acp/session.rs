@@ -85,6 +85,14 @@ impl AcpSession {
         modes(self.engine.mode(), &self.engine.allowed_modes())
     }
 
+    /// The worktree the session works in, as `session/new`'s `_meta` tells the client
+    /// (`{"worktree": {"path", "branch", "base"}}`); `None` when it works in its `cwd`.
+    pub fn worktree(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        let w = self.store.worktree(&self.id).ok()??.worktree;
+        let made = serde_json::json!({ "path": w.path, "branch": w.branch, "base": w.base });
+        Some(serde_json::Map::from_iter([("worktree".to_string(), made)]))
+    }
+
     fn send(&self, update: SessionUpdate) {
         let notification = SessionNotification::new(self.id.clone(), update);
         if let Err(e) = self.cx.send_notification(notification) {

@@ -296,3 +296,51 @@ async fn after_a_kill_mid_turn_the_session_resumes_in_its_worktree_with_its_ques
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(git(&path, &["symbolic-ref", "--short", "HEAD"]), "bridle/crash\n");
 }
+
+#[tokio::test]
+async fn an_acp_client_asks_for_a_worktree_in_session_new_meta_and_the_session_works_there() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let dirs = Dirs::outside_tmp();
+    let (mock, _f) = model(&[("make a file", "echo made > made.txt")]).await;
+    let provider =
+        format!("mode = \"auto\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
+    repository(&dirs, &provider);
+    let mut child = super::acp::raw_acp(dirs.data.as_path(), &[]);
+    let mut input = child.stdin.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut ask = async |request: Value| -> Value {
+        input.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+        input.flush().await.unwrap();
+        loop {
+            let line =
+                tokio::time::timeout(Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap().unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == request["id"] {
+                return message;
+            }
+        }
+    };
+    let new = |id: u32, meta: Value| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "session/new",
+                           "params": {"cwd": dirs.workspace, "mcpServers": [], "_meta": meta}})
+    };
+    ask(serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}})).await;
+    let refused = ask(new(1, serde_json::json!({"worktree": 5}))).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+
+    let answer = ask(new(2, serde_json::json!({"worktree": {"name": "acp"}}))).await;
+    let made = &answer["result"]["_meta"]["worktree"];
+    assert_eq!(made["branch"], "bridle/acp", "{answer}");
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    let id = answer["result"]["sessionId"].as_str().unwrap().to_string();
+    let prompt = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": id, "prompt": [{"type": "text", "text": "make a file"}]}});
+    let done = ask(prompt).await;
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert_eq!(std::fs::read_to_string(path.join("made.txt")).unwrap(), "made\n");
+    assert!(!dirs.workspace.join("made.txt").exists(), "nothing in the editor's checkout");
+    // Loaded again from the checkout it was made from, it is the same session.
+    let load = serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "session/load",
+        "params": {"sessionId": id, "cwd": dirs.workspace, "mcpServers": []}});
+    assert!(ask(load).await.get("error").is_none());
+}
