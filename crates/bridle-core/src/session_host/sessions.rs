@@ -6,7 +6,9 @@
 
 use std::path::Path;
 
-use bridle_protocol::{ApprovalRequest, ErrorCode, ErrorInfo, SessionInfo, SessionSnapshot, SessionSummary};
+use bridle_protocol::{
+    ApprovalRequest, ErrorCode, ErrorInfo, SessionInfo, SessionSnapshot, SessionState, SessionSummary,
+};
 
 use super::{blocking, failure, Failure, SessionHost};
 use crate::clock::{Clock, SystemClock};
@@ -87,9 +89,22 @@ impl SessionHost {
             .map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
     }
 
-    /// A new session in the launch's workspace.
+    /// A new session in the launch's workspace; in a worktree of its own when the workspace is
+    /// a git checkout another session is busy in (working, or waiting for an answer).
     pub async fn session_new(&self) -> Result<SessionSummary, ErrorInfo> {
         let workspace = self.wiring().workspace;
+        let (store, here) = (self.0.store.clone(), workspace.display().to_string());
+        let busy = blocking(ErrorCode::StoreReadFailed, move || {
+            let busy = |s: &SessionInfo| matches!(s.state, SessionState::Working | SessionState::NeedsYou);
+            Ok(store.sessions()?.iter().any(|s| s.workspace == here && busy(s)))
+        })
+        .await?;
+        if busy && crate::worktrees::head(&workspace).is_some() {
+            match self.session_new_worktree(None).await {
+                Ok(summary) => return Ok(summary),
+                Err(e) => tracing::info!("a new session stays in the busy checkout: {}", e.message),
+            }
+        }
         self.show(SessionSpec::New, workspace).await.map_err(|e| failure(ErrorCode::SessionOpenFailed, e))
     }
 

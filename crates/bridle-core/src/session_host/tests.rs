@@ -118,6 +118,34 @@ async fn showing_another_session_stops_none_and_deleting_the_shown_one_shows_ano
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_session_beside_a_busy_one_in_a_checkout_gets_a_worktree_of_its_own() {
+    let (workspace, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git").args(args).current_dir(workspace.path()).status().unwrap();
+        assert!(ok.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "start"]);
+    let flags = flags(workspace.path(), data.path());
+    let wiring = Wiring::load(flags.clone(), |_| None, || unreachable!()).unwrap();
+    let reload: Reload = Arc::new(move || Wiring::load(flags.clone(), |_| None, || unreachable!()));
+    let host = SessionHost::start(wiring, reload, Arc::new(|_| {})).await.unwrap();
+    let first = host.summary().await.unwrap();
+    // Idle beside it: the next one shares the checkout.
+    let beside = host.session_new().await.unwrap();
+    assert_eq!(beside.workspace, first.workspace);
+    // Working: the next one is cut a worktree of its own.
+    host.0.store.set_turn_state(&first.session_id, crate::store::TurnState::Working).unwrap();
+    let busy = host.session_new().await.unwrap();
+    let worktrees = data.path().canonicalize().unwrap().join("worktrees");
+    assert!(std::path::Path::new(&busy.workspace).starts_with(&worktrees), "{}", busy.workspace);
+    let listed = host.sessions_list().await.unwrap();
+    let made = listed.iter().find(|s| s.id == busy.session_id).unwrap();
+    assert_eq!(made.worktree.as_ref().map(|w| w.origin.as_str()), Some(first.workspace.as_str()));
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_host_answers_no_session_and_forwarded_the_mcp_list() {
     let f = fixture().await;
     f.host.close().await;
