@@ -321,25 +321,32 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> WorktreeError {
 }
 
 /// The untracked, gitignored files of the checkout at `checkout` that the `.worktreeinclude` at
-/// the top of `rules_from` names (gitignore patterns), relative to `checkout`.
+/// the top of `rules_from` names (gitignore patterns), relative to `checkout`: the untracked
+/// files the patterns name, then of those the ones git ignores (asked of the few named, not by a
+/// second walk of the whole checkout).
 fn included(checkout: &Path, rules_from: &Path) -> Result<Vec<PathBuf>, WorktreeError> {
     let rules = rules_from.join(".worktreeinclude");
     if !rules.symlink_metadata().is_ok_and(|m| m.is_file()) {
         return Ok(Vec::new());
     }
     let git = Git::new(checkout);
-    let ignored = paths(&git.run(["ls-files", "-z", "--others", "--ignored", "--exclude-standard"])?);
-    let named: std::collections::HashSet<PathBuf> = paths(&git.run([
+    let named = git.run([
         std::ffi::OsStr::new("ls-files"),
         "-z".as_ref(),
         "--others".as_ref(),
         "--ignored".as_ref(),
         "--exclude-from".as_ref(),
         rules.as_os_str(),
-    ])?)
-    .into_iter()
-    .collect();
-    Ok(ignored.into_iter().filter(|p| named.contains(p)).collect())
+    ])?;
+    if named.is_empty() {
+        return Ok(Vec::new());
+    }
+    // `check-ignore` answers 1 when it names none.
+    match git.run_input(["check-ignore", "-z", "--stdin"], &named) {
+        Ok(ignored) => Ok(paths(&ignored)),
+        Err(e) if e.said.ends_with("exit status: 1") => Ok(Vec::new()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Copies the included files of `origin` into the worktree at `path` through the one door
