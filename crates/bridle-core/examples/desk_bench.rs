@@ -6,6 +6,8 @@
 //! - the memory of the window's host (its Rust side: engines, MCP hubs, stores; no WebKit) with
 //!   1, 4 and 8 idle sessions live.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;

@@ -175,6 +175,12 @@ async fn an_archived_session_comes_back_byte_for_byte_after_gc_and_a_running_one
     std::fs::write(path.join(".env"), "TOKEN=changed in the session\n").unwrap();
     let before = worktree_state(&path);
 
+    // Deleting it would drop the worktree's work: refused until it is archived.
+    let out = bridle(&dirs, &["sessions", "delete", &id]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("archive it first"), "{}", stderr(&out));
+    assert_eq!(worktree_state(&path), before);
+
     let out = bridle(&dirs, &["sessions", "archive", &id]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!path.exists(), "the folder is removed");

@@ -313,6 +313,16 @@ pub fn delete_session(store: &Store, data_dir: &Path, session_id: &str) -> Resul
     let _lease = crate::store::SessionLease::try_acquire(data_dir, session_id)
         .map_err(|e| format!("cannot take the session's lease: {e}"))?
         .ok_or("the session is open in another Bridle process; close it there first")?;
+    // A worktree's files are never dropped with its session: archived first, they stay in git.
+    if let Some(record) = store.worktree(session_id).map_err(|e| e.to_string())? {
+        if record.archived.is_none() && record.worktree.path.exists() {
+            return Err(format!(
+                "session {session_id} works in the worktree {} ({}); archive it first, so its work is kept in git",
+                record.worktree.path.display(),
+                record.worktree.branch
+            ));
+        }
+    }
     store.delete_session(session_id).map_err(|e| e.to_string())?;
     // The id came from the store; still, only a plain name is joined to a path.
     let plain = Path::new(session_id).components().count() == 1
