@@ -237,6 +237,15 @@ impl SessionHost {
 
     /// Starts an engine for `spec` and forwards its events.
     async fn spawn(&self, spec: SessionSpec, workspace: PathBuf) -> Result<Live, Failure> {
+        // A session in a worktree of its own works there, whichever folder it was asked from.
+        let workspace = match &spec {
+            SessionSpec::Resume(id) => {
+                let (store, id) = (self.0.store.clone(), id.clone());
+                let record = tokio::task::spawn_blocking(move || store.worktree(&id)).await??;
+                record.filter(|r| r.archived.is_none()).map(|r| r.worktree.path).unwrap_or(workspace)
+            }
+            SessionSpec::New => workspace,
+        };
         // The session's workspace, for its MCP servers too.
         let mut wiring = self.wiring();
         wiring.workspace = workspace.clone();
@@ -376,13 +385,16 @@ async fn close_live(engine: Engine, mcp: Arc<McpHub>) {
     mcp.shutdown().await;
 }
 
-/// The most recent session of `workspace` with a request still pending.
+/// The most recent session of `workspace` (or of a worktree made from it) with a request still
+/// pending.
 fn waiting_session(store: &Store, workspace: &Path) -> Result<Option<String>, crate::store::StoreError> {
     let workspace = workspace.display().to_string();
     let mut newest: Option<(i64, String)> = None;
     for stored in store.pending_approvals(None)? {
         let session = store.session(&stored.request.session_id)?;
-        if session.workspace == workspace && newest.as_ref().is_none_or(|(at, _)| stored.request.created_at > *at) {
+        let origin = session.worktree.as_ref().map(|w| w.origin.as_str());
+        let here = session.workspace == workspace || origin == Some(workspace.as_str());
+        if here && newest.as_ref().is_none_or(|(at, _)| stored.request.created_at > *at) {
             newest = Some((stored.request.created_at, session.id));
         }
     }

@@ -239,5 +239,18 @@ fn the_launch_reopens_the_newest_session_of_its_workspace_left_waiting() {
     wait("elsewhere", "/other", 30);
     store.create_session("idle", "/w", 40).unwrap();
     assert_eq!(waiting_session(&store, Path::new("/w")).unwrap().as_deref(), Some("newer"));
+    // A session in a worktree made from `/w` is one of `/w`'s.
+    wait("in-a-worktree", "/data/worktrees/in-a-worktree", 25);
+    let worktree = crate::worktrees::Worktree {
+        path: "/data/worktrees/in-a-worktree".into(),
+        origin: "/w".into(),
+        branch: "bridle/x".into(),
+        base: "abc".into(),
+        included: Vec::new(),
+        common_dir: "/w/.git".into(),
+        admin_dir: "/w/.git/worktrees/in-a-worktree".into(),
+    };
+    store.record_worktree("in-a-worktree", &worktree, 25).unwrap();
+    assert_eq!(waiting_session(&store, Path::new("/w")).unwrap().as_deref(), Some("in-a-worktree"));
     assert_eq!(waiting_session(&store, Path::new("/none")).unwrap(), None);
 }
