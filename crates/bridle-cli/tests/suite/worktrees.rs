@@ -10,19 +10,29 @@ use serde_json::Value;
 
 use super::bridle::*;
 use super::desk::{listed, model, pending, run_args, session_of, spawn};
+use super::sandbox::{users, Setup, User, ONE_NOBODY_AT_A_TIME};
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git").args(args).current_dir(dir).output().unwrap();
+    // The test's own git, as root, on a repository `nobody` may own.
+    let out = std::process::Command::new("git")
+        .args(["-c", "safe.directory=*"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The main checkout: on `feat`, with an unrelated dirty file, an ignored `.env` that
-/// `.worktreeinclude` names, and a hook that would leave a mark if anything ran it.
+/// The main checkout: on `feat`, with an unrelated dirty file and an ignored `.env` that
+/// `.worktreeinclude` names.
 fn repository(dirs: &Dirs, config: &str) {
     std::fs::create_dir_all(&dirs.data).unwrap();
     std::fs::write(dirs.data.join("config.toml"), config).unwrap();
-    let main = &dirs.workspace;
+    checkout(&dirs.workspace);
+}
+
+fn checkout(main: &Path) {
     git(main, &["init", "-q", "-b", "main"]);
     git(main, &["config", "user.name", "Tester"]);
     git(main, &["config", "user.email", "tester@example.com"]);
@@ -65,47 +75,55 @@ fn worktree_of(sessions: &[Value], branch: &str) -> (String, PathBuf) {
     (s["id"].as_str().unwrap().to_string(), PathBuf::from(s["worktree"]["path"].as_str().unwrap()))
 }
 
-/// A command a session runs: its edit, its commit, then attempts on the main checkout.
-fn session_command(name: &str, main: &Path) -> String {
+/// A command a session runs: its edit, its commit, then attempts on the main checkout (and,
+/// with `plant`, on the worktree's `.git` file: bubblewrap keeps it read-only, Landlock cannot).
+fn session_command(name: &str, main: &Path, plant: bool) -> String {
     let main = main.display();
+    let plant = if plant { "echo 'gitdir: /elsewhere' > .git; " } else { "" };
     format!(
         "printf 'from {name}\\n' > shared.txt; git add shared.txt && git commit -qm 'commit {name}' && echo COMMITTED; \
          echo escaped > {main}/escaped-{name}.txt; echo x > {main}/shared.txt; \
          printf '[alias]\\n\\tx = !touch /tmp/pwn\\n' >> {main}/.git/config; \
          echo 'touch {main}/hooked' > {main}/.git/hooks/post-checkout; \
-         git update-ref refs/heads/feat HEAD; git update-ref refs/heads/main HEAD; true"
+         git update-ref refs/heads/feat HEAD; git update-ref refs/heads/main HEAD; {plant}true"
     )
 }
 
-async fn two_sessions_side_by_side(backend: &str) {
-    let dirs = Dirs::outside_tmp();
-    repository(&dirs, &format!("[sandbox]\nbackend = \"{backend}\"\n"));
-    let main = dirs.workspace.clone();
-    let (one, two) = (session_command("one", &main), session_command("two", &main));
+async fn two_sessions_side_by_side(backend: &str, user: User) {
+    let _alone = ONE_NOBODY_AT_A_TIME.lock().await;
+    let t = Setup::new(user, &format!("[sandbox]\nbackend = \"{backend}\"\n"));
+    let main = t.dirs.workspace.clone();
+    checkout(&main);
+    t.own();
+    let plant = backend == "bwrap";
+    let (one, two) = (session_command("one", &main, plant), session_command("two", &main, plant));
     let (mock, _f) = model(&[("work as one", &one), ("work as two", &two)]).await;
     let base = format!("{}/v1", mock.url);
     let before = main_state(&main);
+    let at = format!("{backend}, {user:?}");
 
     let mut children = Vec::new();
     for (prompt, name) in [("work as one", "one"), ("work as two", "two")] {
         let mut args = run_args(prompt, "bypass", &base);
         args.extend(["--worktree", name]);
-        children.push(spawn(&dirs, &args));
+        let child = t.bridle(&args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn();
+        children.push(child.unwrap());
     }
     for child in children {
         let out = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output()).await.unwrap().unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}\n{}", stderr(&out), stdout(&out));
+        assert_eq!(out.status.code(), Some(0), "{at}: {}\n{}", stderr(&out), stdout(&out));
         let events = stdout(&out);
-        assert!(events.contains("COMMITTED"), "{backend}: the commit in the worktree failed: {events}");
+        assert!(events.contains("COMMITTED"), "{at}: the commit in the worktree failed: {events}");
         assert!(events.contains(&format!("\"sandbox\":\"{backend}\"")), "{events}");
     }
 
-    assert_eq!(main_state(&main), before, "{backend}: the main checkout changed");
+    assert_eq!(main_state(&main), before, "{at}: the main checkout changed");
     for name in ["one", "two"] {
-        assert!(!main.join(format!("escaped-{name}.txt")).exists(), "{backend}: {name} wrote into the main checkout");
+        assert!(!main.join(format!("escaped-{name}.txt")).exists(), "{at}: {name} wrote into the main checkout");
     }
     assert!(!main.join("hooked").exists() && !Path::new("/tmp/pwn").exists());
-    let sessions = listed(&dirs, &["sessions", "list", "--json"]).await;
+    let out = t.bridle(&["sessions", "list", "--json"]).output().await.unwrap();
+    let sessions = json_lines(&out);
     assert_eq!(sessions.len(), 2, "{sessions:?}");
     for name in ["one", "two"] {
         let branch = format!("bridle/{name}");
@@ -113,24 +131,31 @@ async fn two_sessions_side_by_side(backend: &str) {
         let s = session_of(&sessions, &id);
         assert_eq!((s["state"].as_str(), s["branch"].as_str()), (Some("idle"), Some(branch.as_str())), "{s}");
         assert_eq!(s["worktree"]["origin"], main.canonicalize().unwrap().display().to_string(), "{s}");
-        assert!(path.starts_with(dirs.data.canonicalize().unwrap().join("worktrees")), "{path:?}");
+        assert!(path.starts_with(t.dirs.data.canonicalize().unwrap().join("worktrees")), "{path:?}");
         assert_eq!(std::fs::read_to_string(path.join("shared.txt")).unwrap(), format!("from {name}\n"));
-        assert_eq!(std::fs::read_to_string(path.join(".env")).unwrap(), "TOKEN=local\n", "{backend}: .env copied in");
+        assert_eq!(std::fs::read_to_string(path.join(".env")).unwrap(), "TOKEN=local\n", "{at}: .env copied in");
         // The commit landed on the session's branch, cut from `feat`.
         assert_eq!(git(&main, &["log", "-1", "--format=%s", &branch]), format!("commit {name}\n"));
         assert_eq!(git(&main, &["log", "-1", "--format=%s", &format!("{branch}~1")]), "feature\n");
-        assert_eq!(git(&path, &["status", "--porcelain"]), "", "{backend}");
+        assert_eq!(git(&path, &["status", "--porcelain"]), "", "{at}");
+        if backend == "bwrap" {
+            // The `.git` file that names the worktree's git folder cannot be pointed elsewhere.
+            assert!(std::fs::read_to_string(path.join(".git")).unwrap().starts_with("gitdir: "), "{at}");
+            assert!(!std::fs::read_to_string(path.join(".git")).unwrap().contains("/elsewhere"), "{at}");
+        }
     }
-    let out = bridle(&dirs, &["audit", "verify"]).await;
+    let out = t.bridle(&["audit", "verify"]).output().await.unwrap();
     assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
-    let out = bridle(&dirs, &["audit", "--kind", "worktree", "--json"]).await;
+    let out = t.bridle(&["audit", "--kind", "worktree", "--json"]).output().await.unwrap();
     assert_eq!(json_lines(&out).len(), 2, "{}", stdout(&out));
 }
 
 #[tokio::test]
 async fn two_worktree_sessions_at_once_leave_the_main_checkout_exactly_as_it_was() {
-    for backend in ["bwrap", "landlock"] {
-        two_sessions_side_by_side(backend).await;
+    for user in users() {
+        for backend in ["bwrap", "landlock"] {
+            two_sessions_side_by_side(backend, user).await;
+        }
     }
 }
 
