@@ -125,6 +125,38 @@ async fn acpx_gets_the_answer_and_a_write_asks_with_approve_writing_and_reject_l
     assert!(answers.contains(&("deny", "user")) && answers.contains(&("allow", "user")), "{answers:?}");
 }
 
+/// A raw JSON-RPC client of a `bridle acp` child: each request answered by the message with its id
+/// (what comes between, notifications and the agent's own requests, is passed over).
+pub(super) struct RawClient {
+    _child: tokio::process::Child,
+    input: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+impl RawClient {
+    pub(super) fn of(mut child: tokio::process::Child) -> RawClient {
+        use tokio::io::AsyncBufReadExt;
+        let input = child.stdin.take().unwrap();
+        let lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        RawClient { _child: child, input, lines }
+    }
+
+    /// Sends `request` and waits (at most 60 s) for its answer.
+    pub(super) async fn ask(&mut self, request: Value) -> Value {
+        use tokio::io::AsyncWriteExt;
+        self.input.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+        self.input.flush().await.unwrap();
+        loop {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(60), self.lines.next_line());
+            let line = line.await.unwrap().unwrap().unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == request["id"] {
+                return message;
+            }
+        }
+    }
+}
+
 /// `bridle acp` on `data` with `env` too, its stdin and stdout piped for a raw JSON-RPC client.
 pub(super) fn raw_acp(data: &Path, env: &[(&str, &std::ffi::OsStr)]) -> tokio::process::Child {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_bridle"))
@@ -397,31 +429,14 @@ async fn the_typescript_sdk_is_offered_a_commands_changes_to_keep_or_discard() {
 /// `session/load` answers only in the session's own workspace.
 #[tokio::test]
 async fn a_workspace_is_a_project_folder_and_a_session_loads_only_in_its_own() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let dirs = Dirs::new();
     let (mock, _f) = model(json!([{"match": {"userMessage": "hi"}, "response": {"content": "hello"}}])).await;
     write_config(&dirs, &mock, "ask");
     let home = dirs.data.parent().unwrap().join("home");
     let other = home.join("other-project");
     std::fs::create_dir_all(&other).unwrap();
-    let mut child = raw_acp(dirs.data.as_path(), &[("HOME", home.as_os_str())]);
-    let mut input = child.stdin.take().unwrap();
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut ask = async |request: Value| -> Value {
-        input.write_all(format!("{request}\n").as_bytes()).await.unwrap();
-        input.flush().await.unwrap();
-        loop {
-            let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
-                .await
-                .unwrap()
-                .unwrap()
-                .unwrap();
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == request["id"] {
-                return message;
-            }
-        }
-    };
+    let mut client = RawClient::of(raw_acp(dirs.data.as_path(), &[("HOME", home.as_os_str())]));
+    let mut ask = async |request: Value| client.ask(request).await;
     let answer =
         ask(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}})).await;
     assert_eq!(answer["result"]["protocolVersion"], 1, "{answer}");
@@ -459,5 +474,4 @@ async fn a_workspace_is_a_project_folder_and_a_session_loads_only_in_its_own() {
     assert!(answer["error"]["data"].to_string().contains("belongs to the workspace"), "{answer}");
     let answer = ask(load(22, &dirs.workspace)).await;
     assert!(answer.get("error").is_none(), "{answer}");
-    drop(input);
 }

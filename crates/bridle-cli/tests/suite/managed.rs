@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 
 use serde_json::{json, Value};
 
-use super::acp::raw_acp;
+use super::acp::{raw_acp, RawClient};
 use super::bridle::*;
 
 const POLICY: &str = "allowed_modes = [\"read-only\", \"plan\", \"ask\", \"review\", \"auto-edit\", \"auto\"]\n\
@@ -74,31 +74,14 @@ async fn bypass_is_refused_and_a_user_allow_does_not_open_a_managed_deny() {
 
 #[tokio::test]
 async fn acp_offers_no_bypass_and_refuses_set_mode_to_it() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let dirs = Dirs::new();
     let file = managed(&dirs);
     user_config(
         &dirs,
         "mode = \"ask\"\n[provider]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n",
     );
-    let mut child = raw_acp(&dirs.data, &[("BRIDLE_MANAGED_CONFIG", OsStr::new(&file))]);
-    let mut input = child.stdin.take().unwrap();
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut ask = async |message: Value| -> Value {
-        input.write_all(format!("{message}\n").as_bytes()).await.unwrap();
-        input.flush().await.unwrap();
-        loop {
-            let line = tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line())
-                .await
-                .unwrap()
-                .unwrap()
-                .unwrap();
-            let answer: Value = serde_json::from_str(&line).unwrap();
-            if answer["id"] == message["id"] {
-                return answer;
-            }
-        }
-    };
+    let mut client = RawClient::of(raw_acp(&dirs.data, &[("BRIDLE_MANAGED_CONFIG", OsStr::new(&file))]));
+    let mut ask = async |message: Value| client.ask(message).await;
     ask(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})).await;
     let new = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
         "params": {"cwd": dirs.workspace.canonicalize().unwrap(), "mcpServers": []}}))
@@ -120,6 +103,4 @@ async fn acp_offers_no_bypass_and_refuses_set_mode_to_it() {
         "params": {"sessionId": session, "modeId": "plan"}}))
     .await;
     assert!(allowed["error"].is_null(), "{allowed}");
-    drop(input);
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait()).await;
 }

@@ -330,27 +330,13 @@ async fn after_a_kill_mid_turn_the_session_resumes_in_its_worktree_with_its_ques
 
 #[tokio::test]
 async fn an_acp_client_asks_for_a_worktree_in_session_new_meta_and_the_session_works_there() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let dirs = Dirs::outside_tmp();
     let (mock, _f) = model(&[("make a file", "echo made > made.txt")]).await;
     let provider =
         format!("mode = \"auto\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
     repository(&dirs, &provider);
-    let mut child = super::acp::raw_acp(dirs.data.as_path(), &[]);
-    let mut input = child.stdin.take().unwrap();
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut ask = async |request: Value| -> Value {
-        input.write_all(format!("{request}\n").as_bytes()).await.unwrap();
-        input.flush().await.unwrap();
-        loop {
-            let line =
-                tokio::time::timeout(Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap().unwrap();
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == request["id"] {
-                return message;
-            }
-        }
-    };
+    let mut client = super::acp::RawClient::of(super::acp::raw_acp(dirs.data.as_path(), &[]));
+    let mut ask = async |request: Value| client.ask(request).await;
     let new = |id: u32, meta: Value| {
         serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "session/new",
                            "params": {"cwd": dirs.workspace, "mcpServers": [], "_meta": meta}})
