@@ -17,9 +17,11 @@ mod logs;
 
 use std::sync::Arc;
 
+use bridle_core::clock::Phase;
 use bridle_core::session_host::{Forward, Outgoing, SessionHost, Starting};
 use bridle_protocol::ipc::{Channel, ENGINE_EVENT, MCP_STATUS};
 use bridle_protocol::Event;
+use tauri::webview::PageLoadEvent;
 use tauri::{AppHandle, Emitter, Manager, WebviewUrl, WebviewWindowBuilder};
 use tauri_plugin_notification::NotificationExt;
 
@@ -95,12 +97,17 @@ fn deliver(app: &AppHandle, outgoing: Outgoing) {
 
 /// Starts the app; returns when the window closes.
 pub fn run() -> anyhow::Result<()> {
+    let phase = Phase::start("flags, config and the log");
     let (wiring, reload) = launch::wiring()?;
     // Kept for the life of the app: dropping it stops the log writer.
     let _log = logs::install(&wiring.data_dir);
+    drop(phase);
+    let phase = Phase::start("Tauri and GTK set up");
     with_commands(tauri::Builder::default())
         .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
+            drop(phase);
+            let phase = Phase::start("window and webview created");
             let handle = app.handle().clone();
             let forward: Forward = Arc::new(move |outgoing| deliver(&handle, outgoing));
             // The window does not wait for the engine (the store, the sandbox probe, the
@@ -113,7 +120,13 @@ pub fn run() -> anyhow::Result<()> {
                 .inner_size(1200.0, 800.0)
                 .min_inner_size(720.0, 480.0)
                 .on_navigation(is_app_url)
+                .on_page_load(|_, page| {
+                    if matches!(page.event(), PageLoadEvent::Finished) {
+                        bridle_core::clock::mark("page loaded");
+                    }
+                })
                 .build()?;
+            drop(phase);
             Ok(())
         })
         .build(tauri::generate_context!())?
