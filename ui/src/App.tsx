@@ -1,20 +1,23 @@
 // The window: navigation rail, errors, and the active view, all fed by the one session store.
 // With no provider configured (first run) it opens on Settings; when the shell opens another
 // session (Sessions, or Settings saved) the store loads it from scratch.
-import { useEffect, useState } from "react";
+import { Suspense, lazy, useEffect, useState } from "react";
 import { settingsGet } from "./api/engine";
-import { ApprovalsView } from "./features/approvals/ApprovalsView";
-import { AuditView } from "./features/audit/AuditView";
-import { ChangesView } from "./features/changes/ChangesView";
 import { ChatView } from "./features/chat/ChatView";
 import { ErrorBanner } from "./features/errors/ErrorBanner";
 import { ErrorBoundary } from "./features/errors/ErrorBoundary";
 import { NavBar } from "./features/nav/NavBar";
 import type { ViewId } from "./features/nav/views";
-import { SessionsView } from "./features/sessions/SessionsView";
-import { SettingsView } from "./features/settings/SettingsView";
-import { UsageView } from "./features/usage/UsageView";
 import { useSession } from "./store/useSession";
+
+// Every view but Chat is its own chunk, fetched when it is first opened: the first screen loads
+// and parses only Chat's code.
+const ApprovalsView = lazy(() => import("./features/approvals/ApprovalsView").then((m) => ({ default: m.ApprovalsView })));
+const AuditView = lazy(() => import("./features/audit/AuditView").then((m) => ({ default: m.AuditView })));
+const ChangesView = lazy(() => import("./features/changes/ChangesView").then((m) => ({ default: m.ChangesView })));
+const SessionsView = lazy(() => import("./features/sessions/SessionsView").then((m) => ({ default: m.SessionsView })));
+const SettingsView = lazy(() => import("./features/settings/SettingsView").then((m) => ({ default: m.SettingsView })));
+const UsageView = lazy(() => import("./features/usage/UsageView").then((m) => ({ default: m.UsageView })));
 
 export function App() {
   const session = useSession();
@@ -48,6 +51,7 @@ export function App() {
         {view !== "chat" && (
           <div className="view">
             <ErrorBoundary key={view}>
+              <Suspense fallback={<p className="muted">Loading…</p>}>
               {view === "sessions" && (
                 <SessionsView
                   currentId={info?.sessionId ?? null}
@@ -72,6 +76,7 @@ export function App() {
               )}
               {view === "usage" && <UsageView usage={state.usage} price={info?.price ?? null} />}
               {view === "settings" && <SettingsView onSaved={() => commands.reload()} onReopened={() => commands.reload()} />}
+              </Suspense>
             </ErrorBoundary>
           </div>
         )}
