@@ -3,7 +3,7 @@
 //   1. launch to an interactive input, and idle PSS (the app and every process under it, 5 s
 //      after launch): Bridle's release build against a blank Tauri 2 app built the same way;
 //   2. opening a 5,000-message session from Sessions, and frame times scrolling it top to bottom;
-//   3. showing a 10,000-line diff in Changes;
+//   3. showing a 10,000-line diff in Changes, and frame times scrolling it;
 //   4. the Audit view over 100,000 rows: first rows, and frame times scrolling (pages load as it
 //      goes).
 // Environment: E2E_WEBDRIVER_URL, E2E_APP_BINARY (Bridle), BENCH_BLANK_APP, BENCH_DATA,
@@ -198,7 +198,7 @@ const SCROLL = `
     const atEnd = downwards ? el.scrollTop + el.clientHeight >= el.scrollHeight - 1 : el.scrollTop <= 0;
     if (atEnd || frames.length >= maxFrames) {
       observer?.disconnect();
-      done({ frames: frames.slice(1), longTasks, rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message]').length });
+      done({ frames: frames.slice(1), longTasks, rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message], .diff-line').length });
     }
     else requestAnimationFrame(tick);
   };
@@ -312,20 +312,32 @@ async function bigSessions(rows) {
       return chat && (await session.findAll(".chat [data-testid=message]")).length >= 2;
     }, "the diff session's history in Chat", 30000);
     await sleep(500);
+    // Shown: the diff's box holds all its lines (all in the DOM, or a virtualised box whose
+    // data-lines says how many it scrolls through) and its first line is laid out on screen.
     const diff = await executeAsync(session, `
       const done = arguments[0];
       const t0 = performance.now();
       document.querySelector('[data-testid=nav-changes]').click();
       const check = () => {
-        const lines = document.querySelectorAll('[data-testid=diff-view] .diff-line').length;
-        if (lines >= 10000 || performance.now() - t0 > 20000) done({ ms: performance.now() - t0, lines });
-        else requestAnimationFrame(check);
+        const box = document.querySelector('[data-testid=diff-view] .diff');
+        const first = box?.querySelector('.diff-line');
+        const lines = Math.max(Number(box?.dataset.lines ?? 0), document.querySelectorAll('[data-testid=diff-view] .diff-line').length);
+        const drawn = first && first.getBoundingClientRect().height > 0;
+        if ((lines >= 10000 && drawn) || performance.now() - t0 > 20000) {
+          done({ ms: performance.now() - t0, lines, inDom: document.querySelectorAll('[data-testid=diff-view] .diff-line').length });
+        } else requestAnimationFrame(check);
       };
       requestAnimationFrame(check);`);
     writeFileSync(join(outDir(), "bench-diff.png"), Buffer.from(await session.cmd("GET", "/screenshot"), "base64"));
     const diffMs = diff.lines >= 10000 ? diff.ms : NaN;
     if (diff.lines < 10000) rows.push(["10,000-line diff: lines shown after 20 s", String(diff.lines), "see bench-diff.png"]);
-    rows.push(["show a 10,000-line diff in Changes (click to every line in the DOM)", `${diffMs.toFixed(0)} ms`, "goal < 300 ms"]);
+    rows.push([
+      "show a 10,000-line diff in Changes (click to its first line drawn, all lines in its box)",
+      `${diffMs.toFixed(0)} ms`,
+      `goal < 300 ms; ${diff.inDom} of its lines in the DOM`,
+    ]);
+    await sleep(500);
+    frameRow(rows, "scroll the 10,000-line diff down, 600 frames of 400 px", await executeAsync(session, SCROLL, ["[data-testid=diff-view] .diff", 400, true, 600]));
   } finally {
     await session.cmd("DELETE", "").catch(() => {});
   }
