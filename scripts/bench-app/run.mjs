@@ -188,6 +188,8 @@ const SCROLL = `
   const observer = longTasks && new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
   observer?.observe({ type: 'longtask' });
   let last = performance.now();
+  // WebDriver's request gives up after 60 s: a scroll that slow stops at 50 s and says so.
+  const began = last;
   el.scrollTop = downwards ? 0 : el.scrollHeight;
   const tick = () => {
     const now = performance.now();
@@ -196,9 +198,10 @@ const SCROLL = `
     const before = el.scrollTop;
     el.scrollTop = before + (downwards ? step : -step);
     const atEnd = downwards ? el.scrollTop + el.clientHeight >= el.scrollHeight - 1 : el.scrollTop <= 0;
-    if (atEnd || frames.length >= maxFrames) {
+    const late = now - began > 50000;
+    if (atEnd || frames.length >= maxFrames || late) {
       observer?.disconnect();
-      done({ frames: frames.slice(1), longTasks, rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message], .diff-line').length });
+      done({ late, frames: frames.slice(1), longTasks, rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message], .diff-line').length });
     }
     else requestAnimationFrame(tick);
   };
@@ -237,7 +240,8 @@ function frameRow(rows, what, result) {
     what,
     `max ${Math.max(...f).toFixed(0)} ms`,
     `p95 ${pct(f, 95).toFixed(0)} ms, ${f.filter((x) => x > 50).length} of ${f.length} frames over 50 ms, ${result.rows} rows in the DOM at the end; ` +
-      (result.longTasks ? `${result.longTasks.length} long tasks` : "no Long Tasks API in this WebKit"),
+      (result.longTasks ? `${result.longTasks.length} long tasks` : "no Long Tasks API in this WebKit") +
+      (result.late ? "; stopped after 50 s, before the end" : ""),
   ]);
 }
 

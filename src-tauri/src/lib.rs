@@ -1,5 +1,5 @@
 //! The desktop shell: wiring only. It opens the window at once and starts core's
-//! [`SessionHost`] once the page has loaded (core's one wiring, one engine for the session the
+//! [`SessionHost`] at its first command (core's one wiring, one engine for the session the
 //! window shows; commands wait for it), exposes the commands of `bridle_protocol::ipc` — the one
 //! list the window's typed bindings are generated from and this shell's Tauri commands and their
 //! registration are expanded from, each calling its function in `handlers` — and forwards every
@@ -44,8 +44,11 @@ macro_rules! tauri_commands {
                 #[tauri::command]
                 pub async fn $name(
                     start: tauri::State<'_, Starting>,
+                    engine: tauri::State<'_, crate::EngineStart>,
                     $( $arg: $ty ),*
                 ) -> Result<$answer, ErrorInfo> {
+                    // The window's first command comes once its first screen is drawn.
+                    engine.now();
                     crate::handlers::$name(start.inner(), $( $arg ),*).await
                 }
             )*
@@ -97,13 +100,13 @@ fn deliver(app: &AppHandle, outgoing: Outgoing) {
     }
 }
 
-/// How long the engine waits for the page to load before it starts anyway.
+/// How long the engine waits for the window's first command before it starts anyway.
 const ENGINE_AT_THE_LATEST: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// The work that starts the engine, until it is spawned: by the page's load or the timer,
-/// whichever comes first; once only.
+/// The work that starts the engine, until it is spawned: by the window's first command or the
+/// timer, whichever comes first; once only.
 #[derive(Clone)]
-struct EngineStart(Arc<Mutex<Option<StartWork>>>);
+pub(crate) struct EngineStart(Arc<Mutex<Option<StartWork>>>);
 
 /// The engine's start, as [`SessionHost::start_later`] gives it.
 type StartWork = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -118,7 +121,7 @@ impl EngineStart {
     }
 
     /// Spawns the work if it has not been.
-    fn now(&self) {
+    pub(crate) fn now(&self) {
         if let Some(work) = self.take() {
             tauri::async_runtime::spawn(work);
         }
@@ -147,26 +150,25 @@ pub fn run() -> anyhow::Result<()> {
             let forward: Forward = Arc::new(move |outgoing| deliver(&handle, outgoing));
             // The window does not wait for the engine (the store, the sandbox probe, the
             // keychain): it opens now and its commands wait until the host is there. The engine
-            // starts once the page has loaded, so its work does not take the CPU from the
-            // webview's first screen (or after ENGINE_AT_THE_LATEST, should no page load).
+            // starts at the window's first command, sent once its first screen is drawn, so its
+            // work does not take the CPU from the webview's first screen (or after
+            // ENGINE_AT_THE_LATEST, should no command come).
             let (starting, start) = SessionHost::start_later(wiring, reload, forward);
             app.manage(starting);
             let start = EngineStart::new(start);
             app.manage(start.clone());
-            let late = start.clone();
             std::thread::spawn(move || {
                 std::thread::sleep(ENGINE_AT_THE_LATEST);
-                late.now();
+                start.now();
             });
             WebviewWindowBuilder::new(app, "main", WebviewUrl::App("index.html".into()))
                 .title("Bridle")
                 .inner_size(1200.0, 800.0)
                 .min_inner_size(720.0, 480.0)
                 .on_navigation(is_app_url)
-                .on_page_load(move |_, page| {
+                .on_page_load(|_, page| {
                     if matches!(page.event(), PageLoadEvent::Finished) {
                         bridle_core::clock::mark("page loaded");
-                        start.now();
                     }
                 })
                 .build()?;
