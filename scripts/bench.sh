@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Benchmarks, printed as one table. Not part of `npm test`: timings are measured, never asserted.
-# Usage: scripts/bench.sh [criterion filter]
+# Usage: scripts/bench.sh [criterion filter]   (or `scripts/bench.sh app`: the desktop app's only)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 . scripts/env.sh
 OUT="$ROOT/test-output/bench"
 mkdir -p "$OUT"
+
+if [ "${1:-}" = "app" ]; then
+  step "the desktop app: launch and idle memory against a blank Tauri 2 app, 5,000 messages, a 10,000-line diff, 100,000 audit rows"
+  bash scripts/bench-app.sh 2>&1 | tee "$OUT/app.txt"
+  exit 0
+fi
 
 step "engine and tool-call overhead (criterion; with BEFORE=<rev>, compared to that revision)"
 bash scripts/bench-engine.sh "$@" | tee "$OUT/engine.txt"

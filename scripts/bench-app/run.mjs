@@ -3,7 +3,7 @@
 //   1. launch to an interactive input, and idle PSS (the app and every process under it, 5 s
 //      after launch): Bridle's release build against a blank Tauri 2 app built the same way;
 //   2. opening a 5,000-message session from Sessions, and frame times scrolling it top to bottom;
-//   3. showing a 10,000-line diff in Changes;
+//   3. showing a 10,000-line diff in Changes, and frame times scrolling it;
 //   4. the Audit view over 100,000 rows: first rows, and frame times scrolling (pages load as it
 //      goes).
 // Environment: E2E_WEBDRIVER_URL, E2E_APP_BINARY (Bridle), BENCH_BLANK_APP, BENCH_DATA,
@@ -79,8 +79,44 @@ function pssMiB(pids) {
   return { total: kb / 1024, each };
 }
 
+/** The page's own marks: navigation timing and the window's first render, in ms since the
+ * page's navigation began. */
+const PAGE_MARKS = `
+  const nav = performance.getEntriesByType('navigation')[0];
+  const marks = {};
+  if (nav) {
+    marks['page: HTML and scripts fetched'] = nav.responseEnd;
+    marks['page: DOM parsed, scripts run'] = nav.domContentLoadedEventEnd;
+    marks['page: load event done'] = nav.loadEventEnd;
+  }
+  for (const e of performance.getEntriesByType('paint')) marks['page: ' + e.name] = e.startTime;
+  for (const e of performance.getEntriesByType('mark')) marks['page: ' + e.name] = e.startTime;
+  const scripts = performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'script' || e.name.endsWith('.js'));
+  marks['page: scripts fetched (count)'] = scripts.length;
+  return marks;`;
+
+/** The launch's phases as the app logged them under `dataDir` (bridle_core::clock::Phase):
+ * name -> { ms, at } (a mark has no ms). */
+function loggedPhases(dataDir) {
+  const phases = {};
+  let text = "";
+  try {
+    for (const name of readdirSync(join(dataDir, "logs"))) text += readFileSync(join(dataDir, "logs", name), "utf8");
+  } catch {
+    return phases;
+  }
+  for (const line of text.split("\n")) {
+    const phase = /phase (.+): ([\d.]+) ms, ended at ([\d.]+) ms/.exec(line);
+    const mark = /mark (.+) at ([\d.]+) ms/.exec(line);
+    // The first of each name: the launch's, not a later session's.
+    if (phase && !phases[phase[1]]) phases[phase[1]] = { ms: Number(phase[2]), at: Number(phase[3]) };
+    else if (mark && !phases[mark[1]]) phases[mark[1]] = { at: Number(mark[2]) };
+  }
+  return phases;
+}
+
 /** Launches `binary`, times it to an enabled `input`, waits 5 s, reads its PSS, closes it. */
-async function launchOnce(binary, args, input) {
+async function launchOnce(binary, args, input, dataDir) {
   const started = performance.now();
   const session = await startSession(webdriverUrl(), binary, args);
   try {
@@ -91,10 +127,12 @@ async function launchOnce(binary, args, input) {
       return session.cmd("GET", `/element/${ref}/enabled`);
     }, input, 30000, 5);
     const launchMs = performance.now() - started;
+    const page = await session.execute(PAGE_MARKS).catch(() => ({}));
     await sleep(5000);
     const pids = processTree(binary);
     const pss = pssMiB(pids);
-    return { launchMs, pss: pss.total, each: pss.each, processes: pids.length };
+    const phases = dataDir ? loggedPhases(dataDir) : {};
+    return { launchMs, pss: pss.total, each: pss.each, processes: pids.length, page, phases };
   } finally {
     await session.cmd("DELETE", "").catch(() => {});
     await sleep(500);
@@ -112,10 +150,9 @@ async function launches(rows) {
     // Alternate the two, so a slow moment of the machine falls on both.
     for (let run = 0; run < RUNS; run++) {
       for (const app of apps) {
-        const args = app.name === "Bridle"
-          ? ["--data-dir", dirs.make("data"), "--workspace", dirs.make("ws"), "--config", process.env.BENCH_CONFIG]
-          : [];
-        results[app.name].push(await launchOnce(app.binary, args, app.input));
+        const data = app.name === "Bridle" ? dirs.make("data") : null;
+        const args = data ? ["--data-dir", data, "--workspace", dirs.make("ws"), "--config", process.env.BENCH_CONFIG] : [];
+        results[app.name].push(await launchOnce(app.binary, args, app.input, data));
       }
     }
     for (const app of apps) {
@@ -133,6 +170,7 @@ async function launches(rows) {
       ]);
     }
     const [a, b] = apps.map((app) => results[app.name]);
+    launchTrace(a, b);
     rows.push(["idle PSS ratio Bridle / blank", (median(a.map((x) => x.pss)) / median(b.map((x) => x.pss))).toFixed(2), "goal ≤ 1.10"]);
     rows.push(["launch ratio Bridle / blank", (median(a.map((x) => x.launchMs)) / median(b.map((x) => x.launchMs))).toFixed(2), "goal ≤ 1.00"]);
   } finally {
@@ -150,6 +188,8 @@ const SCROLL = `
   const observer = longTasks && new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
   observer?.observe({ type: 'longtask' });
   let last = performance.now();
+  // WebDriver's request gives up after 60 s: a scroll that slow stops at 50 s and says so.
+  const began = last;
   el.scrollTop = downwards ? 0 : el.scrollHeight;
   const tick = () => {
     const now = performance.now();
@@ -158,14 +198,41 @@ const SCROLL = `
     const before = el.scrollTop;
     el.scrollTop = before + (downwards ? step : -step);
     const atEnd = downwards ? el.scrollTop + el.clientHeight >= el.scrollHeight - 1 : el.scrollTop <= 0;
-    if (atEnd || frames.length >= maxFrames) {
+    const late = now - began > 50000;
+    if (atEnd || frames.length >= maxFrames || late) {
       observer?.disconnect();
-      done({ frames: frames.slice(1), longTasks, rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message]').length });
+      done({ late, frames: frames.slice(1), longTasks, rows: el.querySelectorAll('[data-testid=audit-row], [data-testid=message], .diff-line').length });
     }
     else requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
 `;
+
+/** The launch trace, printed as a table of its own: each phase the app logged (its duration and
+ * when it ended, since the process began), then the page's marks for both apps (since the
+ * page's navigation began); medians over the runs. */
+function launchTrace(bridle, blank) {
+  const lines = ["| launch phase (Bridle's log; page marks for both) | took | ended at | blank app |", "|---|---|---|---|"];
+  const names = [...new Set(bridle.flatMap((r) => Object.keys(r.phases)))];
+  const at = (r, n) => r.phases[n]?.at;
+  names.sort((x, y) => median(bridle.map((r) => at(r, x) ?? Infinity)) - median(bridle.map((r) => at(r, y) ?? Infinity)));
+  const med = (xs) => (xs.length ? median(xs).toFixed(1) : "");
+  for (const n of names) {
+    const took = bridle.map((r) => r.phases[n]?.ms).filter((x) => x !== undefined);
+    const ended = bridle.map((r) => at(r, n)).filter((x) => x !== undefined);
+    lines.push(`| ${n} | ${took.length ? `${med(took)} ms` : "(mark)"} | ${med(ended)} ms | |`);
+  }
+  const pageNames = [...new Set([...bridle, ...blank].flatMap((r) => Object.keys(r.page ?? {})))];
+  for (const n of pageNames) {
+    const of = (rs) => rs.map((r) => r.page?.[n]).filter((x) => typeof x === "number");
+    const unit = n.endsWith("(count)") ? "" : " ms";
+    const [x, y] = [of(bridle), of(blank)];
+    lines.push(`| ${n} | | ${x.length ? med(x) + unit : ""} | ${y.length ? med(y) + unit : ""} |`);
+  }
+  const table = lines.join("\n");
+  console.log(table);
+  writeFileSync(join(outDir(), "launch-trace.md"), `${table}\n`);
+}
 
 function frameRow(rows, what, result) {
   const f = result.frames;
@@ -173,7 +240,8 @@ function frameRow(rows, what, result) {
     what,
     `max ${Math.max(...f).toFixed(0)} ms`,
     `p95 ${pct(f, 95).toFixed(0)} ms, ${f.filter((x) => x > 50).length} of ${f.length} frames over 50 ms, ${result.rows} rows in the DOM at the end; ` +
-      (result.longTasks ? `${result.longTasks.length} long tasks` : "no Long Tasks API in this WebKit"),
+      (result.longTasks ? `${result.longTasks.length} long tasks` : "no Long Tasks API in this WebKit") +
+      (result.late ? "; stopped after 50 s, before the end" : ""),
   ]);
 }
 
@@ -248,20 +316,32 @@ async function bigSessions(rows) {
       return chat && (await session.findAll(".chat [data-testid=message]")).length >= 2;
     }, "the diff session's history in Chat", 30000);
     await sleep(500);
+    // Shown: the diff's box holds all its lines (all in the DOM, or a virtualised box whose
+    // data-lines says how many it scrolls through) and its first line is laid out on screen.
     const diff = await executeAsync(session, `
       const done = arguments[0];
       const t0 = performance.now();
       document.querySelector('[data-testid=nav-changes]').click();
       const check = () => {
-        const lines = document.querySelectorAll('[data-testid=diff-view] .diff-line').length;
-        if (lines >= 10000 || performance.now() - t0 > 20000) done({ ms: performance.now() - t0, lines });
-        else requestAnimationFrame(check);
+        const box = document.querySelector('[data-testid=diff-view] .diff');
+        const first = box?.querySelector('.diff-line');
+        const lines = Math.max(Number(box?.dataset.lines ?? 0), document.querySelectorAll('[data-testid=diff-view] .diff-line').length);
+        const drawn = first && first.getBoundingClientRect().height > 0;
+        if ((lines >= 10000 && drawn) || performance.now() - t0 > 20000) {
+          done({ ms: performance.now() - t0, lines, inDom: document.querySelectorAll('[data-testid=diff-view] .diff-line').length });
+        } else requestAnimationFrame(check);
       };
       requestAnimationFrame(check);`);
     writeFileSync(join(outDir(), "bench-diff.png"), Buffer.from(await session.cmd("GET", "/screenshot"), "base64"));
     const diffMs = diff.lines >= 10000 ? diff.ms : NaN;
     if (diff.lines < 10000) rows.push(["10,000-line diff: lines shown after 20 s", String(diff.lines), "see bench-diff.png"]);
-    rows.push(["show a 10,000-line diff in Changes (click to every line in the DOM)", `${diffMs.toFixed(0)} ms`, "goal < 300 ms"]);
+    rows.push([
+      "show a 10,000-line diff in Changes (click to its first line drawn, all lines in its box)",
+      `${diffMs.toFixed(0)} ms`,
+      `goal < 300 ms; ${diff.inDom} of its lines in the DOM`,
+    ]);
+    await sleep(500);
+    frameRow(rows, "scroll the 10,000-line diff down, 600 frames of 400 px", await executeAsync(session, SCROLL, ["[data-testid=diff-view] .diff", 400, true, 600]));
   } finally {
     await session.cmd("DELETE", "").catch(() => {});
   }

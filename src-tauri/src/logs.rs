@@ -8,6 +8,9 @@ use tracing_appender::non_blocking::WorkerGuard;
 use tracing_appender::rolling::{RollingFileAppender, Rotation};
 use tracing_subscriber::EnvFilter;
 
+/// How many lines may wait for the log's writer thread.
+const LINES_QUEUED: usize = 1024;
+
 /// Installs the subscriber; the guard flushes the log when dropped. A log that cannot be
 /// opened is reported on stderr and the app goes on without it.
 pub fn install(data_dir: &Path) -> Option<WorkerGuard> {
@@ -24,7 +27,11 @@ pub fn install(data_dir: &Path) -> Option<WorkerGuard> {
             return None;
         }
     };
-    let (writer, guard) = tracing_appender::non_blocking(appender);
+    // The default queue holds 128,000 lines, allocated up front (4 MiB held for the app's life);
+    // the app logs a few lines a minute, so a burst past this many is dropped, not waited on.
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(LINES_QUEUED)
+        .finish(appender);
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let installed = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer).with_ansi(false).try_init();
     if let Err(e) = installed {

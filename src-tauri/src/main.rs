@@ -2,6 +2,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() -> std::process::ExitCode {
+    bridle_core::clock::launch_began();
     bridle_core::wiring::protect_this_process();
     match bridle_app::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -207,7 +207,10 @@ impl Wiring {
             return Ok(store.clone());
         }
         self.create_data_dir()?;
+        let opening = crate::clock::Phase::start("store open and migrations");
         let store = Store::open(&self.data_dir.join("bridle.db"))?;
+        drop(opening);
+        let _sweep = crate::clock::Phase::start("leftover-process sweep");
         let ended = crate::processes::end_leftovers(&store, crate::clock::Clock::now_ms(&crate::clock::SystemClock));
         if ended > 0 {
             tracing::info!("ended {ended} background process(es) an earlier Bridle process left running");
@@ -225,6 +228,7 @@ impl Wiring {
     /// collector when `[telemetry]` is on.
     pub fn audit(&self) -> Result<AuditSink, WiringError> {
         self.create_data_dir()?;
+        let _phase = crate::clock::Phase::start("audit log open");
         Ok(AuditSink::start(AuditLog::open(&self.data_dir)?.with_telemetry(self.telemetry())))
     }
 
@@ -294,6 +298,7 @@ impl Wiring {
     /// workspace as `BRIDLE_WORKSPACE` and the environment `bash` gets (an allow-list). What
     /// needs their tools waits for [`crate::mcp::McpHub::settled`]; a session does at its turns.
     pub fn mcp(&self) -> Arc<crate::mcp::McpHub> {
+        let _phase = crate::clock::Phase::start("MCP servers launched");
         let cwd = self.data_dir.join("mcp");
         if let Err(e) = std::fs::create_dir_all(&cwd) {
             tracing::warn!("cannot create {}: {e}", cwd.display());

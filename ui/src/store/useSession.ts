@@ -130,6 +130,7 @@ export function useSession(): Session {
         const snapshot = await sessionSnapshot();
         if (cancelled) return;
         dispatch({ type: "snapshotLoaded", snapshot });
+        performance.mark?.("bridle: session snapshot loaded");
         release(snapshot.seq ?? 0);
       } catch (err) {
         if (cancelled) return;

@@ -145,13 +145,16 @@ impl Engine {
             config.workspace = record.worktree.path.clone();
             config.worktree = Some(record.worktree);
         }
+        let phase = crate::clock::Phase::start("guard and shell sandbox (probes)");
         let permit = config.permit()?.with_grants(deps.store.clone(), session_id.clone());
         let calls = Arc::new(std::sync::RwLock::new(config.calls(tools, Arc::new(permit))?));
+        drop(phase);
         let lease = match SessionLease::try_acquire(&config.data_dir, &session_id) {
             Ok(Some(lease)) => lease,
             Ok(None) => return Err(EngineError::SessionBusy(session_id)),
             Err(source) => return Err(EngineError::Lease { id: session_id, source }),
         };
+        let phase = crate::clock::Phase::start("session row and history");
         let history = match spec {
             SessionSpec::New => {
                 deps.store.create_session(&session_id, &config.workspace.display().to_string(), now)?;
@@ -172,6 +175,7 @@ impl Engine {
             queue.withdraw(&stored.request.id, why)?;
         }
         let suspended = suspended_turn(deps.store.held_approvals(&session_id)?, &history);
+        drop(phase);
         let (event_tx, event_rx) = mpsc::channel(1024);
         let (event_tx, events_sent) = events::EventSender::new(event_tx);
         let (op_tx, op_rx) = mpsc::channel(64);
@@ -179,6 +183,7 @@ impl Engine {
             Some(turn::TurnStart::Resume { turn_id, .. }) => Some(turn_id.clone()),
             _ => None,
         };
+        let phase = crate::clock::Phase::start("session state (skills, brief, processes)");
         let session = Arc::new(Session::new(
             session_id.clone(),
             config,
@@ -193,6 +198,8 @@ impl Engine {
         let skills = session.skills.clone();
         let review = Arc::new(review::ReviewDesk::of(&session));
         let managed = session.config.managed.clone();
+        drop(phase);
+        let phase = crate::clock::Phase::start("watching and the session-started audit row");
         session.start_watching();
         session.audit(AuditKind::SessionStarted, None, |r| {
             r.payload(serde_json::json!({
@@ -203,6 +210,7 @@ impl Engine {
                 "frontEnd": session.config.front_end,
             }))
         });
+        drop(phase);
         let closing = CancellationToken::new();
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
         let engine = Engine {

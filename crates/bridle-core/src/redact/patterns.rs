@@ -43,13 +43,30 @@ pub(super) fn shape(regex: impl Into<String>, replace: Replace) -> Shape {
     Shape { regex: regex.into(), replace }
 }
 
-/// One secret shape, compiled.
+/// One secret shape, its regex compiled the first time the prefilter says it may match (most
+/// never do in a session: compiling all of them at the first audit row held 3.5 MiB).
 struct Pattern {
-    regex: Regex,
+    source: String,
+    regex: std::sync::OnceLock<Option<Regex>>,
     replace: Replace,
 }
 
 impl Pattern {
+    /// The compiled regex; `None` if it does not compile (logged once).
+    fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| {
+                Regex::new(&self.source)
+                    .inspect_err(|e| {
+                        // Only reachable if a literal is edited into an invalid regex; the unit
+                        // tests compile every pattern, so this never ships.
+                        tracing::error!("audit sanitiser: invalid pattern {}: {e}", self.source)
+                    })
+                    .ok()
+            })
+            .as_ref()
+    }
+
     fn replacement(&self, caps: &Captures<'_>) -> String {
         let whole = group(caps, 0);
         match self.replace {
@@ -80,18 +97,6 @@ impl Pattern {
 
 /// Secret-looking names, as they appear in `name=value`, `--name value` and headers.
 const NAME: &str = r"(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential)";
-
-fn compile(shape: Shape) -> Option<Pattern> {
-    match Regex::new(&shape.regex) {
-        Ok(regex) => Some(Pattern { regex, replace: shape.replace }),
-        Err(e) => {
-            // Only reachable if a literal is edited into an invalid regex; the unit tests
-            // compile every pattern, so this never ships.
-            tracing::error!("audit sanitiser: invalid pattern {}: {e}", shape.regex);
-            None
-        }
-    }
-}
 
 pub(super) fn group<'a>(caps: &'a Captures<'_>, i: usize) -> &'a str {
     caps.get(i).map_or("", |m| m.as_str())
@@ -224,12 +229,17 @@ fn shapes() -> Vec<Shape> {
         .collect()
 }
 
-static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| shapes().into_iter().filter_map(compile).collect());
+static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    shapes()
+        .into_iter()
+        .map(|shape| Pattern { source: shape.regex, regex: std::sync::OnceLock::new(), replace: shape.replace })
+        .collect()
+});
 
 /// Every pattern at once: one pass tells which patterns can match at all, so most strings
 /// (no secret in them) cost one scan instead of one per pattern.
 static PREFILTER: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
-    RegexSet::new(PATTERNS.iter().map(|p| p.regex.as_str()))
+    RegexSet::new(PATTERNS.iter().map(|p| p.source.as_str()))
         .inspect_err(|e| tracing::error!("audit sanitiser: no prefilter, every pattern runs: {e}"))
         .ok()
 });
@@ -244,7 +254,8 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         if hits.as_ref().is_some_and(|hits| !hits.matched(i)) {
             continue;
         }
-        let replaced = match p.regex.replace_all(&out, |caps: &Captures<'_>| p.replacement(caps)) {
+        let Some(regex) = p.regex() else { continue };
+        let replaced = match regex.replace_all(&out, |caps: &Captures<'_>| p.replacement(caps)) {
             Cow::Owned(replaced) => Some(replaced),
             Cow::Borrowed(_) => None,
         };
@@ -258,5 +269,5 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// How many shapes there are, and how many compiled (the tests check it is all of them).
 #[cfg(test)]
 pub fn compiled() -> (usize, usize) {
-    (shapes().len(), PATTERNS.len())
+    (shapes().len(), PATTERNS.iter().filter(|p| p.regex().is_some()).count())
 }

@@ -161,11 +161,14 @@ impl SessionHost {
 
     /// Opens the store and starts the launch's session.
     pub async fn start(wiring: Wiring, reload: Reload, forward: Forward) -> Result<SessionHost, Failure> {
+        let _phase = crate::clock::Phase::start("engine started (in all)");
         let store = wiring.store()?;
+        let waiting = crate::clock::Phase::start("session waiting on approvals looked up");
         let spec = match waiting_session(&store, &wiring.workspace)? {
             Some(id) => SessionSpec::Resume(id),
             None => SessionSpec::New,
         };
+        drop(waiting);
         let workspace = wiring.workspace.clone();
         let host = SessionHost(Arc::new(Inner {
             wiring: std::sync::RwLock::new(wiring),
@@ -253,15 +256,20 @@ impl SessionHost {
             Some(p) => {
                 let p = p.clone();
                 let w = wiring.clone();
+                let _phase = crate::clock::Phase::start("provider and its key (keychain)");
                 // The key lookup may ask the keychain over D-Bus: off the async threads.
                 tokio::task::spawn_blocking(move || w.provider(&p)).await??
             }
             None => Arc::new(provider::Unconfigured),
         };
         let mcp = wiring.mcp();
+        let tools = {
+            let _phase = crate::clock::Phase::start("built-in tools");
+            Arc::new(crate::tools::builtin_registry()?)
+        };
         let deps = EngineDeps {
             provider,
-            tools: Arc::new(crate::tools::builtin_registry()?),
+            tools,
             mcp: Some(mcp.clone()),
             store: self.0.store.clone(),
             clock: Arc::new(SystemClock),
@@ -270,7 +278,9 @@ impl SessionHost {
         let mut config = wiring.engine_config();
         config.front_end = "app";
         config.workspace = workspace.clone();
+        let spawned = crate::clock::Phase::start("engine spawned");
         let (engine, events) = Engine::spawn(config, deps, spec)?;
+        drop(spawned);
         let provider_config = wiring.config.provider.as_ref();
         let summary = SessionSummary {
             session_id: engine.session_id().to_string(),

@@ -35,6 +35,7 @@ impl SessionHost {
         let id = engine.session_id().to_string();
         let store = self.0.store.clone();
         blocking(ErrorCode::StoreReadFailed, move || {
+            let _phase = crate::clock::Phase::start("session snapshot read");
             Ok(SessionSnapshot { seq, ..crate::compaction::snapshot(&store, &id, SystemClock.now_ms())? })
         })
         .await

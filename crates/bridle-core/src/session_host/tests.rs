@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex as StdMutex};
 
-use bridle_protocol::{AuditQuery, Op};
+use bridle_protocol::{AuditQuery, HistoryItem, Op};
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -253,4 +253,77 @@ fn the_launch_reopens_the_newest_session_of_its_workspace_left_waiting() {
     store.record_worktree("in-a-worktree", &worktree, 25).unwrap();
     assert_eq!(waiting_session(&store, Path::new("/w")).unwrap().as_deref(), Some("in-a-worktree"));
     assert_eq!(waiting_session(&store, Path::new("/none")).unwrap(), None);
+}
+
+/// A loopback port that counts the connections made to it (each dropped at once): the model
+/// server's or an MCP server's, as a test double.
+fn counted_port() -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (port, hits)
+}
+
+/// The launch path (issue 44): the first screen's data (the header and the stored session) comes
+/// from the store, with no call to the network, a process or an MCP server. The doubles: the
+/// model server and an HTTP MCP server on counted ports, and a stdio MCP server that writes a
+/// line each time it is started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_screen_comes_from_the_store_with_no_network_process_or_mcp_call() {
+    let (model_port, model) = counted_port();
+    let (mcp_port, mcp) = counted_port();
+    let (workspace, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let starts = data.path().join("stdio-starts");
+    let config = format!(
+        "[provider]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:{model_port}/v1\"\nmodel = \"m\"\n\n\
+         [mcp.servers.remote]\nurl = \"http://127.0.0.1:{mcp_port}/mcp\"\nstartup_timeout_secs = 5\n\n\
+         [mcp.servers.local]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"echo started >> {}\"]\nstartup_timeout_secs = 5\n",
+        starts.display()
+    );
+    std::fs::write(data.path().join("config.toml"), config).unwrap();
+    let flags = flags(workspace.path(), data.path());
+    let wiring = Wiring::load(flags.clone(), |_| None, || unreachable!()).unwrap();
+    let reload: Reload = Arc::new(move || Wiring::load(flags.clone(), |_| None, || unreachable!()));
+    let (events, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let forward: Forward = Arc::new(move |out| {
+        if let Outgoing::Engine(e) = out {
+            let _ = events.send(e.event);
+        }
+    });
+    let host = SessionHost::start(wiring, reload, forward).await.unwrap();
+    // What the engine does behind the window at launch, before counting: its MCP servers start
+    // (both fail here), and its loop asks the model server for its context window before it
+    // takes its first op (a mode switch, answered with an event).
+    let hub = host.0.live.lock().await.as_ref().unwrap().mcp.hub.clone();
+    hub.settled().await;
+    host.submit(Op::SetMode { mode: bridle_protocol::Mode::Ask }).await.unwrap();
+    while !matches!(heard.recv().await, Some(Event::ModeChanged { .. })) {}
+    let id = host.summary().await.unwrap().session_id;
+    let said = HistoryItem::User { text: "what changed?".into() };
+    host.0.store.append(&id, "t1", &said, 1).unwrap();
+    let started = || std::fs::read_to_string(&starts).unwrap_or_default().lines().count();
+    let counts = || (model.load(Ordering::SeqCst), mcp.load(Ordering::SeqCst), started());
+    let before = counts();
+    // The doubles do count: the launch reached the model server and both MCP servers.
+    assert!(before.0 >= 1 && before.1 >= 1 && before.2 == 1, "{before:?}");
+
+    // What the window asks for its first screen.
+    let summary = host.summary().await.unwrap();
+    let snapshot = host.session_snapshot().await.unwrap();
+    let pending = host.pending_approvals().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+
+    assert_eq!(counts(), before, "no network, process or MCP call");
+    assert_eq!(summary.session_id, id);
+    let items: Vec<_> = snapshot.items.iter().map(|i| i.item.clone()).collect();
+    assert_eq!(items, [said]);
+    assert!(pending.is_empty() && snapshot.pending_approvals.is_empty());
+    host.close().await;
 }

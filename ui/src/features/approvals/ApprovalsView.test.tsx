@@ -16,6 +16,8 @@ async function openApprovals() {
   render(<App />);
   await screen.findByText("/home/dev/project");
   await user.click(screen.getByTestId("nav-approvals"));
+  // The view's code is fetched when it is first opened.
+  await screen.findByRole("region", { name: "Approvals" });
   return user;
 }
 

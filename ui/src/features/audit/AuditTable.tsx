@@ -1,9 +1,9 @@
 // Audit rows, newest first, one line each; a click (or Enter) selects a row for the details pane.
 // Virtualised: only the rows in view (and a margin) are in the DOM, spacer rows keep the table's
-// height, so a log of 100,000 rows scrolls like one of 100; nearing the end asks for the next
-// older page.
+// height, so a log of 100,000 rows scrolls like one of 100 (each row memoised: a scroll renders
+// only the rows that came into view); nearing the end asks for the next older page.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type RefObject, useEffect } from "react";
+import { type RefObject, memo, useEffect } from "react";
 import type { AuditEvent } from "../../api/types";
 import { clockTime, latency, shortId } from "./format";
 
@@ -60,36 +60,7 @@ export function AuditTable({ rows, selectedId, showSession, onSelect, scroller, 
         )}
         {shown.map((v) => {
           const row = rows[v.index];
-          if (!row) return null;
-          return (
-            <tr
-              key={row.id}
-              className={row.id === selectedId ? "audit-row selected" : "audit-row"}
-              data-testid="audit-row"
-              data-kind={row.kind}
-              data-decision={row.decision ?? ""}
-              aria-selected={row.id === selectedId}
-              tabIndex={0}
-              onClick={() => onSelect(row)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter" || e.key === " ") {
-                  e.preventDefault();
-                  onSelect(row);
-                }
-              }}
-            >
-              <td className="mono" title={new Date(row.at).toISOString()}>
-                {clockTime(row.at)}
-              </td>
-              {showSession && <td className="mono">{shortId(row.sessionId)}</td>}
-              <td>{row.kind}</td>
-              <td className="mono">{row.tool ?? ""}</td>
-              <td>{row.decision && <span className={`decision-badge ${row.decision}`}>{row.decision}</span>}</td>
-              <td>{row.source ?? ""}</td>
-              <td>{row.status ?? ""}</td>
-              <td className="num">{latency(row.latencyMs)}</td>
-            </tr>
-          );
+          return row ? <AuditRow key={row.id} row={row} selected={row.id === selectedId} showSession={showSession} onSelect={onSelect} /> : null;
         })}
         {after > 0 && (
           <tr aria-hidden="true" className="audit-spacer">
@@ -100,3 +71,42 @@ export function AuditTable({ rows, selectedId, showSession, onSelect, scroller, 
     </table>
   );
 }
+
+interface RowProps {
+  row: AuditEvent;
+  selected: boolean;
+  showSession: boolean;
+  onSelect: (row: AuditEvent) => void;
+}
+
+/** One row; memoised, so a scroll renders only the rows that came into view. */
+const AuditRow = memo(function AuditRow({ row, selected, showSession, onSelect }: RowProps) {
+  return (
+    <tr
+      className={selected ? "audit-row selected" : "audit-row"}
+      data-testid="audit-row"
+      data-kind={row.kind}
+      data-decision={row.decision ?? ""}
+      aria-selected={selected}
+      tabIndex={0}
+      onClick={() => onSelect(row)}
+      onKeyDown={(e) => {
+        if (e.key === "Enter" || e.key === " ") {
+          e.preventDefault();
+          onSelect(row);
+        }
+      }}
+    >
+      <td className="mono" title={new Date(row.at).toISOString()}>
+        {clockTime(row.at)}
+      </td>
+      {showSession && <td className="mono">{shortId(row.sessionId)}</td>}
+      <td>{row.kind}</td>
+      <td className="mono">{row.tool ?? ""}</td>
+      <td>{row.decision && <span className={`decision-badge ${row.decision}`}>{row.decision}</span>}</td>
+      <td>{row.source ?? ""}</td>
+      <td>{row.status ?? ""}</td>
+      <td className="num">{latency(row.latencyMs)}</td>
+    </tr>
+  );
+});

@@ -40,7 +40,9 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace }
     getScrollElement: () => scroller.current,
     estimateSize: () => ESTIMATE,
     // A row in a hidden view measures 0; keep the estimate until it can be measured for real.
-    measureElement: (el) => el.getBoundingClientRect().height || ESTIMATE,
+    // After the first measure, the size comes with the resize observer's entry: no layout is
+    // forced in the middle of a frame.
+    measureElement: (el, entry) => (entry?.borderBoxSize?.[0]?.blockSize ?? el.getBoundingClientRect().height) || ESTIMATE,
     overscan: 6,
     getItemKey: (index) => rows[index]?.key ?? index,
   });

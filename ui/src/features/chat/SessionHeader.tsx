@@ -1,8 +1,8 @@
 // One line above the transcript: which workspace and model this session runs with, its mode (a
 // picker: the engine switches between turns and confirms), how `bash` runs under it, and whether
-// a turn is working — or reconnecting after its stream broke; which project instruction files
-// (`AGENTS.md`, `CLAUDE.md`) the model was given, with what they cost in every request; and how
-// many background processes run.
+// a turn is working — or reconnecting after its stream broke, or the engine is still starting;
+// which project instruction files (`AGENTS.md`, `CLAUDE.md`) the model was given, with what they
+// cost in every request; and how many background processes run.
 import type { Mode, SessionSummary } from "../../api/types";
 import type { RunMode, SessionState } from "../../store/state";
 import type { Connection } from "../../store/useSession";
@@ -56,6 +56,12 @@ export function SessionHeader({ info, runMode, connection, busy, reconnecting, r
       {reconnecting ? (
         <span className="turn-state reconnecting" role="status" data-testid="reconnecting" title={reconnecting.reason}>
           reconnecting ({reconnecting.attempt}/{reconnecting.maxAttempts})
+        </span>
+      ) : connection === "connecting" ? (
+        // The window opens before the engine has started (the store, the sandbox probe, the
+        // keychain): what is typed meanwhile is sent once it has.
+        <span className="turn-state busy" role="status" data-testid="engine-starting">
+          Starting the engine…
         </span>
       ) : (
         <span className={busy ? "turn-state busy" : "turn-state"} role="status">
