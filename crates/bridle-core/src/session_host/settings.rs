@@ -76,7 +76,7 @@ impl SessionHost {
     }
 
     /// The shown session's MCP servers.
-    async fn mcp(&self) -> Result<std::sync::Arc<crate::mcp::McpHub>, ErrorInfo> {
+    pub(super) async fn mcp(&self) -> Result<std::sync::Arc<crate::mcp::McpHub>, ErrorInfo> {
         let shown = self.0.shown().unwrap_or_default();
         match self.0.sessions.lock().await.live.get(&shown) {
             Some(live) => Ok(live.mcp.clone()),

@@ -301,7 +301,7 @@ async fn the_first_screen_comes_from_the_store_with_no_network_process_or_mcp_ca
     // What the engine does behind the window at launch, before counting: its MCP servers start
     // (both fail here), and its loop asks the model server for its context window before it
     // takes its first op (a mode switch, answered with an event).
-    let hub = host.0.live.lock().await.as_ref().unwrap().mcp.hub.clone();
+    let hub = host.mcp().await.unwrap();
     hub.settled().await;
     host.submit(Op::SetMode { mode: bridle_protocol::Mode::Ask }).await.unwrap();
     while !matches!(heard.recv().await, Some(Event::ModeChanged { .. })) {}
