@@ -131,9 +131,13 @@ fn git_folders(path: &Path) -> Result<(PathBuf, PathBuf), WorktreeError> {
     let git = Git::new(path);
     let common = PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-common-dir"])?);
     let admin = PathBuf::from(git.line(["rev-parse", "--path-format=absolute", "--git-dir"])?);
+    // Through the one door, beneath the common folder; one already there is left as it is.
+    let fs = crate::fs::WorkspaceFs::open(&common).map_err(|e| io_error(&common, e))?;
     for folder in ["refs/heads/bridle", "logs/refs/heads/bridle"] {
-        let at = common.join(folder);
-        std::fs::create_dir_all(&at).map_err(|error| WorktreeError::Io { path: at, error })?;
+        let rel = Path::new(folder);
+        if fs.entry(rel).map_err(|e| io_error(&common.join(rel), e))?.is_none() {
+            fs.place_folder(rel, 0o755).map_err(|e| io_error(&common.join(rel), e))?;
+        }
     }
     Ok((common, admin))
 }
@@ -199,11 +203,12 @@ pub fn archive_gone(w: &Worktree, id: &str) -> Result<Archived, WorktreeError> {
     }
     let reference = archive_ref(id);
     main.run(["update-ref", "-m", "bridle archive", &reference, &top])?;
-    // Its admin folder alone goes (`git worktree prune` would take the user's stale ones too).
-    if w.admin_dir.parent() == Some(w.common_dir.join("worktrees").as_path()) {
-        std::fs::remove_dir_all(&w.admin_dir)
-            .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
-            .map_err(|error| WorktreeError::Io { path: w.admin_dir.clone(), error })?;
+    // Its admin folder alone goes (`git worktree prune` would take the user's stale ones too),
+    // through the one door, beneath the common folder's `worktrees/`.
+    let admins = w.common_dir.join("worktrees");
+    if let (Some(name), true) = (w.admin_dir.file_name(), w.admin_dir.parent() == Some(admins.as_path())) {
+        let fs = crate::fs::WorkspaceFs::open(&admins).map_err(|e| io_error(&admins, e))?;
+        fs.remove_any(Path::new(name)).map_err(|e| io_error(&w.admin_dir, e))?;
     }
     Ok(Archived { reference, branch: w.branch.clone(), head })
 }
