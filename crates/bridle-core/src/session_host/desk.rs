@@ -109,7 +109,7 @@ impl SessionHost {
     /// Closes session `id` when it is live here; when it was the shown one, another live one
     /// is shown.
     pub(super) async fn close_one(&self, id: &str) {
-        let Some(live) = self.0.sessions.lock().await.live.remove(id) else { return };
+        let Some(live) = self.0.sessions.lock().await.remove(id) else { return };
         close_live(live.engine, live.mcp).await;
         if self.0.shown().as_deref() == Some(id) {
             self.show_any().await;
@@ -125,7 +125,7 @@ impl SessionHost {
         })
         .await?;
         let mut sessions = self.0.sessions.lock().await;
-        if let Some(live) = sessions.live.get(&session.id) {
+        if let Some(live) = sessions.get(&session.id) {
             return Ok(live.engine.clone());
         }
         let opened = self
@@ -133,7 +133,7 @@ impl SessionHost {
             .await
             .map_err(|e| failure(ErrorCode::SessionOpenFailed, e))?;
         let engine = opened.engine.clone();
-        sessions.live.insert(session.id, opened);
+        sessions.insert(session.id, opened);
         Ok(engine)
     }
 }

@@ -68,17 +68,12 @@ struct Live {
     mcp: Arc<McpHub>,
 }
 
-/// The live sessions, by id.
-#[derive(Default)]
-struct Sessions {
-    live: HashMap<String, Live>,
-}
-
 struct Inner {
     wiring: std::sync::RwLock<Wiring>,
     reload: Reload,
     store: Arc<Store>,
-    sessions: Mutex<Sessions>,
+    /// The live sessions, by id.
+    sessions: Mutex<HashMap<String, Live>>,
     /// The session the window shows (read by the MCP forwarders without the lock above).
     shown: std::sync::RwLock<Option<String>>,
     forward: Forward,
@@ -174,7 +169,7 @@ impl SessionHost {
             wiring: std::sync::RwLock::new(wiring),
             reload,
             store,
-            sessions: Mutex::new(Sessions::default()),
+            sessions: Mutex::new(HashMap::new()),
             shown: std::sync::RwLock::new(None),
             forward,
             mcp_seq: AtomicU64::new(0),
@@ -192,7 +187,7 @@ impl SessionHost {
     async fn show(&self, spec: SessionSpec, workspace: PathBuf) -> Result<SessionSummary, Failure> {
         let mut sessions = self.0.sessions.lock().await;
         if let SessionSpec::Resume(id) = &spec {
-            if let Some(live) = sessions.live.get(id) {
+            if let Some(live) = sessions.get(id) {
                 let summary = live.summary.clone();
                 self.shown_now(id.clone(), &live.mcp);
                 return Ok(summary);
@@ -201,7 +196,7 @@ impl SessionHost {
         let opened = self.spawn(spec, workspace).await?;
         let (id, summary) = (opened.summary.session_id.clone(), opened.summary.clone());
         self.shown_now(id.clone(), &opened.mcp);
-        sessions.live.insert(id, opened);
+        sessions.insert(id, opened);
         Ok(summary)
     }
 
@@ -216,7 +211,7 @@ impl SessionHost {
     /// the session is left closed and another live one is shown, if any.
     async fn restart_shown(&self) -> Result<SessionSummary, Failure> {
         let old = match self.0.shown() {
-            Some(id) => self.0.sessions.lock().await.live.remove(&id),
+            Some(id) => self.0.sessions.lock().await.remove(&id),
             None => None,
         };
         let Some(old) = old else { return self.show(SessionSpec::New, self.wiring().workspace).await };
@@ -232,7 +227,7 @@ impl SessionHost {
     /// Shows some live session when the shown one went; none when none is live.
     async fn show_any(&self) {
         let sessions = self.0.sessions.lock().await;
-        match sessions.live.iter().next() {
+        match sessions.iter().next() {
             Some((id, live)) => self.shown_now(id.clone(), &live.mcp),
             None => self.0.set_shown(None),
         }
@@ -312,7 +307,7 @@ impl SessionHost {
     /// The shown session's engine.
     async fn engine(&self) -> Result<Engine, ErrorInfo> {
         let shown = self.0.shown().unwrap_or_default();
-        match self.0.sessions.lock().await.live.get(&shown) {
+        match self.0.sessions.lock().await.get(&shown) {
             Some(live) => Ok(live.engine.clone()),
             None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }
@@ -320,7 +315,7 @@ impl SessionHost {
 
     /// Closes every live session and its MCP servers (the app is exiting).
     pub async fn close(&self) {
-        let all: Vec<Live> = self.0.sessions.lock().await.live.drain().map(|(_, live)| live).collect();
+        let all: Vec<Live> = self.0.sessions.lock().await.drain().map(|(_, live)| live).collect();
         self.0.set_shown(None);
         futures::future::join_all(all.into_iter().map(|live| close_live(live.engine, live.mcp))).await;
         // What is still queued for the team's collector: at most 2 s, and a row for what it
@@ -338,7 +333,7 @@ impl SessionHost {
     /// The shown session's header.
     pub async fn summary(&self) -> Result<SessionSummary, ErrorInfo> {
         let shown = self.0.shown().unwrap_or_default();
-        match self.0.sessions.lock().await.live.get(&shown) {
+        match self.0.sessions.lock().await.get(&shown) {
             // The mode and the sandbox as they are now: a mode changed since the session opened
             // shows in a reloaded window too.
             Some(live) => {

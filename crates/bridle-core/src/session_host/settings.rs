@@ -78,7 +78,7 @@ impl SessionHost {
     /// The shown session's MCP servers.
     pub(super) async fn mcp(&self) -> Result<std::sync::Arc<crate::mcp::McpHub>, ErrorInfo> {
         let shown = self.0.shown().unwrap_or_default();
-        match self.0.sessions.lock().await.live.get(&shown) {
+        match self.0.sessions.lock().await.get(&shown) {
             Some(live) => Ok(live.mcp.clone()),
             None => Err(failure(ErrorCode::NoSession, "no session is open")),
         }
