@@ -26,13 +26,25 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
         ApprovalsAction::List { session, json } => {
             for stored in store.inbox(session.as_deref())? {
                 let request = &stored.request;
+                // A child's question says which agent asks, and for which session (DESIGN §16.1).
+                let agent = store.session(&request.session_id).ok().and_then(|s| s.agent);
                 if *json {
-                    println!("{}", serde_json::to_string(request)?);
+                    let mut row = serde_json::to_value(request)?;
+                    if let (Some(agent), Some(row)) = (&agent, row.as_object_mut()) {
+                        row.insert(
+                            "agent".into(),
+                            serde_json::json!({"label": agent.label(), "parentId": agent.parent_id, "task": agent.task}),
+                        );
+                    }
+                    println!("{row}");
                 } else {
+                    let from = match &agent {
+                        Some(a) => format!("{} of session {}", safe(&a.label()), a.parent_id),
+                        None => format!("session {}", request.session_id),
+                    };
                     println!(
-                        "{}  session {}  {}  ({} findings, expires {})",
+                        "{}  {from}  {}  ({} findings, expires {})",
                         request.id,
-                        request.session_id,
                         safe(&request.subject.sentence()),
                         request.findings.len(),
                         request.expires_at
@@ -79,6 +91,12 @@ pub async fn approvals(global: &Global, args: &ApprovalsArgs) -> anyhow::Result<
             "{}",
             serde_json::json!({"approvalId": id, "status": status, "runsIn": "the process that has the session open"})
         );
+        return Ok(0);
+    }
+    // A child runs only under its parent, which opens it again with itself.
+    if let Some(agent) = store.session(&session_id)?.agent {
+        let runs_in = format!("agent {}, when its parent session {} is next opened", agent.id, agent.parent_id);
+        println!("{}", serde_json::json!({"approvalId": id, "status": status, "runsIn": runs_in}));
         return Ok(0);
     }
     if !has_provider {

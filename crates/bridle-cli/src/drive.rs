@@ -129,6 +129,12 @@ pub async fn follow(
             }
         };
         let Some(event) = event else { bail!("the engine stopped before the turn ended") };
+        // A child's events come in the parent's stream, naming the child (DESIGN §16.1): printed
+        // with its id, its questions answered here; its turns end nothing of this run.
+        if event.session_id() != engine.session_id() {
+            follow_child(engine, &event, drive, on_ask).await?;
+            continue;
+        }
         if drive.json {
             let mut out = std::io::stdout().lock();
             serde_json::to_writer(&mut out, &event)?;
@@ -180,6 +186,49 @@ pub async fn follow(
         }
         return Ok(code);
     }
+}
+
+/// One event of a child session: JSON as it is (it names the child), or a line with the child's
+/// id; a question of the child is answered as the run's own are.
+async fn follow_child(engine: &Engine, event: &Event, drive: &DriveArgs, on_ask: OnAsk) -> anyhow::Result<()> {
+    if drive.json {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, event)?;
+        writeln!(out)?;
+        out.flush()?;
+    } else {
+        let who: String = event.session_id().chars().take(8).collect();
+        match event {
+            Event::AssistantMessage { text, .. } if !text.trim().is_empty() => {
+                eprintln!("[agent {who}] {}", safe(text.trim()))
+            }
+            Event::ToolCallBegin { call, .. } => {
+                eprintln!("[agent {who}] -> {} {}", safe(&call.name), safe(&call.arguments))
+            }
+            Event::ToolCallEnd { status, result, .. } => {
+                let first = result.output.lines().next().unwrap_or_default();
+                eprintln!("[agent {who}] <- {status:?}: {}", safe(first));
+            }
+            Event::ApprovalRequested { request, .. } => {
+                eprintln!("[agent {who}] ?  approval {} for {}", request.id, safe(&request.subject.headline()))
+            }
+            Event::ApprovalResolved { approval_id, decision, source, .. } => {
+                eprintln!("[agent {who}] !  approval {approval_id}: {decision:?} ({source:?})")
+            }
+            Event::Error { info, .. } => eprintln!("[agent {who}] error [{}]: {}", info.code, safe(&info.message)),
+            Event::TurnAborted { reason, .. } => eprintln!("[agent {who}] turn ended early: {reason:?}"),
+            _ => {}
+        }
+    }
+    if let Event::ApprovalRequested { request, .. } = event {
+        if on_ask == OnAsk::Prompt {
+            eprintln!("\nagent {} of this session asks:", event.session_id());
+        }
+        if let Some(answer) = answer_for(on_ask, request).await {
+            engine.submit(answer).await?;
+        }
+    }
+    Ok(())
 }
 
 async fn answer_for(on_ask: OnAsk, request: &ApprovalRequest) -> Option<Op> {
@@ -246,6 +295,13 @@ fn print_human(event: &Event) -> anyhow::Result<()> {
         Event::Error { info, .. } => eprintln!("error [{}]: {}", info.code, safe(&info.message)),
         Event::TurnAborted { reason, .. } => eprintln!("turn ended early: {reason:?}"),
         Event::CommandDone { output, .. } => writeln!(out, "{}", safe(output))?,
+        Event::AgentUpdated { agent, .. } => {
+            let mut line = format!("agent {} ({}): {}", agent.id, safe(&bridle_protocol::AgentInfo::label(agent)), agent.state.as_str());
+            if let Some(error) = &agent.error {
+                line.push_str(&format!(" — {}", safe(error)));
+            }
+            eprintln!("{line}")
+        }
         _ => {}
     }
     Ok(())

@@ -19,6 +19,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     }
     add!(
         AbortReason,
+        AgentInfo,
+        AgentState,
         ApprovalAnswer,
         ApprovalRequest,
         ApprovalSubject,

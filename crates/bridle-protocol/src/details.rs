@@ -93,6 +93,12 @@ pub enum ToolDetails {
     },
     /// A skill loaded (`skill`, or a user's `/name`): which, from where, and its resources.
     Skill(Box<SkillLoad>),
+    /// Children of the session as a `spawn_agent`, `wait_agent`, `send_agent` or `close_agent`
+    /// call left them (DESIGN §16.1).
+    Agents {
+        /// Each child named by the call.
+        agents: Vec<crate::AgentInfo>,
+    },
     /// The model's plan (`update_plan`); the engine keeps it with the session.
     Plan {
         /// The steps, in order.

@@ -301,6 +301,14 @@ pub enum Event {
         /// Whether it did what was asked.
         ok: bool,
     },
+    /// A child session this session's call started changed: its state, last message, usage
+    /// (DESIGN §16.1). The child's own events follow in this stream too, naming the child.
+    AgentUpdated {
+        /// Session id (the parent's).
+        session_id: String,
+        /// The child as it stands now.
+        agent: crate::AgentInfo,
+    },
     /// Something the user must see.
     Error {
         /// Session id.
@@ -335,6 +343,7 @@ impl Event {
             | Event::ModeChanged { session_id, .. }
             | Event::ProcessChanged { session_id, .. }
             | Event::CommandDone { session_id, .. }
+            | Event::AgentUpdated { session_id, .. }
             | Event::Error { session_id, .. } => session_id,
         }
     }

@@ -68,6 +68,9 @@ pub struct SessionInfo {
     /// The git worktree Bridle made for it, when it works in one.
     #[serde(default)]
     pub worktree: Option<SessionWorktree>,
+    /// What it is as a child of another session (DESIGN §16.1), when it is one.
+    #[serde(default)]
+    pub agent: Option<crate::AgentInfo>,
 }
 
 /// A session's own git worktree (DESIGN §16).
@@ -185,6 +188,9 @@ pub struct SessionSnapshot {
     /// The session's plan as the model last set it (`update_plan`), empty when none.
     #[serde(default)]
     pub plan: Vec<PlanItem>,
+    /// The children its calls started, oldest first (DESIGN §16.1).
+    #[serde(default)]
+    pub agents: Vec<crate::AgentInfo>,
     /// The `seq` of the last event this snapshot already reflects (0 outside the app); later
     /// events apply on top.
     #[ts(type = "number")]

@@ -18,6 +18,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod agent;
 mod app;
 mod approval;
 mod audit;
@@ -35,6 +36,7 @@ mod skills;
 mod tool;
 mod usage;
 
+pub use agent::{AgentInfo, AgentState};
 pub use app::{InstructionFileInfo, ModelPrice, SessionSummary};
 pub use approval::{
     ApprovalAnswer, ApprovalRequest, ApprovalSubject, Decision, DecisionSource, Finding, Mode, Severity,

@@ -11,6 +11,7 @@ mod boundary;
 mod brief;
 mod checkpoints;
 mod crash;
+mod agents;
 mod desk;
 mod edges;
 mod effects;

@@ -9,6 +9,7 @@
 //! will not start) is checked by the module that uses it, and the Settings view's saving lives
 //! above, in `settings`.
 
+mod agents;
 pub mod edit;
 mod explain;
 mod hooks;
@@ -26,6 +27,7 @@ use bridle_protocol::Mode;
 pub use bridle_protocol::NetworkMode;
 use serde::{Deserialize, Serialize};
 
+pub use agents::{AgentsConfig, Isolation, Role};
 pub use edit::RuleList;
 pub use explain::{explain, Explained};
 pub use hooks::{HookConfig, HooksConfig, DEFAULT_HOOK_TIMEOUT_SECS};
@@ -187,6 +189,8 @@ pub struct Config {
     pub managed: Option<Managed>,
     /// Where skills are found beyond the standard folders.
     pub skills: SkillsConfig,
+    /// Children a session may start, and their roles (DESIGN §16.1).
+    pub agents: AgentsConfig,
 }
 
 /// `[skills]`: more folders holding skills (each a folder of `NAME/SKILL.md` folders), looked in

@@ -74,6 +74,10 @@ pub struct EngineConfig {
     /// The git worktree the session works in, when Bridle made one for it (set from the store's
     /// record when the session starts, never from the worktree's own files).
     pub worktree: Option<crate::worktrees::Worktree>,
+    /// How many children the session may start, how deep, and their roles (DESIGN §16.1).
+    pub agents: crate::config::AgentsConfig,
+    /// Its parent, when the session is a child another session started.
+    pub agent: Option<super::agents::AgentOrigin>,
 }
 
 impl Default for EngineConfig {
@@ -100,6 +104,8 @@ impl Default for EngineConfig {
             skills: crate::config::SkillsConfig::default(),
             managed: None,
             worktree: None,
+            agents: crate::config::AgentsConfig::default(),
+            agent: None,
         }
     }
 }
@@ -131,6 +137,8 @@ impl EngineConfig {
             managed: config.managed.clone(),
             worktree: None,
             skills: config.skills.clone(),
+            agents: config.agents.clone(),
+            agent: None,
         }
     }
 

@@ -8,6 +8,7 @@
 //! user as `Error` events, never as a panic; the session is persisted as it goes; a turn left
 //! waiting on approvals by an earlier process resumes as soon as the session is opened again.
 
+mod agents;
 mod commands;
 mod config;
 mod dispatch;
@@ -33,6 +34,7 @@ use crate::calls::{Answer, Calls};
 use crate::guard::{RuleError, ShellRuleError};
 use crate::store::{SessionLease, StoreError, StoredApproval};
 
+pub use agents::AgentOrigin;
 pub use config::{EngineConfig, EngineDeps};
 pub use events::EventCount;
 pub use review::records as review_records;
@@ -116,6 +118,7 @@ pub struct Engine {
     skills: Arc<crate::skills::SessionSkills>,
     review: Arc<review::ReviewDesk>,
     managed: Option<crate::config::Managed>,
+    children: Arc<agents::Children>,
 }
 
 impl Engine {
@@ -155,6 +158,7 @@ impl Engine {
             Err(source) => return Err(EngineError::Lease { id: session_id, source }),
         };
         let phase = crate::clock::Phase::start("session row and history");
+        let resumed = matches!(spec, SessionSpec::Resume(_));
         let history = match spec {
             SessionSpec::New => {
                 deps.store.create_session(&session_id, &config.workspace.display().to_string(), now)?;
@@ -198,6 +202,8 @@ impl Engine {
         let skills = session.skills.clone();
         let review = Arc::new(review::ReviewDesk::of(&session));
         let managed = session.config.managed.clone();
+        let children = session.children.clone();
+        children.attach(&session);
         drop(phase);
         let phase = crate::clock::Phase::start("watching and the session-started audit row");
         session.start_watching();
@@ -212,6 +218,11 @@ impl Engine {
         });
         drop(phase);
         let closing = CancellationToken::new();
+        if resumed {
+            // Its children left waiting or idle are opened again with it.
+            let (children, session) = (children.clone(), session.clone());
+            tokio::spawn(async move { children.resume(&session).await });
+        }
         tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
         let engine = Engine {
             ops: op_tx,
@@ -225,6 +236,7 @@ impl Engine {
             skills,
             review,
             managed,
+            children,
         };
         Ok((engine, event_rx))
     }
@@ -299,6 +311,16 @@ impl Engine {
     /// user-invocable skills.
     pub fn commands(&self) -> Vec<bridle_protocol::SlashCommandInfo> {
         crate::skills::available_commands(self.skills.skills())
+    }
+
+    /// The children this session started, as they stand (DESIGN §16.1).
+    pub fn agents(&self) -> Vec<bridle_protocol::AgentInfo> {
+        self.children.list()
+    }
+
+    /// The engine of this session's live child `id` (a front end shows it, and steers it).
+    pub fn agent(&self, id: &str) -> Option<Engine> {
+        self.children.engine(id)
     }
 
     /// The mode in force now (a `SetMode` takes effect between turns).
@@ -468,8 +490,19 @@ async fn run_loop(
                     if let Some(turn) = &running {
                         turn.cancel.cancel();
                     }
+                    // An interrupt ends the children too, and what they run.
+                    let children = session.children.clone();
+                    tokio::spawn(async move { children.close_all().await });
                 }
                 Some(Op::ResolveApproval { approval_id, decision, feedback, edited_arguments, call_hash }) => {
+                    // A child's question is answered by the child, which is waiting on it.
+                    if let Some(child) = session.children.asker(&approval_id) {
+                        let op = Op::ResolveApproval { approval_id, decision, feedback, edited_arguments, call_hash };
+                        if child.submit(op).await.is_err() {
+                            session.error(ErrorCode::ApprovalRefused, "the agent that asked has ended".into(), false).await;
+                        }
+                        continue;
+                    }
                     let answer = Answer { approval_id, decision, feedback, edited_arguments, call_hash };
                     if let Err(e) = session.approvals.answer(&answer, Some(&session.id)) {
                         session.error(ErrorCode::ApprovalRefused, e.to_string(), false).await;
@@ -515,7 +548,8 @@ async fn run_loop(
             break;
         }
     }
-    // Nothing the session started outlives it.
+    // Nothing the session started outlives it: its children, its processes.
+    session.children.close_all().await;
     session.processes.stop_all().await;
     // The session (and its lease) goes before the op queue closes: whoever waits in
     // `Engine::shutdown` may open the session again right away.

@@ -49,6 +49,8 @@ pub(crate) struct Session {
     pub processes: Arc<crate::processes::SessionProcesses>,
     /// The questions about what calls do (hosts, held changes) each turn has waiting.
     questions: Arc<crate::calls::Waiting>,
+    /// The child sessions its calls started.
+    pub(crate) children: Arc<super::agents::Children>,
 }
 
 impl Session {
@@ -133,6 +135,7 @@ impl Session {
             _lease: lease,
             processes,
             questions: Arc::default(),
+            children: Arc::default(),
         }
     }
 
@@ -188,6 +191,7 @@ impl Session {
             }
         };
         *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = next;
+        self.children.narrow_to(mode).await;
         self.audit(AuditKind::ModeChanged, None, |r| {
             r.payload(
                 serde_json::json!({"mode": mode.as_str(), "from": previous.as_str(), "sandbox": self.sandbox().0}),
@@ -285,6 +289,22 @@ impl Session {
         self.emit(event).await;
     }
 
+    /// Counts tokens a child spent in this session's totals, under the turn that started it, and
+    /// tells the window the new totals.
+    pub(crate) async fn add_child_usage(&self, turn_id: &str, step: &bridle_protocol::TokenUsage) {
+        let (total, context_used, context_window) = {
+            let mut meter = self.usage.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            meter.total.add(step);
+            (meter.total, meter.context_used, meter.context_window)
+        };
+        if let Err(e) = self.deps.store.set_usage(&self.id, turn_id, step, &total, context_used) {
+            tracing::warn!("session {}: an agent's tokens were not stored: {e}", self.id);
+        }
+        let turn_id = turn_id.to_string();
+        self.emit(Event::TokenUsage { session_id: self.id.clone(), turn_id, usage: *step, total, context_used, context_window })
+            .await;
+    }
+
     /// Sends an event; a consumer that went away is not an error of the session.
     pub(crate) async fn emit(&self, event: Event) {
         self.events.send(event).await;
@@ -312,7 +332,15 @@ impl Session {
         if !self.deps.audit.is_enabled() || rows.is_empty() {
             return;
         }
-        for row in rows {
+        for mut row in rows {
+            // A child's rows carry its parent's session, turn and call (DESIGN §16.1).
+            if let (Some(origin), Some(payload)) = (&self.config.agent, row.payload.as_object_mut()) {
+                let parent = &origin.info;
+                payload.insert(
+                    "parent".into(),
+                    serde_json::json!({"sessionId": parent.parent_id, "turnId": parent.turn_id, "callId": parent.call_id}),
+                );
+            }
             self.deps.audit.record(row);
         }
         self.report_audit_failure();
@@ -345,6 +373,7 @@ impl Session {
                 files: self.files.clone(),
                 processes: self.processes.clone(),
                 skills: self.skills.clone(),
+                agents: Some(Arc::new(self.children.clone())),
             }),
             ..ToolContext::new(
                 self.id.clone(),

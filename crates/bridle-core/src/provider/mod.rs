@@ -76,6 +76,11 @@ pub trait ModelProvider: Send + Sync {
     async fn context_window(&self) -> Option<u64> {
         None
     }
+    /// The same server and key asking `model` instead (a child agent's role may name another);
+    /// `None` when this provider cannot switch.
+    fn with_model(&self, _model: &str) -> Option<std::sync::Arc<dyn ModelProvider>> {
+        None
+    }
 }
 
 /// The provider of a session with no provider configured: every request fails with a message

@@ -102,6 +102,10 @@ impl OllamaProvider {
 
 #[async_trait]
 impl ModelProvider for OllamaProvider {
+    fn with_model(&self, model: &str) -> Option<std::sync::Arc<dyn ModelProvider>> {
+        Some(std::sync::Arc::new(OllamaProvider::new(self.client.clone(), &self.base_url, model, self.configured)))
+    }
+
     async fn stream(&self, request: &ModelRequest) -> Result<ModelStream, ProviderError> {
         let body = self.body(request, self.num_ctx().await);
         let url = format!("{}/api/chat", self.base_url);

@@ -73,6 +73,10 @@ impl OpenAiProvider {
 
 #[async_trait]
 impl ModelProvider for OpenAiProvider {
+    fn with_model(&self, model: &str) -> Option<std::sync::Arc<dyn ModelProvider>> {
+        Some(std::sync::Arc::new(OpenAiProvider::new(self.client.clone(), &self.base_url, model, self.api_key.clone())))
+    }
+
     async fn stream(&self, request: &ModelRequest) -> Result<ModelStream, ProviderError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.api_key {

@@ -107,7 +107,7 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
 }
 
 /// The YAML before the closing `---` line and the body after it.
-fn split_front_matter(rest: &str) -> Option<(&str, &str)> {
+pub(crate) fn split_front_matter(rest: &str) -> Option<(&str, &str)> {
     let mut at = 0;
     for line in rest.split_inclusive('\n') {
         if line.trim_end() == "---" {

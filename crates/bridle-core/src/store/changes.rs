@@ -84,12 +84,20 @@ impl Store {
         Ok(())
     }
 
-    /// Every change of a session, oldest first.
+    /// Every change of a session, and of its children in its workspace, oldest first.
     pub fn changes(&self, session_id: &str) -> Result<Vec<ChangeRow>, StoreError> {
         let conn = self.conn()?;
         let mut stmt = conn.prepare(
-            "SELECT id, session_id, turn_id, call_id, path, before_hash, before_mode, after_hash, after_mode,
-                undone_at, created_at, name FROM file_changes WHERE session_id = ?1 ORDER BY id",
+            // A child's changes in its parent's workspace count as the parent turn's that started
+            // it (DESIGN §16.1: the parent's undo covers them); a child in a worktree of its own
+            // changed another checkout.
+            "SELECT c.id, c.session_id, CASE WHEN c.session_id = ?1 THEN c.turn_id ELSE s.parent_turn_id END,
+                c.call_id, c.path, c.before_hash, c.before_mode, c.after_hash, c.after_mode, c.undone_at,
+                c.created_at, c.name
+             FROM file_changes c JOIN sessions s ON s.id = c.session_id
+             WHERE c.session_id = ?1
+                OR (s.parent_id = ?1 AND NOT EXISTS (SELECT 1 FROM worktrees w WHERE w.session_id = s.id))
+             ORDER BY c.id",
         )?;
         let rows = stmt.query_map([session_id], |r| {
             Ok(ChangeRow {

@@ -172,6 +172,12 @@ const MIGRATIONS: &[&str] = &[
         archive_head TEXT,
         archived_at INTEGER
     );",
+    // 14: a child session's parent (DESIGN §16.1): the parent's session and turn, and the child
+    // as its parent knows it (task, role, state, last message), as JSON.
+    "ALTER TABLE sessions ADD COLUMN parent_id TEXT REFERENCES sessions(id) ON DELETE CASCADE;
+     ALTER TABLE sessions ADD COLUMN parent_turn_id TEXT;
+     ALTER TABLE sessions ADD COLUMN agent TEXT;
+     CREATE INDEX sessions_parent ON sessions(parent_id);",
 ];
 
 /// Brings the schema up to date.

@@ -6,6 +6,7 @@
 //! conversation is always valid for the provider — except calls still waiting on an approval
 //! request, which the engine finishes when it resumes the session.
 
+mod agents;
 mod approvals;
 mod changes;
 mod hunks;
@@ -209,7 +210,7 @@ impl Store {
 
 /// A session's row with its token total (input and output; cached input is part of input).
 const SESSION_COLUMNS: &str = "SELECT s.id, s.workspace, s.title, s.created_at, s.updated_at, \
-     COALESCE(u.input_tokens + u.output_tokens, 0), s.turn_state \
+     COALESCE(u.input_tokens + u.output_tokens, 0), s.turn_state, s.agent \
      FROM sessions s LEFT JOIN session_usage u ON u.session_id = s.id";
 
 /// A session's row, and how its turn stands as recorded.
@@ -226,6 +227,8 @@ fn session_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(SessionInfo, S
         waiting: 0,
         branch: None,
         worktree: None,
+        // A child's record is the engine's own JSON; one it cannot read shows as no parent.
+        agent: row.get::<_, Option<String>>(7)?.and_then(|json| serde_json::from_str(&json).ok()),
     };
     Ok((info, row.get(6)?))
 }

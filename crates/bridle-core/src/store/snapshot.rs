@@ -162,6 +162,7 @@ impl Store {
             turn_usage,
             changes,
             plan: self.plan(session_id)?,
+            agents: self.agents(session_id)?,
             seq: 0,
         })
     }

@@ -9,6 +9,7 @@
 //! the one erased form every caller works with; a tool only ever sees arguments that match its
 //! schema. Errors a tool returns are for the model to act on, never a crash of the harness.
 
+mod agents;
 mod append_file;
 mod apply_patch;
 mod bash;
@@ -50,6 +51,7 @@ use crate::clock::Clock;
 use crate::sandbox::Access;
 use crate::workspace::Workspace;
 
+pub use agents::{Agents, CloseAgent, SendAgent, SpawnAgent, WaitAgent, AGENT_TOOLS, WAIT_MAX_SECS};
 pub use append_file::AppendFile;
 pub use apply_patch::ApplyPatch;
 pub use bash::Bash;
@@ -107,6 +109,8 @@ pub struct InSession {
     pub processes: Arc<crate::processes::SessionProcesses>,
     /// The session's skills (`skill` loads from them).
     pub skills: Arc<crate::skills::SessionSkills>,
+    /// The session's children (`spawn_agent` and its kin); `None` where none may start.
+    pub agents: Option<Arc<dyn Agents>>,
 }
 
 /// Everything a tool may reach; passed in, never global.
@@ -494,6 +498,10 @@ pub fn builtin_registry() -> Result<ToolRegistry, RegistryError> {
     registry.register(Arc::new(GetTokenUsage))?;
     registry.register(Arc::new(UpdatePlan))?;
     registry.register(Arc::new(LoadSkill))?;
+    registry.register(Arc::new(SpawnAgent))?;
+    registry.register(Arc::new(WaitAgent))?;
+    registry.register(Arc::new(SendAgent))?;
+    registry.register(Arc::new(CloseAgent))?;
     Ok(registry)
 }
 
@@ -530,7 +538,7 @@ pub(crate) mod testing {
             crate::audit::AuditSink::disabled(),
             ctx.clock.clone(),
         ));
-        ctx.session = Some(InSession { turn_id: turn_id.to_string(), files, processes, skills });
+        ctx.session = Some(InSession { turn_id: turn_id.to_string(), files, processes, skills, agents: None });
     }
 
     /// A context whose workspace is `root` and whose data dir is `root/../data`; `bash` runs in
