@@ -259,7 +259,23 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
     let mut prompted: HashSet<String> = HashSet::new();
     while let Some(event) = events.recv().await {
         let Some(s) = session.upgrade() else { return };
+        // A child's events (DESIGN §16.1): its questions are asked in the editor like the
+        // session's own; the rest shows as the progress of its `spawn_agent` call.
+        if event.session_id() != s.id {
+            if let Event::ApprovalRequested { request, .. } = event {
+                if prompted.len() < PENDING_QUESTIONS {
+                    prompted.insert(request.id.clone());
+                    tokio::spawn(s.clone().ask(request));
+                } else {
+                    tokio::spawn(s.clone().refuse(request));
+                }
+            } else if let Event::ApprovalResolved { approval_id, .. } = event {
+                prompted.remove(&approval_id);
+            }
+            continue;
+        }
         match event {
+            Event::AgentUpdated { agent, .. } => s.send(translate::agent_progress(&agent)),
             Event::AssistantDelta { text, .. } => s.send(translate::agent_text(&text)),
             Event::ToolCallBegin { call, .. } => s.announce(&call),
             Event::FileChanged { call_id, path, diff, .. } => diffs.entry(call_id).or_default().push((path, diff)),

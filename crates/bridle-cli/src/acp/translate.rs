@@ -86,6 +86,21 @@ pub fn in_progress(call_id: &str) -> SessionUpdate {
     SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(ToolCallId::new(call_id), fields))
 }
 
+/// A child agent's progress as the content of the `spawn_agent` call that started it (a call of
+/// kind `think`, DESIGN §16.1): where it stands and its last message.
+pub fn agent_progress(agent: &bridle_protocol::AgentInfo) -> SessionUpdate {
+    let mut text = format!("{}: {}", agent.label(), agent.state.as_str());
+    if let Some(error) = &agent.error {
+        text.push_str(&format!(" ({error})"));
+    }
+    if let Some(message) = &agent.last_message {
+        text.push_str(&format!("\n\n{message}"));
+    }
+    let raw = serde_json::to_value(agent).ok();
+    let fields = ToolCallUpdateFields::new().content(vec![ToolCallContent::from(text.as_str())]).raw_output(raw);
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(ToolCallId::new(agent.call_id.as_str()), fields))
+}
+
 /// One file a call changed: its path and its text before and after (`None`: absent).
 pub struct Changed {
     pub path: String,

@@ -96,6 +96,14 @@ impl Children {
         lock(&self.live).values().find(|c| c.asking.contains_key(approval_id)).and_then(|c| c.engine.clone())
     }
 
+    /// The child of this session (live or not) whose request `approval_id` is, from the store.
+    pub(crate) fn owner(&self, approval_id: &str, store: &crate::store::Store) -> Option<String> {
+        let parent = self.parent.get().and_then(Weak::upgrade)?;
+        let stored = store.approval(approval_id).ok().flatten()?;
+        let asker = store.session(&stored.request.session_id).ok()?;
+        asker.agent.filter(|a| a.parent_id == parent.id).map(|_| asker.id)
+    }
+
     /// The engine of live child `id`.
     pub(crate) fn engine(&self, id: &str) -> Option<Engine> {
         lock(&self.live).get(id).and_then(|c| c.engine.clone())

@@ -504,7 +504,16 @@ async fn run_loop(
                         continue;
                     }
                     let answer = Answer { approval_id, decision, feedback, edited_arguments, call_hash };
-                    if let Err(e) = session.approvals.answer(&answer, Some(&session.id)) {
+                    let answered = match session.approvals.answer(&answer, Some(&session.id)) {
+                        // A child opened again with this session may not have asked here yet: its
+                        // question waits in the store, where the child finds the answer.
+                        Err(crate::calls::AnswerError::WrongSession(_)) => match session.children.owner(&answer.approval_id, &session.deps.store) {
+                            Some(child) => session.approvals.answer(&answer, Some(&child)),
+                            None => session.approvals.answer(&answer, Some(&session.id)),
+                        },
+                        other => other,
+                    };
+                    if let Err(e) = answered {
                         session.error(ErrorCode::ApprovalRefused, e.to_string(), false).await;
                     }
                 }

@@ -128,6 +128,17 @@ impl SessionHost {
         if let Some(live) = sessions.get(&session.id) {
             return Ok(live.engine.clone());
         }
+        // A child's question is answered through its parent, which opens it again if need be.
+        let session = match &session.agent {
+            Some(agent) => {
+                if let Some(live) = sessions.get(&agent.parent_id) {
+                    return Ok(live.engine.clone());
+                }
+                let (store, parent) = (self.0.store.clone(), agent.parent_id.clone());
+                blocking(ErrorCode::NoSuchSession, move || Ok(store.session(&parent)?)).await?
+            }
+            None => session,
+        };
         let opened = self
             .spawn(SessionSpec::Resume(session.id.clone()), PathBuf::from(&session.workspace))
             .await

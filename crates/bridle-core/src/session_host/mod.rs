@@ -192,6 +192,9 @@ impl SessionHost {
                 self.shown_now(id.clone(), &live.mcp);
                 return Ok(summary);
             }
+            if let Some(summary) = self.show_child(&mut sessions, id) {
+                return Ok(summary);
+            }
         }
         let opened = self.spawn(spec, workspace).await?;
         let (id, summary) = (opened.summary.session_id.clone(), opened.summary.clone());
@@ -276,32 +279,22 @@ impl SessionHost {
         let spawned = crate::clock::Phase::start("engine spawned");
         let (engine, events) = Engine::spawn(config, deps, spec)?;
         drop(spawned);
-        let provider_config = wiring.config.provider.as_ref();
-        let summary = SessionSummary {
-            session_id: engine.session_id().to_string(),
-            workspace: workspace.display().to_string(),
-            mode: engine.mode(),
-            model: provider_config.map(|p| p.model.clone()),
-            context_window: provider_config.and_then(|p| p.context_window),
-            sandbox: engine.sandbox().0.to_string(),
-            unsandboxed_because: engine.sandbox().1,
-            sandbox_home: engine.sandbox_home(),
-            price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
-            instructions: engine
-                .instruction_files()
-                .iter()
-                .map(|(path, tokens)| bridle_protocol::InstructionFileInfo { path: path.clone(), tokens: *tokens })
-                .collect(),
-            allowed_modes: wiring
-                .config
-                .managed
-                .as_ref()
-                .filter(|m| m.policy.allowed_modes.is_some())
-                .map(|_| engine.allowed_modes()),
-        };
+        let summary = summary_of(&engine, &workspace, &wiring);
         forward(events, self.0.forward.clone());
         forward_mcp(&mcp, engine.session_id().to_string(), Arc::downgrade(&self.0));
         Ok(Live { engine, summary, mcp })
+    }
+
+    /// Shows child `id` of a live session (DESIGN §16.1): it runs under its parent's engine, which
+    /// forwards its events; `None` when no live session has it.
+    fn show_child(&self, sessions: &mut HashMap<String, Live>, id: &str) -> Option<SessionSummary> {
+        let (engine, parent) = sessions.values().find_map(|live| live.engine.agent(id).map(|e| (e, live)))?;
+        let workspace = PathBuf::from(&parent.summary.workspace);
+        let mcp = parent.mcp.clone();
+        let summary = summary_of(&engine, &workspace, &self.wiring());
+        self.shown_now(id.to_string(), &mcp);
+        sessions.insert(id.to_string(), Live { engine, summary: summary.clone(), mcp });
+        Some(summary)
     }
 
     /// The shown session's engine.
@@ -347,6 +340,34 @@ impl SessionHost {
     }
 }
 
+/// The header of `engine`'s session in `workspace`.
+fn summary_of(engine: &Engine, workspace: &Path, wiring: &Wiring) -> SessionSummary {
+    let provider_config = wiring.config.provider.as_ref();
+    SessionSummary {
+            session_id: engine.session_id().to_string(),
+            workspace: workspace.display().to_string(),
+            mode: engine.mode(),
+            model: provider_config.map(|p| p.model.clone()),
+            context_window: provider_config.and_then(|p| p.context_window),
+            sandbox: engine.sandbox().0.to_string(),
+            unsandboxed_because: engine.sandbox().1,
+            sandbox_home: engine.sandbox_home(),
+            price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
+            instructions: engine
+                .instruction_files()
+                .iter()
+                .map(|(path, tokens)| bridle_protocol::InstructionFileInfo { path: path.clone(), tokens: *tokens })
+                .collect(),
+            allowed_modes: wiring
+                .config
+                .managed
+                .as_ref()
+                .filter(|m| m.policy.allowed_modes.is_some())
+                .map(|_| engine.allowed_modes()),
+    }
+}
+
+
 /// Runs `work` on the blocking pool (SQLite and files never run on the window's threads).
 async fn blocking<T: Send + 'static>(
     code: ErrorCode,
@@ -361,10 +382,13 @@ async fn blocking<T: Send + 'static>(
 /// Forwards one engine's events, numbered, until its stream ends.
 fn forward(mut events: Receiver<Event>, to: Forward) {
     tokio::spawn(async move {
-        let mut seq = 0;
+        // A child's events come in its parent's stream: each session is numbered on its own, as
+        // its engine counts them (`events_sent`, the snapshot's `seq`).
+        let mut seqs: HashMap<String, u64> = HashMap::new();
         while let Some(event) = events.recv().await {
-            seq += 1;
-            to(Outgoing::Engine(Box::new(SequencedEvent { seq, event })));
+            let seq = seqs.entry(event.session_id().to_string()).or_default();
+            *seq += 1;
+            to(Outgoing::Engine(Box::new(SequencedEvent { seq: *seq, event })));
         }
     });
 }

@@ -79,6 +79,13 @@ impl SessionHost {
         let store = self.0.store.clone();
         let id = session_id.clone();
         let info = blocking(ErrorCode::NoSuchSession, move || Ok(store.session(&id)?)).await?;
+        // A child runs only under its parent: one whose parent is not open opens with it.
+        if let Some(agent) = &info.agent {
+            let live = self.0.sessions.lock().await.values().any(|l| l.engine.agent(&session_id).is_some());
+            if !live && !self.0.sessions.lock().await.contains_key(&session_id) {
+                return Box::pin(self.session_open(agent.parent_id.clone())).await;
+            }
+        }
         let workspace = Path::new(&info.workspace).canonicalize().map_err(|e| {
             failure(
                 ErrorCode::WorkspaceMissing,
