@@ -71,7 +71,7 @@ export function App() {
             and the rendered rows survive a look at another view. */}
         <div className={view === "chat" ? "view" : "view parked"} inert={view !== "chat"} data-testid="chat-view">
           <ErrorBoundary>
-            <ChatView session={session} />
+            <ChatView session={session} onOpenSession={show} />
           </ErrorBoundary>
         </div>
         {view !== "chat" && (

@@ -1,5 +1,7 @@
 // Protocol types the UI uses, re-exported from the ts-rs bindings so features import one module.
 export type { AbortReason } from "./bindings/AbortReason";
+export type { AgentInfo } from "./bindings/AgentInfo";
+export type { AgentState } from "./bindings/AgentState";
 export type { ApprovalAnswer } from "./bindings/ApprovalAnswer";
 export type { ApprovalRequest } from "./bindings/ApprovalRequest";
 export type { ApprovalSubject } from "./bindings/ApprovalSubject";

@@ -82,6 +82,8 @@ export function reduce(state: SessionState, event: Event): SessionState {
       return { ...closeTurn(s, event.turnId, false), turn: { phase: "idle" } };
     case "planUpdated":
       return { ...s, plan: event.items };
+    case "agentUpdated":
+      return { ...s, agents: { ...s.agents, [event.agent.callId]: event.agent } };
     case "warning":
       return pushItem(s, "notice", (key) => ({ kind: "notice", key, tone: "warn", text: event.message }));
     case "streamRestarted":

@@ -17,7 +17,7 @@ describe("session snapshots", () => {
   it("rebuilds the transcript, the changes (less the undone ones) and the totals", () => {
     const call = { id: "c1", providerId: "c1", name: "apply_patch", arguments: "{}" };
     const snapshot: SessionSnapshot = {
-      session: { id: "s1", workspace: "/w", title: "t", createdAt: 0, updatedAt: 0, totalTokens: 940, state: "idle", waitingFor: null, waiting: 0, branch: null, worktree: null },
+      session: { id: "s1", workspace: "/w", title: "t", createdAt: 0, updatedAt: 0, totalTokens: 940, state: "idle", waitingFor: null, waiting: 0, branch: null, worktree: null, agent: null },
       items: [
         { turnId: "t1", compacted: null, item: { type: "user", text: "patch it" } },
         { turnId: "t1", compacted: null, item: { type: "assistant", text: "", toolCalls: [call] } },
@@ -38,6 +38,7 @@ describe("session snapshots", () => {
         { turnId: "t1", callId: "c1", path: "notes/n.txt", kind: "created", undone: true },
       ],
       plan: [{ step: "patch it", status: "done" }],
+      agents: [],
       seq: 12,
     };
     const s = loadSnapshot(initialState, snapshot);

@@ -71,6 +71,7 @@ export function loadSnapshot(state: SessionState, snapshot: SessionSnapshot): Se
     items,
     changes,
     plan: snapshot.plan,
+    agents: Object.fromEntries((snapshot.agents ?? []).map((a) => [a.callId, a])),
     usage: { ...state.usage, total: snapshot.usage, turns: snapshot.turnUsage, contextUsed: snapshot.contextUsed },
   };
 }

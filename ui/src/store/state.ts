@@ -2,6 +2,7 @@
 // messages (the engine does not echo them back). Pure data; reduce.ts and local.ts change it.
 import type {
   AbortReason,
+  AgentInfo,
   ApprovalRequest,
   ErrorInfo,
   Mode,
@@ -104,6 +105,8 @@ export interface SessionState {
   plan: PlanItem[];
   /** The session's background processes (`bash` with `background`), oldest first. */
   processes: ProcessInfo[];
+  /** The children its calls started, by the `spawn_agent` call that started each (DESIGN §16.1). */
+  agents: Record<string, AgentInfo>;
   /** Counter for item keys, so the reducer stays pure. */
   seq: number;
   /** Engine events received so far; views that poll the engine refresh when it moves. */
@@ -125,6 +128,7 @@ export const initialState: SessionState = {
   reconnecting: null,
   plan: [],
   processes: [],
+  agents: {},
   seq: 0,
   eventCount: 0,
 };

@@ -43,7 +43,7 @@ export const SUMMARY: SessionSummary = {
 
 /** A stored session with nothing in it yet. */
 export const EMPTY_SNAPSHOT: SessionSnapshot = {
-  session: { id: "s1", workspace: "/home/dev/project", title: "", createdAt: 0, updatedAt: 0, totalTokens: 0, state: "idle", waitingFor: null, waiting: 0, branch: null, worktree: null },
+  session: { id: "s1", workspace: "/home/dev/project", title: "", createdAt: 0, updatedAt: 0, totalTokens: 0, state: "idle", waitingFor: null, waiting: 0, branch: null, worktree: null, agent: null },
   items: [],
   summary: null,
   pendingApprovals: [],
@@ -52,6 +52,7 @@ export const EMPTY_SNAPSHOT: SessionSnapshot = {
   turnUsage: [],
   changes: [],
   plan: [],
+  agents: [],
   seq: 0,
 };
 

@@ -62,7 +62,7 @@ describe("Approvals view", () => {
 
   it("is one inbox: another session's question is listed under its name and branch, and answered", async () => {
     fakeEngine.sessionsList.mockResolvedValue([
-      { id: "s9", workspace: "/data/worktrees/s9", title: "Fix the parser", createdAt: 0, updatedAt: 0, totalTokens: 0, state: "needs-you", waitingFor: "approval", waiting: 1, branch: "bridle/parser", worktree: null },
+      { id: "s9", workspace: "/data/worktrees/s9", title: "Fix the parser", createdAt: 0, updatedAt: 0, totalTokens: 0, state: "needs-you", waitingFor: "approval", waiting: 1, branch: "bridle/parser", worktree: null, agent: null },
     ]);
     fakeEngine.inbox.mockResolvedValue([approvalRequest({ id: "o1", sessionId: "s9", callHash: "hash-o1" })]);
     const user = await openApprovals();

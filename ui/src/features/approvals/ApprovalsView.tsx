@@ -21,7 +21,11 @@ export function ApprovalsView({ approvals, sessions = [], currentId = null, answ
   const active = approvals.find((a) => a.id === focused) ?? approvals[0] ?? null;
   const from = (id: string) => {
     const s = sessions.find((x) => x.id === id);
-    const name = s?.title || "Untitled session";
+    // A child's question names the agent and the session that started it (DESIGN §16.1).
+    const parent = s?.agent ? sessions.find((x) => x.id === s.agent?.parentId) : undefined;
+    const name = s?.agent
+      ? `${s.agent.role ?? "agent"} ${s.id.slice(0, 8)} of ${parent?.title || "its parent"}`
+      : s?.title || "Untitled session";
     const where = s?.branch ?? s?.workspace.split("/").pop() ?? "";
     return `${name}${where ? ` · ${where}` : ""}${id === currentId ? " · shown" : ""}`;
   };

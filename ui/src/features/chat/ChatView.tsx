@@ -10,7 +10,7 @@ import { PlanPanel } from "./PlanPanel";
 import { ProcessesPanel } from "./ProcessesPanel";
 import { SessionHeader } from "./SessionHeader";
 
-export function ChatView({ session }: { session: Session }) {
+export function ChatView({ session, onOpenSession }: { session: Session; onOpenSession?: (id: string) => void }) {
   const { state, info, connection, commands } = session;
   const busy = state.turn.phase !== "idle";
   return (
@@ -30,6 +30,8 @@ export function ChatView({ session }: { session: Session }) {
         answering={state.answering}
         onAnswer={commands.answer}
         workspace={info?.workspace ?? null}
+        agents={state.agents}
+        onOpenSession={onOpenSession}
       />
       <ProcessesPanel processes={state.processes} onRefresh={commands.refreshProcesses} onStop={commands.stopProcess} />
       <PlanPanel plan={state.plan} />

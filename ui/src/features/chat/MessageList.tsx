@@ -4,7 +4,7 @@
 // messages opens and scrolls as fast as a short one.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type ReactNode, useLayoutEffect, useMemo, useRef } from "react";
-import type { ApprovalRequest } from "../../api/types";
+import type { AgentInfo, ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
 import { MessageBubble } from "./MessageBubble";
@@ -17,6 +17,10 @@ interface Props {
   answering: string[];
   onAnswer: AnswerFn;
   workspace: string | null;
+  /** The session's children, by the call that started each. */
+  agents?: Record<string, AgentInfo>;
+  /** Shows another session (a child's). */
+  onOpenSession?: (sessionId: string) => void;
 }
 
 /** The height a row is assumed to have until it is measured, in pixels. */
@@ -25,7 +29,7 @@ const ESTIMATE = 64;
 /** One entry of the list: a transcript item, or a request whose call is not in the transcript. */
 type Row = { key: string; item: ChatItem } | { key: string; orphan: ApprovalRequest };
 
-export function MessageList({ items, approvals, answering, onAnswer, workspace }: Props) {
+export function MessageList({ items, approvals, answering, onAnswer, workspace, agents = {}, onOpenSession }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
@@ -78,6 +82,8 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace }
             approval={approval}
             answering={approval !== null && answering.includes(approval.id)}
             onAnswer={onAnswer}
+            agent={agents[item.call.id] ?? null}
+            onOpenSession={onOpenSession}
           />
         );
       }

@@ -4,11 +4,12 @@
 // whose command waits for an answer about a host, or about keeping what it changed) carries its
 // approval card.
 import { useState } from "react";
-import type { ApprovalRequest } from "../../api/types";
+import type { AgentInfo, ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { formatDuration } from "../usage/format";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
 import { DiffLines } from "../diff/DiffLines";
+import { AgentCard } from "./AgentCard";
 import { BashChanges } from "./BashChanges";
 import { bashRunOf } from "./bashEffects";
 import { BashHosts } from "./BashHosts";
@@ -22,6 +23,10 @@ interface Props {
   /** An answer to `approval` is on its way. */
   answering: boolean;
   onAnswer: AnswerFn;
+  /** The child a `spawn_agent` call started (DESIGN §16.1). */
+  agent?: AgentInfo | null;
+  /** Shows another session (a child's). */
+  onOpenSession?: (sessionId: string) => void;
 }
 
 const STATUS_TEXT: Record<ToolItem["status"], string> = {
@@ -39,7 +44,7 @@ function argumentsLine(raw: string): string {
   return oneLine.length > 140 ? `${oneLine.slice(0, 139)}…` : oneLine;
 }
 
-export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
+export function ToolCallCard({ item, approval, answering, onAnswer, agent = null, onOpenSession }: Props) {
   const [open, setOpen] = useState(false);
   const { call, status, durationMs, result } = item;
   const bashChanges = call.name === "bash" && result !== null && (bashRunOf(result)?.effects ?? null) !== null;
@@ -55,6 +60,7 @@ export function ToolCallCard({ item, approval, answering, onAnswer }: Props) {
         {durationMs !== null && <span className="tool-call-duration">{formatDuration(durationMs)}</span>}
         <span className={`status-chip ${status}`}>{STATUS_TEXT[status]}</span>
       </button>
+      {agent && <AgentCard agent={agent} onOpen={onOpenSession} />}
       {call.name === "bash" && result && <BashHosts result={result} />}
       {bashChanges && result && <BashChanges result={result} />}
       {open && (

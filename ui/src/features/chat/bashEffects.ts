@@ -52,6 +52,7 @@ export function bashRunOf(result: ToolResult): BashRun | null {
     case "process":
     case "processes":
     case "plan":
+    case "agents":
     case "skill":
     case "time":
     case "usage":

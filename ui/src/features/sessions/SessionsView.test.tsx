@@ -9,7 +9,7 @@ import { EMPTY_SNAPSHOT, SUMMARY, emit, fakeEngine } from "../../test/fakeEngine
 
 vi.mock("../../api/engine", () => import("../../test/fakeEngine").then((m) => m.engineModule));
 
-const OLD: SessionInfo = { id: "s0", workspace: "/home/dev/other", title: "Fix the parser", createdAt: 1, updatedAt: 1_700_000_000_000, totalTokens: 12_300, state: "needs-you", waitingFor: "host", waiting: 2, branch: "fix-parser", worktree: null };
+const OLD: SessionInfo = { id: "s0", workspace: "/home/dev/other", title: "Fix the parser", createdAt: 1, updatedAt: 1_700_000_000_000, totalTokens: 12_300, state: "needs-you", waitingFor: "host", waiting: 2, branch: "fix-parser", worktree: null, agent: null };
 const NOW: SessionInfo = { ...OLD, id: "s1", workspace: "/home/dev/project", title: "", updatedAt: 1_800_000_000_000, totalTokens: 0, state: "working", waitingFor: null, waiting: 0, branch: null };
 
 describe("Sessions", () => {
