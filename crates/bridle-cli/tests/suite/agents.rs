@@ -366,3 +366,42 @@ async fn an_interrupt_ends_the_children_and_the_process_one_started() {
         assert_eq!(child["agent"]["state"], "closed", "{child}");
     }
 }
+
+#[tokio::test]
+async fn an_acp_client_sees_a_child_as_a_think_call_that_moves_and_answers_its_question() {
+    let spawn_one = vec![call("s1", "spawn_agent", json!({"task": "Write acp.txt please"}))];
+    let mut fixtures = waiting_parent("delegate over acp", spawn_one, "s1", "The child wrote it.");
+    fixtures.extend(script(
+        "Write acp.txt",
+        vec![call("e1", "write_file", json!({"path": "acp.txt", "content": "from a child\n"}))],
+        "e1",
+        "acp.txt is written.",
+    ));
+    let (mock, _f) = model(fixtures).await;
+    let config = format!("mode = \"ask\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
+    let dirs = dirs_with(&config);
+
+    let messages = super::acp::acpx(&dirs, "--approve-all", "delegate over acp").await;
+    assert_eq!(std::fs::read_to_string(dirs.workspace.join("acp.txt")).unwrap(), "from a child\n");
+    // The spawn is a `think` call of the parent's.
+    let announced = super::acp::updates(&messages, "tool_call");
+    let spawn = announced.iter().find(|u| u["title"].as_str().is_some_and(|t| t.starts_with("Start an agent"))).unwrap();
+    assert_eq!(spawn["kind"], "think", "{spawn}");
+    let id = spawn["toolCallId"].as_str().unwrap();
+    // The child's question reached the editor, and its progress updated that call to its answer.
+    let asked: Vec<&Value> = messages.iter().filter(|m| m["method"] == "session/request_permission").collect();
+    assert_eq!(asked.len(), 1, "{messages:?}");
+    assert_eq!(asked[0]["params"]["toolCall"]["kind"], "edit");
+    let progress: Vec<String> = super::acp::updates(&messages, "tool_call_update")
+        .iter()
+        .filter(|u| u["toolCallId"] == id)
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str().map(str::to_string))
+        .collect();
+    assert!(progress.iter().any(|t| t.contains("needs-you")), "{progress:?}");
+    assert!(progress.iter().any(|t| t.contains("idle") && t.contains("acp.txt is written.")), "{progress:?}");
+    let text: String = super::acp::updates(&messages, "agent_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "The child wrote it.");
+}
