@@ -405,3 +405,44 @@ async fn an_acp_client_sees_a_child_as_a_think_call_that_moves_and_answers_its_q
         .collect();
     assert_eq!(text, "The child wrote it.");
 }
+
+#[tokio::test]
+async fn a_child_left_waiting_by_a_killed_process_resumes_with_its_parent() {
+    let spawn_one = vec![call("s1", "spawn_agent", json!({"task": "Write kept.txt please"}))];
+    let mut fixtures = vec![
+        // Opened again, the parent waits for its child, which finishes what it was asked.
+        json!({"match": {"userMessage": "how is the child", "toolCallId": "w2"}, "response": {"content": "It finished."}}),
+        json!({"match": {"userMessage": "how is the child", "hasToolResult": false},
+            "response": {"toolCalls": [call("w2", "wait_agent", json!({"timeout_secs": 60}))]}}),
+    ];
+    fixtures.extend(waiting_parent("start a child that asks", spawn_one, "s1", "unreachable"));
+    fixtures.extend(script(
+        "Write kept.txt",
+        vec![call("e1", "write_file", json!({"path": "kept.txt", "content": "kept\n"}))],
+        "e1",
+        "kept.txt is written.",
+    ));
+    let (mock, _f) = model(fixtures).await;
+    let dirs = dirs_with("");
+    let base = format!("{}/v1", mock.url);
+    let mut run = spawn(&dirs, &run_args("start a child that asks", "ask", "defer", &base));
+    let request = pending(&dirs, 1).await.remove(0);
+    let parent = request["agent"]["parentId"].as_str().unwrap().to_string();
+    run.start_kill().unwrap();
+    run.wait().await.unwrap();
+
+    // Answered while no process has it: the child runs when its parent is next opened.
+    let out = bridle(&dirs, &["approvals", "approve", request["id"].as_str().unwrap()]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("when its parent session"), "{}", stdout(&out));
+    assert!(!dirs.workspace.join("kept.txt").exists());
+
+    let mut args = run_args("how is the child", "ask", "defer", &base);
+    args.extend(["--session", parent.as_str()]);
+    let out = bridle(&dirs, &args).await;
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stderr(&out), stdout(&out));
+    assert_eq!(std::fs::read_to_string(dirs.workspace.join("kept.txt")).unwrap(), "kept\n");
+    let events = json_lines(&out);
+    let waited = result_of(&events, &parent, "wait_agent");
+    assert!(waited["output"].as_str().unwrap().contains("kept.txt is written."), "{waited}");
+}

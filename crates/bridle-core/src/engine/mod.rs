@@ -218,12 +218,7 @@ impl Engine {
         });
         drop(phase);
         let closing = CancellationToken::new();
-        if resumed {
-            // Its children left waiting or idle are opened again with it.
-            let (children, session) = (children.clone(), session.clone());
-            tokio::spawn(async move { children.resume(&session).await });
-        }
-        tokio::spawn(run_loop(session, op_rx, suspended, closing.clone()));
+        tokio::spawn(run_loop(session, op_rx, suspended, resumed, closing.clone()));
         let engine = Engine {
             ops: op_tx,
             session_id,
@@ -450,8 +445,14 @@ async fn run_loop(
     session: Arc<Session>,
     mut ops: mpsc::Receiver<Op>,
     suspended: Option<turn::TurnStart>,
+    resumed: bool,
     closing: CancellationToken,
 ) {
+    // Its children left waiting or idle are opened again with it, before any turn of its own
+    // (a `wait_agent` finds them).
+    if resumed {
+        session.children.resume(&session).await;
+    }
     // Before the first request: the window the server really serves (2 s at most).
     session.discover_window().await;
     session.tell_ended_processes().await;
