@@ -28,11 +28,15 @@ pub async fn sessions(global: &Global, args: &SessionsArgs) -> anyhow::Result<u8
                         }
                         None => s.state.as_str().to_string(),
                     };
-                    let place = match (&s.worktree, &s.branch) {
+                    let mut place = match (&s.worktree, &s.branch) {
                         (Some(w), _) => format!("{} (worktree of {})", w.branch, w.origin),
                         (None, Some(branch)) => format!("{} ({branch})", s.workspace),
                         (None, None) => s.workspace.clone(),
                     };
+                    // A child says whose it is, and where it stands as its parent knows it.
+                    if let Some(agent) = &s.agent {
+                        place = format!("{place} ({} of {}: {})", agent.label(), agent.parent_id, agent.state.as_str());
+                    }
                     writeln!(
                         out,
                         "{}  {}  {}  {}  {}",

@@ -446,3 +446,37 @@ async fn a_child_left_waiting_by_a_killed_process_resumes_with_its_parent() {
     let waited = result_of(&events, &parent, "wait_agent");
     assert!(waited["output"].as_str().unwrap().contains("kept.txt is written."), "{waited}");
 }
+
+#[tokio::test]
+async fn a_role_that_asks_for_isolation_puts_the_child_in_a_worktree_of_its_own() {
+    let spawn_one = vec![call("s1", "spawn_agent", json!({"task": "Change shared.txt alone", "role": "isolated"}))];
+    let mut fixtures = waiting_parent("isolate a child", spawn_one, "s1", "done");
+    fixtures.extend(script(
+        "Change shared.txt alone",
+        vec![call("e1", "write_file", json!({"path": "shared.txt", "content": "the child's\n"}))],
+        "e1",
+        "changed in my worktree",
+    ));
+    let (mock, _f) = model(fixtures).await;
+    let dirs = dirs_with("[agents.roles.isolated]\ninstructions = \"Work alone.\"\nisolation = \"worktree\"\n");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").args(args).current_dir(&dirs.workspace).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.name", "Tester"]);
+    git(&["config", "user.email", "tester@example.com"]);
+    std::fs::write(dirs.workspace.join("shared.txt"), "base\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base"]);
+    let base = format!("{}/v1", mock.url);
+    let out = bridle(&dirs, &run_args("isolate a child", "auto", "deny", &base)).await;
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stderr(&out), stdout(&out));
+    // The main checkout is untouched; the child's edit is in its own worktree, on its branch.
+    assert_eq!(std::fs::read_to_string(dirs.workspace.join("shared.txt")).unwrap(), "base\n");
+    let sessions = listed(&dirs, &["sessions", "list", "--json"]).await;
+    let child = sessions.iter().find(|s| s["agent"].is_object()).unwrap_or_else(|| panic!("{sessions:?}"));
+    let tree = std::path::PathBuf::from(child["worktree"]["path"].as_str().unwrap());
+    assert_eq!(std::fs::read_to_string(tree.join("shared.txt")).unwrap(), "the child's\n");
+    assert!(child["worktree"]["branch"].as_str().unwrap().starts_with("bridle/"), "{child}");
+}

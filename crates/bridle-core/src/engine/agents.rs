@@ -265,6 +265,22 @@ impl Children {
         }
     }
 
+    /// A new session in a worktree of the parent's main checkout, for a child whose role asks
+    /// for isolation; answers its id.
+    async fn worktree_for(&self, parent: &Session, now: i64) -> Result<String, ToolError> {
+        let origin = parent.config.worktree.as_ref().map_or_else(|| parent.config.workspace.clone(), |w| w.origin.clone());
+        let (store, audit, data_dir) = (parent.deps.store.clone(), parent.deps.audit.clone(), parent.config.data_dir.clone());
+        let made = tokio::task::spawn_blocking(move || {
+            crate::desk::new_session(&store, &audit, &data_dir, &origin, None, None, now).map(|(id, _)| id)
+        })
+        .await;
+        match made {
+            Ok(Ok(id)) => Ok(id),
+            Ok(Err(e)) => Err(ToolError::new(format!("the agent's worktree could not be made: {e}"))),
+            Err(e) => Err(ToolError::new(format!("the agent's worktree could not be made: {e}"))),
+        }
+    }
+
     /// What child `id`'s event changes of it, if anything.
     fn observe(&self, id: &str, event: &Event) -> Option<AgentInfo> {
         let mut live = lock(&self.live);
@@ -394,7 +410,8 @@ impl crate::tools::Agents for Arc<Children> {
         }
         let (roles, _) = limits.roles_in(&parent.config.workspace);
         let model = model.map(str::to_string).or_else(|| role.and_then(|r| roles.get(r)).and_then(|r| r.model.clone()));
-        let info = AgentInfo {
+        let isolated = role.and_then(|r| roles.get(r)).and_then(|r| r.isolation) == Some(crate::config::Isolation::Worktree);
+        let mut info = AgentInfo {
             id: super::new_id(),
             parent_id: parent.id.clone(),
             turn_id: turn_id.to_string(),
@@ -412,8 +429,14 @@ impl crate::tools::Agents for Arc<Children> {
         Children::setup(&parent, &info, depth + 1)?;
         let store = &parent.deps.store;
         let now = parent.deps.clock.now_ms();
-        let recorded = store
-            .create_session(&info.id, &parent.config.workspace.display().to_string(), now)
+        let made = if isolated {
+            // Its own worktree of the main checkout (DESIGN §16): its session row comes with it.
+            info.id = self.worktree_for(&parent, now).await?;
+            Ok(())
+        } else {
+            store.create_session(&info.id, &parent.config.workspace.display().to_string(), now)
+        };
+        let recorded = made
             .and_then(|()| store.set_agent(&info))
             // What the parent's person approved for the session holds for the child too.
             .and_then(|()| store.grants_with_prefix(&parent.id, ""))
