@@ -296,7 +296,12 @@ fn print_human(event: &Event) -> anyhow::Result<()> {
         Event::TurnAborted { reason, .. } => eprintln!("turn ended early: {reason:?}"),
         Event::CommandDone { output, .. } => writeln!(out, "{}", safe(output))?,
         Event::AgentUpdated { agent, .. } => {
-            let mut line = format!("agent {} ({}): {}", agent.id, safe(&bridle_protocol::AgentInfo::label(agent)), agent.state.as_str());
+            let mut line = format!(
+                "agent {} ({}): {}",
+                agent.id,
+                safe(&bridle_protocol::AgentInfo::label(agent)),
+                agent.state.as_str()
+            );
             if let Some(error) = &agent.error {
                 line.push_str(&format!(" — {}", safe(error)));
             }

@@ -74,6 +74,7 @@ impl World {
             files: self.files.clone(),
             processes: self.processes.clone(),
             skills: self.skills.clone(),
+            agents: None,
         });
         ctx
     }

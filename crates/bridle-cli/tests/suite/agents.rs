@@ -44,8 +44,19 @@ fn script(prompt: &str, calls: Vec<Value>, last: &str, text: &str) -> Vec<Value>
 
 fn run_args<'a>(prompt: &'a str, mode: &'a str, on_ask: &'a str, base: &'a str) -> Vec<&'a str> {
     vec![
-        "run", prompt, "--json", "--mode", mode, "--on-ask", on_ask, "--provider", "openai", "--base-url", base,
-        "--model", "m",
+        "run",
+        prompt,
+        "--json",
+        "--mode",
+        mode,
+        "--on-ask",
+        on_ask,
+        "--provider",
+        "openai",
+        "--base-url",
+        base,
+        "--model",
+        "m",
     ]
 }
 
@@ -191,7 +202,8 @@ async fn a_childs_question_is_in_the_inbox_with_its_label_and_an_answer_from_els
 
     let out = bridle(&dirs, &["approvals", "approve", request["id"].as_str().unwrap()]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let run = tokio::time::timeout(Duration::from_secs(60), run.wait_with_output()).await.expect("the run ended").unwrap();
+    let run =
+        tokio::time::timeout(Duration::from_secs(60), run.wait_with_output()).await.expect("the run ended").unwrap();
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     assert_eq!(std::fs::read_to_string(dirs.workspace.join("hello.txt")).unwrap(), "hello\n");
     let events = json_lines(&run);
@@ -226,7 +238,8 @@ async fn a_childs_question_that_nobody_answers_expires_and_the_parent_hears_so()
     assert_eq!(agent["expired"].as_array().unwrap().len(), 1, "{agent}");
     // The child's record says the clock answered, not a person.
     let child = agent["id"].as_str().unwrap();
-    let rows = json_lines(&bridle(&dirs, &["audit", "--session", child, "--kind", "approval_resolved", "--json"]).await);
+    let rows =
+        json_lines(&bridle(&dirs, &["audit", "--session", child, "--kind", "approval_resolved", "--json"]).await);
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(rows[0]["source"], "timeout", "{}", rows[0]);
 }
@@ -238,7 +251,12 @@ async fn a_fifth_child_and_a_grandchild_are_refused_at_once() {
         tasks.iter().enumerate().map(|(i, t)| call(&format!("s{i}"), "spawn_agent", json!({"task": t}))).collect();
     let mut fixtures = waiting_parent("start five", calls, "s4", "started what I could");
     // Each child answers at once; the first also tries to start one of its own.
-    fixtures.extend(script("Job one", vec![call("g1", "spawn_agent", json!({"task": "Grandchild work"}))], "g1", "no luck"));
+    fixtures.extend(script(
+        "Job one",
+        vec![call("g1", "spawn_agent", json!({"task": "Grandchild work"}))],
+        "g1",
+        "no luck",
+    ));
     for task in &tasks[1..] {
         fixtures.push(json!({"match": {"userMessage": task}, "response": {"content": "done"}}));
     }
@@ -251,7 +269,11 @@ async fn a_fifth_child_and_a_grandchild_are_refused_at_once() {
     let parent = parent_of(&events);
     let ends: Vec<&Value> = events
         .iter()
-        .filter(|e| e["type"] == "toolCallEnd" && e["sessionId"] == parent.as_str() && e["result"]["output"].as_str().is_some_and(|o| !o.starts_with("Agent ")))
+        .filter(|e| {
+            e["type"] == "toolCallEnd"
+                && e["sessionId"] == parent.as_str()
+                && e["result"]["output"].as_str().is_some_and(|o| !o.starts_with("Agent "))
+        })
         .collect();
     assert_eq!(ends.len(), 5, "the five spawns: {ends:?}");
     let refused: Vec<&&Value> = ends.iter().filter(|e| e["status"] == "error").collect();
@@ -262,7 +284,11 @@ async fn a_fifth_child_and_a_grandchild_are_refused_at_once() {
     // The grandchild: the child is offered no agent tools, and its call says why.
     let nested = events
         .iter()
-        .find(|e| e["type"] == "toolCallEnd" && e["sessionId"] != parent.as_str() && e["result"]["output"].as_str().is_some_and(|o| o.contains("spawn_agent")))
+        .find(|e| {
+            e["type"] == "toolCallEnd"
+                && e["sessionId"] != parent.as_str()
+                && e["result"]["output"].as_str().is_some_and(|o| o.contains("spawn_agent"))
+        })
         .unwrap_or_else(|| panic!("no refused grandchild in {events:?}"));
     assert_eq!(nested["status"], "error", "{nested}");
     assert!(nested["result"]["output"].as_str().unwrap().contains("max_depth = 1"), "{nested}");
@@ -356,7 +382,8 @@ async fn an_interrupt_ends_the_children_and_the_process_one_started() {
     }
     let gone = sent.elapsed();
     eprintln!("FIGURE: interrupt to both children's processes gone: {} ms", gone.as_millis());
-    let run = tokio::time::timeout(Duration::from_secs(30), run.wait_with_output()).await.expect("the run ended").unwrap();
+    let run =
+        tokio::time::timeout(Duration::from_secs(30), run.wait_with_output()).await.expect("the run ended").unwrap();
     assert_eq!(run.status.code(), Some(130), "{}", stderr(&run));
     // Both children are recorded as closed by the interrupt.
     let sessions = listed(&dirs, &["sessions", "list", "--json"]).await;
@@ -378,14 +405,16 @@ async fn an_acp_client_sees_a_child_as_a_think_call_that_moves_and_answers_its_q
         "acp.txt is written.",
     ));
     let (mock, _f) = model(fixtures).await;
-    let config = format!("mode = \"ask\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
+    let config =
+        format!("mode = \"ask\"\n[provider]\nkind = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n", mock.url);
     let dirs = dirs_with(&config);
 
     let messages = super::acp::acpx(&dirs, "--approve-all", "delegate over acp").await;
     assert_eq!(std::fs::read_to_string(dirs.workspace.join("acp.txt")).unwrap(), "from a child\n");
     // The spawn is a `think` call of the parent's.
     let announced = super::acp::updates(&messages, "tool_call");
-    let spawn = announced.iter().find(|u| u["title"].as_str().is_some_and(|t| t.starts_with("Start an agent"))).unwrap();
+    let spawn =
+        announced.iter().find(|u| u["title"].as_str().is_some_and(|t| t.starts_with("Start an agent"))).unwrap();
     assert_eq!(spawn["kind"], "think", "{spawn}");
     let id = spawn["toolCallId"].as_str().unwrap();
     // The child's question reached the editor, and its progress updated that call to its answer.
@@ -479,4 +508,31 @@ async fn a_role_that_asks_for_isolation_puts_the_child_in_a_worktree_of_its_own(
     let tree = std::path::PathBuf::from(child["worktree"]["path"].as_str().unwrap());
     assert_eq!(std::fs::read_to_string(tree.join("shared.txt")).unwrap(), "the child's\n");
     assert!(child["worktree"]["branch"].as_str().unwrap().starts_with("bridle/"), "{child}");
+}
+
+#[tokio::test]
+async fn a_child_that_fails_fails_only_its_own_result() {
+    let spawns = vec![
+        call("s1", "spawn_agent", json!({"task": "Fail loudly please"})),
+        call("s2", "spawn_agent", json!({"task": "Answer calmly please"})),
+    ];
+    let mut fixtures = waiting_parent("one fails", spawns, "s2", "one of two answered");
+    fixtures.push(json!({"match": {"userMessage": "Fail loudly"},
+        "response": {"error": {"message": "the model is overloaded", "type": "server_error"}, "status": 500}}));
+    fixtures.push(json!({"match": {"userMessage": "Answer calmly"}, "response": {"content": "calm answer"}}));
+    let (mock, _f) = model(fixtures).await;
+    let dirs = dirs_with("[limits]\nmax_retries = 0\n");
+    let base = format!("{}/v1", mock.url);
+    let out = bridle(&dirs, &run_args("one fails", "auto", "deny", &base)).await;
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stderr(&out), stdout(&out));
+    let events = json_lines(&out);
+    let parent = parent_of(&events);
+    let waited = result_of(&events, &parent, "wait_agent");
+    let agents = waited["details"]["agents"].as_array().unwrap();
+    let failed = agents.iter().find(|a| a["task"] == "Fail loudly please").unwrap();
+    let calm = agents.iter().find(|a| a["task"] == "Answer calmly please").unwrap();
+    assert_eq!(failed["state"], "failed", "{failed}");
+    assert!(failed["error"].as_str().unwrap().contains("overloaded"), "{failed}");
+    assert_eq!((calm["state"].as_str(), calm["lastMessage"].as_str()), (Some("idle"), Some("calm answer")), "{calm}");
+    assert!(events.iter().any(|e| e["type"] == "turnCompleted" && e["sessionId"] == parent.as_str()));
 }

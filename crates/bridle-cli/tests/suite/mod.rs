@@ -5,13 +5,13 @@ mod bridle;
 
 mod acp;
 mod adversarial;
+mod agents;
 mod approvals;
 mod audit;
 mod boundary;
 mod brief;
 mod checkpoints;
 mod crash;
-mod agents;
 mod desk;
 mod edges;
 mod effects;

@@ -71,12 +71,16 @@ impl AgentsConfig {
     /// `.agents/roles/NAME.md` of the workspace whose name the config does not use (the user's
     /// own config wins). A role file that does not parse is skipped with its reason.
     pub fn roles_in(&self, workspace: &Path) -> (BTreeMap<String, Role>, Vec<String>) {
+        use crate::fs::{Entry, WorkspaceFs};
         let mut roles = self.roles.clone();
         let mut problems = Vec::new();
-        let Ok(entries) = std::fs::read_dir(workspace.join(".agents/roles")) else { return (roles, problems) };
-        let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-        files.sort();
-        for file in files {
+        let folder = Path::new(".agents/roles");
+        // Through the one door: beneath the workspace, regular files only, links not followed.
+        let Ok(fs) = WorkspaceFs::open(workspace) else { return (roles, problems) };
+        let Ok(Some(mut names)) = fs.names(folder) else { return (roles, problems) };
+        names.sort();
+        for file in names {
+            let file = Path::new(&file);
             let (Some(name), Some("md")) =
                 (file.file_stem().and_then(|s| s.to_str()), file.extension().and_then(|s| s.to_str()))
             else {
@@ -85,16 +89,29 @@ impl AgentsConfig {
             if roles.contains_key(name) {
                 continue;
             }
-            match std::fs::read_to_string(&file).map_err(|e| e.to_string()).and_then(|text| role_file(&text)) {
+            let rel = folder.join(file);
+            let read = match fs.entry(&rel) {
+                Ok(Some(Entry::File { .. })) => match fs.read_at_most(&rel, ROLE_LIMIT) {
+                    Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string()),
+                    Ok(None) => Err("it is gone".to_string()),
+                    Err(e) => Err(e.to_string()),
+                },
+                Ok(_) => Err("it is not a regular file (a link is not followed)".to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            match read.and_then(|text| role_file(&text)) {
                 Ok(role) => {
                     roles.insert(name.to_string(), role);
                 }
-                Err(why) => problems.push(format!("{}: {why}", file.display())),
+                Err(why) => problems.push(format!("{}: {why}", workspace.join(&rel).display())),
             }
         }
         (roles, problems)
     }
 }
+
+/// The largest role file read.
+const ROLE_LIMIT: u64 = 64 * 1024;
 
 /// A role file: YAML front matter with the keys of `[agents.roles.NAME]` but `instructions`,
 /// then the instructions.
@@ -115,6 +132,7 @@ fn role_file(text: &str) -> Result<Role, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -130,8 +148,13 @@ mod tests {
         .unwrap();
         std::fs::write(roles.join("mine.md"), "From the file.\n").unwrap();
         std::fs::write(roles.join("broken.md"), "---\ntools: 3: x\n---\n").unwrap();
+        // A link is not followed, wherever it points.
+        std::os::unix::fs::symlink("/etc/hostname", roles.join("linked.md")).unwrap();
         let config = AgentsConfig {
-            roles: BTreeMap::from([("mine".to_string(), Role { instructions: "From the config.".into(), ..Role::default() })]),
+            roles: BTreeMap::from([(
+                "mine".to_string(),
+                Role { instructions: "From the config.".into(), ..Role::default() },
+            )]),
             ..AgentsConfig::default()
         };
         let (found, problems) = config.roles_in(dir.path());
@@ -140,8 +163,8 @@ mod tests {
         assert_eq!(reader.mode, Some(Mode::ReadOnly));
         assert_eq!(reader.instructions, "Read and summarise.");
         assert_eq!(found["mine"].instructions, "From the config.");
-        assert!(!found.contains_key("broken"));
-        assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].contains("broken.md"), "{problems:?}");
+        assert!(!found.contains_key("broken") && !found.contains_key("linked"));
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("broken.md") && problems[1].contains("linked.md"), "{problems:?}");
     }
 }

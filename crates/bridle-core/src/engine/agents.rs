@@ -34,6 +34,9 @@ pub struct AgentOrigin {
     pub info: AgentInfo,
     /// How deep it is: 1 for a child of a top session.
     pub depth: u32,
+    /// It talks to its parent's model, whose context window the parent has already asked the
+    /// server for: it starts with that one instead of asking again.
+    pub parents_window: bool,
 }
 
 /// What a child is told before its task.
@@ -162,11 +165,7 @@ impl Children {
     }
 
     /// The settings and dependencies a child of `parent` starts with.
-    fn setup(
-        parent: &Session,
-        info: &AgentInfo,
-        depth: u32,
-    ) -> Result<(EngineConfig, EngineDeps), ToolError> {
+    fn setup(parent: &Session, info: &AgentInfo, depth: u32) -> Result<(EngineConfig, EngineDeps), ToolError> {
         let limits = &parent.config.agents;
         let (roles, _) = limits.roles_in(&parent.config.workspace);
         let role = match &info.role {
@@ -198,21 +197,29 @@ impl Children {
             why.push(format!("the role `{name}` allows only these"));
         }
         if deepest {
-            why.push(format!("an agent at depth {depth} cannot start agents (`[agents] max_depth = {}`)", limits.max_depth));
+            why.push(format!(
+                "an agent at depth {depth} cannot start agents (`[agents] max_depth = {}`)",
+                limits.max_depth
+            ));
         }
-        let tools = if why.is_empty() { registry.as_ref().clone() } else { registry.narrowed(&allowed, &why.join("; ")) };
+        let tools =
+            if why.is_empty() { registry.as_ref().clone() } else { registry.narrowed(&allowed, &why.join("; ")) };
+        let same_model = info.model.as_deref().is_none_or(|m| m == parent.deps.provider.model());
         let provider = match &info.model {
-            Some(model) if model != parent.deps.provider.model() => parent
-                .deps
-                .provider
-                .with_model(model)
-                .ok_or_else(|| ToolError::new(format!("this session's provider cannot switch to the model `{model}`")))?,
+            Some(model) if model != parent.deps.provider.model() => {
+                parent.deps.provider.with_model(model).ok_or_else(|| {
+                    ToolError::new(format!("this session's provider cannot switch to the model `{model}`"))
+                })?
+            }
             _ => parent.deps.provider.clone(),
         };
         let mut config = parent.config.clone();
         config.mode = mode;
         config.defer_approvals = false;
-        config.agent = Some(AgentOrigin { info: info.clone(), depth });
+        config.agent = Some(AgentOrigin { info: info.clone(), depth, parents_window: same_model });
+        if same_model {
+            config.context_window = parent.context_window().or(config.context_window);
+        }
         config.system_prompt = match role.map(|r| r.instructions.trim()).filter(|i| !i.is_empty()) {
             Some(instructions) => format!("{}\n\n{CHILD_BRIEF}\n\n{instructions}", config.system_prompt),
             None => format!("{}\n\n{CHILD_BRIEF}", config.system_prompt),
@@ -225,8 +232,8 @@ impl Children {
     fn open(self: &Arc<Self>, parent: &Session, info: AgentInfo, spec: SessionSpec) -> Result<Engine, ToolError> {
         let depth = parent.config.agent.as_ref().map_or(0, |o| o.depth) + 1;
         let (config, deps) = Self::setup(parent, &info, depth)?;
-        let (engine, events) = Engine::spawn(config, deps, spec)
-            .map_err(|e| ToolError::new(format!("the agent could not start: {e}")))?;
+        let (engine, events) =
+            Engine::spawn(config, deps, spec).map_err(|e| ToolError::new(format!("the agent could not start: {e}")))?;
         lock(&self.live).insert(
             info.id.clone(),
             Child { engine: Some(engine.clone()), info: info.clone(), asking: HashMap::new() },
@@ -248,14 +255,18 @@ impl Children {
                     if let Err(e) = self.open(parent, info.clone(), SessionSpec::Resume(info.id.clone())) {
                         info.state = AgentState::Failed;
                         info.error = Some(e.to_string());
-                        lock(&self.live).insert(info.id.clone(), Child { engine: None, info: info.clone(), asking: HashMap::new() });
+                        lock(&self.live).insert(
+                            info.id.clone(),
+                            Child { engine: None, info: info.clone(), asking: HashMap::new() },
+                        );
                         self.changed_to(info).await;
                     }
                 }
                 AgentState::Working => {
                     info.state = AgentState::Failed;
                     info.error = Some("the process running it ended mid-turn".into());
-                    lock(&self.live).insert(info.id.clone(), Child { engine: None, info: info.clone(), asking: HashMap::new() });
+                    lock(&self.live)
+                        .insert(info.id.clone(), Child { engine: None, info: info.clone(), asking: HashMap::new() });
                     self.changed_to(info).await;
                 }
                 AgentState::Failed | AgentState::Closed => {
@@ -268,8 +279,10 @@ impl Children {
     /// A new session in a worktree of the parent's main checkout, for a child whose role asks
     /// for isolation; answers its id.
     async fn worktree_for(&self, parent: &Session, now: i64) -> Result<String, ToolError> {
-        let origin = parent.config.worktree.as_ref().map_or_else(|| parent.config.workspace.clone(), |w| w.origin.clone());
-        let (store, audit, data_dir) = (parent.deps.store.clone(), parent.deps.audit.clone(), parent.config.data_dir.clone());
+        let origin =
+            parent.config.worktree.as_ref().map_or_else(|| parent.config.workspace.clone(), |w| w.origin.clone());
+        let (store, audit, data_dir) =
+            (parent.deps.store.clone(), parent.deps.audit.clone(), parent.config.data_dir.clone());
         let made = tokio::task::spawn_blocking(move || {
             crate::desk::new_session(&store, &audit, &data_dir, &origin, None, None, now).map(|(id, _)| id)
         })
@@ -400,7 +413,8 @@ impl crate::tools::Agents for Arc<Children> {
                 limits.max_depth
             )));
         }
-        let open = lock(&self.live).values().filter(|c| !c.info.state.settled() || c.info.state == AgentState::Idle).count();
+        let open =
+            lock(&self.live).values().filter(|c| !c.info.state.settled() || c.info.state == AgentState::Idle).count();
         if open >= limits.max_children {
             return Err(ToolError::new(format!(
                 "refused: this session already has {open} agents open (`[agents] max_children = {}`); \
@@ -410,7 +424,8 @@ impl crate::tools::Agents for Arc<Children> {
         }
         let (roles, _) = limits.roles_in(&parent.config.workspace);
         let model = model.map(str::to_string).or_else(|| role.and_then(|r| roles.get(r)).and_then(|r| r.model.clone()));
-        let isolated = role.and_then(|r| roles.get(r)).and_then(|r| r.isolation) == Some(crate::config::Isolation::Worktree);
+        let isolated =
+            role.and_then(|r| roles.get(r)).and_then(|r| r.isolation) == Some(crate::config::Isolation::Worktree);
         let mut info = AgentInfo {
             id: super::new_id(),
             parent_id: parent.id.clone(),
@@ -451,10 +466,19 @@ impl crate::tools::Agents for Arc<Children> {
         Ok(info)
     }
 
-    async fn wait(&self, ids: &[String], timeout: Duration, cancel: &CancellationToken) -> Result<Vec<AgentInfo>, ToolError> {
+    async fn wait(
+        &self,
+        ids: &[String],
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<AgentInfo>, ToolError> {
         let mut changes = self.changed.subscribe();
         let ids: Vec<String> = match ids {
-            [] => lock(&self.live).iter().filter(|(_, c)| c.info.state != AgentState::Closed).map(|(id, _)| id.clone()).collect(),
+            [] => lock(&self.live)
+                .iter()
+                .filter(|(_, c)| c.info.state != AgentState::Closed)
+                .map(|(id, _)| id.clone())
+                .collect(),
             ids => ids.to_vec(),
         };
         if ids.is_empty() {
@@ -465,7 +489,11 @@ impl crate::tools::Agents for Arc<Children> {
             let now: Vec<AgentInfo> = {
                 let live = lock(&self.live);
                 ids.iter()
-                    .map(|id| live.get(id).map(|c| c.info.clone()).ok_or_else(|| ToolError::new(format!("no agent `{id}` in this session"))))
+                    .map(|id| {
+                        live.get(id)
+                            .map(|c| c.info.clone())
+                            .ok_or_else(|| ToolError::new(format!("no agent `{id}` in this session")))
+                    })
                     .collect::<Result<_, _>>()?
             };
             if now.iter().all(|a| a.state.settled()) {
@@ -488,7 +516,12 @@ impl crate::tools::Agents for Arc<Children> {
                 (Some(_), state) => {
                     return Err(ToolError::new(format!("agent `{id}` is {}; wait_agent for it first", state.as_str())))
                 }
-                (None, state) => return Err(ToolError::new(format!("agent `{id}` is {}: it takes no more messages", state.as_str()))),
+                (None, state) => {
+                    return Err(ToolError::new(format!(
+                        "agent `{id}` is {}: it takes no more messages",
+                        state.as_str()
+                    )))
+                }
             }
         };
         engine

@@ -453,8 +453,11 @@ async fn run_loop(
     if resumed {
         session.children.resume(&session).await;
     }
-    // Before the first request: the window the server really serves (2 s at most).
-    session.discover_window().await;
+    // Before the first request: the window the server really serves (2 s at most); a child on
+    // its parent's model has it from the parent.
+    if !session.config.agent.as_ref().is_some_and(|o| o.parents_window) {
+        session.discover_window().await;
+    }
     session.tell_ended_processes().await;
     let mut queue: VecDeque<String> = VecDeque::new();
     let mut running: Option<RunningTurn> = suspended.map(|start| start_turn(&session, start));

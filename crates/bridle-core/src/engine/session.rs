@@ -301,8 +301,15 @@ impl Session {
             tracing::warn!("session {}: an agent's tokens were not stored: {e}", self.id);
         }
         let turn_id = turn_id.to_string();
-        self.emit(Event::TokenUsage { session_id: self.id.clone(), turn_id, usage: *step, total, context_used, context_window })
-            .await;
+        self.emit(Event::TokenUsage {
+            session_id: self.id.clone(),
+            turn_id,
+            usage: *step,
+            total,
+            context_used,
+            context_window,
+        })
+        .await;
     }
 
     /// Sends an event; a consumer that went away is not an error of the session.

@@ -97,7 +97,13 @@ impl AnthropicProvider {
 #[async_trait]
 impl ModelProvider for AnthropicProvider {
     fn with_model(&self, model: &str) -> Option<std::sync::Arc<dyn ModelProvider>> {
-        Some(std::sync::Arc::new(AnthropicProvider::new(self.client.clone(), &self.base_url, model, self.api_key.clone(), self.max_tokens)))
+        Some(std::sync::Arc::new(AnthropicProvider::new(
+            self.client.clone(),
+            &self.base_url,
+            model,
+            self.api_key.clone(),
+            self.max_tokens,
+        )))
     }
 
     async fn stream(&self, request: &ModelRequest) -> Result<ModelStream, ProviderError> {

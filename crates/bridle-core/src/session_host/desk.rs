@@ -110,7 +110,8 @@ impl SessionHost {
     /// is shown.
     pub(super) async fn close_one(&self, id: &str) {
         let Some(live) = self.0.sessions.lock().await.remove(id) else { return };
-        close_live(live.engine, live.mcp).await;
+        close_live(live).await;
+        self.0.forget_children(id).await;
         if self.0.shown().as_deref() == Some(id) {
             self.show_any().await;
         }

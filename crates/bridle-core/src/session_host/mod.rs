@@ -66,6 +66,9 @@ struct Live {
     engine: Engine,
     summary: SessionSummary,
     mcp: Arc<McpHub>,
+    /// The parent whose engine runs it, for a child shown on its own (DESIGN §16.1): the
+    /// MCP servers are the parent's, and it ends with the parent.
+    child_of: Option<String>,
 }
 
 struct Inner {
@@ -218,9 +221,15 @@ impl SessionHost {
             None => None,
         };
         let Some(old) = old else { return self.show(SessionSpec::New, self.wiring().workspace).await };
-        close_live(old.engine.clone(), old.mcp.clone()).await;
-        let restarted =
-            self.show(SessionSpec::Resume(old.summary.session_id), PathBuf::from(old.summary.workspace)).await;
+        // A child starts again with its parent.
+        if let Some(parent) = old.child_of.clone() {
+            self.show(SessionSpec::Resume(parent), PathBuf::from(&old.summary.workspace)).await?;
+            return Box::pin(self.restart_shown()).await;
+        }
+        let (id, workspace) = (old.summary.session_id.clone(), old.summary.workspace.clone());
+        close_live(old).await;
+        self.0.forget_children(&id).await;
+        let restarted = self.show(SessionSpec::Resume(id), PathBuf::from(workspace)).await;
         if restarted.is_err() {
             self.show_any().await;
         }
@@ -282,7 +291,7 @@ impl SessionHost {
         let summary = summary_of(&engine, &workspace, &wiring);
         forward(events, self.0.forward.clone());
         forward_mcp(&mcp, engine.session_id().to_string(), Arc::downgrade(&self.0));
-        Ok(Live { engine, summary, mcp })
+        Ok(Live { engine, summary, mcp, child_of: None })
     }
 
     /// Shows child `id` of a live session (DESIGN §16.1): it runs under its parent's engine, which
@@ -291,9 +300,10 @@ impl SessionHost {
         let (engine, parent) = sessions.values().find_map(|live| live.engine.agent(id).map(|e| (e, live)))?;
         let workspace = PathBuf::from(&parent.summary.workspace);
         let mcp = parent.mcp.clone();
-        let summary = summary_of(&engine, &workspace, &self.wiring());
+        let (summary, child_of) =
+            (summary_of(&engine, &workspace, &self.wiring()), Some(parent.summary.session_id.clone()));
         self.shown_now(id.to_string(), &mcp);
-        sessions.insert(id.to_string(), Live { engine, summary: summary.clone(), mcp });
+        sessions.insert(id.to_string(), Live { engine, summary: summary.clone(), mcp, child_of });
         Some(summary)
     }
 
@@ -310,7 +320,7 @@ impl SessionHost {
     pub async fn close(&self) {
         let all: Vec<Live> = self.0.sessions.lock().await.drain().map(|(_, live)| live).collect();
         self.0.set_shown(None);
-        futures::future::join_all(all.into_iter().map(|live| close_live(live.engine, live.mcp))).await;
+        futures::future::join_all(all.into_iter().map(close_live)).await;
         // What is still queued for the team's collector: at most 2 s, and a row for what it
         // never got.
         let wiring = self.wiring();
@@ -344,29 +354,28 @@ impl SessionHost {
 fn summary_of(engine: &Engine, workspace: &Path, wiring: &Wiring) -> SessionSummary {
     let provider_config = wiring.config.provider.as_ref();
     SessionSummary {
-            session_id: engine.session_id().to_string(),
-            workspace: workspace.display().to_string(),
-            mode: engine.mode(),
-            model: provider_config.map(|p| p.model.clone()),
-            context_window: provider_config.and_then(|p| p.context_window),
-            sandbox: engine.sandbox().0.to_string(),
-            unsandboxed_because: engine.sandbox().1,
-            sandbox_home: engine.sandbox_home(),
-            price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
-            instructions: engine
-                .instruction_files()
-                .iter()
-                .map(|(path, tokens)| bridle_protocol::InstructionFileInfo { path: path.clone(), tokens: *tokens })
-                .collect(),
-            allowed_modes: wiring
-                .config
-                .managed
-                .as_ref()
-                .filter(|m| m.policy.allowed_modes.is_some())
-                .map(|_| engine.allowed_modes()),
+        session_id: engine.session_id().to_string(),
+        workspace: workspace.display().to_string(),
+        mode: engine.mode(),
+        model: provider_config.map(|p| p.model.clone()),
+        context_window: provider_config.and_then(|p| p.context_window),
+        sandbox: engine.sandbox().0.to_string(),
+        unsandboxed_because: engine.sandbox().1,
+        sandbox_home: engine.sandbox_home(),
+        price: provider_config.and_then(|p| wiring.config.pricing.price_of(&p.model)),
+        instructions: engine
+            .instruction_files()
+            .iter()
+            .map(|(path, tokens)| bridle_protocol::InstructionFileInfo { path: path.clone(), tokens: *tokens })
+            .collect(),
+        allowed_modes: wiring
+            .config
+            .managed
+            .as_ref()
+            .filter(|m| m.policy.allowed_modes.is_some())
+            .map(|_| engine.allowed_modes()),
     }
 }
-
 
 /// Runs `work` on the blocking pool (SQLite and files never run on the window's threads).
 async fn blocking<T: Send + 'static>(
@@ -409,9 +418,19 @@ fn forward_mcp(hub: &Arc<McpHub>, id: String, host: Weak<Inner>) {
 
 /// Ends one session's engine (a running turn is interrupted, its history kept) and its MCP
 /// servers.
-async fn close_live(engine: Engine, mcp: Arc<McpHub>) {
-    engine.shutdown().await;
-    mcp.shutdown().await;
+async fn close_live(live: Live) {
+    live.engine.shutdown().await;
+    // A child's servers are its parent's, which closes them.
+    if live.child_of.is_none() {
+        live.mcp.shutdown().await;
+    }
+}
+
+impl Inner {
+    /// Forgets the children of `parent` shown on their own: they ended with it.
+    async fn forget_children(&self, parent: &str) {
+        self.sessions.lock().await.retain(|_, live| live.child_of.as_deref() != Some(parent));
+    }
 }
 
 /// The most recent session of `workspace` (or of a worktree made from it) with a request still

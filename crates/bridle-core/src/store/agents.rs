@@ -32,10 +32,9 @@ impl Store {
         let mut agents = Vec::new();
         for row in rows {
             let (id, json) = row?;
-            let agent = json
-                .as_deref()
-                .and_then(|j| serde_json::from_str(j).ok())
-                .ok_or_else(|| StoreError::Corrupt { id: 0, message: format!("session {id}: its record as a child is unreadable") })?;
+            let agent = json.as_deref().and_then(|j| serde_json::from_str(j).ok()).ok_or_else(|| {
+                StoreError::Corrupt { id: 0, message: format!("session {id}: its record as a child is unreadable") }
+            })?;
             agents.push(agent);
         }
         Ok(agents)

@@ -25,12 +25,21 @@ const WAIT_DEFAULT_SECS: u64 = 300;
 #[async_trait]
 pub trait Agents: Send + Sync {
     /// Starts a child on `task` for call `call_id` of turn `turn_id`; returns at once.
-    async fn spawn(&self, at: (&str, &str), task: &str, role: Option<&str>, model: Option<&str>)
-        -> Result<AgentInfo, ToolError>;
+    async fn spawn(
+        &self,
+        at: (&str, &str),
+        task: &str,
+        role: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<AgentInfo, ToolError>;
     /// Waits until every child of `ids` has settled (idle, failed or closed), `timeout` passes
     /// or `cancel` fires; returns each as it stands then.
-    async fn wait(&self, ids: &[String], timeout: Duration, cancel: &CancellationToken)
-        -> Result<Vec<AgentInfo>, ToolError>;
+    async fn wait(
+        &self,
+        ids: &[String],
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<AgentInfo>, ToolError>;
     /// Gives an idle child another message.
     async fn send(&self, id: &str, message: &str) -> Result<AgentInfo, ToolError>;
     /// Ends a child and what it runs.
@@ -51,12 +60,15 @@ fn report(agents: &[AgentInfo]) -> ToolOutput {
 }
 
 fn describe(agent: &AgentInfo) -> String {
-    let mut text = format!("Agent {} ({}): {}.", agent.id, agent.role.as_deref().unwrap_or("no role"), agent.state.as_str());
+    let mut text =
+        format!("Agent {} ({}): {}.", agent.id, agent.role.as_deref().unwrap_or("no role"), agent.state.as_str());
     match agent.state {
         AgentState::Working => text.push_str(" It is still working."),
         AgentState::NeedsYou => text.push_str(" It waits for a person to answer its question."),
         AgentState::Idle => text.push_str(" Its turn ended; send_agent gives it more to do, close_agent ends it."),
-        AgentState::Failed => text.push_str(&format!(" It failed: {}.", agent.error.as_deref().unwrap_or("no reason given"))),
+        AgentState::Failed => {
+            text.push_str(&format!(" It failed: {}.", agent.error.as_deref().unwrap_or("no reason given")))
+        }
         AgentState::Closed => {}
     }
     for question in &agent.expired {
