@@ -75,7 +75,7 @@ pub fn new_session(
     base: Option<&str>,
     now_ms: i64,
 ) -> Result<(String, Worktree), DeskError> {
-    let id = crate::engine::new_id();
+    let id = crate::store::new_id();
     let name = name.map(str::to_string).unwrap_or_else(|| id.chars().take(8).collect());
     let worktree = worktrees::create(origin, &worktree_path(data_dir, &id), &name, base)?;
     let recorded = store

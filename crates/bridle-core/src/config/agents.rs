@@ -120,8 +120,7 @@ fn role_file(text: &str) -> Result<Role, String> {
     let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
         return Ok(Role { instructions: text.trim().to_string(), ..Role::default() });
     };
-    let (yaml, body) =
-        crate::skills::split_front_matter(rest).ok_or("the YAML front matter has no closing `---` line")?;
+    let (yaml, body) = super::split_front_matter(rest).ok_or("the YAML front matter has no closing `---` line")?;
     let mut role: Role = if yaml.trim().is_empty() {
         Role::default()
     } else {
@@ -132,8 +131,8 @@ fn role_file(text: &str) -> Result<Role, String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

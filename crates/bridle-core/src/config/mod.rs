@@ -12,6 +12,7 @@
 mod agents;
 pub mod edit;
 mod explain;
+mod front_matter;
 mod hooks;
 pub mod managed;
 mod mcp;
@@ -30,6 +31,7 @@ use serde::{Deserialize, Serialize};
 pub use agents::{AgentsConfig, Isolation, Role};
 pub use edit::RuleList;
 pub use explain::{explain, Explained};
+pub use front_matter::split_front_matter;
 pub use hooks::{HookConfig, HooksConfig, DEFAULT_HOOK_TIMEOUT_SECS};
 pub use managed::{Managed, ManagedPolicy, MANAGED_FILE};
 pub use mcp::{McpConfig, McpServerConfig, DEFAULT_MCP_STARTUP_SECS};

@@ -364,10 +364,7 @@ impl Engine {
     }
 }
 
-/// A fresh id (UUID v4) for sessions, turns and calls.
-pub fn new_id() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
+pub use crate::store::new_id;
 
 struct RunningTurn {
     handle: JoinHandle<()>,

@@ -85,10 +85,11 @@ impl Session {
             skills.restore(&history);
             Arc::new(skills)
         };
-        // A session with no skill for the model does not offer `skill` (its schema costs tokens).
-        if !skills.offers_model_skills() {
+        // A session with no skill for the model does not offer `skill`, nor the agent tools when
+        // `[agents] max_children = 0` (their schemas cost tokens).
+        if !skills.offers_model_skills() || config.agents.max_children == 0 {
             let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-            let tools = Arc::new(current.registry().without(crate::tools::LoadSkill::NAME));
+            let tools = Arc::new(unoffered(current.registry(), &skills, &config));
             *calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = current.with_registry(tools);
         }
         let brief = {
@@ -252,10 +253,7 @@ impl Session {
     /// skill to load.
     fn offered_tools(&self) -> (u64, Arc<crate::tools::ToolRegistry>) {
         let (generation, tools) = offered_tools(&self.deps);
-        if self.skills.offers_model_skills() {
-            return (generation, tools);
-        }
-        (generation, Arc::new(tools.without(crate::tools::LoadSkill::NAME)))
+        (generation, Arc::new(unoffered(&tools, &self.skills, &self.config)))
     }
 
     /// How `bash` runs in this session now, and why it is unconfined when it is (or what its
@@ -404,6 +402,25 @@ pub(crate) fn offered_tools(deps: &EngineDeps) -> (u64, Arc<crate::tools::ToolRe
         }
         None => (0, deps.tools.clone()),
     }
+}
+
+/// `tools` without those this session does not offer: `skill` with no skill for the model, the
+/// agent tools when it may start no child.
+fn unoffered(
+    tools: &crate::tools::ToolRegistry,
+    skills: &crate::skills::SessionSkills,
+    config: &EngineConfig,
+) -> crate::tools::ToolRegistry {
+    let mut tools = tools.clone();
+    if !skills.offers_model_skills() {
+        tools = tools.without(crate::tools::LoadSkill::NAME);
+    }
+    if config.agents.max_children == 0 {
+        for name in crate::tools::AGENT_TOOLS {
+            tools = tools.without(name);
+        }
+    }
+    tools
 }
 
 /// The calls of a session, shared between its loop and its [`super::Engine`].

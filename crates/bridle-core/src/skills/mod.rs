@@ -23,7 +23,6 @@ use sha2::{Digest, Sha256};
 pub use catalog::{catalog, CATALOG_BUDGET};
 pub use commands::{available_commands, parse_command, SlashCommand, BUILTIN_COMMANDS};
 pub use folders::SKILL_LIMIT;
-pub(crate) use parse::split_front_matter;
 pub use parse::{parse, Parsed};
 pub use session::{Loaded, Narrowing, SessionSkills};
 

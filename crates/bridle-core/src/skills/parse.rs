@@ -64,7 +64,8 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
         .ok_or("SKILL.md does not start with a `---` line of YAML front matter")?;
-    let (yaml, body) = split_front_matter(rest).ok_or("the YAML front matter has no closing `---` line")?;
+    let (yaml, body) =
+        crate::config::split_front_matter(rest).ok_or("the YAML front matter has no closing `---` line")?;
     let front: FrontMatter =
         serde_yaml_ng::from_str(yaml).map_err(|e| format!("the YAML front matter does not parse: {e}"))?;
     let name = front.name.map(|n| n.trim().to_string()).ok_or("the front matter has no `name`")?;
@@ -104,18 +105,6 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
         metadata,
         body: body.trim().to_string(),
     })
-}
-
-/// The YAML before the closing `---` line and the body after it.
-pub(crate) fn split_front_matter(rest: &str) -> Option<(&str, &str)> {
-    let mut at = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return Some((&rest[..at], &rest[at + line.len()..]));
-        }
-        at += line.len();
-    }
-    None
 }
 
 /// The spec's rule for names: 1-64 of `a-z`, `0-9` and `-`, not starting or ending with `-`,

@@ -32,6 +32,11 @@ pub use processes::ProcessRow;
 pub use state::TurnState;
 pub use worktrees::WorktreeRecord;
 
+/// A fresh id (UUID v4) for sessions, turns and calls.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -82,19 +82,17 @@ fn describe(agent: &AgentInfo) -> String {
     text
 }
 
-/// Starts a child agent: a session of its own that works on `task` in this workspace, under
-/// this session's mode and rules (or stricter), and asks a person through the same inbox.
-/// Returns the child's id at once; `wait_agent` collects its answer. Give it everything it needs
-/// in `task`: it does not see this conversation.
+/// Starts a child agent on `task` in this workspace, under this session's rules; returns its id
+/// at once. It does not see this conversation: make `task` self-contained.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpawnAgentArgs {
-    /// The whole task, self-contained.
+    /// The task.
     pub task: String,
-    /// A role from the configured roles (instructions and the tools it may use).
+    /// A configured role.
     #[serde(default)]
     pub role: Option<String>,
-    /// A model other than this session's.
+    /// Another model.
     #[serde(default)]
     pub model: Option<String>,
 }
@@ -126,16 +124,14 @@ impl Tool for SpawnAgent {
     }
 }
 
-/// Waits for child agents to finish their turn, and returns each one's final message or where it
-/// stands when the wait ends (still working, waiting for a person, failed, a question that
-/// expired).
+/// Waits for agents to end their turn; returns each one's answer, or where it stands.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitAgentArgs {
-    /// The agents' ids; empty: every agent of this session that is not closed.
+    /// Agent ids; empty: all.
     #[serde(default)]
     pub ids: Vec<String>,
-    /// The longest to wait, in seconds (default 300, at most 3600).
+    /// Seconds (default 300, at most 3600).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
 }
@@ -174,11 +170,11 @@ impl Tool for WaitAgent {
     }
 }
 
-/// Gives an agent whose turn ended another message; it works on it as a new turn.
+/// Gives an agent whose turn ended another message.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendAgentArgs {
-    /// The agent's id.
+    /// Agent id.
     pub id: String,
     /// The message.
     pub message: String,
@@ -204,11 +200,11 @@ impl Tool for SendAgent {
     }
 }
 
-/// Ends an agent: its turn is interrupted and its background processes stopped.
+/// Ends an agent and its processes.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CloseAgentArgs {
-    /// The agent's id.
+    /// Agent id.
     pub id: String,
 }
 

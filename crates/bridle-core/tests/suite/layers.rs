@@ -15,12 +15,12 @@ const LAYERS: &[(u8, &str, &[&str])] = &[
     (
         5,
         "builds everything below once per launch, from the environment and config: only front ends sit above",
-        &["wiring", "settings", "session_host", "desk"],
+        &["wiring", "settings", "session_host"],
     ),
     (
         4,
-        "drives turns: runs calls through L3 and turns what happens into events, store rows and audit rows",
-        &["engine"],
+        "drives turns: runs calls through L3 and turns what happens into events, store rows and audit rows; and the desk the sessions work at (their worktrees, archive and hand-off), which a session's child may need",
+        &["engine", "desk"],
     ),
     (
         3,

@@ -89,15 +89,16 @@ async fn an_honest_count_raises_no_warning() {
 #[tokio::test]
 async fn ollama_native_sends_num_ctx_and_round_trips_a_tool_call() {
     let server = wiremock::MockServer::start().await;
+    // Honest counts: about what Bridle sends (its brief and every tool's schema, the agent tools included).
     let lines = |items: &[serde_json::Value]| items.iter().map(|i| format!("{i}\n")).collect::<String>();
     let call = lines(&[
         serde_json::json!({"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_current_time", "arguments": {"timezone": "UTC"}}}]}, "done": false}),
-        serde_json::json!({"message": {"role": "assistant", "content": ""}, "done": true, "prompt_eval_count": 2400, "eval_count": 9}),
+        serde_json::json!({"message": {"role": "assistant", "content": ""}, "done": true, "prompt_eval_count": 3300, "eval_count": 9}),
     ]);
     let answer = lines(&[
         serde_json::json!({"message": {"role": "assistant", "content": "It is "}, "done": false}),
         serde_json::json!({"message": {"role": "assistant", "content": "noon."}, "done": false}),
-        serde_json::json!({"done": true, "prompt_eval_count": 2500, "eval_count": 4}),
+        serde_json::json!({"done": true, "prompt_eval_count": 3400, "eval_count": 4}),
     ]);
     let script = Script::new([
         ResponseTemplate::new(200).insert_header("content-type", "application/x-ndjson").set_body_string(call),
