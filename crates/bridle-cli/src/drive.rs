@@ -198,26 +198,13 @@ async fn follow_child(engine: &Engine, event: &Event, drive: &DriveArgs, on_ask:
         out.flush()?;
     } else {
         let who: String = event.session_id().chars().take(8).collect();
-        match event {
-            Event::AssistantMessage { text, .. } if !text.trim().is_empty() => {
-                eprintln!("[agent {who}] {}", safe(text.trim()))
-            }
-            Event::ToolCallBegin { call, .. } => {
-                eprintln!("[agent {who}] -> {} {}", safe(&call.name), safe(&call.arguments))
-            }
-            Event::ToolCallEnd { status, result, .. } => {
-                let first = result.output.lines().next().unwrap_or_default();
-                eprintln!("[agent {who}] <- {status:?}: {}", safe(first));
-            }
-            Event::ApprovalRequested { request, .. } => {
-                eprintln!("[agent {who}] ?  approval {} for {}", request.id, safe(&request.subject.headline()))
-            }
-            Event::ApprovalResolved { approval_id, decision, source, .. } => {
-                eprintln!("[agent {who}] !  approval {approval_id}: {decision:?} ({source:?})")
-            }
-            Event::Error { info, .. } => eprintln!("[agent {who}] error [{}]: {}", info.code, safe(&info.message)),
-            Event::TurnAborted { reason, .. } => eprintln!("[agent {who}] turn ended early: {reason:?}"),
-            _ => {}
+        let line = match event {
+            // Whole messages, not deltas: a child's text would cut into the parent's.
+            Event::AssistantMessage { text, .. } if !text.trim().is_empty() => Some(safe(text.trim()).into_owned()),
+            _ => call_line(event),
+        };
+        if let Some(line) = line {
+            eprintln!("[agent {who}] {line}");
         }
     }
     if let Event::ApprovalRequested { request, .. } = event {
@@ -281,19 +268,6 @@ fn print_human(event: &Event) -> anyhow::Result<()> {
         Event::AssistantMessage { .. } => writeln!(out)?,
         // The partial line ends here; the retried answer starts on a line of its own.
         Event::StreamRestarted { .. } => writeln!(out)?,
-        Event::ToolCallBegin { call, .. } => eprintln!("-> {} {}", safe(&call.name), safe(&call.arguments)),
-        Event::ToolCallEnd { status, duration_ms, result, .. } => {
-            let first = result.output.lines().next().unwrap_or_default();
-            eprintln!("<- {status:?} in {duration_ms} ms: {}", safe(first));
-        }
-        Event::ApprovalRequested { request, .. } => {
-            eprintln!("?  approval {} for {}", request.id, safe(&request.subject.headline()))
-        }
-        Event::ApprovalResolved { approval_id, decision, source, .. } => {
-            eprintln!("!  approval {approval_id}: {decision:?} ({source:?})")
-        }
-        Event::Error { info, .. } => eprintln!("error [{}]: {}", info.code, safe(&info.message)),
-        Event::TurnAborted { reason, .. } => eprintln!("turn ended early: {reason:?}"),
         Event::CommandDone { output, .. } => writeln!(out, "{}", safe(output))?,
         Event::AgentUpdated { agent, .. } => {
             let mut line = format!(
@@ -307,7 +281,31 @@ fn print_human(event: &Event) -> anyhow::Result<()> {
             }
             eprintln!("{line}")
         }
-        _ => {}
+        _ => {
+            if let Some(line) = call_line(event) {
+                eprintln!("{line}");
+            }
+        }
     }
     Ok(())
+}
+
+/// The line on stderr of a call's step, a question, an error or an early end.
+fn call_line(event: &Event) -> Option<String> {
+    Some(match event {
+        Event::ToolCallBegin { call, .. } => format!("-> {} {}", safe(&call.name), safe(&call.arguments)),
+        Event::ToolCallEnd { status, duration_ms, result, .. } => {
+            let first = result.output.lines().next().unwrap_or_default();
+            format!("<- {status:?} in {duration_ms} ms: {}", safe(first))
+        }
+        Event::ApprovalRequested { request, .. } => {
+            format!("?  approval {} for {}", request.id, safe(&request.subject.headline()))
+        }
+        Event::ApprovalResolved { approval_id, decision, source, .. } => {
+            format!("!  approval {approval_id}: {decision:?} ({source:?})")
+        }
+        Event::Error { info, .. } => format!("error [{}]: {}", info.code, safe(&info.message)),
+        Event::TurnAborted { reason, .. } => format!("turn ended early: {reason:?}"),
+        _ => return None,
+    })
 }

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::aimock::Aimock;
 use super::bridle::*;
-use super::desk::{listed, pending, spawn};
+use super::desk::{listed, pending, run_args_asking as run_args, spawn};
 
 /// aimock playing every model of the test: `fixtures` in order (the first match wins).
 async fn model(fixtures: Vec<Value>) -> (Aimock, tempfile::TempDir) {
@@ -39,24 +39,6 @@ fn script(prompt: &str, calls: Vec<Value>, last: &str, text: &str) -> Vec<Value>
     vec![
         json!({"match": {"userMessage": prompt, "toolCallId": last}, "response": {"content": text}}),
         json!({"match": {"userMessage": prompt, "hasToolResult": false}, "response": {"toolCalls": calls}}),
-    ]
-}
-
-fn run_args<'a>(prompt: &'a str, mode: &'a str, on_ask: &'a str, base: &'a str) -> Vec<&'a str> {
-    vec![
-        "run",
-        prompt,
-        "--json",
-        "--mode",
-        mode,
-        "--on-ask",
-        on_ask,
-        "--provider",
-        "openai",
-        "--base-url",
-        base,
-        "--model",
-        "m",
     ]
 }
 

@@ -45,6 +45,12 @@ pub(super) fn spawn(dirs: &Dirs, args: &[&str]) -> Child {
 }
 
 pub(super) fn run_args<'a>(prompt: &'a str, mode: &'a str, base: &'a str) -> Vec<&'a str> {
+    run_args_asking(prompt, mode, "prompt", base)
+}
+
+/// `bridle run PROMPT --json` in `mode` against the model at `base`, answering questions as
+/// `on_ask` says.
+pub(super) fn run_args_asking<'a>(prompt: &'a str, mode: &'a str, on_ask: &'a str, base: &'a str) -> Vec<&'a str> {
     vec![
         "run",
         prompt,
@@ -52,7 +58,7 @@ pub(super) fn run_args<'a>(prompt: &'a str, mode: &'a str, base: &'a str) -> Vec
         "--mode",
         mode,
         "--on-ask",
-        "prompt",
+        on_ask,
         "--provider",
         "openai",
         "--base-url",

@@ -321,7 +321,8 @@ impl Children {
                 }
             }
             Event::TokenUsage { usage, .. } => info.usage.add(usage),
-            Event::Error { info: error, .. } if !error.retryable => info.error = Some(error.message.clone()),
+            // The last error said; a turn that ends well clears it.
+            Event::Error { info: error, .. } => info.error = Some(error.message.clone()),
             Event::TurnCompleted { .. } => {
                 info.state = AgentState::Idle;
                 info.error = None;

@@ -455,6 +455,7 @@ async fn run_loop(
     if !session.config.agent.as_ref().is_some_and(|o| o.parents_window) {
         session.discover_window().await;
     }
+    session.fit_tools_to_window();
     session.tell_ended_processes().await;
     let mut queue: VecDeque<String> = VecDeque::new();
     let mut running: Option<RunningTurn> = suspended.map(|start| start_turn(&session, start));

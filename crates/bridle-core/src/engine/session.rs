@@ -89,7 +89,7 @@ impl Session {
         // `[agents] max_children = 0` (their schemas cost tokens).
         if !skills.offers_model_skills() || config.agents.max_children == 0 {
             let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-            let tools = Arc::new(unoffered(current.registry(), &skills, &config));
+            let tools = Arc::new(unoffered(current.registry(), &skills, &config, config.context_window));
             *calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = current.with_registry(tools);
         }
         let brief = {
@@ -253,7 +253,21 @@ impl Session {
     /// skill to load.
     fn offered_tools(&self) -> (u64, Arc<crate::tools::ToolRegistry>) {
         let (generation, tools) = offered_tools(&self.deps);
-        (generation, Arc::new(unoffered(&tools, &self.skills, &self.config)))
+        (generation, Arc::new(unoffered(&tools, &self.skills, &self.config, self.context_window())))
+    }
+
+    /// Once the window in force is known: a window too small for children leaves the agent
+    /// tools out of what is offered.
+    pub(crate) fn fit_tools_to_window(&self) {
+        if self.context_window().is_some_and(|w| w < AGENTS_MIN_WINDOW) {
+            let current = self.calls();
+            let mut tools = current.registry().as_ref().clone();
+            for name in crate::tools::AGENT_TOOLS {
+                tools = tools.without(name);
+            }
+            *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                current.with_registry(Arc::new(tools));
+        }
     }
 
     /// How `bash` runs in this session now, and why it is unconfined when it is (or what its
@@ -404,18 +418,23 @@ pub(crate) fn offered_tools(deps: &EngineDeps) -> (u64, Arc<crate::tools::ToolRe
     }
 }
 
+/// The smallest context window a session is offered the agent tools in: a child needs a window
+/// of its own, and their schemas take some 450 tokens of every request.
+pub(crate) const AGENTS_MIN_WINDOW: u64 = 16_384;
+
 /// `tools` without those this session does not offer: `skill` with no skill for the model, the
-/// agent tools when it may start no child.
+/// agent tools when it may start no child or its `window` is too small for them.
 fn unoffered(
     tools: &crate::tools::ToolRegistry,
     skills: &crate::skills::SessionSkills,
     config: &EngineConfig,
+    window: Option<u64>,
 ) -> crate::tools::ToolRegistry {
     let mut tools = tools.clone();
     if !skills.offers_model_skills() {
         tools = tools.without(crate::tools::LoadSkill::NAME);
     }
-    if config.agents.max_children == 0 {
+    if config.agents.max_children == 0 || window.is_some_and(|w| w < AGENTS_MIN_WINDOW) {
         for name in crate::tools::AGENT_TOOLS {
             tools = tools.without(name);
         }
