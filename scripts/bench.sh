@@ -41,6 +41,9 @@ bash scripts/bench-review.sh | tee "$OUT/review-all.txt"
 step "many sessions at one desk: a worktree of 10,000 files against git worktree add, archive and restore of 1,000 changed files, the host with 1/4/8 idle sessions"
 bash scripts/bench-desk.sh | tee "$OUT/desk-all.txt"
 
+step "subagents: spawn_agent to the child's first model request, the process with 0/1/4 idle children"
+bash scripts/bench-agents.sh | tee "$OUT/agents.txt"
+
 step "a local model: time to first token and tokens/s through bridle run vs llama-server directly, prompt size per wire format"
 bash scripts/setup-llama.sh
 python3 scripts/bench-llama.py 5 | tee "$OUT/llama.txt"
