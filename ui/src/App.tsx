@@ -1,7 +1,7 @@
 // The window: navigation rail, errors, and the active view, all fed by the one session store.
 // With no provider configured (first run) it opens on Settings; when the shell opens another
 // session (Sessions, or Settings saved) the store loads it from scratch.
-import { Suspense, lazy, useEffect, useState } from "react";
+import { Suspense, useEffect, useState } from "react";
 import { sessionOpen, settingsGet } from "./api/engine";
 import { ChatView } from "./features/chat/ChatView";
 import { SessionRail } from "./features/desk/SessionRail";
@@ -9,17 +9,20 @@ import { useDesk } from "./features/desk/useDesk";
 import { ErrorBanner } from "./features/errors/ErrorBanner";
 import { ErrorBoundary } from "./features/errors/ErrorBoundary";
 import { NavBar } from "./features/nav/NavBar";
+import { preloadWhenIdle, lazyView } from "./features/nav/lazyView";
 import type { ViewId } from "./features/nav/views";
 import { useSession } from "./store/useSession";
 
-// Every view but Chat is its own chunk, fetched when it is first opened: the first screen loads
-// and parses only Chat's code.
-const ApprovalsView = lazy(() => import("./features/approvals/ApprovalsView").then((m) => ({ default: m.ApprovalsView })));
-const AuditView = lazy(() => import("./features/audit/AuditView").then((m) => ({ default: m.AuditView })));
-const ChangesView = lazy(() => import("./features/changes/ChangesView").then((m) => ({ default: m.ChangesView })));
-const SessionsView = lazy(() => import("./features/sessions/SessionsView").then((m) => ({ default: m.SessionsView })));
-const SettingsView = lazy(() => import("./features/settings/SettingsView").then((m) => ({ default: m.SettingsView })));
-const UsageView = lazy(() => import("./features/usage/UsageView").then((m) => ({ default: m.UsageView })));
+// Every view but Chat is its own chunk: the first screen loads and parses only Chat's code, and
+// the others are fetched while the window idles after it (or when first opened, if sooner).
+const ApprovalsView = lazyView(() => import("./features/approvals/ApprovalsView").then((m) => m.ApprovalsView));
+const AuditView = lazyView(() => import("./features/audit/AuditView").then((m) => m.AuditView));
+const ChangesView = lazyView(() => import("./features/changes/ChangesView").then((m) => m.ChangesView));
+const SessionsView = lazyView(() => import("./features/sessions/SessionsView").then((m) => m.SessionsView));
+const SettingsView = lazyView(() => import("./features/settings/SettingsView").then((m) => m.SettingsView));
+const UsageView = lazyView(() => import("./features/usage/UsageView").then((m) => m.UsageView));
+/** How long after the first screen the other views' chunks start to come. */
+const PRELOAD_AFTER_MS = 1500;
 
 export function App() {
   const session = useSession();
@@ -52,6 +55,7 @@ export function App() {
         // The error banner reports an unreachable shell already.
       },
     );
+    return preloadWhenIdle([ChangesView, SessionsView, ApprovalsView, AuditView, UsageView, SettingsView], PRELOAD_AFTER_MS);
   }, []);
 
   return (

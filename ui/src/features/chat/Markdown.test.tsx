@@ -26,4 +26,15 @@ describe("assistant markdown", () => {
     expect(container.textContent).toContain("<script>alert(2)</script>");
     expect(container.textContent).toContain("[image: x]");
   });
+
+  it("shows each text's own tree when texts come back into view (the kept trees are per text)", () => {
+    const texts = Array.from({ length: 400 }, (_, i) => `Step ${i}: **bold ${i}**`);
+    for (const text of texts) render(<Markdown text={text} />).unmount();
+    for (const i of [399, 0, 250]) {
+      const { container, unmount } = render(<Markdown text={texts[i] ?? ""} />);
+      expect(container.querySelector("strong")?.textContent).toBe(`bold ${i}`);
+      expect(container.textContent).toBe(`Step ${i}: bold ${i}`);
+      unmount();
+    }
+  });
 });

@@ -2,8 +2,8 @@
 // text (no rehype-raw), code highlighted by class names only (the CSP allows no inline styles
 // from text), and links shown with their address but never followed inside the window — model
 // text can format, never navigate, run or press anything.
-import { memo } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
+import { type ReactElement, memo } from "react";
+import toElements, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 
 const components: Components = {
@@ -22,12 +22,29 @@ const components: Components = {
 const highlight = rehypeHighlight({ detect: false });
 const rehypePlugins = [() => highlight];
 
+/** Rendered trees of the texts shown last, newest last: a message that scrolls back into view
+ * (the transcript is virtualised, so it was unmounted) is not parsed again. */
+const rendered = new Map<string, ReactElement>();
+/** How many texts' trees are kept. */
+const KEPT = 300;
+
+/** `text`'s tree: react-markdown's synchronous renderer is a pure function of its options. */
+function tree(text: string): ReactElement {
+  const kept = rendered.get(text);
+  if (kept) rendered.delete(text);
+  const out = kept ?? toElements({ children: text, rehypePlugins, components });
+  rendered.set(text, out);
+  if (rendered.size > KEPT) {
+    const oldest = rendered.keys().next().value;
+    if (oldest !== undefined) rendered.delete(oldest);
+  }
+  return out;
+}
+
 function MarkdownText({ text }: { text: string }) {
   return (
     <div className="markdown" data-testid="markdown">
-      <ReactMarkdown rehypePlugins={rehypePlugins} components={components}>
-        {text}
-      </ReactMarkdown>
+      {tree(text)}
     </div>
   );
 }
