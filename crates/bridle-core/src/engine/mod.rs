@@ -6,7 +6,9 @@
 //! token, and interrupts by cancelling it. Rules kept here: every tool call in the history has
 //! a result before the next model request; failures reach the model as tool results or the
 //! user as `Error` events, never as a panic; the session is persisted as it goes; a turn left
-//! waiting on approvals by an earlier process resumes as soon as the session is opened again.
+//! waiting on approvals by an earlier process resumes as soon as the session is opened again,
+//! and so do its children (`agents.rs`: a child is a session of its own whose events go on in
+//! its parent's stream, ended by the parent's interrupt or end).
 
 mod agents;
 mod commands;
