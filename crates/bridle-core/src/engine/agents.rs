@@ -25,6 +25,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::session::Session;
 use super::{Engine, EngineConfig, EngineDeps, SessionSpec};
+use crate::config::Role;
+use crate::provider::ModelProvider;
 use crate::tools::{ToolError, AGENT_TOOLS};
 
 /// What a child session knows of its parent.
@@ -164,20 +166,16 @@ impl Children {
         self.touch();
     }
 
-    /// The settings and dependencies a child of `parent` starts with.
-    fn setup(parent: &Session, info: &AgentInfo, depth: u32) -> Result<(EngineConfig, EngineDeps), ToolError> {
+    /// The settings and dependencies a child of `parent` starts with, given as `role` and
+    /// talking through `provider`.
+    fn setup(
+        parent: &Session,
+        info: &AgentInfo,
+        role: Option<&Role>,
+        provider: Arc<dyn ModelProvider>,
+        depth: u32,
+    ) -> (EngineConfig, EngineDeps) {
         let limits = &parent.config.agents;
-        let (roles, _) = limits.roles_in(&parent.config.workspace);
-        let role = match &info.role {
-            Some(name) => Some(roles.get(name).ok_or_else(|| {
-                let known: Vec<&str> = roles.keys().map(String::as_str).collect();
-                ToolError::new(format!(
-                    "no role `{name}` (roles: {}); configure one in [agents.roles.NAME] or .agents/roles/NAME.md",
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
-                ))
-            })?),
-            None => None,
-        };
         let calls = parent.calls();
         let mode = stricter(calls.permit().mode(), role.and_then(|r| r.mode).unwrap_or(Mode::Bypass));
         // The parent's tools as offered now (its MCP servers' included), or the role's share of
@@ -204,15 +202,7 @@ impl Children {
         }
         let tools =
             if why.is_empty() { registry.as_ref().clone() } else { registry.narrowed(&allowed, &why.join("; ")) };
-        let same_model = info.model.as_deref().is_none_or(|m| m == parent.deps.provider.model());
-        let provider = match &info.model {
-            Some(model) if model != parent.deps.provider.model() => {
-                parent.deps.provider.with_model(model).ok_or_else(|| {
-                    ToolError::new(format!("this session's provider cannot switch to the model `{model}`"))
-                })?
-            }
-            _ => parent.deps.provider.clone(),
-        };
+        let same_model = provider.model() == parent.deps.provider.model();
         let mut config = parent.config.clone();
         config.mode = mode;
         config.defer_approvals = false;
@@ -225,13 +215,21 @@ impl Children {
             None => format!("{}\n\n{CHILD_BRIEF}", config.system_prompt),
         };
         let deps = EngineDeps { provider, tools: Arc::new(tools), mcp: None, ..parent.deps.clone() };
-        Ok((config, deps))
+        (config, deps)
     }
 
-    /// Starts child `info` (new or resumed) and follows its events.
-    fn open(self: &Arc<Self>, parent: &Session, info: AgentInfo, spec: SessionSpec) -> Result<Engine, ToolError> {
+    /// Starts child `info` (new or resumed), given as `role` and talking through `provider`, and
+    /// follows its events.
+    fn open(
+        self: &Arc<Self>,
+        parent: &Session,
+        info: AgentInfo,
+        role: Option<&Role>,
+        provider: Arc<dyn ModelProvider>,
+        spec: SessionSpec,
+    ) -> Result<Engine, ToolError> {
         let depth = parent.config.agent.as_ref().map_or(0, |o| o.depth) + 1;
-        let (config, deps) = Self::setup(parent, &info, depth)?;
+        let (config, deps) = Self::setup(parent, &info, role, provider, depth);
         let (engine, events) =
             Engine::spawn(config, deps, spec).map_err(|e| ToolError::new(format!("the agent could not start: {e}")))?;
         lock(&self.live).insert(
@@ -249,29 +247,28 @@ impl Children {
             Ok(stored) => stored,
             Err(e) => return tracing::warn!("session {}: its agents were not read: {e}", parent.id),
         };
+        let (roles, _) = super::roles::roles_in(&parent.config.agents, &parent.config.workspace);
         for mut info in stored {
-            match info.state {
+            let failed = match info.state {
                 AgentState::NeedsYou | AgentState::Idle => {
-                    if let Err(e) = self.open(parent, info.clone(), SessionSpec::Resume(info.id.clone())) {
-                        info.state = AgentState::Failed;
-                        info.error = Some(e.to_string());
-                        lock(&self.live).insert(
-                            info.id.clone(),
-                            Child { engine: None, info: info.clone(), asking: HashMap::new() },
-                        );
-                        self.changed_to(info).await;
-                    }
+                    let opened = role_of(&roles, info.role.as_deref()).and_then(|role| {
+                        let provider = provider_for(parent, info.model.as_deref())?;
+                        self.open(parent, info.clone(), role, provider, SessionSpec::Resume(info.id.clone()))
+                    });
+                    opened.err().map(|e| e.to_string())
                 }
-                AgentState::Working => {
-                    info.state = AgentState::Failed;
-                    info.error = Some("the process running it ended mid-turn".into());
-                    lock(&self.live)
-                        .insert(info.id.clone(), Child { engine: None, info: info.clone(), asking: HashMap::new() });
-                    self.changed_to(info).await;
-                }
+                AgentState::Working => Some("the process running it ended mid-turn".to_string()),
                 AgentState::Failed | AgentState::Closed => {
                     lock(&self.live).insert(info.id.clone(), Child { engine: None, info, asking: HashMap::new() });
+                    continue;
                 }
+            };
+            if let Some(why) = failed {
+                info.state = AgentState::Failed;
+                info.error = Some(why);
+                lock(&self.live)
+                    .insert(info.id.clone(), Child { engine: None, info: info.clone(), asking: HashMap::new() });
+                self.changed_to(info).await;
             }
         }
     }
@@ -365,6 +362,30 @@ impl Children {
     }
 }
 
+/// Role `name` of `roles`, or why there is none by that name.
+fn role_of<'a>(roles: &'a BTreeMap<String, Role>, name: Option<&str>) -> Result<Option<&'a Role>, ToolError> {
+    let Some(name) = name else { return Ok(None) };
+    roles.get(name).map(Some).ok_or_else(|| {
+        let known: Vec<&str> = roles.keys().map(String::as_str).collect();
+        ToolError::new(format!(
+            "no role `{name}` (roles: {}); configure one in [agents.roles.NAME] or .agents/roles/NAME.md",
+            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+        ))
+    })
+}
+
+/// The parent's provider, or the same server and key asking `model` when it names another.
+fn provider_for(parent: &Session, model: Option<&str>) -> Result<Arc<dyn ModelProvider>, ToolError> {
+    match model {
+        Some(model) if model != parent.deps.provider.model() => parent
+            .deps
+            .provider
+            .with_model(model)
+            .ok_or_else(|| ToolError::new(format!("this session's provider cannot switch to the model `{model}`"))),
+        _ => Ok(parent.deps.provider.clone()),
+    }
+}
+
 /// What a request asks, in a few words, for the parent's `wait_agent`.
 fn asked(request: &bridle_protocol::ApprovalRequest) -> String {
     match &request.subject {
@@ -423,10 +444,12 @@ impl crate::tools::Agents for Arc<Children> {
                 limits.max_children
             )));
         }
-        let (roles, _) = limits.roles_in(&parent.config.workspace);
-        let model = model.map(str::to_string).or_else(|| role.and_then(|r| roles.get(r)).and_then(|r| r.model.clone()));
-        let isolated =
-            role.and_then(|r| roles.get(r)).and_then(|r| r.isolation) == Some(crate::config::Isolation::Worktree);
+        // Both checked before the child's row exists: a refused role or model leaves nothing
+        // behind.
+        let (roles, _) = super::roles::roles_in(limits, &parent.config.workspace);
+        let given = role_of(&roles, role)?;
+        let provider = provider_for(&parent, model.or_else(|| given.and_then(|r| r.model.as_deref())))?;
+        let isolated = given.and_then(|r| r.isolation) == Some(crate::config::Isolation::Worktree);
         let mut info = AgentInfo {
             id: super::new_id(),
             parent_id: parent.id.clone(),
@@ -434,15 +457,13 @@ impl crate::tools::Agents for Arc<Children> {
             call_id: call_id.to_string(),
             task: task.to_string(),
             role: role.map(str::to_string),
-            model: Some(model.unwrap_or_else(|| parent.deps.provider.model().to_string())).filter(|m| !m.is_empty()),
+            model: Some(provider.model().to_string()).filter(|m| !m.is_empty()),
             state: AgentState::Working,
             last_message: None,
             error: None,
             expired: Vec::new(),
             usage: TokenUsage::default(),
         };
-        // Checked before the child's row exists: a refused role or model leaves nothing behind.
-        Children::setup(&parent, &info, depth + 1)?;
         let store = &parent.deps.store;
         let now = parent.deps.clock.now_ms();
         let made = if isolated {
@@ -458,7 +479,7 @@ impl crate::tools::Agents for Arc<Children> {
             .and_then(|()| store.grants_with_prefix(&parent.id, ""))
             .and_then(|keys| keys.iter().try_for_each(|key| store.add_grant(&info.id, key, now)));
         recorded.map_err(|e| ToolError::new(format!("the agent's session could not be stored: {e}")))?;
-        let engine = self.open(&parent, info.clone(), SessionSpec::Resume(info.id.clone()))?;
+        let engine = self.open(&parent, info.clone(), given, provider, SessionSpec::Resume(info.id.clone()))?;
         engine
             .submit(Op::UserMessage { text: task.to_string() })
             .await

@@ -18,6 +18,7 @@ mod events;
 mod history;
 mod processes;
 mod review;
+mod roles;
 mod session;
 mod step;
 mod turn;

@@ -85,9 +85,8 @@ impl Session {
             skills.restore(&history);
             Arc::new(skills)
         };
-        // A session with no skill for the model does not offer `skill`, nor the agent tools when
-        // `[agents] max_children = 0` (their schemas cost tokens).
-        if !skills.offers_model_skills() || config.agents.max_children == 0 {
+        // Only the tools this session offers ([`unoffered`]: their schemas cost tokens).
+        {
             let current = calls.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
             let tools = Arc::new(unoffered(current.registry(), &skills, &config, config.context_window));
             *calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = current.with_registry(tools);
@@ -259,15 +258,9 @@ impl Session {
     /// Once the window in force is known: a window too small for children leaves the agent
     /// tools out of what is offered.
     pub(crate) fn fit_tools_to_window(&self) {
-        if self.context_window().is_some_and(|w| w < AGENTS_MIN_WINDOW) {
-            let current = self.calls();
-            let mut tools = current.registry().as_ref().clone();
-            for name in crate::tools::AGENT_TOOLS {
-                tools = tools.without(name);
-            }
-            *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
-                current.with_registry(Arc::new(tools));
-        }
+        let current = self.calls();
+        let tools = unoffered(current.registry(), &self.skills, &self.config, self.context_window());
+        *self.calls.write().unwrap_or_else(std::sync::PoisonError::into_inner) = current.with_registry(Arc::new(tools));
     }
 
     /// How `bash` runs in this session now, and why it is unconfined when it is (or what its
@@ -420,7 +413,7 @@ pub(crate) fn offered_tools(deps: &EngineDeps) -> (u64, Arc<crate::tools::ToolRe
 
 /// The smallest context window a session is offered the agent tools in: a child needs a window
 /// of its own, and their schemas take some 450 tokens of every request.
-pub(crate) const AGENTS_MIN_WINDOW: u64 = 16_384;
+const AGENTS_MIN_WINDOW: u64 = 16_384;
 
 /// `tools` without those this session does not offer: `skill` with no skill for the model, the
 /// agent tools when it may start no child or its `window` is too small for them.

@@ -81,8 +81,11 @@ impl SessionHost {
         let info = blocking(ErrorCode::NoSuchSession, move || Ok(store.session(&id)?)).await?;
         // A child runs only under its parent: one whose parent is not open opens with it.
         if let Some(agent) = &info.agent {
-            let live = self.0.sessions.lock().await.values().any(|l| l.engine.agent(&session_id).is_some());
-            if !live && !self.0.sessions.lock().await.contains_key(&session_id) {
+            let live = {
+                let sessions = self.0.sessions.lock().await;
+                sessions.contains_key(&session_id) || sessions.values().any(|l| l.engine.agent(&session_id).is_some())
+            };
+            if !live {
                 return Box::pin(self.session_open(agent.parent_id.clone())).await;
             }
         }
