@@ -136,10 +136,7 @@ pub async fn follow(
             continue;
         }
         if drive.json {
-            let mut out = std::io::stdout().lock();
-            serde_json::to_writer(&mut out, &event)?;
-            writeln!(out)?;
-            out.flush()?;
+            print_json(&event)?;
         } else {
             print_human(&event)?;
         }
@@ -192,10 +189,7 @@ pub async fn follow(
 /// id; a question of the child is answered as the run's own are.
 async fn follow_child(engine: &Engine, event: &Event, drive: &DriveArgs, on_ask: OnAsk) -> anyhow::Result<()> {
     if drive.json {
-        let mut out = std::io::stdout().lock();
-        serde_json::to_writer(&mut out, event)?;
-        writeln!(out)?;
-        out.flush()?;
+        print_json(event)?;
     } else {
         let who: String = event.session_id().chars().take(8).collect();
         let line = match event {
@@ -215,6 +209,15 @@ async fn follow_child(engine: &Engine, event: &Event, drive: &DriveArgs, on_ask:
             engine.submit(answer).await?;
         }
     }
+    Ok(())
+}
+
+/// `event` as one line of JSON on stdout.
+fn print_json(event: &Event) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, event)?;
+    writeln!(out)?;
+    out.flush()?;
     Ok(())
 }
 

@@ -246,6 +246,17 @@ fn changed_file(fs: &bridle_core::fs::WorkspaceFs, path: String, diff: &str) -> 
     Some(Changed { path, before, after })
 }
 
+/// Asks the editor about `request`, or refuses it unasked when [`PENDING_QUESTIONS`] prompts
+/// (`prompted`) are open already.
+fn ask_or_refuse(s: &Arc<AcpSession>, request: ApprovalRequest, prompted: &mut HashSet<String>) {
+    if prompted.len() < PENDING_QUESTIONS {
+        prompted.insert(request.id.clone());
+        tokio::spawn(s.clone().ask(request));
+    } else {
+        tokio::spawn(s.clone().refuse(request));
+    }
+}
+
 /// Forwards a session's events to its client until the engine stops (or the session is gone).
 async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<Event>) {
     // The diffs of each call's changed files, told before its end.
@@ -263,12 +274,7 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
         // session's own; the rest shows as the progress of its `spawn_agent` call.
         if event.session_id() != s.id {
             if let Event::ApprovalRequested { request, .. } = event {
-                if prompted.len() < PENDING_QUESTIONS {
-                    prompted.insert(request.id.clone());
-                    tokio::spawn(s.clone().ask(request));
-                } else {
-                    tokio::spawn(s.clone().refuse(request));
-                }
+                ask_or_refuse(&s, request, &mut prompted);
             } else if let Event::ApprovalResolved { approval_id, .. } = event {
                 prompted.remove(&approval_id);
             }
@@ -281,12 +287,7 @@ async fn pump(session: std::sync::Weak<AcpSession>, mut events: mpsc::Receiver<E
             Event::FileChanged { call_id, path, diff, .. } => diffs.entry(call_id).or_default().push((path, diff)),
             Event::ApprovalRequested { request, .. } => {
                 asked.insert(request.id.clone(), request.call_id.clone());
-                if prompted.len() < PENDING_QUESTIONS {
-                    prompted.insert(request.id.clone());
-                    tokio::spawn(s.clone().ask(request));
-                } else {
-                    tokio::spawn(s.clone().refuse(request));
-                }
+                ask_or_refuse(&s, request, &mut prompted);
             }
             Event::ApprovalResolved { approval_id, decision, .. } => {
                 prompted.remove(&approval_id);
