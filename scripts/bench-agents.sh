@@ -89,10 +89,8 @@ def run(children):
             mock.kill()
         rows = subprocess.run([bridle, "audit", "--kind", "tool_call", "--tool", "spawn_agent", "--json",
                                "--data-dir", os.path.join(tmp, "data")], capture_output=True, text=True).stdout
-        starts = {}
-        for row in map(json.loads, rows.splitlines()):
-            task = json.loads(row["payload"].get("arguments", "{}")).get("task") if isinstance(row["payload"].get("arguments"), str) else None
-            starts[row["callId"]] = (row["at"] - (row.get("latencyMs") or 0), task)
+        # Each spawn's start: its row is written at its end, with how long it took.
+        starts = [row["at"] - (row.get("latencyMs") or 0) for row in map(json.loads, rows.splitlines())]
         firsts = {}
         for entry in journal:
             text = json.dumps(entry["body"].get("messages", []))
@@ -107,7 +105,7 @@ def run(children):
 delays = []
 for _ in range(max(1, runs // 2)):
     _, starts, firsts = run(2)
-    start = min(s for s, _ in starts.values()) if starts else None
+    start = min(starts) if starts else None
     delays += [t - start for t in firsts.values() if start is not None]
 memory = {k: run(k)[0] for k in (0, 1, 4)}
 print("| measure | value |")

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startAimock } from "./lib/aimock.mjs";
-import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
-import { send, waitUnlessError } from "./lib/chat.mjs";
+import { describeWindow, launchApp, rail, screenshot } from "./lib/app.mjs";
+import { messageTexts, send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
 import { waitFor } from "./lib/webdriver.mjs";
 
@@ -45,12 +45,6 @@ function script(dir) {
 function cards(session) {
   return session.execute(
     "return [...document.querySelectorAll('[data-testid=agent-card]')].map((e) => ({ id: e.dataset.agentId, state: e.dataset.state, text: e.textContent }));",
-  );
-}
-
-function rail(session) {
-  return session.execute(
-    "return [...document.querySelectorAll('[data-testid=rail-session]')].map((e) => ({ id: e.dataset.sessionId, state: e.dataset.state, current: e.getAttribute('aria-current') === 'true' }));",
   );
 }
 
@@ -105,7 +99,7 @@ export default async function agents({ log }) {
     await waitUnlessError(
       session,
       async () => {
-        const texts = await Promise.all((await session.findAll("[data-testid=message][data-role=assistant]")).map((e) => e.text()));
+        const texts = await messageTexts(session, "assistant");
         return texts.some((t) => t.includes("Both agents reported back."));
       },
       "the parent's answer",
@@ -123,7 +117,7 @@ export default async function agents({ log }) {
     await open.click();
     await waitFor(async () => (await rail(session)).find((s) => s.current)?.id === done.reader.id, "the reader shown", 15000);
     await waitFor(() => session.find("[data-testid=tool-call][data-tool=read_file]"), "the reader's read_file call", 15000);
-    const texts = await Promise.all((await session.findAll("[data-testid=message][data-role=assistant]")).map((e) => e.text()));
+    const texts = await messageTexts(session, "assistant");
     assert.ok(texts.some((t) => t.includes("The notes say alpha.")), texts.join(" | "));
     await screenshot(session, "agents-child.png");
   } catch (err) {

@@ -8,8 +8,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startAimock } from "./lib/aimock.mjs";
-import { describeWindow, launchApp, screenshot } from "./lib/app.mjs";
-import { send, waitUnlessError } from "./lib/chat.mjs";
+import { describeWindow, launchApp, rail, screenshot } from "./lib/app.mjs";
+import { messageTexts, send, waitUnlessError } from "./lib/chat.mjs";
 import { outDir, tempDirs } from "./lib/env.mjs";
 import { waitFor } from "./lib/webdriver.mjs";
 
@@ -27,12 +27,6 @@ function script(dir) {
   return dir;
 }
 
-/** The sidebar's sessions: id, state and the current mark. */
-function rail(session) {
-  return session.execute(
-    "return [...document.querySelectorAll('[data-testid=rail-session]')].map((e) => ({ id: e.dataset.sessionId, state: e.dataset.state, current: e.getAttribute('aria-current') === 'true' }));",
-  );
-}
 
 async function stateOf(session, id) {
   return (await rail(session)).find((s) => s.id === id)?.state;
@@ -94,7 +88,7 @@ export default async function desk({ log }) {
     // One, shown again from the sidebar, finishes its job in its own worktree.
     await (await session.find(`[data-testid=rail-session][data-session-id="${one}"]`)).click();
     await waitUnlessError(session, async () => {
-      const texts = await Promise.all((await session.findAll("[data-testid=message][data-role=assistant]")).map((e) => e.text()));
+      const texts = await messageTexts(session, "assistant");
       return texts.some((t) => t.includes("The slow job is done"));
     }, "one's turn ending", 30000);
     assert.equal(readFileSync(join(oneDir, "slow.txt"), "utf8"), "slow\n");

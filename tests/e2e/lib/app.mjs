@@ -78,3 +78,10 @@ export async function describeWindow(session, name) {
   if (png) writeFileSync(join(outDir(), `${name}-failure.png`), png);
   return JSON.stringify(text);
 }
+
+/** The sidebar's sessions (DESIGN §16): id, state and whether it is the one shown. */
+export function rail(session) {
+  return session.execute(
+    "return [...document.querySelectorAll('[data-testid=rail-session]')].map((e) => ({ id: e.dataset.sessionId, state: e.dataset.state, current: e.getAttribute('aria-current') === 'true' }));",
+  );
+}
