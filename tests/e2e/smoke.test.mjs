@@ -1,11 +1,16 @@
 // Smoke: the real app starts with its own data dir and workspace (and no config: a first run, so
 // it opens on Settings), shows the chat under the CSP with its stylesheet applied, is attached
-// to an engine session, and paints a non-blank window.
+// to an engine session, and paints a non-blank window. A view's code is fetched when the view is
+// first opened, never while the window idles.
 import assert from "node:assert/strict";
 import { basename } from "node:path";
 import { launchApp, screenshot } from "./lib/app.mjs";
 import { tempDirs } from "./lib/env.mjs";
-import { waitFor } from "./lib/webdriver.mjs";
+import { sleep, waitFor } from "./lib/webdriver.mjs";
+
+/** The names of the view chunks the page has fetched (e.g. "SettingsView"), sorted. */
+const VIEW_CHUNKS = `return performance.getEntriesByType('resource')
+  .map((e) => /\/(\w+View)-[\w-]+\.js$/.exec(e.name)?.[1]).filter(Boolean).sort()`;
 
 const NAV = ["chat", "sessions", "approvals", "changes", "usage", "audit", "settings"];
 
@@ -15,6 +20,12 @@ export default async function smoke({ log }) {
   const session = await launchApp({ dataDir: dirs.make("data"), workspace });
   try {
     await waitFor(() => session.find("[data-testid=settings-first-run]"), "the first-run Settings panel", 10000);
+    // Idle well past a frame: only the view on screen has had its code fetched.
+    await sleep(2500);
+    assert.deepEqual(await session.execute(VIEW_CHUNKS), ["SettingsView"], "only the open view's chunk is fetched");
+    await (await session.find("[data-testid=nav-usage]")).click();
+    await waitFor(() => session.find("section.usage"), "the Usage view", 10000);
+    assert.deepEqual(await session.execute(VIEW_CHUNKS), ["SettingsView", "UsageView"], "opening Usage fetched its chunk");
     await (await session.find("[data-testid=nav-chat]")).click();
     const input = await session.find("[data-testid=chat-input]");
     assert.equal(await input.isDisplayed(), true, "chat-input is visible");

@@ -1,7 +1,7 @@
 // The window: navigation rail, errors, and the active view, all fed by the one session store.
 // With no provider configured (first run) it opens on Settings; when the shell opens another
 // session (Sessions, or Settings saved) the store loads it from scratch.
-import { Suspense, useEffect, useState } from "react";
+import { Suspense, useEffect, useRef, useState } from "react";
 import { sessionOpen, settingsGet } from "./api/engine";
 import { ChatView } from "./features/chat/ChatView";
 import { SessionRail } from "./features/desk/SessionRail";
@@ -9,25 +9,42 @@ import { useDesk } from "./features/desk/useDesk";
 import { ErrorBanner } from "./features/errors/ErrorBanner";
 import { ErrorBoundary } from "./features/errors/ErrorBoundary";
 import { NavBar } from "./features/nav/NavBar";
-import { preloadWhenIdle, lazyView } from "./features/nav/lazyView";
+import { type LazyView, lazyView } from "./features/nav/lazyView";
 import type { ViewId } from "./features/nav/views";
 import { useSession } from "./store/useSession";
 
 // Every view but Chat is its own chunk: the first screen loads and parses only Chat's code, and
-// the others are fetched while the window idles after it (or when first opened, if sooner).
+// another view's is fetched when it is first opened.
 const ApprovalsView = lazyView(() => import("./features/approvals/ApprovalsView").then((m) => m.ApprovalsView));
 const AuditView = lazyView(() => import("./features/audit/AuditView").then((m) => m.AuditView));
 const ChangesView = lazyView(() => import("./features/changes/ChangesView").then((m) => m.ChangesView));
 const SessionsView = lazyView(() => import("./features/sessions/SessionsView").then((m) => m.SessionsView));
 const SettingsView = lazyView(() => import("./features/settings/SettingsView").then((m) => m.SettingsView));
 const UsageView = lazyView(() => import("./features/usage/UsageView").then((m) => m.UsageView));
-/** How long after the first screen the other views' chunks start to come. */
-const PRELOAD_AFTER_MS = 1500;
+const CHUNKED: Partial<Record<ViewId, LazyView<never>>> = {
+  approvals: ApprovalsView,
+  audit: AuditView,
+  changes: ChangesView,
+  sessions: SessionsView,
+  settings: SettingsView,
+  usage: UsageView,
+};
 
 export function App() {
   const session = useSession();
   const { state, info, commands } = session;
-  const [view, setView] = useState<ViewId>("chat");
+  const [view, setShown] = useState<ViewId>("chat");
+  // The last view asked for: a chunk that comes after a later choice does not switch to its view.
+  const wanted = useRef<ViewId>("chat");
+  /** Shows `next` once its chunk has come (at once if it has, or for Chat). */
+  const setView = (next: ViewId) => {
+    wanted.current = next;
+    const chunk = CHUNKED[next];
+    if (!chunk) return setShown(next);
+    const show = () => wanted.current === next && setShown(next);
+    // A chunk that fails to come is shown anyway: the view's boundary reports it.
+    chunk.preload().then(show, show);
+  };
   // Every session's state and questions, read again when one of them moves.
   const desk = useDesk(`${state.turn.phase}|${state.approvals.length}|${session.elsewhere}|${info?.sessionId}`);
   // The shown session's questions as its events bring them, and every other session's as stored.
@@ -55,7 +72,6 @@ export function App() {
         // The error banner reports an unreachable shell already.
       },
     );
-    return preloadWhenIdle([ChangesView, SessionsView, ApprovalsView, AuditView, UsageView, SettingsView], PRELOAD_AFTER_MS);
   }, []);
 
   return (

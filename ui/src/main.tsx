@@ -13,6 +13,8 @@ import "./styles/markdown.css";
 import "./styles/settings.css";
 import "./styles/errors.css";
 
+// The benchmark's mark: every module of the first screen is fetched and run (bench-app/run.mjs).
+performance.mark?.("bridle: modules run");
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
 createRoot(root).render(

@@ -1,6 +1,6 @@
 // Chat view tests: the whole App against a mocked engine bridge (src/api/engine.ts), so what is
 // checked is what a user sees and what reaches the engine.
-import { render, screen, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Event, SandboxKind } from "../../api/types";
@@ -202,7 +202,8 @@ describe("Chat view", () => {
     await user.type(screen.getByTestId("chat-input"), "half a thought");
     for (const id of ["sessions", "approvals", "changes", "usage", "audit", "settings"]) {
       await user.click(screen.getByTestId(`nav-${id}`));
-      expect(screen.getByTestId(`nav-${id}`).getAttribute("aria-current")).toBe("page");
+      // A view's chunk comes first, then the view shows.
+      await waitFor(() => expect(screen.getByTestId(`nav-${id}`).getAttribute("aria-current")).toBe("page"));
       expect(screen.getByTestId("chat-view").className).toContain("parked");
       expect(screen.getByTestId("chat-view").hasAttribute("inert")).toBe(true);
     }
@@ -285,7 +286,7 @@ describe("Chat view", () => {
       { type: "turnCompleted", sessionId: S, turnId: "t2" },
     );
     await user.click(screen.getByTestId("nav-changes"));
-    const turns = screen.getAllByTestId("changes-turn");
+    const turns = await screen.findAllByTestId("changes-turn");
     expect(turns.map((t) => t.dataset.turnId)).toEqual(["t2", "t1"]);
     const diff = screen.getAllByTestId("diff-view").find((d) => d.dataset.path === "src/a.rs");
     expect(diff?.querySelector(".diff-line.add")?.textContent).toContain("+new");
@@ -313,7 +314,7 @@ describe("Chat view", () => {
     });
     emit(usage("t1", 100, 20), usage("t1", 150, 30), usage("t2", 400, 50));
     await user.click(screen.getByTestId("nav-usage"));
-    const rows = screen.getAllByTestId("usage-row");
+    const rows = await screen.findAllByTestId("usage-row");
     expect(rows.map((r) => r.dataset.turnId)).toEqual(["t1", "t2"]);
     expect(rows[0]!.textContent).toBe("12502050");
     expect(screen.getByTestId("usage-chart").querySelectorAll("rect.bar-input")).toHaveLength(2);

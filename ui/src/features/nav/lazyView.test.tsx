@@ -1,10 +1,10 @@
-// A lazy view's chunk is fetched once, whether preloaded or opened first; one opened after its
+// A lazy view's chunk is fetched once, whether fetched before it is shown or shown first; one opened after its
 // chunk has come renders at once (no Suspense fallback), one opened before shows the fallback
 // and then the view, and keeps its state when the chunk arrives.
 import { act, render, screen } from "@testing-library/react";
 import { Suspense, useState } from "react";
 import { describe, expect, it, vi } from "vitest";
-import { lazyView, preloadWhenIdle } from "./lazyView";
+import { lazyView } from "./lazyView";
 
 function Counter({ label }: { label: string }) {
   const [n, setN] = useState(0);
@@ -50,29 +50,5 @@ describe("lazyView", () => {
     );
     expect(screen.getByRole("button").textContent).toBe("b 1");
     expect(load).toHaveBeenCalledTimes(1);
-  });
-
-  it("preloads the views one after another once the delay has passed, and not after a stop", async () => {
-    vi.useFakeTimers();
-    try {
-      const first = lazyView(vi.fn(() => Promise.resolve(Counter)));
-      const second = lazyView(vi.fn(() => Promise.resolve(Counter)));
-      const spies = [vi.spyOn(first, "preload"), vi.spyOn(second, "preload")];
-      preloadWhenIdle([first, second], 1000);
-      await vi.advanceTimersByTimeAsync(999);
-      expect(spies[0]).not.toHaveBeenCalled();
-      await vi.advanceTimersByTimeAsync(2000);
-      expect(spies[0]).toHaveBeenCalledTimes(1);
-      expect(spies[1]).toHaveBeenCalledTimes(1);
-
-      const third = lazyView(vi.fn(() => Promise.resolve(Counter)));
-      const spy = vi.spyOn(third, "preload");
-      const stop = preloadWhenIdle([third], 1000);
-      stop();
-      await vi.advanceTimersByTimeAsync(3000);
-      expect(spy).not.toHaveBeenCalled();
-    } finally {
-      vi.useRealTimers();
-    }
   });
 });

@@ -1,12 +1,13 @@
-// A view in a chunk of its own that the window fetches once its first screen is up, while it
-// idles: the first screen parses none of it, and opening the view later renders at once instead
-// of waiting for its chunk (and for React's hold on a revealed Suspense boundary, some 300 ms).
+// A view in a chunk of its own, fetched when the view is first opened: the first screen parses
+// none of it and idle memory holds none of it. The window fetches the chunk and then switches
+// (`open` in App), so the view renders at once as a plain component instead of waiting behind a
+// Suspense fallback (React holds a revealed boundary some 300 ms).
 // Rule: one fetch per view; a view mounted before its chunk has come renders through React.lazy
 // (the Suspense fallback shows), one mounted after as a plain component.
 import { type ComponentType, type FunctionComponent, createElement, lazy, useState } from "react";
 
 export interface LazyView<P> extends FunctionComponent<P> {
-  /** Starts fetching the view's chunk (once; later calls do nothing). */
+  /** Fetches the view's chunk (once; later calls return the same promise). */
   preload: () => Promise<unknown>;
 }
 
@@ -25,26 +26,4 @@ export function lazyView<P extends object>(load: () => Promise<ComponentType<P>>
     return createElement(component, props);
   };
   return Object.assign(View, { preload });
-}
-
-/** Fetches `views`' chunks one after another while the window idles (a frame after `delayMs`). */
-export function preloadWhenIdle(views: LazyView<never>[], delayMs: number): () => void {
-  let stopped = false;
-  const idle = (run: () => void) =>
-    typeof requestIdleCallback === "function" ? requestIdleCallback(run, { timeout: 1000 }) : setTimeout(run, 0);
-  const next = (i: number) => {
-    if (stopped || i >= views.length) return;
-    idle(() => {
-      if (stopped) return;
-      views[i]?.preload().then(
-        () => next(i + 1),
-        () => next(i + 1),
-      );
-    });
-  };
-  const timer = setTimeout(() => next(0), delayMs);
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
 }
