@@ -29,6 +29,7 @@ mod env_file;
 mod gitleaks;
 mod keys;
 mod known;
+mod later;
 mod patterns;
 mod vendors;
 
@@ -46,6 +47,7 @@ use serde_json::{Map, Value};
 
 pub use env_file::{is_env_file, learn as learn_file};
 pub use known::{remember, MIN_VALUE_CHARS};
+pub use later::learn_later;
 pub use patterns::REDACTED;
 
 /// Strings longer than this many characters are cut.
@@ -89,6 +91,7 @@ const TOKEN_COUNT_PARTS: &[&str] = &["tokens", "tokencount", "tokenusage", "toke
 /// first (their markers name the kind), then the gitleaks rule set's (their markers name the
 /// rule).
 fn redact(text: &str) -> Cow<'_, str> {
+    later::settle();
     let mut out = known::redact(text);
     for pass in [patterns::redact, gitleaks::redact] {
         if let Cow::Owned(replaced) = pass(&out) {

@@ -6,8 +6,9 @@
 //! look secret ([`crate::redact`]'s shapes: one list of what a secret looks like), so
 //! `DATABASE_URL=postgres://app:pw@db/app` stays behind even when listed; beyond the built-in
 //! names, a secret-looking name never passes (`LC_API_KEY`, a listed `GITHUB_TOKEN`). What stays
-//! behind for looking secret becomes a secret the audit knows by value ([`redact::remember_named`]),
-//! when the host environment is read.
+//! behind for looking secret becomes a secret the audit knows by value ([`redact::remember_named`])
+//! before the first redaction after the host environment is read ([`redact::learn_later`]: the
+//! test compiles every secret shape, which a launch's first screen does not wait for).
 
 use std::ffi::OsString;
 use std::sync::{Arc, LazyLock};
@@ -23,14 +24,18 @@ pub struct HostEnvironment(Arc<[(OsString, OsString)]>);
 
 impl HostEnvironment {
     /// The environment of `vars`; the values of those a child never gets for looking secret are
-    /// remembered as secrets (so the audit redacts them wherever they show up).
+    /// remembered as secrets before the next redaction (so the audit redacts them wherever they
+    /// show up).
     pub fn new(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Self {
         let vars: Arc<[(OsString, OsString)]> = vars.into_iter().collect();
-        let kept_back = vars
-            .iter()
-            .map(|(name, value)| (name.to_string_lossy(), value.to_string_lossy()))
-            .filter(|(name, value)| !passes(name, value, &[]));
-        redact::remember_named(kept_back);
+        let read = vars.clone();
+        redact::learn_later(move || {
+            let kept_back = read
+                .iter()
+                .map(|(name, value)| (name.to_string_lossy(), value.to_string_lossy()))
+                .filter(|(name, value)| !passes(name, value, &[]));
+            redact::remember_named(kept_back);
+        });
         Self(vars)
     }
 
