@@ -8,9 +8,10 @@ import { launchApp, screenshot } from "./lib/app.mjs";
 import { tempDirs } from "./lib/env.mjs";
 import { sleep, waitFor } from "./lib/webdriver.mjs";
 
-/** The names of the view chunks the page has fetched (e.g. "SettingsView"), sorted. */
-const VIEW_CHUNKS = `return performance.getEntriesByType('resource')
-  .map((e) => /\/(\w+View)-[\w-]+\.js$/.exec(e.name)?.[1]).filter(Boolean).sort()`;
+/** The view chunks the page has fetched (e.g. "SettingsView"), sorted: the page marks each one's
+ * arrival (WebKitGTK keeps no resource timing for the app's own scheme). */
+const VIEW_CHUNKS = `return performance.getEntriesByType('mark')
+  .map((e) => /^bridle: view chunk (\\w+)$/.exec(e.name)?.[1]).filter(Boolean).sort()`;
 
 const NAV = ["chat", "sessions", "approvals", "changes", "usage", "audit", "settings"];
 

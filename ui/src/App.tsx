@@ -15,12 +15,12 @@ import { useSession } from "./store/useSession";
 
 // Every view but Chat is its own chunk: the first screen loads and parses only Chat's code, and
 // another view's is fetched when it is first opened.
-const ApprovalsView = lazyView(() => import("./features/approvals/ApprovalsView").then((m) => m.ApprovalsView));
-const AuditView = lazyView(() => import("./features/audit/AuditView").then((m) => m.AuditView));
-const ChangesView = lazyView(() => import("./features/changes/ChangesView").then((m) => m.ChangesView));
-const SessionsView = lazyView(() => import("./features/sessions/SessionsView").then((m) => m.SessionsView));
-const SettingsView = lazyView(() => import("./features/settings/SettingsView").then((m) => m.SettingsView));
-const UsageView = lazyView(() => import("./features/usage/UsageView").then((m) => m.UsageView));
+const ApprovalsView = lazyView("ApprovalsView", () => import("./features/approvals/ApprovalsView").then((m) => m.ApprovalsView));
+const AuditView = lazyView("AuditView", () => import("./features/audit/AuditView").then((m) => m.AuditView));
+const ChangesView = lazyView("ChangesView", () => import("./features/changes/ChangesView").then((m) => m.ChangesView));
+const SessionsView = lazyView("SessionsView", () => import("./features/sessions/SessionsView").then((m) => m.SessionsView));
+const SettingsView = lazyView("SettingsView", () => import("./features/settings/SettingsView").then((m) => m.SettingsView));
+const UsageView = lazyView("UsageView", () => import("./features/usage/UsageView").then((m) => m.UsageView));
 const CHUNKED: Partial<Record<ViewId, LazyView<never>>> = {
   approvals: ApprovalsView,
   audit: AuditView,

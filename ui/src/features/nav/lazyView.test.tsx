@@ -18,7 +18,7 @@ function Counter({ label }: { label: string }) {
 describe("lazyView", () => {
   it("renders at once after a preload, with one fetch", async () => {
     const load = vi.fn(() => Promise.resolve(Counter));
-    const View = lazyView(load);
+    const View = lazyView("Counter", load);
     await View.preload();
     await View.preload();
     render(
@@ -34,7 +34,7 @@ describe("lazyView", () => {
   it("shows the fallback until the chunk comes when opened first, and keeps the view's state after", async () => {
     let arrive: (c: typeof Counter) => void = () => {};
     const load = vi.fn(() => new Promise<typeof Counter>((resolve) => (arrive = resolve)));
-    const View = lazyView(load);
+    const View = lazyView("Counter", load);
     const { rerender } = render(
       <Suspense fallback={<p>Loading…</p>}>
         <View label="a" />

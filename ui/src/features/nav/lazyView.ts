@@ -11,12 +11,15 @@ export interface LazyView<P> extends FunctionComponent<P> {
   preload: () => Promise<unknown>;
 }
 
-export function lazyView<P extends object>(load: () => Promise<ComponentType<P>>): LazyView<P> {
+/** `name` marks the chunk's arrival on the page's timeline (`bridle: view chunk <name>`), which
+ * the benchmark and the smoke test read. */
+export function lazyView<P extends object>(name: string, load: () => Promise<ComponentType<P>>): LazyView<P> {
   let loaded: ComponentType<P> | null = null;
   let loading: Promise<ComponentType<P>> | null = null;
   const preload = () =>
     (loading ??= load().then((component) => {
       loaded = component;
+      performance.mark?.(`bridle: view chunk ${name}`);
       return component;
     }));
   const Lazy = lazy(() => preload().then((component) => ({ default: component })));
