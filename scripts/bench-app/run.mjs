@@ -8,7 +8,9 @@
 //      goes).
 // Environment: E2E_WEBDRIVER_URL, E2E_APP_BINARY (Bridle), BENCH_BLANK_APP, BENCH_DATA,
 // BENCH_WORKSPACE, BENCH_CONFIG, BENCH_IDS (the seed's output), BENCH_RUNS (default 5),
-// BENCH_TREE (the commit, for the table), BENCH_SKIP_LAUNCH=1 (only the big-data part).
+// BENCH_TREE (the commit, for the table), BENCH_SKIP_LAUNCH=1 (only the big-data part),
+// BENCH_ONLY_LAUNCH=1 (only the launches), BENCH_EARLIER_APP (an earlier build of Bridle, launched
+// in turn with the others: before and after in one run).
 import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -18,6 +20,7 @@ import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs"
 const RUNS = Number(process.env.BENCH_RUNS || 5);
 const BRIDLE = process.env.E2E_APP_BINARY;
 const BLANK = process.env.BENCH_BLANK_APP;
+const EARLIER = process.env.BENCH_EARLIER_APP;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const range = (xs, digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
@@ -143,14 +146,16 @@ async function launches(rows) {
   const dirs = tempDirs();
   try {
     const apps = [
-      { name: "Bridle", binary: BRIDLE, input: "[data-testid=chat-input]" },
+      { name: "Bridle", binary: BRIDLE, input: "[data-testid=chat-input]", bridle: true },
       { name: "blank Tauri 2 app", binary: BLANK, input: "#name-input" },
     ];
+    // An earlier build of Bridle, launched in turn with the two: before and after in one run.
+    if (EARLIER) apps.push({ name: "Bridle, earlier build", binary: EARLIER, input: "[data-testid=chat-input]", bridle: true });
     const results = Object.fromEntries(apps.map((a) => [a.name, []]));
-    // Alternate the two, so a slow moment of the machine falls on both.
+    // Alternate them, so a slow moment of the machine falls on each.
     for (let run = 0; run < RUNS; run++) {
       for (const app of apps) {
-        const data = app.name === "Bridle" ? dirs.make("data") : null;
+        const data = app.bridle ? dirs.make("data") : null;
         const args = data ? ["--data-dir", data, "--workspace", dirs.make("ws"), "--config", process.env.BENCH_CONFIG] : [];
         results[app.name].push(await launchOnce(app.binary, args, app.input, data));
       }
@@ -169,10 +174,15 @@ async function launches(rows) {
         `median of ${RUNS}, range ${range(pss, 1)}; last run by process, MiB: ${split}`,
       ]);
     }
-    const [a, b] = apps.map((app) => results[app.name]);
+    const [a, b, earlier] = apps.map((app) => results[app.name]);
     launchTrace(a, b);
-    rows.push(["idle PSS ratio Bridle / blank", (median(a.map((x) => x.pss)) / median(b.map((x) => x.pss))).toFixed(2), "goal ≤ 1.10"]);
-    rows.push(["launch ratio Bridle / blank", (median(a.map((x) => x.launchMs)) / median(b.map((x) => x.launchMs))).toFixed(2), "goal ≤ 1.00"]);
+    const ratio = (x, y, key) => (median(x.map((r) => r[key])) / median(y.map((r) => r[key]))).toFixed(2);
+    rows.push(["idle PSS ratio Bridle / blank", ratio(a, b, "pss"), "goal ≤ 1.10"]);
+    rows.push(["launch ratio Bridle / blank", ratio(a, b, "launchMs"), "goal ≤ 1.00"]);
+    if (earlier) {
+      rows.push(["idle PSS ratio earlier build / blank", ratio(earlier, b, "pss"), ""]);
+      rows.push(["launch ratio earlier build / blank", ratio(earlier, b, "launchMs"), ""]);
+    }
   } finally {
     dirs.cleanup();
   }
@@ -390,7 +400,7 @@ async function cpuBusy(ms) {
 const busyBefore = await cpuBusy(3000);
 try {
   if (process.env.BENCH_SKIP_LAUNCH !== "1") await launches(rows);
-  await bigSessions(rows);
+  if (process.env.BENCH_ONLY_LAUNCH !== "1") await bigSessions(rows);
 } finally {
   rows.push(["built from", process.env.BENCH_TREE ?? "unknown", "release builds of both apps"]);
   rows.push([
