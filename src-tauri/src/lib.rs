@@ -14,9 +14,6 @@
 mod handlers;
 mod launch;
 mod logs;
-mod memory;
-
-pub use memory::fewer_malloc_arenas;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -158,10 +155,7 @@ pub fn run() -> anyhow::Result<()> {
             // ENGINE_AT_THE_LATEST, should no command come).
             let (starting, start) = SessionHost::start_later(wiring, reload, forward);
             app.manage(starting);
-            let start = EngineStart::new(async move {
-                start.await;
-                crate::memory::return_freed();
-            });
+            let start = EngineStart::new(start);
             app.manage(start.clone());
             std::thread::spawn(move || {
                 std::thread::sleep(ENGINE_AT_THE_LATEST);
