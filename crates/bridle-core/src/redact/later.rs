@@ -1,7 +1,7 @@
 //! Secrets learnt before the next redaction: work whose result only a redaction needs waits here
 //! and runs at the first redaction in any thread. The host environment at launch is such work:
-//! testing its values compiles every secret shape (some 30 ms and 1.5 MiB), which the window's
-//! first screen needs none of.
+//! testing its values compiles every secret shape, some 30 ms that the window's first screen
+//! need not wait for.
 //!
 //! Rule: no redaction runs before the waiting work is done. Another thread's redaction waits for
 //! it; the thread doing it redacts as it would have had the work run at once (it sees what is

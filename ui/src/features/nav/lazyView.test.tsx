@@ -1,6 +1,6 @@
-// A lazy view's chunk is fetched once, whether fetched before it is shown or shown first; one opened after its
-// chunk has come renders at once (no Suspense fallback), one opened before shows the fallback
-// and then the view, and keeps its state when the chunk arrives.
+// A lazy view's chunk is fetched once, whether fetched before the view is shown or shown first;
+// one shown after its chunk has come renders at once (no Suspense fallback), one shown before
+// shows the fallback and then the view, and keeps its state when the chunk arrives.
 import { act, render, screen } from "@testing-library/react";
 import { Suspense, useState } from "react";
 import { describe, expect, it, vi } from "vitest";
