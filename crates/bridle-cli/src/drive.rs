@@ -119,10 +119,14 @@ pub async fn follow(
     let on_ask = on_ask(drive);
     let mut skip_end_of = engine.resumed_turn().filter(|_| message_follows).map(String::from);
     let mut interrupted = false;
+    // One listener for the whole turn: a Ctrl-C that comes while an event is being handled waits
+    // in it (a listener made anew per event would miss it).
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
     loop {
         let event = tokio::select! {
             event = events.recv() => event,
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
+            _ = &mut ctrl_c, if !interrupted => {
                 interrupted = true;
                 engine.submit(Op::Interrupt).await?;
                 continue;

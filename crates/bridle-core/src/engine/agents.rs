@@ -120,12 +120,17 @@ impl Children {
     }
 
     /// Ends every child (an interrupt, or the parent's end), each within its shutdown: its turn
-    /// interrupted, its processes stopped.
+    /// interrupted, its processes stopped. A child whose engine has already ended but which is
+    /// not yet recorded as closed is closed too: an interrupt's close may still be on its way
+    /// when the parent ends (and the process with it).
     pub(crate) async fn close_all(&self) {
-        let engines: Vec<(String, Engine)> =
-            lock(&self.live).iter().filter_map(|(id, c)| c.engine.clone().map(|e| (id.clone(), e))).collect();
-        futures::future::join_all(engines.iter().map(|(_, e)| e.shutdown())).await;
-        for (id, _) in engines {
+        let open: Vec<(String, Option<Engine>)> = lock(&self.live)
+            .iter()
+            .filter(|(_, c)| c.engine.is_some() || !matches!(c.info.state, AgentState::Closed | AgentState::Failed))
+            .map(|(id, c)| (id.clone(), c.engine.clone()))
+            .collect();
+        futures::future::join_all(open.iter().filter_map(|(_, e)| e.as_ref()).map(Engine::shutdown)).await;
+        for (id, _) in open {
             self.closed(&id).await;
         }
     }
@@ -145,6 +150,9 @@ impl Children {
         let info = {
             let mut live = lock(&self.live);
             let Some(child) = live.get_mut(id) else { return };
+            if child.info.state == AgentState::Closed {
+                return; // closed by another close (an interrupt's, then the parent's end)
+            }
             child.engine = None;
             child.asking.clear();
             if child.info.state != AgentState::Failed {
