@@ -10,8 +10,9 @@
 //! before the first redaction after the host environment is read ([`redact::learn_later`]: the
 //! test compiles every secret shape, which a launch's first screen does not wait for).
 
+use std::collections::HashSet;
 use std::ffi::OsString;
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use regex::Regex;
 
@@ -22,20 +23,30 @@ use crate::redact;
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct HostEnvironment(Arc<[(OsString, OsString)]>);
 
+/// The host variables whose values were tested for looking secret (or are queued to be).
+static TESTED: LazyLock<Mutex<HashSet<(OsString, OsString)>>> = LazyLock::new(Mutex::default);
+
 impl HostEnvironment {
     /// The environment of `vars`; the values of those a child never gets for looking secret are
     /// remembered as secrets before the next redaction (so the audit redacts them wherever they
     /// show up).
     pub fn new(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Self {
         let vars: Arc<[(OsString, OsString)]> = vars.into_iter().collect();
-        let read = vars.clone();
-        redact::learn_later(move || {
-            let kept_back = read
-                .iter()
-                .map(|(name, value)| (name.to_string_lossy(), value.to_string_lossy()))
-                .filter(|(name, value)| !passes(name, value, &[]));
-            redact::remember_named(kept_back);
-        });
+        // Each variable is tested once per process: the same environment read again (by every
+        // test's session, say) queues nothing, so no redaction waits for a pile of repeats.
+        let untested: Vec<(OsString, OsString)> = {
+            let mut tested = TESTED.lock().unwrap_or_else(PoisonError::into_inner);
+            vars.iter().filter(|pair| tested.insert((*pair).clone())).cloned().collect()
+        };
+        if !untested.is_empty() {
+            redact::learn_later(move || {
+                let kept_back = untested
+                    .iter()
+                    .map(|(name, value)| (name.to_string_lossy(), value.to_string_lossy()))
+                    .filter(|(name, value)| !passes(name, value, &[]));
+                redact::remember_named(kept_back);
+            });
+        }
         Self(vars)
     }
 
