@@ -14,9 +14,20 @@ mkdir -p "$OUT"
 TREE="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 { git diff --quiet HEAD -- && [ -z "$(git ls-files --others --exclude-standard)" ]; } 2>/dev/null || TREE="$TREE + uncommitted changes"
 
+# BENCH_PROBE=1: where each scroll frame goes instead of the table (scripts/bench-app/probe.mjs),
+# in the build at BENCH_APP (a debug build draws the page as fast as a release one); nothing else
+# is built then.
 npm run build -w ui >/dev/null
-cargo build --release --locked -p bridle-app
-BLANK="$(bash scripts/bench-app/build-blank.sh | tail -n1)"
+if [ "${BENCH_PROBE:-}" = 1 ]; then
+  APP="${BENCH_APP:?BENCH_PROBE=1 wants BENCH_APP=/path/to/bridle-app}"
+  RUNNER=scripts/bench-app/probe.mjs
+  BLANK=""
+else
+  cargo build --release --locked -p bridle-app
+  APP="$CARGO_TARGET_DIR/release/bridle-app"
+  RUNNER=scripts/bench-app/run.mjs
+  BLANK="$(bash scripts/bench-app/build-blank.sh | tail -n1)"
+fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/bridle-bench-app-XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
@@ -26,5 +37,5 @@ printf '[provider]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel =
 IDS="$(cargo run --release --locked -q -p bridle-core --example seed_app_bench -- "$WORK/data" "$WORK/workspace")"
 
 BENCH_TREE="$TREE" BENCH_BLANK_APP="$BLANK" BENCH_DATA="$WORK/data" BENCH_WORKSPACE="$WORK/workspace" BENCH_CONFIG="$WORK/config.toml" \
-  BENCH_IDS="$IDS" E2E_RUNNER=scripts/bench-app/run.mjs \
-  bash scripts/e2e-gui.sh "$CARGO_TARGET_DIR/release/bridle-app" "$OUT"
+  BENCH_IDS="$IDS" E2E_RUNNER="$RUNNER" \
+  bash scripts/e2e-gui.sh "$APP" "$OUT"

@@ -1,0 +1,95 @@
+// Where a scroll frame goes, for profiling before a change (BENCH_PROBE=1 scripts/bench-app.sh, in
+// the GUI test environment like run.mjs): the big session's transcript and the 10,000-line diff
+// are scrolled as the benchmark scrolls them, and each frame is split into the scroll handlers'
+// script (the virtualised lists render there), the layout it leaves (forced right after), and the
+// rest, which is mostly WebKit painting. PROBE_RULES (a JSON list of CSS rules, "" for none)
+// scrolls again with each rule added to the page (through the CSSOM, which the CSP allows), so a
+// style's cost shows without a rebuild. Measured, never asserted; prints one line per scroll.
+// Environment: as run.mjs, plus PROBE (`messages,diff` by default) and PROBE_RULES.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { outDir, webdriverUrl } from "../../tests/e2e/lib/env.mjs";
+import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
+
+const ids = JSON.parse(process.env.BENCH_IDS);
+const args = ["--data-dir", process.env.BENCH_DATA, "--workspace", process.env.BENCH_WORKSPACE, "--config", process.env.BENCH_CONFIG];
+const parts = (process.env.PROBE ?? "messages,diff").split(",");
+const variants = JSON.parse(process.env.PROBE_RULES ?? '[""]');
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+/** In the page: scrolls `selector` `step` px a frame with `rule` added; each frame's parts. */
+const PROFILE = `
+  const [selector, step, downwards, maxFrames, rule, done] = arguments;
+  const el = document.querySelector(selector);
+  const sheet = document.styleSheets[0];
+  if (rule) sheet.insertRule(rule, sheet.cssRules.length);
+  const frames = [], script = [], layout = [];
+  let began = 0, handled = 0, laidOut = 0;
+  // The document's capturing listener runs before the list's own, this one after it.
+  const before = () => { began = performance.now(); };
+  const after = () => {
+    const t = performance.now();
+    handled = t - began;
+    void el.scrollHeight;
+    laidOut = performance.now() - t;
+  };
+  document.addEventListener('scroll', before, { capture: true });
+  el.addEventListener('scroll', after);
+  el.scrollTop = downwards ? 0 : el.scrollHeight;
+  let last = performance.now();
+  const tick = () => {
+    const now = performance.now();
+    frames.push(now - last); script.push(handled); layout.push(laidOut);
+    handled = 0; laidOut = 0; last = now;
+    el.scrollTop += downwards ? step : -step;
+    const atEnd = downwards ? el.scrollTop + el.clientHeight >= el.scrollHeight - 1 : el.scrollTop <= 0;
+    if (!atEnd && frames.length < maxFrames) return requestAnimationFrame(tick);
+    document.removeEventListener('scroll', before, { capture: true });
+    el.removeEventListener('scroll', after);
+    const box = [el.clientWidth, el.clientHeight];
+    if (rule) sheet.deleteRule(sheet.cssRules.length - 1);
+    done({ frames: frames.slice(2), script: script.slice(2), layout: layout.slice(2), box });
+  };
+  requestAnimationFrame(tick);
+`;
+
+function report(what, rule, r) {
+  const f = (xs) => `p50 ${pct(xs, 50).toFixed(0)} p95 ${pct(xs, 95).toFixed(0)}`;
+  const over = r.frames.filter((x) => x > 50).length;
+  console.log(
+    `${what}${rule ? ` + ${rule}` : ""}: frame ${f(r.frames)} ms (${over} of ${r.frames.length} over 50) | ` +
+      `script ${f(r.script)} | layout ${f(r.layout)} | box ${r.box.join("x")} px`,
+  );
+}
+
+const session = await startSession(webdriverUrl(), process.env.E2E_APP_BINARY, args);
+const profile = (selector, step, downwards, rule) =>
+  session.cmd("POST", "/execute/async", { script: PROFILE, args: [selector, step, downwards, 300, rule] });
+try {
+  await session.cmd("POST", "/timeouts", { script: 120000 });
+  await waitFor(() => session.find("[data-testid=chat-input]"), "the chat input", 30000);
+  const click = async (css) => (await waitFor(() => session.find(css), css, 30000)).click();
+  const open = async (id) => {
+    await click("[data-testid=nav-sessions]");
+    await click(`[data-testid=session-item][data-session-id="${id}"] .session-open`);
+    await waitFor(async () => (await session.findAll("[data-testid=message]")).length >= 2, "the session's messages", 30000);
+    await sleep(1000);
+  };
+  if (parts.includes("messages")) {
+    await open(ids.long);
+    for (const rule of variants) {
+      for (const step of [1500, 100]) report(`5,000 messages, ${step} px a frame`, rule, await profile(".message-list", step, false, rule));
+    }
+  }
+  if (parts.includes("diff")) {
+    await open(ids.diff);
+    await click("[data-testid=nav-changes]");
+    await waitFor(() => session.find("[data-testid=diff-view] .diff .diff-line"), "the diff", 30000);
+    await sleep(1000);
+    writeFileSync(join(outDir(), "probe-diff.png"), Buffer.from(await session.cmd("GET", "/screenshot"), "base64"));
+    for (const rule of variants) report("10,000-line diff, 400 px a frame", rule, await profile("[data-testid=diff-view] .diff", 400, true, rule));
+  }
+} finally {
+  await session.cmd("DELETE", "").catch(() => {});
+}
+process.exit(0);
