@@ -1,13 +1,15 @@
-//! [`AuditSink`]: what the engine holds — records go into a bounded channel and one writer
+//! [`AuditSink`]: what the engine holds — records go into a bounded queue and one writer
 //! thread appends them to the [`AuditLog`] in batches.
 //!
-//! Rule: nothing recorded is dropped. When the channel is full, `record` waits for room (it
+//! Rule: nothing recorded is dropped. When the queue is full, `record` waits for room (it
 //! never does I/O itself); a failed append is logged with `tracing`, reported by the next
 //! `flush`, and kept for [`AuditSink::take_failure`] so the engine can tell the user; dropping
-//! the last clone flushes and joins the writer.
+//! the last clone flushes and joins the writer. The queue holds memory only for what is in it:
+//! an idle sink keeps no room for a burst (a preallocated one was 768 KiB, held for the app's
+//! whole life).
 
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use super::{AuditError, AuditLog, AuditRecord};
@@ -16,6 +18,8 @@ use super::{AuditError, AuditLog, AuditRecord};
 const CAPACITY: usize = 32 * 1024;
 /// Records appended in one transaction at most.
 const MAX_BATCH: usize = 2048;
+/// The batch buffer kept between batches (a burst's larger one is given back).
+const BATCH_KEPT: usize = 64;
 
 enum Message {
     Record(Box<AuditRecord>),
@@ -36,32 +40,100 @@ impl std::fmt::Debug for AuditSink {
 }
 
 struct Writer {
-    tx: SyncSender<Message>,
+    tx: Sender<Message>,
+    room: Arc<Room>,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// The first append failure nobody has been told about yet.
     unreported: Arc<Mutex<Option<String>>>,
 }
 
+/// How many records are queued, and whether the writer still takes them: `record` waits on
+/// `freed` while the queue is full.
+struct Room {
+    state: Mutex<Queued>,
+    freed: Condvar,
+    capacity: usize,
+}
+
+#[derive(Default)]
+struct Queued {
+    records: usize,
+    writer_gone: bool,
+}
+
+impl Room {
+    fn new(capacity: usize) -> Arc<Room> {
+        Arc::new(Room { state: Mutex::default(), freed: Condvar::new(), capacity })
+    }
+
+    /// Waits for room for one record and takes it; false when the writer is gone.
+    fn take(&self) -> bool {
+        let mut state = lock(&self.state);
+        if state.records >= self.capacity && !state.writer_gone {
+            tracing::debug!("audit log: queue full, waiting for the writer");
+        }
+        while state.records >= self.capacity && !state.writer_gone {
+            state = self.freed.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        state.records += 1;
+        !state.writer_gone
+    }
+
+    /// `n` records left the queue.
+    fn give_back(&self, n: usize) {
+        if n > 0 {
+            let mut state = lock(&self.state);
+            state.records = state.records.saturating_sub(n);
+            self.freed.notify_all();
+        }
+    }
+
+    /// The writer takes nothing more (it ended, or never started): nobody waits for room.
+    fn close(&self) {
+        lock(&self.state).writer_gone = true;
+        self.freed.notify_all();
+    }
+}
+
 impl AuditSink {
     /// Starts the writer thread, which owns `log` until the last clone is dropped.
     pub fn start(log: AuditLog) -> AuditSink {
-        let (tx, rx) = mpsc::sync_channel(CAPACITY);
+        Self::start_with_room(log, CAPACITY)
+    }
+
+    fn start_with_room(log: AuditLog, capacity: usize) -> AuditSink {
+        let (tx, rx) = mpsc::channel();
+        let room = Room::new(capacity);
         let unreported = Arc::new(Mutex::new(None));
-        let shared = unreported.clone();
-        let spawned =
-            std::thread::Builder::new().name("bridle-audit".into()).spawn(move || write_loop(&log, &rx, &shared));
-        match spawned {
-            Ok(handle) => {
-                AuditSink { inner: Some(Arc::new(Writer { tx, thread: Mutex::new(Some(handle)), unreported })) }
+        let (shared, writers_room) = (unreported.clone(), room.clone());
+        let spawned = std::thread::Builder::new().name("bridle-audit".into()).spawn(move || {
+            // However the loop ends (a panic too), a full queue's waiters are let go.
+            struct Closing(Arc<Room>);
+            impl Drop for Closing {
+                fn drop(&mut self) {
+                    self.0.close();
+                }
             }
+            let closing = Closing(writers_room);
+            write_loop(&log, &rx, &closing.0, &shared);
+        });
+        let thread = match spawned {
+            Ok(handle) => Some(handle),
             Err(e) => {
                 // Without a thread nothing can be written; say so loudly and let flush() fail.
                 tracing::error!("audit log: cannot start the writer thread: {e}");
-                let (dead_tx, _) = mpsc::sync_channel(1);
                 *lock(&unreported) = Some(format!("cannot start the audit writer: {e}"));
-                AuditSink { inner: Some(Arc::new(Writer { tx: dead_tx, thread: Mutex::new(None), unreported })) }
+                room.close();
+                None
             }
-        }
+        };
+        AuditSink { inner: Some(Arc::new(Writer { tx, room, thread: Mutex::new(thread), unreported })) }
+    }
+
+    /// A sink whose queue holds `capacity` records (tests of a full queue).
+    #[cfg(test)]
+    pub(crate) fn start_small(log: AuditLog, capacity: usize) -> AuditSink {
+        Self::start_with_room(log, capacity)
     }
 
     /// A sink that records nothing (tests, benches).
@@ -77,18 +149,9 @@ impl AuditSink {
     /// Queues `record`; waits only if the queue is full.
     pub fn record(&self, record: AuditRecord) {
         let Some(writer) = &self.inner else { return };
-        let message = match writer.tx.try_send(Message::Record(Box::new(record))) {
-            Ok(()) => return,
-            Err(TrySendError::Full(message)) => message,
-            Err(TrySendError::Disconnected(_)) => {
-                tracing::error!("audit log: the writer thread has stopped; a record was lost");
-                lock(&writer.unreported).get_or_insert_with(|| "the audit writer has stopped; records are lost".into());
-                return;
-            }
-        };
-        tracing::debug!("audit log: queue full, waiting for the writer");
-        if writer.tx.send(message).is_err() {
+        if !writer.room.take() || writer.tx.send(Message::Record(Box::new(record))).is_err() {
             tracing::error!("audit log: the writer thread has stopped; a record was lost");
+            lock(&writer.unreported).get_or_insert_with(|| "the audit writer has stopped; records are lost".into());
         }
     }
 
@@ -126,8 +189,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn write_loop(log: &AuditLog, rx: &Receiver<Message>, unreported: &Mutex<Option<String>>) {
-    let mut batch = Vec::with_capacity(MAX_BATCH);
+fn write_loop(log: &AuditLog, rx: &Receiver<Message>, room: &Room, unreported: &Mutex<Option<String>>) {
+    let mut batch = Vec::new();
     let mut waiting = Vec::new();
     let mut failure: Option<AuditError> = None;
     loop {
@@ -146,6 +209,8 @@ fn write_loop(log: &AuditLog, rx: &Receiver<Message>, unreported: &Mutex<Option<
             }
             next = rx.try_recv().ok();
         }
+        // Out of the queue: room for more while this batch is written.
+        room.give_back(batch.len());
         if !batch.is_empty() {
             if let Err(e) = log.append(&batch) {
                 tracing::error!(records = batch.len(), "audit log: append failed: {e}");
@@ -154,6 +219,7 @@ fn write_loop(log: &AuditLog, rx: &Receiver<Message>, unreported: &Mutex<Option<
                 failure.get_or_insert(e);
             }
             batch.clear();
+            batch.shrink_to(BATCH_KEPT);
         }
         if !waiting.is_empty() {
             let message = failure.take().map(|e| e.to_string());

@@ -312,6 +312,24 @@ fn the_sink_batches_flushes_and_drains_on_drop() {
 }
 
 #[test]
+fn a_full_queue_makes_record_wait_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // Room for 3: the four threads wait for the writer over and over.
+    let sink = AuditSink::start_small(AuditLog::open(dir.path()).unwrap(), 3);
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let s = sink.clone();
+            std::thread::spawn(move || (0..500).for_each(|i| s.record(record(t * 10_000 + i))))
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    sink.flush().unwrap();
+    assert_eq!(AuditLog::open(dir.path()).unwrap().verify().unwrap().rows, 2000);
+}
+
+#[test]
 fn the_sink_reports_append_errors_on_flush() {
     let dir = tempfile::tempdir().unwrap();
     let sink = AuditSink::start(AuditLog::open(dir.path()).unwrap());
