@@ -1,6 +1,6 @@
 // A view in a chunk of its own, fetched when the view is first opened: the first screen parses
 // none of it and idle memory holds none of it. The window fetches the chunk and then switches
-// (`open` in App), so the view renders at once as a plain component instead of waiting behind a
+// (`setView` in App), so the view renders at once as a plain component instead of waiting behind a
 // Suspense fallback (React holds a revealed boundary some 300 ms).
 // Rule: one fetch per view; a view mounted before its chunk has come renders through React.lazy
 // (the Suspense fallback shows), one mounted after as a plain component.
