@@ -68,12 +68,11 @@ impl Room {
 
     /// Waits for room for one record and takes it; false when the writer is gone.
     fn take(&self) -> bool {
+        let full = |state: &mut Queued| state.records >= self.capacity && !state.writer_gone;
         let mut state = lock(&self.state);
-        if state.records >= self.capacity && !state.writer_gone {
+        if full(&mut state) {
             tracing::debug!("audit log: queue full, waiting for the writer");
-        }
-        while state.records >= self.capacity && !state.writer_gone {
-            state = self.freed.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+            state = self.freed.wait_while(state, full).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         state.records += 1;
         !state.writer_gone
@@ -101,7 +100,8 @@ impl AuditSink {
         Self::start_with_room(log, CAPACITY)
     }
 
-    fn start_with_room(log: AuditLog, capacity: usize) -> AuditSink {
+    /// [`Self::start`] with room for `capacity` records (tests of a full queue use a small one).
+    pub(super) fn start_with_room(log: AuditLog, capacity: usize) -> AuditSink {
         let (tx, rx) = mpsc::channel();
         let room = Room::new(capacity);
         let unreported = Arc::new(Mutex::new(None));
@@ -128,12 +128,6 @@ impl AuditSink {
             }
         };
         AuditSink { inner: Some(Arc::new(Writer { tx, room, thread: Mutex::new(thread), unreported })) }
-    }
-
-    /// A sink whose queue holds `capacity` records (tests of a full queue).
-    #[cfg(test)]
-    pub(crate) fn start_small(log: AuditLog, capacity: usize) -> AuditSink {
-        Self::start_with_room(log, capacity)
     }
 
     /// A sink that records nothing (tests, benches).

@@ -315,7 +315,7 @@ fn the_sink_batches_flushes_and_drains_on_drop() {
 fn a_full_queue_makes_record_wait_and_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     // Room for 3: the four threads wait for the writer over and over.
-    let sink = AuditSink::start_small(AuditLog::open(dir.path()).unwrap(), 3);
+    let sink = AuditSink::start_with_room(AuditLog::open(dir.path()).unwrap(), 3);
     let threads: Vec<_> = (0..4)
         .map(|t| {
             let s = sink.clone();
