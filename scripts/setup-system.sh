@@ -3,12 +3,13 @@
 # GUI test stack (Xvfb, WebKitWebDriver, ImageMagick, a private D-Bus with gnome-keyring) and
 # ripgrep for the search benchmark, bubblewrap, the shell sandbox, and cmake + python3 to build the
 # llama.cpp server of the local-server tests, python3-venv for the PyPI MCP servers of the MCP
-# tests, pytest and Go for the tests that builds still work with home hidden from commands.
+# tests, pytest and Go for the tests that builds still work with home hidden from commands, and
+# openssl (the command) for the HTTPS provider test's certificates and server.
 # Idempotent: installs only what is missing.
 set -euo pipefail
 
 PACKAGES=(
-  build-essential curl file pkg-config libssl-dev
+  build-essential curl file pkg-config openssl
   libwebkit2gtk-4.1-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
   webkit2gtk-driver xvfb xauth x11-utils imagemagick
   dbus gnome-keyring libsecret-tools libdbus-1-dev

@@ -36,6 +36,7 @@ mod secrets;
 mod skills;
 mod streams;
 mod telemetry;
+mod tls;
 mod tool;
 mod walkers;
 mod worktrees;
