@@ -1,7 +1,8 @@
 // The message box: Enter sends, Shift+Enter starts a new line; Stop interrupts a running turn.
 // A `/` starts a slash command: the commands the session offers are listed as the name is typed,
-// Tab (or a click) completes the highlighted one, the arrow keys move through them.
-import { type KeyboardEvent, useState } from "react";
+// Tab (or a click) completes the highlighted one, the arrow keys move through them. Text typed
+// into the prerendered box before the scripts ran (see prerender.tsx) becomes the draft.
+import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import type { SlashCommandInfo } from "../../api/types";
 import { completed, suggestions } from "./slashCompletion";
 
@@ -16,6 +17,12 @@ interface Props {
 export function Composer({ busy, onSend, onStop, commands = [] }: Props) {
   const [draft, setDraft] = useState("");
   const [highlight, setHighlight] = useState(0);
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    // Hydration keeps what the box holds; the next render would set it back to the draft.
+    const early = box.current?.value;
+    if (early) setDraft(early);
+  }, []);
   const text = draft.trim();
   const canSend = text !== "" && !busy;
   const offered = suggestions(draft, commands);
@@ -77,6 +84,7 @@ export function Composer({ busy, onSend, onStop, commands = [] }: Props) {
         </ul>
       )}
       <textarea
+        ref={box}
         className="composer-input"
         data-testid="chat-input"
         aria-label="Message"

@@ -102,9 +102,10 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace, 
       {rows.length === 0 && (
         <p className="empty-chat">{workspace ? `Ask the agent about ${workspace}.` : "Ask the agent about your workspace."}</p>
       )}
-      {/* Styles set from script (CSSOM), which the CSP allows; no style attribute is parsed. */}
-      <div className="virtual-space" style={{ height: total }}>
-        <div className="virtual-window" style={{ transform: `translateY(${shown[0]?.start ?? 0}px)` }}>
+      {/* Styles set from script (CSSOM), which the CSP allows; none while they are the stylesheet's
+          (0), so the prerendered first screen has no style attribute (which the CSP would drop). */}
+      <div className="virtual-space" style={total ? { height: total } : undefined}>
+        <div className="virtual-window" style={shown[0]?.start ? { transform: `translateY(${shown[0].start}px)` } : undefined}>
           {shown.map((v) => {
             const row = rows[v.index];
             return row ? (

@@ -27,8 +27,9 @@ export function ContextMeter({ usage }: { usage: UsageState }) {
         aria-valuemax={100}
         aria-valuenow={Math.round(ratio * 100)}
       >
-        {/* Width set through the CSSOM (React style prop), which the CSP allows. */}
-        <span className="context-meter-fill" style={{ width: `${ratio * 100}%` }} />
+        {/* Width set through the CSSOM (React style prop), which the CSP allows; none at 0 (the
+            stylesheet's), so the prerendered first screen has no style attribute. */}
+        <span className="context-meter-fill" style={ratio > 0 ? { width: `${ratio * 100}%` } : undefined} />
       </span>
       <span className="context-meter-text">{label}</span>
     </div>
