@@ -1,7 +1,8 @@
 // The desktop app's benchmarks, run by scripts/bench-app.sh inside the GUI test environment
 // (scripts/e2e-gui.sh: Xvfb, a private D-Bus, WebKitWebDriver). Measured, never asserted:
 //   1. launch to an interactive input, and idle PSS (the app and every process under it, 5 s
-//      after launch): Bridle's release build against a blank Tauri 2 app built the same way;
+//      after launch): Bridle's release build against a blank Tauri 2 app built the same way; the
+//      app processes' PSS by mapping side by side (mappings.md);
 //   2. opening a 5,000-message session from Sessions, and frame times scrolling it top to bottom;
 //   3. showing a 10,000-line diff in Changes, and frame times scrolling it;
 //   4. the Audit view over 100,000 rows: first rows, and frame times scrolling (pages load as it
@@ -82,6 +83,24 @@ function pssMiB(pids) {
   return { total: kb / 1024, each };
 }
 
+/** The main process's PSS by mapping, in MiB, largest first: each file by name, anonymous memory
+ * as "[anon]" (the heap, thread stacks and arenas), the rest by their kernel names. */
+function mappingsMiB(pid) {
+  const by = {};
+  let name = "";
+  try {
+    for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+      const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+      if (head) name = head[1] ? head[1].replace(/.*\//, "") : "[anon]";
+      const pss = /^Pss:\s+(\d+) kB/.exec(line);
+      if (pss) by[name] = (by[name] ?? 0) + Number(pss[1]) / 1024;
+    }
+  } catch {
+    // Exited meanwhile.
+  }
+  return Object.entries(by).sort((x, y) => y[1] - x[1]);
+}
+
 /** The page's own marks: navigation timing and the window's first render, in ms since the
  * page's navigation began. */
 const PAGE_MARKS = `
@@ -134,8 +153,9 @@ async function launchOnce(binary, args, input, dataDir) {
     await sleep(5000);
     const pids = processTree(binary);
     const pss = pssMiB(pids);
+    const mappings = mappingsMiB(pids[0]);
     const phases = dataDir ? loggedPhases(dataDir) : {};
-    return { launchMs, pss: pss.total, each: pss.each, processes: pids.length, page, phases };
+    return { launchMs, pss: pss.total, each: pss.each, mappings, processes: pids.length, page, phases };
   } finally {
     await session.cmd("DELETE", "").catch(() => {});
     await sleep(500);
@@ -176,6 +196,7 @@ async function launches(rows) {
     }
     const [a, b, earlier] = apps.map((app) => results[app.name]);
     launchTrace(a, b);
+    mappingTable(apps.map((app) => [app.name, results[app.name].at(-1).mappings]));
     const ratio = (x, y, key) => (median(x.map((r) => r[key])) / median(y.map((r) => r[key]))).toFixed(2);
     rows.push(["idle PSS ratio Bridle / blank", ratio(a, b, "pss"), "goal ≤ 1.10"]);
     rows.push(["launch ratio Bridle / blank", ratio(a, b, "launchMs"), "goal ≤ 1.00"]);
@@ -264,6 +285,22 @@ function launchTrace(bridle, blank) {
   const table = lines.join("\n");
   console.log(table);
   writeFileSync(join(outDir(), "launch-trace.md"), `${table}\n`);
+}
+
+/** The app processes' PSS by mapping, side by side (the last launch of each), every mapping of
+ * 0.5 MiB or more in either; written to mappings.md. */
+function mappingTable(apps) {
+  const maps = apps.map(([, m]) => new Map(m));
+  const names = [...new Set(apps.flatMap(([, m]) => m.filter(([, mib]) => mib >= 0.5).map(([n]) => n)))];
+  names.sort((x, y) => (maps[0].get(y) ?? 0) - (maps[0].get(x) ?? 0));
+  const cell = (m, n) => (m.has(n) ? m.get(n).toFixed(1) : "");
+  const lines = [`| app process, PSS by mapping (MiB) | ${apps.map(([n]) => n).join(" | ")} |`, `|---|${apps.map(() => "---|").join("")}`];
+  for (const n of names) lines.push(`| ${n} | ${maps.map((m) => cell(m, n)).join(" | ")} |`);
+  const total = (m) => [...m.values()].reduce((x, y) => x + y, 0).toFixed(1);
+  lines.push(`| in all | ${maps.map(total).join(" | ")} |`);
+  const table = lines.join("\n");
+  console.log(table);
+  writeFileSync(join(outDir(), "mappings.md"), `${table}\n`);
 }
 
 function frameRow(rows, what, result) {
