@@ -1,8 +1,6 @@
-// Entry point: styles (a linked stylesheet, as the CSP allows no inline styles) and the React root,
-// which hydrates the first screen index.html already shows (prerendered at build time, see
-// prerender.tsx) or, with no prerendered HTML (the dev server), renders it.
-import { createRoot, hydrateRoot } from "react-dom/client";
-import { Root } from "./Root";
+// Entry point: the stylesheets (linked, as the CSP allows no inline styles), then the window's code
+// (boot.tsx), imported dynamically so that the page's load does not wait for it: the first screen
+// is already drawn from index.html and its message box takes text meanwhile (prerender.tsx).
 import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/chat.css";
@@ -14,19 +12,13 @@ import "./styles/markdown.css";
 import "./styles/settings.css";
 import "./styles/errors.css";
 
-// The benchmark's mark: every module of the first screen is fetched and run (bench-app/run.mjs).
-performance.mark?.("bridle: modules run");
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
-if (root.firstElementChild) {
-  performance.mark?.("bridle: first screen from HTML");
-  hydrateRoot(root, <Root />, {
-    // React renders the tree anew where the HTML differed; the mark lets the e2e tests fail on it.
-    onRecoverableError: (error) => {
-      performance.mark?.("bridle: hydration mismatch");
-      console.error("the prerendered first screen did not match its first render", error);
-    },
-  });
-} else {
-  createRoot(root).render(<Root />);
-}
+import("./boot").then(
+  ({ boot }) => boot(root),
+  (error) => {
+    // The prerendered screen would look alive and do nothing: say what happened instead.
+    root.textContent = `Bridle's window could not load its code: ${error}`;
+    throw error;
+  },
+);

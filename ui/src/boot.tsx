@@ -1,0 +1,22 @@
+// The window's code, fetched by main.tsx: hydrates the first screen index.html already shows
+// (prerendered at build time, see prerender.tsx) or, with no prerendered HTML (the dev server),
+// renders it.
+import { createRoot, hydrateRoot } from "react-dom/client";
+import { Root } from "./Root";
+
+export function boot(root: HTMLElement) {
+  // The benchmark's mark: every module of the first screen is fetched and run (bench-app/run.mjs).
+  performance.mark?.("bridle: modules run");
+  if (root.firstElementChild) {
+    performance.mark?.("bridle: first screen from HTML");
+    hydrateRoot(root, <Root />, {
+      // React renders the tree anew where the HTML differed; the mark lets the e2e tests fail on it.
+      onRecoverableError: (error) => {
+        performance.mark?.("bridle: hydration mismatch");
+        console.error("the prerendered first screen did not match its first render", error);
+      },
+    });
+  } else {
+    createRoot(root).render(<Root />);
+  }
+}
