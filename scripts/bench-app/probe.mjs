@@ -8,14 +8,13 @@
 // Environment: as run.mjs, plus PROBE (`messages,diff` by default) and PROBE_RULES.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { outDir, webdriverUrl } from "../../tests/e2e/lib/env.mjs";
-import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
+import { outDir } from "../../tests/e2e/lib/env.mjs";
+import { sleep, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
+import { openSeeded, pct, sessionItem } from "./lib.mjs";
 
 const ids = JSON.parse(process.env.BENCH_IDS);
-const args = ["--data-dir", process.env.BENCH_DATA, "--workspace", process.env.BENCH_WORKSPACE, "--config", process.env.BENCH_CONFIG];
 const parts = (process.env.PROBE ?? "messages,diff").split(",");
 const variants = JSON.parse(process.env.PROBE_RULES ?? '[""]');
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 /** In the page: scrolls `selector` `step` px a frame with `rule` added; each frame's parts. */
 const PROFILE = `
@@ -62,16 +61,13 @@ function report(what, rule, r) {
   );
 }
 
-const session = await startSession(webdriverUrl(), process.env.E2E_APP_BINARY, args);
+const { session, click } = await openSeeded(process.env.E2E_APP_BINARY);
 const profile = (selector, step, downwards, rule) =>
   session.cmd("POST", "/execute/async", { script: PROFILE, args: [selector, step, downwards, 300, rule] });
 try {
-  await session.cmd("POST", "/timeouts", { script: 120000 });
-  await waitFor(() => session.find("[data-testid=chat-input]"), "the chat input", 30000);
-  const click = async (css) => (await waitFor(() => session.find(css), css, 30000)).click();
   const open = async (id) => {
     await click("[data-testid=nav-sessions]");
-    await click(`[data-testid=session-item][data-session-id="${id}"] .session-open`);
+    await click(sessionItem(id));
     await waitFor(async () => (await session.findAll("[data-testid=message]")).length >= 2, "the session's messages", 30000);
     await sleep(1000);
   };

@@ -17,6 +17,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { outDir, tempDirs, webdriverUrl } from "../../tests/e2e/lib/env.mjs";
 import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
+import { openSeeded, pct, sessionItem } from "./lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS || 5);
 const BRIDLE = process.env.E2E_APP_BINARY;
@@ -25,7 +26,6 @@ const EARLIER = process.env.BENCH_EARLIER_APP;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const range = (xs, digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 /** Runs `script` in the page as an async WebDriver script (its last argument is `done`). */
 function executeAsync(session, script, args = []) {
@@ -321,12 +321,8 @@ function frameRow(rows, what, result) {
 
 async function bigSessions(rows) {
   const ids = JSON.parse(process.env.BENCH_IDS);
-  const args = ["--data-dir", process.env.BENCH_DATA, "--workspace", process.env.BENCH_WORKSPACE, "--config", process.env.BENCH_CONFIG];
-  const session = await startSession(webdriverUrl(), BRIDLE, args);
+  const { session, click } = await openSeeded(BRIDLE);
   try {
-    await session.cmd("POST", "/timeouts", { script: 120000 });
-    await waitFor(() => session.find("[data-testid=chat-input]"), "the chat input", 30000);
-    const click = async (css) => (await waitFor(() => session.find(css), css, 30000)).click();
 
     // What a frame takes here with nothing to do: the floor under the scroll figures below.
     const idle = await executeAsync(session, `
@@ -345,8 +341,7 @@ async function bigSessions(rows) {
 
     // 2. Open the 5,000-message session from Sessions: click to its last message on screen.
     await click("[data-testid=nav-sessions]");
-    const item = (id) => `[data-testid=session-item][data-session-id="${id}"] .session-open`;
-    await waitFor(() => session.find(item(ids.long)), "the long session listed", 30000);
+    await waitFor(() => session.find(sessionItem(ids.long)), "the long session listed", 30000);
     const openMs = await executeAsync(session, `
       const [css, done] = arguments;
       const t0 = performance.now();
@@ -357,7 +352,7 @@ async function bigSessions(rows) {
         if (last && last.textContent.includes('Step 2499') && last.getBoundingClientRect().height > 0) done(performance.now() - t0);
         else requestAnimationFrame(check);
       };
-      requestAnimationFrame(check);`, [item(ids.long)]);
+      requestAnimationFrame(check);`, [sessionItem(ids.long)]);
     rows.push(["open a 5,000-message session (click to the last message shown)", `${openMs.toFixed(0)} ms`, "goal < 500 ms"]);
     await sleep(1000);
     // The platform's floor under the scroll figures: a bare box over the transcript, as large, whose
@@ -392,7 +387,7 @@ async function bigSessions(rows) {
 
     // 3. A 10,000-line diff: open its session, then time Changes.
     await click("[data-testid=nav-sessions]");
-    await click(item(ids.diff));
+    await click(sessionItem(ids.diff));
     await waitFor(async () => {
       const chat = await session.find("[data-testid=nav-chat][aria-current=page]");
       return chat && (await session.findAll(".chat [data-testid=message]")).length >= 2;
