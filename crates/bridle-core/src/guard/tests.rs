@@ -119,6 +119,23 @@ fn a_broken_rule_file_is_an_error_naming_the_rule() {
 }
 
 #[test]
+fn a_rules_regexes_are_compiled_when_a_command_reaches_them_and_one_that_cannot_be_fires() {
+    let rules = guardians::shell_rules::ShellRules::parse(BUILTIN_RULES).unwrap();
+    assert_eq!(rules.compiled(), 0, "nothing is compiled when the file is read");
+    let view = |command: &str| guardians::ShellView::new(command, &places::Places::default());
+    assert!(!rules.matches(&view("git push --force origin main")).is_empty());
+    let compiled = rules.compiled();
+    assert!(compiled > 0 && compiled < rules.rules.len(), "only the sets a command reached: {compiled}");
+    // Past the syntax check, a set over the regex engine's size limit cannot be compiled: the
+    // rule fires rather than let the command through unchecked.
+    let huge = "version = 1\n[[rule]]\nid = \"x\"\nfamily = \"f\"\nseverity = \"high\"\nmessage = \"m\"\n\
+        programs = [\"echo\"]\nargs = [\"\\\\w{1000}{1000}\"]\n";
+    let rules = guardians::shell_rules::ShellRules::parse(huge).unwrap();
+    let fired: Vec<&str> = rules.matches(&view("echo hello")).iter().map(|(r, _)| r.id.as_str()).collect();
+    assert_eq!(fired, ["x"]);
+}
+
+#[test]
 fn deny_beats_ask_beats_allow() {
     let w = world();
     let g = w.guard_with(Mode::Bypass, &["bash(git *)"], &["bash(git push*)"], &["bash(git push --force*)"]);

@@ -4,12 +4,14 @@
 //! Rule: rules match the *unwrapped simple commands* of a line — program basenames, whole
 //! arguments, flags (`-r` inside `-rf`), the located paths a command writes — never raw
 //! substrings of the line, so `/bin/rm`, `\rm`, `env rm` and `$(which rm)` are `rm`, and `echo
-//! "rm -rf /"` is an echo. The file is parsed and its regexes compiled once per process; if it
+//! "rm -rf /"` is an echo. The file is parsed and its regexes checked once per process; if it
 //! could not be (a build that broke it), every shell command gets a high finding, so the guard
-//! fails closed, and [`validate_builtin_rules`] lets the app refuse to start.
+//! fails closed, and [`validate_builtin_rules`] lets the app refuse to start. A rule's regexes are
+//! compiled the first time a command reaches them (most rules name programs a session never runs:
+//! compiling every set when the engine started held 1.3 MB at idle).
 
 use std::collections::HashSet;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use bridle_protocol::{Finding, Severity};
 use regex::RegexSet;
@@ -123,11 +125,11 @@ pub(crate) struct ShellRule {
     subcommands: Vec<Vec<String>>,
     flags: Vec<String>,
     without_flags: Vec<String>,
-    args: Option<RegexSet>,
+    args: Option<Patterns>,
     targets: Option<TargetClass>,
-    write_targets: Option<RegexSet>,
-    any_targets: Option<RegexSet>,
-    assignments: Option<RegexSet>,
+    write_targets: Option<Patterns>,
+    any_targets: Option<Patterns>,
+    assignments: Option<Patterns>,
     max_positionals: Option<usize>,
     check: Option<Check>,
     pub examples: Vec<String>,
@@ -152,13 +154,37 @@ pub(crate) fn builtin() -> Result<&'static ShellRules, &'static ShellRuleError> 
     BUILTIN.as_ref()
 }
 
-fn regex_set(id: &str, field: &str, patterns: &[String]) -> Result<Option<RegexSet>, ShellRuleError> {
+/// One field's regexes: their syntax checked when the file is read, the set compiled at the first
+/// text it is asked about.
+#[derive(Debug)]
+pub(crate) struct Patterns {
+    sources: Vec<String>,
+    set: OnceLock<Option<RegexSet>>,
+}
+
+impl Patterns {
+    /// Whether one of the regexes matches `text`. A set that does not compile (past the syntax
+    /// check, only a regex over the engine's size limit) matches everything: the rule fires.
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        let set = self.set.get_or_init(|| {
+            RegexSet::new(&self.sources)
+                .inspect_err(|e| tracing::error!("a shell rule's regexes do not compile, so the rule fires: {e}"))
+                .ok()
+        });
+        set.as_ref().is_none_or(|set| set.is_match(text))
+    }
+}
+
+fn regex_set(id: &str, field: &str, patterns: &[String]) -> Result<Option<Patterns>, ShellRuleError> {
     if patterns.is_empty() {
         return Ok(None);
     }
-    RegexSet::new(patterns)
-        .map(Some)
-        .map_err(|e| ShellRuleError::Rule { id: id.into(), message: format!("{field}: {e}") })
+    for pattern in patterns {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .map_err(|e| ShellRuleError::Rule { id: id.into(), message: format!("{field}: {e}") })?;
+    }
+    Ok(Some(Patterns { sources: patterns.to_vec(), set: OnceLock::new() }))
 }
 
 impl ShellRules {
@@ -207,6 +233,13 @@ impl ShellRules {
             });
         }
         Ok(Self { rules })
+    }
+
+    /// How many of the rules' regex sets are compiled so far.
+    #[cfg(test)]
+    pub(crate) fn compiled(&self) -> usize {
+        let sets = self.rules.iter().flat_map(|r| [&r.args, &r.write_targets, &r.any_targets, &r.assignments]);
+        sets.flatten().filter(|p| p.set.get().is_some()).count()
     }
 
     /// The rules that match, with the command each matched first.
