@@ -12,9 +12,11 @@
 // BENCH_TREE (the commit, for the table), BENCH_SKIP_LAUNCH=1 (only the big-data part),
 // BENCH_ONLY_LAUNCH=1 (only the launches), BENCH_EARLIER_APP (an earlier build of Bridle, launched
 // in turn with the others: before and after in one run).
+import { spawnSync } from "node:child_process";
 import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { outDir, tempDirs, webdriverUrl } from "../../tests/e2e/lib/env.mjs";
 import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
 import { openSeeded, pct, sessionItem } from "./lib.mjs";
@@ -424,6 +426,18 @@ async function bigSessions(rows) {
   }
 }
 
+/** How much of the launch order (src-tauri/launch-order.txt: the functions a launch runs, laid
+ * out together by the release build) names functions this binary has: the list ages as the code
+ * changes, and scripts/bench-app/launch-order.sh makes it again. */
+function launchOrderRow() {
+  const order = join(dirname(fileURLToPath(import.meta.url)), "../../src-tauri/launch-order.txt");
+  const names = readFileSync(order, "utf8").split("\n").filter(Boolean);
+  const nm = spawnSync("nm", [BRIDLE], { encoding: "utf8", maxBuffer: 1 << 28 });
+  const have = new Set(nm.stdout.split("\n").map((line) => line.split(" ")[2]));
+  const found = names.filter((n) => have.has(n)).length;
+  return ["launch order: its functions in this binary", `${found} of ${names.length}`, "below 90 %, run scripts/bench-app/launch-order.sh"];
+}
+
 const rows = [];
 /** How busy the whole machine is over `ms`, as a share of all its cores (from /proc/stat). */
 async function cpuBusy(ms) {
@@ -440,6 +454,7 @@ try {
   if (process.env.BENCH_ONLY_LAUNCH !== "1") await bigSessions(rows);
 } finally {
   rows.push(["built from", process.env.BENCH_TREE ?? "unknown", "release builds of both apps"]);
+  if (process.env.BENCH_SKIP_LAUNCH !== "1") rows.push(launchOrderRow());
   rows.push([
     "CPU busy over 3 s before the first launch / after the last measure",
     `${busyBefore} / ${await cpuBusy(3000)}`,
