@@ -5,7 +5,7 @@
 // rest, which is mostly WebKit painting. PROBE_RULES (a JSON list of CSS rules, "" for none)
 // scrolls again with each rule added to the page (through the CSSOM, which the CSP allows), so a
 // style's cost shows without a rebuild. Measured, never asserted; prints one line per scroll.
-// Environment: as run.mjs, plus PROBE (`messages,diff` by default) and PROBE_RULES.
+// Environment: as run.mjs, plus PROBE (`messages,diff` by default; `audit` too) and PROBE_RULES.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { outDir } from "../../tests/e2e/lib/env.mjs";
@@ -84,6 +84,15 @@ try {
     await sleep(1000);
     writeFileSync(join(outDir(), "probe-diff.png"), Buffer.from(await session.cmd("GET", "/screenshot"), "base64"));
     for (const rule of variants) report("10,000-line diff, 400 px a frame", rule, await profile("[data-testid=diff-view] .diff", 400, true, rule));
+  }
+  if (parts.includes("audit")) {
+    // As the benchmark scrolls it: the long session's rows, 400 px a frame from the newest, older
+    // pages loading as it goes.
+    if (!parts.includes("messages")) await open(ids.long);
+    await click("[data-testid=nav-audit]");
+    await waitFor(() => session.find("[data-testid=audit-row]"), "the audit rows", 30000);
+    await sleep(1000);
+    for (const rule of variants) report("audit, 400 px a frame", rule, await profile(".audit-scroll", 400, true, rule));
   }
 } finally {
   await session.cmd("DELETE", "").catch(() => {});
