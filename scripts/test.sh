@@ -36,6 +36,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "pins: the tauri crate matches the npm @tauri-apps packages"
 bash scripts/check-pins.sh
 
+step "the linker: a plain link passes through, the release app's launch order resolves (scripts/link/cc)"
+bash scripts/link/test.sh
+
 step "architecture: bridle-core does not depend on tauri"
 if cargo tree --locked -p bridle-core -e normal --prefix none | grep -qE '^tauri( |-)'; then
   echo "bridle-core depends on tauri; keep the core free of the shell" >&2

@@ -3,14 +3,16 @@
 //! - **launch order**: the functions a launch runs, up to the idle window, are placed together
 //!   at the front of the code (`launch-order.txt`, made by `scripts/bench-app/launch-order.sh`).
 //!   The kernel maps code in 64 KiB runs around each page first touched, so code a launch runs,
-//!   scattered over the binary, kept most of it resident at idle;
+//!   scattered over the binary, kept most of it resident at idle. The list names functions
+//!   without their hashes, so it holds when a crate's dependencies change; the repository's
+//!   linker (`scripts/link/cc`, set in `.cargo/config.toml`) resolves it to the binary's names;
 //! - **packed relocations** (`DT_RELR`) where the C library reads them (glibc 2.36 on): the
 //!   binary's 1.6 MB of relative relocations, read at every start, become a few KB.
 //!
 //! Rule: only the layout changes, never what the code does. Both apply to release builds for
 //! x86-64 Linux linked by rustc's own LLD (the toolchain's default); any other build links as
-//! before. A symbol the list names that the binary no longer has is skipped silently: the list
-//! ages with the code, and the launch-order script reports how much of it still matches.
+//! before. A name the list holds that the binary no longer has is skipped: the list ages as
+//! functions are renamed, and the app benchmark reports how much of it still matches.
 
 use std::path::Path;
 

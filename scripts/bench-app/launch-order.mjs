@@ -1,34 +1,22 @@
-// The launch order (src-tauri/launch-order.txt, read by src-tauri/build.rs): which of the release
-// binary's functions a launch runs, from the process's start to the idle window, found by running
-// the app under callgrind in the GUI test environment (scripts/bench-app/launch-order.sh). The
-// linker places them together at the front of the code, so the idle app keeps fewer of the
-// binary's pages. Prints how many of the list's previous names the binary still has (the list
-// ages as the code changes), and the code the new list covers.
+// The launch order (src-tauri/launch-order.txt, named by src-tauri/build.rs and resolved by
+// scripts/link/cc): which of the release binary's functions a launch runs, from the process's
+// start to the idle window, found by running the app under callgrind in the GUI test environment
+// (scripts/bench-app/launch-order.sh). The linker places them together at the front of the code,
+// so the idle app keeps fewer of the binary's pages. Prints how many of the list's previous names
+// the binary still has, as they are and by name alone (launchOrderMatch), and the code the new
+// list covers.
 // Environment: as scripts/e2e-gui.sh gives a runner (E2E_APP_BINARY, E2E_OUT_DIR), run by
 // launch-order.sh; LAUNCH_ORDER_IDLE_S (default 5) is how long the window stays idle.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { appBinary, outDir } from "../../tests/e2e/lib/env.mjs";
 import { sleep, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
+import { LAUNCH_ORDER, functionsOf, launchOrderMatch } from "./lib.mjs";
 
-const ORDER = join(dirname(fileURLToPath(import.meta.url)), "../../src-tauri/launch-order.txt");
 const binary = appBinary();
 const idleMs = Number(process.env.LAUNCH_ORDER_IDLE_S ?? 5) * 1000;
-
-/** The binary's functions: mangled name -> size in bytes. */
-function functions() {
-  const nm = spawnSync("nm", ["-S", binary], { encoding: "utf8", maxBuffer: 1 << 28 });
-  if (nm.status !== 0) throw new Error(`nm failed: ${nm.stderr}`);
-  const sizes = new Map();
-  for (const line of nm.stdout.split("\n")) {
-    const [, size, kind, name] = line.split(" ");
-    if (name && /^[tTwW]$/.test(kind)) sizes.set(name, parseInt(size, 16));
-  }
-  return sizes;
-}
 
 /** The names of the binary's functions that ran, from callgrind's uncompressed output. */
 function ran(file) {
@@ -64,17 +52,16 @@ app.kill("SIGINT");
 await Promise.race([exited, sleep(60000).then(() => app.kill("SIGKILL"))]);
 await exited;
 
-const sizes = functions();
+const sizes = functionsOf(binary);
 const names = [...ran(out)].filter((n) => sizes.has(n)).sort();
 if (names.length < 500) throw new Error(`only ${names.length} of the binary's functions ran: is it the release build?`);
-if (existsSync(ORDER)) {
-  const before = readFileSync(ORDER, "utf8").split("\n").filter(Boolean);
-  const still = before.filter((n) => sizes.has(n)).length;
-  console.log(`the previous list: ${still} of its ${before.length} names are in this binary`);
+if (existsSync(LAUNCH_ORDER)) {
+  const { exact, byName, all } = launchOrderMatch(LAUNCH_ORDER, sizes);
+  console.log(`the previous list: of its ${all} names, ${exact} are in this binary as they are, ${byName} more by name`);
 }
 const kib = (bytes) => (bytes / 1024).toFixed(0);
 const covered = names.reduce((sum, n) => sum + sizes.get(n), 0);
 const all = [...sizes.values()].reduce((a, b) => a + b, 0);
-writeFileSync(ORDER, names.join("\n") + "\n");
+writeFileSync(LAUNCH_ORDER, names.join("\n") + "\n");
 console.log(`launch-order.txt: ${names.length} functions, ${kib(covered)} KiB of the binary's ${kib(all)} KiB of code`);
 rmSync(work, { recursive: true, force: true });

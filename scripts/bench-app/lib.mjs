@@ -1,5 +1,10 @@
-// What the app benchmarks share (run.mjs, probe.mjs): a percentile, and Bridle's window opened on
-// the seeded big sessions (BENCH_DATA, BENCH_WORKSPACE, BENCH_CONFIG, from scripts/bench-app.sh).
+// What the app benchmarks share (run.mjs, probe.mjs, launch-order.mjs): a percentile, Bridle's
+// window opened on the seeded big sessions (BENCH_DATA, BENCH_WORKSPACE, BENCH_CONFIG, from
+// scripts/bench-app.sh), and the launch order's names.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { webdriverUrl } from "../../tests/e2e/lib/env.mjs";
 import { startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
 
@@ -23,4 +28,35 @@ export async function openSeeded(binary) {
   }
   const click = async (css) => (await waitFor(() => session.find(css), css, 30000)).click();
   return { session, click };
+}
+
+/** The launch order's file (read by src-tauri/build.rs, resolved by scripts/link/cc). */
+export const LAUNCH_ORDER = join(dirname(fileURLToPath(import.meta.url)), "../../src-tauri/launch-order.txt");
+
+/** A function's name without the hash rustc puts in a name (`17h<hex>E`) or the number LTO
+ * appends (`.1234`), which change with a crate's dependencies: how scripts/link/cc places a
+ * listed function the binary no longer has by its exact name. The same rule as that script's. */
+export const launchKey = (name) => name.replace(/\.(llvm\.)?[0-9]+$/, "").replace(/17h[0-9a-f]+E$/, "E");
+
+/** How the launch order at `file` matches a binary's functions (`sizes`, from functionsOf): its
+ * names found as they are, the others found by name alone (placed, with every function of that
+ * name), of all. */
+export function launchOrderMatch(file, sizes) {
+  const listed = readFileSync(file, "utf8").split("\n").filter(Boolean);
+  const keys = new Set([...sizes.keys()].map(launchKey));
+  const exact = listed.filter((n) => sizes.has(n)).length;
+  const byName = listed.filter((n) => !sizes.has(n) && keys.has(launchKey(n))).length;
+  return { exact, byName, all: listed.length };
+}
+
+/** The functions of `binary`: name -> size in bytes. */
+export function functionsOf(binary) {
+  const nm = spawnSync("nm", ["-S", "--defined-only", binary], { encoding: "utf8", maxBuffer: 1 << 28 });
+  if (nm.status !== 0) throw new Error(`nm failed: ${nm.stderr}`);
+  const sizes = new Map();
+  for (const line of nm.stdout.split("\n")) {
+    const [, size, kind, name] = line.split(" ");
+    if (name && /^[tTwW]$/.test(kind)) sizes.set(name, parseInt(size, 16));
+  }
+  return sizes;
 }
