@@ -3,9 +3,10 @@
 //! - **launch order**: the functions a launch runs, up to the idle window, are placed together
 //!   at the front of the code (`launch-order.txt`, made by `scripts/bench-app/launch-order.sh`).
 //!   The kernel maps code in 64 KiB runs around each page first touched, so code a launch runs,
-//!   scattered over the binary, kept most of it resident at idle. The list names functions
-//!   without their hashes, so it holds when a crate's dependencies change; the repository's
-//!   linker (`scripts/link/cc`, set in `.cargo/config.toml`) resolves it to the binary's names;
+//!   scattered over the binary, kept most of it resident at idle. The list holds mangled names,
+//!   whose hash changes with a crate's dependencies: the repository's linker (`scripts/link/cc`,
+//!   set in `.cargo/config.toml`) places a name the binary no longer has by its name without
+//!   the hash;
 //! - **packed relocations** (`DT_RELR`) where the C library reads them (glibc 2.36 on): the
 //!   binary's 1.6 MB of relative relocations, read at every start, become a few KB.
 //!

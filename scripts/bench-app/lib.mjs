@@ -35,7 +35,7 @@ export const LAUNCH_ORDER = join(dirname(fileURLToPath(import.meta.url)), "../..
 
 /** A function's name without the hash rustc puts in a name (`17h<hex>E`) or the number LTO
  * appends (`.1234`), which change with a crate's dependencies: how scripts/link/cc places a
- * listed function the binary no longer has by its exact name. The same rule as that script's. */
+ * listed function the binary no longer has under its exact name. The same rule as that script's. */
 export const launchKey = (name) => name.replace(/\.(llvm\.)?[0-9]+$/, "").replace(/17h[0-9a-f]+E$/, "E");
 
 /** How the launch order at `file` matches a binary's functions (`sizes`, from functionsOf): its
