@@ -157,7 +157,7 @@ pub(crate) fn builtin() -> Result<&'static ShellRules, &'static ShellRuleError> 
 /// One field's regexes: their syntax checked when the file is read, the set compiled at the first
 /// text it is asked about.
 #[derive(Debug)]
-pub(crate) struct Patterns {
+struct Patterns {
     sources: Vec<String>,
     set: OnceLock<Option<RegexSet>>,
 }
@@ -165,7 +165,7 @@ pub(crate) struct Patterns {
 impl Patterns {
     /// Whether one of the regexes matches `text`. A set that does not compile (past the syntax
     /// check, only a regex over the engine's size limit) matches everything: the rule fires.
-    pub(crate) fn is_match(&self, text: &str) -> bool {
+    fn is_match(&self, text: &str) -> bool {
         let set = self.set.get_or_init(|| {
             RegexSet::new(&self.sources)
                 .inspect_err(|e| tracing::error!("a shell rule's regexes do not compile, so the rule fires: {e}"))
@@ -175,7 +175,7 @@ impl Patterns {
     }
 }
 
-fn regex_set(id: &str, field: &str, patterns: &[String]) -> Result<Option<Patterns>, ShellRuleError> {
+fn patterns(id: &str, field: &str, patterns: &[String]) -> Result<Option<Patterns>, ShellRuleError> {
     if patterns.is_empty() {
         return Ok(None);
     }
@@ -212,10 +212,10 @@ impl ShellRules {
                 return Err(bad("matches every command: give programs, wrappers, targets, args, assignments or check"));
             }
             rules.push(ShellRule {
-                args: regex_set(&id, "args", &raw.args)?,
-                write_targets: regex_set(&id, "write_targets", &raw.write_targets)?,
-                any_targets: regex_set(&id, "any_targets", &raw.any_targets)?,
-                assignments: regex_set(&id, "assignments", &raw.assignments)?,
+                args: patterns(&id, "args", &raw.args)?,
+                write_targets: patterns(&id, "write_targets", &raw.write_targets)?,
+                any_targets: patterns(&id, "any_targets", &raw.any_targets)?,
+                assignments: patterns(&id, "assignments", &raw.assignments)?,
                 subcommands: raw.subcommands.iter().map(|s| s.split_whitespace().map(String::from).collect()).collect(),
                 id: raw.id,
                 family: raw.family,
