@@ -105,7 +105,8 @@ function mappingsMiB(pid) {
  * page's navigation began. */
 const PAGE_MARKS = `
   const nav = performance.getEntriesByType('navigation')[0];
-  const marks = { origin: performance.timeOrigin };
+  // When the page ran this script, just after the input was found enabled.
+  const marks = { origin: performance.timeOrigin, 'page: these marks read': performance.now() };
   if (nav) {
     marks['page: HTML and scripts fetched'] = nav.responseEnd;
     marks['page: DOM parsed, scripts run'] = nav.domContentLoadedEventEnd;
@@ -201,6 +202,8 @@ async function launches(rows) {
     }
     const [a, b, earlier] = apps.map((app) => results[app.name]);
     launchTrace(a, b);
+    // Every launch's figures, for a closer look than the tables' medians.
+    writeFileSync(join(outDir(), "launches.json"), `${JSON.stringify(results, (k, v) => (k === "mappings" ? undefined : v), 1)}\n`);
     mappingTable(apps.map((app) => [app.name, results[app.name].at(-1).mappings]));
     const ratio = (x, y, key) => (median(x.map((r) => r[key])) / median(y.map((r) => r[key]))).toFixed(2);
     rows.push(["idle PSS ratio Bridle / blank", ratio(a, b, "pss"), "goal ≤ 1.10"]);

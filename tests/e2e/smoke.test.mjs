@@ -1,8 +1,8 @@
 // Smoke: the real app starts with its own data dir and workspace (and no config: a first run, so
 // it opens on Settings), shows the chat under the CSP with its stylesheet applied, is attached
-// to an engine session, and paints a non-blank window. The prerendered first screen is adopted
-// by hydration as it is. A view's code is fetched when the view is first opened, never while the
-// window idles.
+// to an engine session, and paints a non-blank window. The prerendered first screen is painted
+// before the window's code is fetched, and adopted by hydration as it is. A view's code is
+// fetched when the view is first opened, never while the window idles.
 import assert from "node:assert/strict";
 import { basename } from "node:path";
 import { launchApp, screenshot } from "./lib/app.mjs";
@@ -35,10 +35,14 @@ export default async function smoke({ log }) {
     assert.ok(await session.find("[data-testid=send-button]"), "send-button exists");
     for (const view of NAV) assert.ok(await session.find(`[data-testid=nav-${view}]`), `nav-${view} exists`);
 
-    // index.html held the first screen, and it matched the first render (main.tsx marks both).
+    // index.html held the first screen, and it matched the first render (boot.tsx marks both).
     const marked = (name) => session.execute(`return performance.getEntriesByName('bridle: ${name}').length`);
     assert.equal(await marked("first screen from HTML"), 1, "index.html holds the prerendered first screen");
     assert.equal(await marked("hydration mismatch"), 0, "the prerendered first screen was hydrated as it is");
+    // That screen was painted before the window's code was even asked for (main.tsx).
+    const [painted, asked] = await session.execute(`const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+      return [at('first-contentful-paint'), at('bridle: window code asked')]`);
+    assert.ok(painted !== null && asked !== null && painted <= asked, `first paint at ${painted} ms, the window's code asked at ${asked} ms`);
     // The real Tauri webview, not a browser page.
     assert.equal(await session.execute("return typeof window.__TAURI_INTERNALS__"), "object");
     // The linked stylesheet loaded under the CSP (the dark theme's body background).
