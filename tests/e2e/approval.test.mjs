@@ -91,6 +91,13 @@ export default async function approval({ log }) {
     await (await session.find("[data-testid=audit-row][data-kind=approval_resolved][data-decision=allow] td")).click();
     const payload = await (await session.waitForElement("[data-testid=audit-details] [data-testid=audit-payload]", 5000)).text();
     assert.match(payload, /approveOnce/);
+    // The columns' widths, by header: all but Kind are set, and stay whatever rows are shown
+    // (the details pane, open from here on, takes its share of the width).
+    const widths = () =>
+      session.execute(`return Object.fromEntries([...document.querySelectorAll('.audit-table th')]
+        .filter((th) => th.textContent !== 'Kind')
+        .map((th) => [th.textContent, Math.round(th.getBoundingClientRect().width)]))`);
+    const withRows = await widths();
     const audit = await screenshot(session, "audit.png");
     log(`screenshot ${audit.file}, ${audit.colours} colours`);
 
@@ -104,6 +111,14 @@ export default async function approval({ log }) {
     // Search goes to the engine: the welcome note's path finds rows, nonsense finds none.
     const search = await session.find("[data-testid=audit-search]");
     await search.click();
+    const before = (await session.findAll("[data-testid=audit-row]")).length;
+    await search.type("approveOnce");
+    const found = await waitFor(async () => {
+      const n = (await session.findAll("[data-testid=audit-row]")).length;
+      return n > 0 && n < before && n;
+    }, "the search to keep the approval's rows only", 10000);
+    assert.deepEqual(await widths(), withRows, `the columns keep their widths with ${found} of ${before} rows shown`);
+    await search.clear();
     await search.type("zz-no-such-text-zz");
     await waitFor(async () => (await session.find("[data-testid=audit-row]")) === null, "the search to empty the table", 10000);
   } catch (err) {

@@ -112,6 +112,11 @@ export class Element {
     return this.cmd("POST", "/value", { text });
   }
 
+  /** Empties an input (WebDriver's Element Clear). */
+  clear() {
+    return this.cmd("POST", "/clear", {});
+  }
+
   text() {
     return this.cmd("GET", "/text");
   }

@@ -1,7 +1,9 @@
 // Audit rows, newest first, one line each; a click (or Enter) selects a row for the details pane.
 // Virtualised: only the rows in view (and a margin) are in the DOM, spacer rows keep the table's
 // height, so a log of 100,000 rows scrolls like one of 100 (each row memoised: a scroll renders
-// only the rows that came into view); nearing the end asks for the next older page.
+// only the rows that came into view); nearing the end asks for the next older page. The columns
+// have set widths (audit.css), not their rows' contents: rows coming into view neither move them
+// nor lay the table out anew, and a value too long for its cell ends in "…" with a tooltip.
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type RefObject, memo, useEffect } from "react";
 import type { AuditEvent } from "../../api/types";
@@ -40,6 +42,16 @@ export function AuditTable({ rows, selectedId, showSession, onSelect, scroller, 
   const after = virtualizer.getTotalSize() - (shown[shown.length - 1]?.end ?? 0);
   return (
     <table className="audit-table">
+      <colgroup>
+        <col className="audit-col-time" />
+        {showSession && <col className="audit-col-session" />}
+        <col />
+        <col className="audit-col-tool" />
+        <col className="audit-col-decision" />
+        <col className="audit-col-source" />
+        <col className="audit-col-status" />
+        <col className="audit-col-latency" />
+      </colgroup>
       <thead>
         <tr>
           <th>Time</th>
@@ -101,11 +113,13 @@ const AuditRow = memo(function AuditRow({ row, selected, showSession, onSelect }
         {clockTime(row.at)}
       </td>
       {showSession && <td className="mono">{shortId(row.sessionId)}</td>}
-      <td>{row.kind}</td>
-      <td className="mono">{row.tool ?? ""}</td>
+      <td title={row.kind}>{row.kind}</td>
+      <td className="mono" title={row.tool ?? undefined}>
+        {row.tool ?? ""}
+      </td>
       <td>{row.decision && <span className={`decision-badge ${row.decision}`}>{row.decision}</span>}</td>
       <td>{row.source ?? ""}</td>
-      <td>{row.status ?? ""}</td>
+      <td title={row.status ?? undefined}>{row.status ?? ""}</td>
       <td className="num">{latency(row.latencyMs)}</td>
     </tr>
   );
