@@ -92,6 +92,7 @@ try {
     await click("[data-testid=nav-audit]");
     await waitFor(() => session.find("[data-testid=audit-row]"), "the audit rows", 30000);
     await sleep(1000);
+    writeFileSync(join(outDir(), "probe-audit.png"), Buffer.from(await session.cmd("GET", "/screenshot"), "base64"));
     for (const rule of variants) report("audit, 400 px a frame", rule, await profile(".audit-scroll", 400, true, rule));
   }
 } finally {

@@ -1,5 +1,7 @@
-// The rule in base.css: a box that scrolls has square corners (a rounded one is redrawn through a
-// mask at every scrolled frame when WebKit has no GPU). Read from the stylesheets as written.
+// The rules for boxes that scroll: square corners (a rounded one is redrawn through a mask at every
+// scrolled frame when WebKit has no GPU, base.css), and the long virtualised lists contained, so
+// the rows a scroll brings in are laid out and painted within their box. Read from the
+// stylesheets as written.
 import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
@@ -39,5 +41,13 @@ describe("stylesheets", () => {
     expect(selector).toBe(".list");
     expect(scrolls(body) && rounded(body)).toBe(true);
     expect(rounded("border-radius: 0;")).toBe(false);
+  });
+
+  it("contain the long lists' scrolling boxes", () => {
+    const contained = (file: string, selector: string) =>
+      rules(sheets[file] ?? "").some(([s, body]) => s === selector && scrolls(body) && /contain\s*:\s*strict/.test(body));
+    expect(contained("chat.css", ".message-list")).toBe(true);
+    expect(contained("audit.css", ".audit-scroll")).toBe(true);
+    expect(contained("chat.css", ".chat")).toBe(false);
   });
 });
