@@ -108,7 +108,7 @@ export default async function approval({ log }) {
     const lines = readFileSync(exported, "utf8").trim().split("\n").map((l) => JSON.parse(l));
     assert.ok(lines.some((l) => l.kind === "approval_resolved" && l.decision === "allow"), "the export holds the approval");
 
-    // Search goes to the engine: the welcome note's path finds rows, nonsense finds none.
+    // Search goes to the engine: the approval's answer finds its rows, nonsense finds none.
     const search = await session.find("[data-testid=audit-search]");
     await search.click();
     const before = (await session.findAll("[data-testid=audit-row]")).length;
