@@ -8,8 +8,8 @@
 //   4. the Audit view over 100,000 rows: first rows, and frame times scrolling (pages load as it
 //      goes).
 // Environment: E2E_WEBDRIVER_URL, E2E_APP_BINARY (Bridle), BENCH_BLANK_APP, BENCH_DATA,
-// BENCH_WORKSPACE, BENCH_CONFIG, BENCH_IDS (the seed's output), BENCH_RUNS (default 5),
-// BENCH_TREE (the commit, for the table), BENCH_SKIP_LAUNCH=1 (only the big-data part),
+// BENCH_WORKSPACE, BENCH_CONFIG, BENCH_IDS (the seed's output), BENCH_RUNS (launches of each app,
+// default 9: with fewer, the medians swing by several per cent), BENCH_TREE (the commit, for the table), BENCH_SKIP_LAUNCH=1 (only the big-data part),
 // BENCH_ONLY_LAUNCH=1 (only the launches), BENCH_EARLIER_APP (an earlier build of Bridle, launched
 // in turn with the others: before and after in one run).
 import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
@@ -19,7 +19,7 @@ import { outDir, tempDirs, webdriverUrl } from "../../tests/e2e/lib/env.mjs";
 import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
 import { LAUNCH_ORDER, functionsOf, launchOrderMatch, openSeeded, pct, sessionItem } from "./lib.mjs";
 
-const RUNS = Number(process.env.BENCH_RUNS || 5);
+const RUNS = Number(process.env.BENCH_RUNS || 9);
 const BRIDLE = process.env.E2E_APP_BINARY;
 const BLANK = process.env.BENCH_BLANK_APP;
 const EARLIER = process.env.BENCH_EARLIER_APP;
