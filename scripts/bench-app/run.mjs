@@ -9,9 +9,10 @@
 //      goes).
 // Environment: E2E_WEBDRIVER_URL, E2E_APP_BINARY (Bridle), BENCH_BLANK_APP, BENCH_DATA,
 // BENCH_WORKSPACE, BENCH_CONFIG, BENCH_IDS (the seed's output), BENCH_RUNS (launches of each app,
-// default 9: with fewer, the medians swing by several per cent), BENCH_TREE (the commit, for the table), BENCH_SKIP_LAUNCH=1 (only the big-data part),
-// BENCH_ONLY_LAUNCH=1 (only the launches), BENCH_EARLIER_APP (an earlier build of Bridle, launched
-// in turn with the others: before and after in one run).
+// default 9: with fewer, the medians swing by several per cent), BENCH_TREE (the commit, for the
+// table), BENCH_SKIP_LAUNCH=1 (only the big-data part), BENCH_ONLY_LAUNCH=1 (only the launches),
+// BENCH_EARLIER_APP (an earlier build of Bridle, launched in turn with the others: before and
+// after in one run). Writes app.md, launch-trace.md, mappings.md and launches.json (every launch).
 import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
