@@ -56,7 +56,7 @@ const sizes = functionsOf(binary);
 const names = [...ran(out)].filter((n) => sizes.has(n)).sort();
 if (names.length < 500) throw new Error(`only ${names.length} of the binary's functions ran: is it the release build?`);
 if (existsSync(LAUNCH_ORDER)) {
-  const { exact, byName, all } = launchOrderMatch(LAUNCH_ORDER, sizes);
+  const { exact, byName, all } = launchOrderMatch(LAUNCH_ORDER, binary);
   console.log(`the previous list: of its ${all} names, ${exact} are in this binary as they are, ${byName} more by name`);
 }
 const kib = (bytes) => (bytes / 1024).toFixed(0);

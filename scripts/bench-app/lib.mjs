@@ -32,21 +32,22 @@ export async function openSeeded(binary) {
 
 /** The launch order's file (read by src-tauri/build.rs, resolved by scripts/link/cc). */
 export const LAUNCH_ORDER = join(dirname(fileURLToPath(import.meta.url)), "../../src-tauri/launch-order.txt");
+const LAUNCH_ORDER_AWK = join(dirname(fileURLToPath(import.meta.url)), "../link/launch-order.awk");
 
-/** A function's name without the hash rustc puts in a name (`17h<hex>E`) or the number LTO
- * appends (`.1234`), which change with a crate's dependencies: how scripts/link/cc places a
- * listed function the binary no longer has under its exact name. The same rule as that script's. */
-export const launchKey = (name) => name.replace(/\.(llvm\.)?[0-9]+$/, "").replace(/17h[0-9a-f]+E$/, "E");
-
-/** How the launch order at `file` matches a binary's functions (`sizes`, from functionsOf): its
- * names found as they are, the others found by name alone (placed, with every function of that
- * name), of all. */
-export function launchOrderMatch(file, sizes) {
-  const listed = readFileSync(file, "utf8").split("\n").filter(Boolean);
-  const keys = new Set([...sizes.keys()].map(launchKey));
-  const exact = listed.filter((n) => sizes.has(n)).length;
-  const byName = listed.filter((n) => !sizes.has(n) && keys.has(launchKey(n))).length;
-  return { exact, byName, all: listed.length };
+/** How the launch order at `file` matches `binary`'s functions, by scripts/link/launch-order.awk
+ * (the linker's own rule): its names found as they are, the others found by name alone (placed,
+ * with every function of that name), of all. */
+export function launchOrderMatch(file, binary) {
+  const nm = spawnSync("nm", ["--defined-only", binary], { encoding: "utf8", maxBuffer: 1 << 28 });
+  if (nm.status !== 0) throw new Error(`nm failed: ${nm.stderr}`);
+  const awk = spawnSync("awk", ["-v", `list=${file}`, "-v", "mode=count", "-f", LAUNCH_ORDER_AWK], {
+    input: nm.stdout,
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
+  if (awk.status !== 0) throw new Error(`launch-order.awk failed: ${awk.stderr}`);
+  const [exact, byName, all] = awk.stdout.trim().split(" ").map(Number);
+  return { exact, byName, all };
 }
 
 /** The functions of `binary`: name -> size in bytes. */

@@ -18,7 +18,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { outDir, tempDirs, webdriverUrl } from "../../tests/e2e/lib/env.mjs";
 import { sleep, startSession, waitFor } from "../../tests/e2e/lib/webdriver.mjs";
-import { LAUNCH_ORDER, functionsOf, launchOrderMatch, openSeeded, pct, sessionItem } from "./lib.mjs";
+import { LAUNCH_ORDER, launchOrderMatch, openSeeded, pct, sessionItem } from "./lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS || 9);
 const BRIDLE = process.env.E2E_APP_BINARY;
@@ -433,7 +433,7 @@ async function bigSessions(rows) {
  * out together by the release build) names functions this binary has: the list ages as the code
  * changes, and scripts/bench-app/launch-order.sh makes it again. */
 function launchOrderRow() {
-  const { exact, byName, all } = launchOrderMatch(LAUNCH_ORDER, functionsOf(BRIDLE));
+  const { exact, byName, all } = launchOrderMatch(LAUNCH_ORDER, BRIDLE);
   return [
     "launch order: its functions in this binary, as listed / by name only",
     `${exact} / ${byName} of ${all}`,

@@ -2,7 +2,8 @@
 # Tests scripts/link/cc with stand-ins for `cc` and `nm` (on PATH): a link with no launch order is
 # passed through as it is; one with a launch order is linked, read, and linked again with the
 # order resolved to the binary's names: listed names as they are, a name the binary no longer has
-# (its hash changed) by its name without the hash, every instance of it; nothing else.
+# (its hash changed) by its name without the hash, every instance of it; nothing else. The same
+# rule counts the match the app benchmark reports (launch-order.awk's mode=count).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 T="$(mktemp -d)"
@@ -41,4 +42,6 @@ _ZN3foo3baz17h1111111111111111E
 _ZN3foo3baz17h3333333333333333E.123
 sqlite3Malloc.part.0"
 [ "$(cat "$T/app.launch-order")" = "$expected" ] || fail "the resolved order is wrong: $(cat "$T/app.launch-order")"
+counted="$("$T/nm" | awk -v list="$T/order.txt" -v mode=count -f "$ROOT/scripts/link/launch-order.awk")"
+[ "$counted" = "2 1 4" ] || fail "the match was counted as $counted, not 2 as listed, 1 by name, of 4"
 echo "scripts/link/cc: a plain link passes through; a launch order resolves to the binary's names"
