@@ -46,7 +46,9 @@ if cargo tree --locked -p bridle-core -e normal --prefix none | grep -qE '^tauri
 fi
 
 step "rust: tests"
-cargo test --workspace --locked
+# Without backtraces a failing test's message stays in the tail of the log, where CI's summary
+# shows it (a backtrace of a hundred lines pushed it out of the summary once).
+RUST_BACKTRACE=0 cargo test --workspace --locked
 
 step "gui: end-to-end on the real app"
 bash scripts/e2e-gui.sh "$BRIDLE_APP" "$ROOT/test-output/e2e"

@@ -344,6 +344,11 @@ impl Children {
             }
             _ => {}
         }
+        // Closed is final: a closed child's last events (the end of the turn its close
+        // interrupted) can still be on their way here, and must not make it idle again.
+        if before.state == AgentState::Closed {
+            info.state = AgentState::Closed;
+        }
         // Usage alone is told with the parent's own usage event.
         let told = |i: &AgentInfo| (i.state, i.last_message.clone(), i.error.clone(), i.expired.len());
         (told(info) != told(&before)).then(|| info.clone())
@@ -579,3 +584,7 @@ impl crate::tools::Agents for Arc<Children> {
         lock(&self.live).get(id).map(|c| c.info.clone()).ok_or_else(|| ToolError::new(format!("no agent `{id}`")))
     }
 }
+
+#[cfg(test)]
+#[path = "agents_tests.rs"]
+mod tests;
