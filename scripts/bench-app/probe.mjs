@@ -59,6 +59,9 @@ function report(what, rule, r) {
     `${what}${rule ? ` + ${rule}` : ""}: frame ${f(r.frames)} ms (${over} of ${r.frames.length} over 50) | ` +
       `script ${f(r.script)} | layout ${f(r.layout)} | box ${r.box.join("x")} px`,
   );
+  // The slow frames themselves: is it the script, the layout, or the rest?
+  const slow = r.frames.flatMap((x, i) => (x > 50 ? [`${x.toFixed(0)} (${r.script[i].toFixed(0)}+${r.layout[i].toFixed(0)})`] : []));
+  if (slow.length) console.log(`  frames over 50 ms, (script+layout): ${slow.join(", ")}`);
 }
 
 const { session, click } = await openSeeded(process.env.E2E_APP_BINARY);

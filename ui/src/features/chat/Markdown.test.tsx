@@ -1,6 +1,22 @@
-import { render } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
-import { Markdown } from "./Markdown";
+import { render, waitFor } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { Markdown, warm } from "./Markdown";
+
+/** Every text the markdown renderer was given, in order. */
+const parsed: string[] = [];
+/** Called after each text is parsed. */
+let afterParse = () => {};
+vi.mock("react-markdown", async (original) => {
+  const real = (await original<typeof import("react-markdown")>()).default;
+  return {
+    default: (options: Parameters<typeof real>[0]) => {
+      parsed.push(options.children ?? "");
+      const tree = real(options);
+      afterParse();
+      return tree;
+    },
+  };
+});
 
 describe("assistant markdown", () => {
   it("renders emphasis, lists and highlighted code", () => {
@@ -36,5 +52,36 @@ describe("assistant markdown", () => {
       expect(container.textContent).toBe(`Step ${i}: bold ${i}`);
       unmount();
     }
+  });
+});
+
+describe("parsing ahead", () => {
+  it("parses the texts given between frames, so showing them later parses nothing", async () => {
+    parsed.length = 0;
+    const texts = Array.from({ length: 40 }, (_, i) => `Ahead ${i}: **bold ${i}**`);
+    warm(texts);
+    // Nothing happens in the caller's frame: the slices come after it.
+    expect(parsed).toHaveLength(0);
+    await waitFor(() => expect(parsed).toHaveLength(40));
+    expect(parsed[0]).toBe(texts[0]);
+    const { container } = render(<Markdown text={texts[7] ?? ""} />);
+    expect(container.querySelector("strong")?.textContent).toBe("bold 7");
+    expect(parsed).toHaveLength(40);
+  });
+
+  it("drops what an earlier call left when a later one comes", async () => {
+    parsed.length = 0;
+    const early = Array.from({ length: 3000 }, (_, i) => `Early ${i}: \`code ${i}\``);
+    // The later call comes while the earlier one is parsing its fifth text.
+    afterParse = () => {
+      if (parsed.length === 5) warm(["Later: *one*"]);
+    };
+    warm(early);
+    await waitFor(() => expect(parsed).toContain("Later: *one*"));
+    await new Promise((r) => setTimeout(r, 100));
+    // The earlier list stopped where it was; nothing of it came after the later one.
+    expect(parsed[parsed.length - 1]).toBe("Later: *one*");
+    expect(parsed.slice(0, 5)).toEqual(early.slice(0, 5));
+    expect(parsed).toHaveLength(6);
   });
 });

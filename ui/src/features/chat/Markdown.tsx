@@ -41,6 +41,29 @@ function tree(text: string): ReactElement {
   return out;
 }
 
+/** How long one slice of [`warm`] may hold the page's thread, in ms. */
+const SLICE_MS = 3;
+/** The warming under way, stopped when another starts. */
+let warming: { stop: boolean } | null = null;
+const nextSlice = new MessageChannel();
+
+/** Parses `texts` into the kept trees before they are shown (the transcript's rows about to
+ * scroll into view), a few ms at a time between frames, so a fast scroll mounts rows whose
+ * markdown is already parsed. A later call replaces an earlier one still under way. */
+export function warm(texts: string[]): void {
+  if (warming) warming.stop = true;
+  const job = { stop: false };
+  warming = job;
+  const queue = texts.filter((t) => !rendered.has(t));
+  const slice = () => {
+    const until = performance.now() + SLICE_MS;
+    while (!job.stop && queue.length && performance.now() < until) tree(queue.shift() ?? "");
+    if (!job.stop && queue.length) nextSlice.port2.postMessage(null);
+  };
+  nextSlice.port1.onmessage = slice;
+  nextSlice.port2.postMessage(null);
+}
+
 function MarkdownText({ text }: { text: string }) {
   return (
     <div className="markdown" data-testid="markdown">

@@ -3,7 +3,7 @@
 // few either side) are in the DOM, each measured as it renders, so a session of thousands of
 // messages opens and scrolls as fast as a short one.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type ReactNode, useLayoutEffect, useMemo, useRef } from "react";
+import { type ReactNode, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { AgentInfo, ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
@@ -25,6 +25,15 @@ interface Props {
 
 /** The height a row is assumed to have until it is measured, in pixels. */
 const ESTIMATE = 64;
+/** How many rows past the rendered ones, in the scroll's direction, have their markdown parsed ahead. */
+const AHEAD = 24;
+
+/** The markdown renderer's module, loaded once (the first answer shown loads it anyway). */
+let loading: Promise<typeof import("./Markdown")> | null = null;
+const markdown = () => {
+  loading ??= import("./Markdown");
+  return loading;
+};
 
 /** One entry of the list: a transcript item, or a request whose call is not in the transcript. */
 type Row = { key: string; item: ChatItem } | { key: string; orphan: ApprovalRequest };
@@ -57,6 +66,27 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace, 
     const el = scroller.current;
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
   }, [rows, total]);
+
+  // The assistant texts about to scroll into view have their markdown parsed between frames, so
+  // a fast scroll mounts rows that are ready (parsing them in the frame made its slowest ones).
+  const shown = virtualizer.getVirtualItems();
+  const first = shown[0]?.index ?? 0;
+  const last = shown[shown.length - 1]?.index ?? -1;
+  const direction = virtualizer.scrollDirection;
+  useEffect(() => {
+    if (last < 0) return;
+    const [from, to] =
+      direction === "backward"
+        ? [first - AHEAD, first]
+        : direction === "forward"
+          ? [last + 1, last + 1 + AHEAD]
+          : [first - AHEAD / 2, last + 1 + AHEAD / 2];
+    const ahead = rows.slice(Math.max(0, from), Math.max(0, to));
+    const texts = ahead.flatMap((r) => ("item" in r && r.item.kind === "assistant" && !r.item.streaming ? [r.item.text] : []));
+    // Nearest first.
+    if (direction === "backward") texts.reverse();
+    if (texts.length) void markdown().then((m) => m.warm(texts));
+  }, [rows, first, last, direction]);
 
   const onScroll = () => {
     const el = scroller.current;
@@ -96,7 +126,6 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace, 
     }
   };
 
-  const shown = virtualizer.getVirtualItems();
   return (
     <div className="message-list" ref={scroller} onScroll={onScroll}>
       {rows.length === 0 && (
