@@ -7,10 +7,14 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type RefObject, memo, useEffect } from "react";
 import type { AuditEvent } from "../../api/types";
+import { AUDIT_LIMIT } from "./filters";
 import { clockTime, latency, shortId } from "./format";
 
 /** A row's height in pixels (one line of 13px text with its padding and border). */
 const ROW_HEIGHT = 27;
+/** How many loaded rows are left below the view when the next older page is asked for: half a
+ * page, so a page has time to arrive before a fast scroll reaches the last loaded row. */
+const AHEAD = AUDIT_LIMIT / 2;
 
 interface Props {
   rows: AuditEvent[];
@@ -34,7 +38,7 @@ export function AuditTable({ rows, selectedId, showSession, onSelect, scroller, 
   const shown = virtualizer.getVirtualItems();
   const last = shown[shown.length - 1]?.index ?? 0;
   useEffect(() => {
-    if (rows.length > 0 && last >= rows.length - 40) onNearEnd();
+    if (rows.length > 0 && last >= rows.length - AHEAD) onNearEnd();
   }, [last, rows.length, onNearEnd]);
 
   const columns = showSession ? 8 : 7;
