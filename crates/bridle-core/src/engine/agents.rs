@@ -147,6 +147,8 @@ impl Children {
 
     /// Records `id` as closed (unless it had already failed) and tells the parent.
     async fn closed(&self, id: &str) {
+        // Held before the mark: a close that sees it moves on (and may end the parent).
+        let _parent = self.parent().ok();
         let info = {
             let mut live = lock(&self.live);
             let Some(child) = live.get_mut(id) else { return };
@@ -163,12 +165,20 @@ impl Children {
         self.changed_to(info).await;
     }
 
-    /// Stores `info`, tells the parent's stream and wakes the waits.
+    /// Stores child `info.id` as it is now, tells the parent's stream and wakes the waits.
     async fn changed_to(&self, info: AgentInfo) {
         if let Ok(parent) = self.parent() {
-            if let Err(e) = parent.deps.store.set_agent(&info) {
-                tracing::warn!("agent {}: its record was not stored: {e}", info.id);
-            }
+            // The child as it is when written (under the lock: the last write is the newest), not
+            // `info`: a change made before the parent was told (a child's last event) may be
+            // written after its close, and must not undo it.
+            let info = {
+                let live = lock(&self.live);
+                let now = live.get(&info.id).map_or(info, |c| c.info.clone());
+                if let Err(e) = parent.deps.store.set_agent(&now) {
+                    tracing::warn!("agent {}: its record was not stored: {e}", now.id);
+                }
+                now
+            };
             parent.emit(Event::AgentUpdated { session_id: parent.id.clone(), agent: info }).await;
         }
         self.touch();
@@ -344,8 +354,7 @@ impl Children {
             }
             _ => {}
         }
-        // Closed is final: a closed child's last events (the end of the turn its close
-        // interrupted) can still be on their way here, and must not make it idle again.
+        // Closed is final: the end of the turn its close interrupted may come after it.
         if before.state == AgentState::Closed {
             info.state = AgentState::Closed;
         }
