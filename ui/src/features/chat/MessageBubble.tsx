@@ -4,7 +4,15 @@
 // never parses them); until then the text shows as it is.
 import { Suspense, lazy, memo } from "react";
 
-const Markdown = lazy(() => import("./Markdown").then((m) => ({ default: m.Markdown })));
+/** The markdown renderer's module, loaded once: for the bubbles, and for the transcript, which
+ * parses the answers about to scroll into view ahead of them. */
+let loading: Promise<typeof import("./Markdown")> | null = null;
+export const markdownModule = () => {
+  loading ??= import("./Markdown");
+  return loading;
+};
+
+const Markdown = lazy(() => markdownModule().then((m) => ({ default: m.Markdown })));
 
 // A message the stream cut off for good says so under its text.
 interface Props {

@@ -7,7 +7,7 @@ import { type ReactNode, useEffect, useLayoutEffect, useMemo, useRef } from "rea
 import type { AgentInfo, ApprovalRequest } from "../../api/types";
 import type { ChatItem } from "../../store/state";
 import { type AnswerFn, ApprovalCard } from "../approvals/ApprovalCard";
-import { MessageBubble } from "./MessageBubble";
+import { MessageBubble, markdownModule } from "./MessageBubble";
 import { ToolCallCard } from "./ToolCallCard";
 
 interface Props {
@@ -27,13 +27,6 @@ interface Props {
 const ESTIMATE = 64;
 /** How many rows past the rendered ones, in the scroll's direction, have their markdown parsed ahead. */
 const AHEAD = 24;
-
-/** The markdown renderer's module, loaded once (the first answer shown loads it anyway). */
-let loading: Promise<typeof import("./Markdown")> | null = null;
-const markdown = () => {
-  loading ??= import("./Markdown");
-  return loading;
-};
 
 /** One entry of the list: a transcript item, or a request whose call is not in the transcript. */
 type Row = { key: string; item: ChatItem } | { key: string; orphan: ApprovalRequest };
@@ -85,7 +78,7 @@ export function MessageList({ items, approvals, answering, onAnswer, workspace, 
     const texts = ahead.flatMap((r) => ("item" in r && r.item.kind === "assistant" && !r.item.streaming ? [r.item.text] : []));
     // Nearest first.
     if (direction === "backward") texts.reverse();
-    if (texts.length) void markdown().then((m) => m.warm(texts));
+    if (texts.length) void markdownModule().then((m) => m.warm(texts));
   }, [rows, first, last, direction]);
 
   const onScroll = () => {
