@@ -14,6 +14,7 @@
 mod handlers;
 mod launch;
 mod logs;
+pub mod memory;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -120,10 +121,17 @@ impl EngineStart {
         self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
     }
 
-    /// Spawns the work if it has not been.
+    /// Spawns the work if it has not been; once it is done and the window's first commands
+    /// are answered, the launch's freed memory is given back.
     pub(crate) fn now(&self) {
         if let Some(work) = self.take() {
-            tauri::async_runtime::spawn(work);
+            tauri::async_runtime::spawn(async move {
+                work.await;
+                tauri::async_runtime::spawn_blocking(|| {
+                    std::thread::sleep(memory::SETTLE);
+                    memory::give_back();
+                });
+            });
         }
     }
 
