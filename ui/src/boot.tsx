@@ -4,12 +4,13 @@
 import { createRoot, hydrateRoot } from "react-dom/client";
 import { Root } from "./Root";
 
-export function boot(root: HTMLElement) {
+/** `hydrated` runs once the first screen is hydrated (or, with no prerendered HTML, rendered). */
+export function boot(root: HTMLElement, hydrated?: () => void) {
   // The benchmark's mark: every module of the first screen is fetched and run (bench-app/run.mjs).
   performance.mark?.("bridle: modules run");
   if (root.firstElementChild) {
     performance.mark?.("bridle: first screen from HTML");
-    hydrateRoot(root, <Root />, {
+    hydrateRoot(root, <Root hydrated={hydrated} />, {
       // React renders the tree anew where the HTML differed; the mark lets the e2e tests fail on it.
       onRecoverableError: (error) => {
         performance.mark?.("bridle: hydration mismatch");
@@ -17,6 +18,6 @@ export function boot(root: HTMLElement) {
       },
     });
   } else {
-    createRoot(root).render(<Root />);
+    createRoot(root).render(<Root hydrated={hydrated} />);
   }
 }

@@ -13,11 +13,15 @@ import "./styles/markdown.css";
 import "./styles/settings.css";
 import "./styles/errors.css";
 
+import { holdClicks } from "./earlyClicks";
+
 // The latest the window's code is fetched, painted or not.
 const AT_THE_LATEST_MS = 250;
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
+// A button clicked before the window's code has run is clicked again once it has.
+const clickAgain = holdClicks(root);
 
 let loading = false;
 const load = () => {
@@ -26,7 +30,7 @@ const load = () => {
   // The smoke test's mark: asked after the first paint.
   performance.mark?.("bridle: window code asked");
   import("./boot").then(
-    ({ boot }) => boot(root),
+    ({ boot }) => boot(root, clickAgain),
     (error) => {
       // The prerendered screen would look alive and do nothing: say what happened instead.
       root.textContent = `Bridle's window could not load its code: ${error}`;

@@ -4,6 +4,7 @@ import { act, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { type Root as ReactRoot, hydrateRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { holdClicks } from "./earlyClicks";
 import { render } from "./prerender";
 import { Root } from "./Root";
 import { fakeEngine } from "./test/fakeEngine";
@@ -45,5 +46,27 @@ describe("the prerendered first screen", () => {
     expect(box.value).toBe("typed early");
     await userEvent.setup().type(box, "{Enter}");
     expect(fakeEngine.submit).toHaveBeenCalledExactlyOnceWith({ type: "userMessage", text: "typed early" });
+  });
+
+  it("clicks again, once hydrated, the button clicked before the scripts ran", async () => {
+    const container = document.createElement("div");
+    container.innerHTML = render();
+    document.body.appendChild(container);
+    const clickAgain = holdClicks(container);
+    const sessions = container.querySelector<HTMLButtonElement>("[data-testid=nav-sessions]");
+    const chat = container.querySelector<HTMLButtonElement>("[data-testid=nav-chat]");
+    if (!sessions || !chat) throw new Error("no nav buttons");
+    // Two clicks before hydration: the last one counts; React's handlers are not attached yet.
+    chat.click();
+    sessions.click();
+    expect(sessions.getAttribute("aria-current")).toBeNull();
+    await act(async () => {
+      root = hydrateRoot(container, <Root hydrated={clickAgain} />);
+    });
+    await vi.waitFor(() => expect(sessions.getAttribute("aria-current")).toBe("page"));
+    expect(chat.getAttribute("aria-current")).toBeNull();
+    // Done once: a later click goes through React alone.
+    await act(async () => chat.click());
+    expect(chat.getAttribute("aria-current")).toBe("page");
   });
 });
