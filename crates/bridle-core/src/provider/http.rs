@@ -8,12 +8,19 @@ use serde_json::Value;
 
 use super::ProviderError;
 
+/// How long an idle connection is kept for the next request. Servers commonly close theirs after
+/// 5 s (uvicorn, which vLLM and LiteLLM run on; Node's `http`); a request sent on one as the
+/// server closes it fails ("connection closed before message completed"), so the client lets go
+/// first. A call after a longer pause (a slow tool, an approval) opens a new connection.
+const IDLE_CONNECTION_KEPT: Duration = Duration::from_secs(4);
+
 /// A client for model requests: connection timeout, but no overall timeout (answers stream
 /// for as long as the model writes).
 pub(crate) fn client() -> Result<Client, ProviderError> {
     Client::builder()
         .connect_timeout(Duration::from_secs(20))
         .read_timeout(Duration::from_secs(300))
+        .pool_idle_timeout(IDLE_CONNECTION_KEPT)
         .build()
         .map_err(|e| ProviderError::Setup(e.to_string()))
 }
@@ -108,6 +115,59 @@ mod tests {
         h.insert(RETRY_AFTER, soon.parse().unwrap());
         let wait = retry_after(&h).unwrap();
         assert!(wait > Duration::from_secs(25) && wait <= Duration::from_secs(30), "{wait:?}");
+    }
+
+    /// A server that keeps its connections open, counting them.
+    async fn keep_alive_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/chat", listener.local_addr().unwrap());
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = accepted.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut seen = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while let Ok(n @ 1..) = stream.read(&mut buf).await {
+                        seen.extend_from_slice(&buf[..n]);
+                        // One request, its body included (the client sends a length).
+                        let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+                        let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+                        let length: usize = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .map_or(0, |v| v.trim().parse().unwrap());
+                        if seen.len() < end + 4 + length {
+                            continue;
+                        }
+                        seen.drain(..end + 4 + length);
+                        let reply = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+                        if stream.write_all(reply).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        (url, accepted)
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_is_let_go_before_servers_commonly_close_theirs() {
+        let (url, accepted) = keep_alive_server().await;
+        let client = client().unwrap();
+        let ask =
+            || async { post_json(&client, &url, HeaderMap::new(), &serde_json::json!({})).await.unwrap().text().await };
+        ask().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        ask().await.unwrap();
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1, "a connection is reused soon after");
+        // A common server closes its idle connection at 5 s: the client has let it go by then.
+        tokio::time::sleep(Duration::from_millis(4_700)).await;
+        ask().await.unwrap();
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2, "the idle connection was kept");
     }
 
     #[test]
