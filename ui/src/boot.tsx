@@ -4,8 +4,10 @@
 import { createRoot, hydrateRoot } from "react-dom/client";
 import { Root } from "./Root";
 
-/** `hydrated` runs once the first screen is hydrated (or, with no prerendered HTML, rendered). */
-export function boot(root: HTMLElement, hydrated?: () => void) {
+/** `releaseClicks` stops holding the first screen's clicks (earlyClicks.ts) as React takes it over;
+ * what it gives runs once the screen is hydrated (or, with no prerendered HTML, rendered). */
+export function boot(root: HTMLElement, releaseClicks?: () => () => void) {
+  const hydrated = releaseClicks?.();
   // The benchmark's mark: every module of the first screen is fetched and run (bench-app/run.mjs).
   performance.mark?.("bridle: modules run");
   if (root.firstElementChild) {

@@ -1,12 +1,14 @@
 // Clicks on the prerendered first screen before the window's code has run (main.tsx): React
-// attaches its handlers only when it hydrates the screen, so such a click would do nothing, on a
-// window that looks ready. The last button clicked meanwhile is clicked again once the screen is
-// hydrated.
-// Rule: only the last click is kept, and only on a button that is still enabled and in the page
-// then; hydration adopts the prerendered elements as they are, so it is the same element.
+// attaches its handlers only when it takes over the screen, so such a click would do nothing, on
+// a window that looks ready. The last button clicked meanwhile is clicked again once the screen
+// is hydrated.
+// Rule: clicks are held only until React takes over the screen (from then on React replays those
+// made while it hydrates); only the last one is clicked again, and only on a button still enabled
+// and in the page then (hydration adopts the prerendered elements, so it is the same element).
 
-/** Starts holding clicks inside `root`; the function returned stops and clicks the last one. */
-export function holdClicks(root: HTMLElement): () => void {
+/** Holds clicks inside `root`. The function returned stops holding, just before React takes over
+ * the screen, and gives what clicks the held button again, to run once it is hydrated. */
+export function holdClicks(root: HTMLElement): () => () => void {
   let last: HTMLButtonElement | null = null;
   const held = (event: MouseEvent) => {
     const button = event.target instanceof Element ? event.target.closest("button") : null;
@@ -16,7 +18,8 @@ export function holdClicks(root: HTMLElement): () => void {
   return () => {
     root.removeEventListener("click", held, true);
     const button = last;
-    last = null;
-    if (button?.isConnected && !button.disabled) button.click();
+    return () => {
+      if (button?.isConnected && !button.disabled) button.click();
+    };
   };
 }

@@ -21,7 +21,7 @@ const AT_THE_LATEST_MS = 250;
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
 // A button clicked before the window's code has run is clicked again once it has.
-const clickAgain = holdClicks(root);
+const releaseClicks = holdClicks(root);
 
 let loading = false;
 const load = () => {
@@ -30,7 +30,7 @@ const load = () => {
   // The smoke test's mark: asked after the first paint.
   performance.mark?.("bridle: window code asked");
   import("./boot").then(
-    ({ boot }) => boot(root, clickAgain),
+    ({ boot }) => boot(root, releaseClicks),
     (error) => {
       // The prerendered screen would look alive and do nothing: say what happened instead.
       root.textContent = `Bridle's window could not load its code: ${error}`;

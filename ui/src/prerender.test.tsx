@@ -52,7 +52,7 @@ describe("the prerendered first screen", () => {
     const container = document.createElement("div");
     container.innerHTML = render();
     document.body.appendChild(container);
-    const clickAgain = holdClicks(container);
+    const release = holdClicks(container);
     const sessions = container.querySelector<HTMLButtonElement>("[data-testid=nav-sessions]");
     const chat = container.querySelector<HTMLButtonElement>("[data-testid=nav-chat]");
     if (!sessions || !chat) throw new Error("no nav buttons");
@@ -61,7 +61,7 @@ describe("the prerendered first screen", () => {
     sessions.click();
     expect(sessions.getAttribute("aria-current")).toBeNull();
     await act(async () => {
-      root = hydrateRoot(container, <Root hydrated={clickAgain} />);
+      root = hydrateRoot(container, <Root hydrated={release()} />);
     });
     await vi.waitFor(() => expect(sessions.getAttribute("aria-current")).toBe("page"));
     expect(chat.getAttribute("aria-current")).toBeNull();
