@@ -117,46 +117,33 @@ mod tests {
         assert!(wait > Duration::from_secs(25) && wait <= Duration::from_secs(30), "{wait:?}");
     }
 
-    /// A server that keeps its connections open, counting them.
-    async fn keep_alive_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// A model server (wiremock, which keeps its connections open) behind a port that counts the
+    /// connections made to it.
+    async fn keep_alive_server() -> (wiremock::MockServer, String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({})))
+            .mount(&server)
+            .await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/v1/chat", listener.local_addr().unwrap());
         let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let counted = accepted.clone();
+        let (counted, behind) = (accepted.clone(), *server.address());
         tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
+            while let Ok((mut client, _)) = listener.accept().await {
                 counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 tokio::spawn(async move {
-                    let mut seen = Vec::new();
-                    let mut buf = [0u8; 4096];
-                    while let Ok(n @ 1..) = stream.read(&mut buf).await {
-                        seen.extend_from_slice(&buf[..n]);
-                        // One request, its body included (the client sends a length).
-                        let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
-                        let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
-                        let length: usize = head
-                            .lines()
-                            .find_map(|l| l.strip_prefix("content-length:"))
-                            .map_or(0, |v| v.trim().parse().unwrap());
-                        if seen.len() < end + 4 + length {
-                            continue;
-                        }
-                        seen.drain(..end + 4 + length);
-                        let reply = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
-                        if stream.write_all(reply).await.is_err() {
-                            break;
-                        }
-                    }
+                    let mut server = tokio::net::TcpStream::connect(behind).await.unwrap();
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
                 });
             }
         });
-        (url, accepted)
+        (server, url, accepted)
     }
 
     #[tokio::test]
     async fn an_idle_connection_is_let_go_before_servers_commonly_close_theirs() {
-        let (url, accepted) = keep_alive_server().await;
+        let (_server, url, accepted) = keep_alive_server().await;
         let client = client().unwrap();
         let ask =
             || async { post_json(&client, &url, HeaderMap::new(), &serde_json::json!({})).await.unwrap().text().await };
